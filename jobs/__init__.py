@@ -1,0 +1,1 @@
+"""Thin click commands over :mod:`redecode` (``redecode run|diff|backfill|query|rules``)."""
