@@ -1,0 +1,116 @@
+"""The output schema: one row per ``response``, ``resource`` and ``revisit`` record.
+
+The first 23 columns are the job's required columns (issue "The re-decode job end to end"), in that
+order; the provenance columns of the issue "Browser-exact encoding decisions" follow. Units: every
+``*_offset`` / ``*_length`` column is in **bytes**; ``text_length`` is in **characters** (Unicode
+code points). ``encoding`` is always a WHATWG encoding name (Encoding Standard, "names and labels"),
+never a Python codec name; the codec actually used is in ``decoder``.
+
+``SCHEMA_VERSION`` is stored in every Parquet file's key-value metadata under
+``redecode.schema_version``; readers (diff, backfill, query) refuse files whose major version they do
+not know. Bump the major version when a column is removed or changes meaning, the minor version when
+one is added.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION_KEY = b"redecode.schema_version"
+
+#: Row status values.
+STATUS_DECODED = "decoded"
+STATUS_SKIPPED = "skipped"
+STATUS_FAILED = "failed"
+
+_FIELDS: list[tuple[str, pa.DataType, str]] = [
+    # -- required columns, in the order of the job issue --
+    ("record_id", pa.string(), "WARC-Record-ID (or a deterministic id for ARC/Parquet inputs)"),
+    ("warc_path", pa.string(), "input archive path as given to the job"),
+    ("warc_offset", pa.int64(), "bytes: start of the record (its gzip member) in warc_path"),
+    ("warc_length", pa.int64(), "bytes: length of the record in the file (compressed for .gz)"),
+    ("target_uri", pa.string(), "WARC-Target-URI"),
+    ("warc_date", pa.string(), "WARC-Date as written in the record"),
+    ("http_status", pa.int32(), "HTTP status code, null without HTTP headers"),
+    ("content_type", pa.string(), "Content-Type header value(s), joined by ', '"),
+    ("mime_type", pa.string(), "MIME type essence (Fetch 'extract a MIME type', else sniffed)"),
+    ("payload_length", pa.int64(), "bytes: payload after transfer and content codings are removed"),
+    ("payload_digest", pa.string(), "WARC-Payload-Digest"),
+    ("bom", pa.string(), "BOM found: UTF-8, UTF-16BE, UTF-16LE or null"),
+    ("header_charset", pa.string(), "raw charset parameter of Content-Type"),
+    ("meta_charset", pa.string(), "raw label found in a <meta> (prescan or head scan)"),
+    ("encoding", pa.string(), "WHATWG encoding name used to decode"),
+    ("source", pa.string(), "deciding step: bom, transport, prescan, head-scan, xml-declaration, "
+                            "utf8-valid, detector, default"),
+    ("confidence", pa.string(), "HTML Standard confidence: certain, tentative, irrelevant"),
+    ("decode_errors", pa.int64(), "number of U+FFFD the decoder inserted"),
+    ("text", pa.large_string(), "decoded text, without BOM"),
+    ("status", pa.string(), "decoded, skipped or failed"),
+    ("error", pa.string(), "error message for failed rows"),
+    ("rules", pa.string(), "rules name, e.g. browser-2026.11"),
+    ("rules_digest", pa.string(), "sha256 of the rules' parameters and versions"),
+    # -- provenance and bookkeeping --
+    ("record_type", pa.string(), "WARC-Type: response, resource or revisit"),
+    ("meta_offset", pa.int64(), "bytes: offset of the <meta> that declared meta_charset"),
+    ("xml_charset", pa.string(), "raw encoding label of the XML declaration"),
+    ("ignored_labels", pa.list_(pa.string()), "labels seen that named no encoding"),
+    ("conflict", pa.list_(pa.string()), "declarations that disagree with the decision, 'where:label'"),
+    ("detector", pa.string(), "detector name@version when detection ran"),
+    ("detector_confidence", pa.float64(), "detector confidence 0..1"),
+    ("tld", pa.string(), "top-level domain of target_uri"),
+    ("decoder", pa.string(), "decoder used: 'whatwg' or 'python:<codec>'"),
+    ("skip_reason", pa.string(), "not-text, revisit, no-payload, http-status, ..."),
+    ("error_kind", pa.string(), "content-encoding, too-large, chunked, http-parse, decode, ..."),
+    ("utf8_valid", pa.bool_(), "payload is valid UTF-8 (when examined)"),
+    ("ascii_only", pa.bool_(), "payload is pure ASCII (when examined)"),
+    ("text_length", pa.int64(), "characters in text"),
+]
+
+#: Column name -> description (used by the README column reference and ``redecode query``).
+COLUMN_DOCS: dict[str, str] = {name: doc for name, _, doc in _FIELDS}
+
+REQUIRED_COLUMNS: tuple[str, ...] = tuple(name for name, _, _ in _FIELDS[:23])
+
+#: Columns that never hold run timestamps or anything else that may differ between replays.
+COLUMNS: tuple[str, ...] = tuple(name for name, _, _ in _FIELDS)
+
+#: Provenance columns: everything except the text (the query layer reads only these by default).
+PROVENANCE_COLUMNS: tuple[str, ...] = tuple(c for c in COLUMNS if c != "text")
+
+SCHEMA = pa.schema(
+    [pa.field(name, typ, nullable=True, metadata={b"doc": doc.encode()}) for name, typ, doc in _FIELDS],
+    metadata={SCHEMA_VERSION_KEY: SCHEMA_VERSION.encode()},
+)
+
+
+def empty_row() -> dict:
+    """A row dict with every column set to None (lists to empty tuples)."""
+    row = dict.fromkeys(COLUMNS)
+    row["ignored_labels"] = ()
+    row["conflict"] = ()
+    return row
+
+
+class SchemaVersionError(ValueError):
+    """A Parquet file was written with a schema this version cannot read."""
+
+
+def check_schema_version(metadata: dict[bytes, bytes] | None, path: str) -> str:
+    """Return the schema version stored in a Parquet file's key-value ``metadata``.
+
+    Raises :class:`SchemaVersionError` naming ``path`` and what is missing when the file has no
+    version (not written by this project) or a major version this code does not know.
+    """
+    if not metadata or SCHEMA_VERSION_KEY not in metadata:
+        raise SchemaVersionError(
+            f"{path}: no {SCHEMA_VERSION_KEY.decode()} in the Parquet metadata; "
+            "not an output of `redecode run` (re-run it to produce one)"
+        )
+    version = metadata[SCHEMA_VERSION_KEY].decode()
+    if version.split(".")[0] != SCHEMA_VERSION.split(".")[0]:
+        raise SchemaVersionError(
+            f"{path}: schema version {version}, this redecode reads {SCHEMA_VERSION.split('.')[0]}.x; "
+            "re-run `redecode run` on the archives to produce a current output"
+        )
+    return version
