@@ -1,0 +1,14 @@
+filedesc://broken.arc 0.0.0.0 20261101120000 text/plain 83
+1 0 redecode-broken-inputs
+URL IP-address Archive-date Content-type Archive-length
+
+http://example.com/arc0.html 93.184.216.34 20261101120000 text/html 145
+HTTP/1.1 200 OK
+Content-Type: text/html; charset=utf-8
+
+<!doctype html><html><head><title>t</title></head><body><p>ARC record 0</p></body></html>
+http://example.com/arc1.html 93.184.216.34 20261101120000 text/html 145
+HTTP/1.1 200 OK
+Content-Type: text/html; charset=utf-8
+
+<!doctype html><html><head><title>t</title></head><body><p>ARC record 1</p></body></html>

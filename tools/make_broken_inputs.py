@@ -1,0 +1,596 @@
+#!/usr/bin/env python3
+"""Build the small broken archives in ``tests/data/broken/`` (issue "Bad input never stops the job").
+
+Deterministic: the same bytes on every run and every machine (fixed record ids and dates, gzip
+members written with ``zlib`` at a fixed level and a zero mtime, seeded randomness only). Valid
+records are written with warcio's :class:`~warcio.warcwriter.WARCWriter`; the broken parts are
+hand-made bytes, because no writer produces them on purpose.
+
+Usage::
+
+    python tools/make_broken_inputs.py            # (re)write tests/data/broken/
+    python tools/make_broken_inputs.py --out DIR  # write elsewhere (the determinism test does this)
+
+Besides the archives it writes ``README.md`` (one line per file: what it tests and what the job
+must do) and ``expected.json`` (per file: the record ids that must have a row, the byte offsets that
+matter, and whether the input is cut short). ``tests/test_broken_inputs.py`` reads ``expected.json``.
+The expectations are written here, from the WARC 1.1 / HTTP / Encoding standards and issue 10, never
+from the output of the job.
+
+Inputs too big to commit (10 MB adversarial payloads, a SIGKILL crash-test corpus) are generated at
+test time by :func:`big_payload_warc` and friends into ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip as _gzip  # noqa: F401  (documented: we do NOT use gzip.compress, whose header has mtime)
+import io
+import json
+import os
+import random
+import uuid
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_OUT = os.path.join(HERE, os.pardir, "tests", "data", "broken")
+
+DATE = "2026-11-01T12:00:00Z"
+_NS = uuid.UUID("6f1c1a0e-6a52-4a3e-9d0e-2b8a6b1e0b10")
+
+MIB = 1024 * 1024
+#: Size of the "100 MB record" payload, in bytes (decimal 100 MB: above the 64 MiB default cap).
+BIG_RECORD_BYTES = 100_000_000
+#: Inflated size of the gzip bomb's payload, in bytes (above the 64 MiB default cap).
+BOMB_INFLATED_BYTES = 80 * MIB
+
+
+def rid(name: str, n: int) -> str:
+    """The WARC-Record-ID of record ``n`` of broken input ``name`` (deterministic uuid5)."""
+    return f"<urn:uuid:{uuid.uuid5(_NS, f'{name}/{n}')}>"
+
+
+def gz(data: bytes) -> bytes:
+    """One gzip member with a fixed header (mtime 0, no name, OS byte 255 from zlib)."""
+    c = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    return c.compress(data) + c.flush()
+
+
+def gz_stream(chunks, level: int = 9) -> bytes:
+    """One gzip member of the concatenation of ``chunks`` (an iterable of bytes), streamed."""
+    c = zlib.compressobj(level, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    out = [c.compress(chunk) for chunk in chunks]
+    out.append(c.flush())
+    return b"".join(out)
+
+
+def http_block(body: bytes, headers: list[tuple[bytes, bytes]] | None = None,
+               status: bytes = b"HTTP/1.1 200 OK") -> bytes:
+    """An HTTP/1.1 response message (hand-made bytes, headers copied verbatim)."""
+    if headers is None:
+        headers = [(b"Content-Type", b"text/html; charset=utf-8")]
+    lines = [status] + [k + b": " + v for k, v in headers]
+    return b"\r\n".join(lines) + b"\r\n\r\n" + body
+
+
+def warc_record(record_id: str, block: bytes, *, record_type: str = "response",
+                uri: str = "http://example.com/", version: bytes = b"WARC/1.0",
+                content_type: str = "application/http; msgtype=response",
+                content_length: int | None = None, extra: list[tuple[str, str]] = ()) -> bytes:
+    """A WARC record by hand: header, block, and the two CRLFs. ``content_length`` may lie."""
+    cl = len(block) if content_length is None else content_length
+    head = [
+        version.decode(),
+        f"WARC-Type: {record_type}",
+        f"WARC-Record-ID: {record_id}",
+        f"WARC-Date: {DATE}",
+        f"WARC-Target-URI: {uri}",
+        *(f"{k}: {v}" for k, v in extra),
+        f"Content-Type: {content_type}",
+        f"Content-Length: {cl}",
+    ]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + block + b"\r\n\r\n"
+
+
+def warcio_response(record_id: str, body: bytes, *, uri: str = "http://example.com/",
+                    headers: list[tuple[str, str]] | None = None, compress: bool = False) -> bytes:
+    """A valid response record written by warcio's WARCWriter (digests included)."""
+    if headers is None:
+        headers = [("Content-Type", "text/html; charset=utf-8")]
+    headers = headers + [("Content-Length", str(len(body)))]
+    buf = io.BytesIO()
+    writer = WARCWriter(buf, gzip=compress)
+    rec = writer.create_warc_record(
+        uri, "response", payload=io.BytesIO(body), length=len(body),
+        http_headers=StatusAndHeaders("200 OK", headers, protocol="HTTP/1.1"),
+        warc_headers_dict={"WARC-Record-ID": record_id, "WARC-Date": DATE},
+    )
+    writer.write_record(rec)
+    return buf.getvalue()
+
+
+def page(text: str, charset: str = "utf-8") -> bytes:
+    return (f"<!doctype html><html><head><title>t</title></head>"
+            f"<body><p>{text}</p></body></html>").encode(charset)
+
+
+# ---------------------------------------------------------------------------------------------
+# Each builder returns (bytes, expectation dict). Expectation keys (all optional):
+#   rows:        {record_id: {"status": [...allowed], "error_kind": [...allowed], ...}} rows that
+#                MUST exist (value {} = any status)
+#   maybe_rows:  record ids that may or may not have a row (unreadable parts)
+#   cut_short:   True (input must end in an ArchiveError, exit 1), False (must not), or "either"
+#   error_offset_min / error_offset_max: where the ArchiveError offset must lie when there is one
+#   other_records: records of other WARC types (no row, counted in the manifest)
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Spec:
+    name: str
+    tests: str
+    expect: str
+    build: Callable[[str], tuple[bytes, dict]]
+    meta: dict = field(default_factory=dict)
+
+
+def b_truncated_member(name):
+    members = [gz(warcio_response(rid(name, i), page(f"record {i}"))) for i in range(3)]
+    whole = b"".join(members)
+    third = len(members[0]) + len(members[1])
+    cut = third + len(members[2]) // 2
+    return whole[:cut], {
+        "rows": {rid(name, 0): {"status": ["decoded"]}, rid(name, 1): {"status": ["decoded"]}},
+        "maybe_rows": [rid(name, 2)],
+        "cut_short": True,
+        "error_offset_min": third, "error_offset_max": cut,
+    }
+
+
+def b_garbage_between(name):
+    a = warcio_response(rid(name, 0), page("before the garbage"))
+    junk = b"\x00\x01\x02 this is not a WARC record\r\nGARBAGE: yes\r\n\r\n\xff\xfe" * 3
+    b = warcio_response(rid(name, 1), page("after the garbage"))
+    return a + junk + b, {
+        "rows": {rid(name, 0): {"status": ["decoded"]}},
+        # A reader that resynchronises finds record 1 (then the input is whole: exit 0 allowed);
+        # one that stops must name the garbage's offset.
+        "maybe_rows": [rid(name, 1)],
+        "cut_short": "either",
+        "error_offset_min": len(a), "error_offset_max": len(a) + len(junk),
+        "if_not_cut_short_rows": [rid(name, 1)],
+    }
+
+
+def b_cl_larger(name):
+    body = page("content-length says 40 bytes more than the block has")
+    a = warc_record(rid(name, 0), http_block(body), content_length=len(http_block(body)) + 40)
+    b = warcio_response(rid(name, 1), page("second"))
+    c = warcio_response(rid(name, 2), page("third"))
+    return a + b + c, {
+        # record 0 swallows the first 36 bytes of record 1's header: 0 has a row, 1 is damaged.
+        "rows": {rid(name, 0): {}},
+        "maybe_rows": [rid(name, 1), rid(name, 2)],
+        "cut_short": "either",
+        "error_offset_min": len(a) - 4, "error_offset_max": len(a) + len(b),
+        "if_not_cut_short_rows": [rid(name, 2)],
+    }
+
+
+def b_cl_larger_at_end(name):
+    a = warcio_response(rid(name, 0), page("first"))
+    body = page("last record: content-length promises 200 more bytes than the file has")
+    b = warc_record(rid(name, 1), http_block(body), content_length=len(http_block(body)) + 200)
+    b = b[:-4]  # the file ends inside the block, as a crawl cut off mid-write does
+    return a + b, {
+        "rows": {rid(name, 0): {"status": ["decoded"]}},
+        "maybe_rows": [rid(name, 1)],
+        "cut_short": True,
+        "error_offset_min": len(a), "error_offset_max": len(a) + len(b),
+    }
+
+
+def b_cl_smaller(name):
+    body = page("content-length says 30 bytes less than the block has")
+    blk = http_block(body)
+    a = warc_record(rid(name, 0), blk, content_length=len(blk) - 30)
+    b = warcio_response(rid(name, 1), page("second"))
+    return a + b, {
+        "rows": {rid(name, 0): {}},
+        "maybe_rows": [rid(name, 1)],
+        "cut_short": "either",
+        "error_offset_min": len(a) - 4 - 30, "error_offset_max": len(a),
+        "if_not_cut_short_rows": [rid(name, 1)],
+    }
+
+
+def _chunked_headers():
+    return [(b"Content-Type", b"text/html; charset=utf-8"), (b"Transfer-Encoding", b"chunked")]
+
+
+def b_bad_chunked(name):
+    good_body = page("valid chunked control record")
+    good = b"%x\r\n" % len(good_body) + good_body + b"\r\n0\r\n\r\n"
+    bad_size = b"zz\r\n" + page("chunk size is not hex") + b"\r\n0\r\n\r\n"
+    body2 = page("chunk size 0x1000 but the body ends early")
+    short = b"1000\r\n" + body2
+    recs = [
+        warc_record(rid(name, 0), http_block(bad_size, _chunked_headers())),
+        warc_record(rid(name, 1), http_block(short, _chunked_headers())),
+        warc_record(rid(name, 2), http_block(good, _chunked_headers())),
+    ]
+    allowed = {"status": ["decoded", "failed"], "error_kind": ["chunked", None]}
+    return b"".join(recs), {
+        "rows": {rid(name, 0): allowed, rid(name, 1): allowed,
+                 rid(name, 2): {"status": ["decoded"], "text": good_body.decode()}},
+        "cut_short": False,
+    }
+
+
+def b_not_gzip(name):
+    enc = [(b"Content-Type", b"text/html; charset=utf-8")]
+    body = page("this says gzip but is plain html")
+    trunc = gz(page("a real gzip stream cut in half") * 20)
+    recs = [
+        warc_record(rid(name, 0), http_block(body, enc + [(b"Content-Encoding", b"gzip")])),
+        warc_record(rid(name, 1), http_block(trunc[: len(trunc) // 2],
+                                             enc + [(b"Content-Encoding", b"gzip")])),
+        warc_record(rid(name, 2), http_block(b"\x00\x01not brotli\xff" * 8,
+                                             enc + [(b"Content-Encoding", b"br")])),
+        warc_record(rid(name, 3), http_block(gz(page("control: real gzip")),
+                                             enc + [(b"Content-Encoding", b"gzip")])),
+    ]
+    failed = {"status": ["failed"], "error_kind": ["content-encoding"]}
+    return b"".join(recs), {
+        "rows": {rid(name, 0): failed, rid(name, 1): failed, rid(name, 2): failed,
+                 rid(name, 3): {"status": ["decoded"], "text": page("control: real gzip").decode()}},
+        "cut_short": False,
+    }
+
+
+def b_gzip_bomb(name):
+    def chunks():
+        yield b"<!doctype html><html><body>"
+        block = b"A" * MIB
+        for _ in range(BOMB_INFLATED_BYTES // MIB):
+            yield block
+    bomb = gz_stream(chunks())
+    enc = [(b"Content-Type", b"text/html; charset=utf-8"), (b"Content-Encoding", b"gzip")]
+    recs = [
+        gz(warc_record(rid(name, 0), http_block(bomb, enc))),
+        gz(warc_record(rid(name, 1), http_block(gz(page("after the bomb")), enc))),
+    ]
+    return b"".join(recs), {
+        "rows": {rid(name, 0): {"status": ["failed"], "error_kind": ["too-large"]},
+                 rid(name, 1): {"status": ["decoded"], "text": page("after the bomb").decode()}},
+        "cut_short": False,
+        "payload_compressed_bytes": len(bomb),
+    }
+
+
+def b_big_record(name):
+    head = http_block(b"", [(b"Content-Type", b"text/html; charset=utf-8")])
+    opening = b"<!doctype html><html><body>"
+    filler = b"<p>lorem ipsum dolor sit amet</p>\n"  # 34 bytes
+    n = (BIG_RECORD_BYTES - len(opening)) // len(filler)
+    tail = b"x" * (BIG_RECORD_BYTES - len(opening) - n * len(filler))
+    block_len = len(head) + BIG_RECORD_BYTES
+    header = warc_record(rid(name, 0), b"", content_length=block_len)[:-4]  # header only
+
+    def chunks():
+        yield header + head + opening
+        many = filler * (MIB // len(filler))
+        left = n
+        while left:
+            k = min(left, MIB // len(filler))
+            yield many if k == MIB // len(filler) else filler * k
+            left -= k
+        yield tail + b"\r\n\r\n"
+    rec0 = gz_stream(chunks(), level=9)
+    rec1 = gz(warcio_response(rid(name, 1), page("after the big record")))
+    return rec0 + rec1, {
+        # 100 MB > 64 MiB: over the default cap the record fails as too-large; with a larger cap it
+        # would decode. Either way the next record is read.
+        "rows": {rid(name, 0): {"status": ["failed"], "error_kind": ["too-large"]},
+                 rid(name, 1): {"status": ["decoded"], "text": page("after the big record").decode()}},
+        "cut_short": False,
+        "payload_bytes": BIG_RECORD_BYTES,
+    }
+
+
+def b_bad_http_headers(name):
+    body = page("header bytes")
+    recs = [
+        warc_record(rid(name, 0), http_block(body, [
+            (b"Content-Type", b"text/html; charset=utf-8"), (b"X-Nul", b"a\x00b\x00c")])),
+        warc_record(rid(name, 1), http_block(body, [
+            (b"Content-Type", b"text/html; charset=\xe9t\xe9"), (b"X-Name", b"caf\xc3\xa9 \xff")])),
+        warc_record(rid(name, 2), http_block(body, [
+            (b"Content-Type", b"text/html; charset=utf-8"), (b"X-Long", b"a" * MIB)])),
+        warc_record(rid(name, 3), http_block(body, [
+            (b"Content-\x00Type", b"text/html"), (b"\xc3\xa9", b"x")])),
+    ]
+    any_ok = {"status": ["decoded", "failed"], "error_kind": [None, "http-parse"]}
+    return b"".join(gz(r) for r in recs), {
+        "rows": {
+            rid(name, 0): {"status": ["decoded"], "text": body.decode()},
+            # Fetch "extract a MIME type": the charset label "\xe9t\xe9" names no encoding, so it
+            # is ignored; the page still decodes.
+            rid(name, 1): {"status": ["decoded"], "text": body.decode()},
+            # 1 MB header line: a browser refuses it (Chromium: 256 KiB), so a failed http-parse
+            # row is as right as a decoded one; what is wrong is a crash or a lost row.
+            rid(name, 2): any_ok,
+            rid(name, 3): any_ok,
+        },
+        "cut_short": False,
+    }
+
+
+def b_no_http_headers(name):
+    body = page("a response record whose block is HTML without HTTP headers")
+    recs = [
+        warc_record(rid(name, 0), body),
+        warc_record(rid(name, 1), page("resource record: text/html without HTTP headers"),
+                    record_type="resource", uri="http://example.com/resource.html",
+                    content_type="text/html; charset=utf-8"),
+        warc_record(rid(name, 2), b""),
+    ]
+    return b"".join(recs), {
+        "rows": {
+            rid(name, 0): {"status": ["failed", "decoded"], "error_kind": ["http-parse", None]},
+            rid(name, 1): {"status": ["decoded"],
+                           "text": page("resource record: text/html without HTTP headers").decode()},
+            # an empty block has no HTTP message at all
+            rid(name, 2): {"status": ["skipped", "failed"],
+                           "error_kind": [None, "http-parse", "no-payload"]},
+        },
+        "cut_short": False,
+    }
+
+
+def b_warc_017(name):
+    recs = [
+        warc_record(rid(name, 0), http_block(page("WARC/0.17 record")), version=b"WARC/0.17"),
+        warc_record(rid(name, 1), http_block(page("WARC/0.18 record")), version=b"WARC/0.18"),
+    ]
+    return b"".join(recs), {
+        "rows": {rid(name, 0): {"status": ["decoded"], "text": page("WARC/0.17 record").decode()},
+                 rid(name, 1): {"status": ["decoded"], "text": page("WARC/0.18 record").decode()}},
+        "cut_short": False,
+    }
+
+
+def _arc_bytes():
+    filedesc_body = (b"1 0 redecode-broken-inputs\n"
+                     b"URL IP-address Archive-date Content-type Archive-length\n")
+    out = [b"filedesc://broken.arc 0.0.0.0 20261101120000 text/plain %d\n" % len(filedesc_body)
+           + filedesc_body + b"\n"]
+    for i in range(2):
+        blk = http_block(page(f"ARC record {i}"),
+                         [(b"Content-Type", b"text/html; charset=utf-8")]).replace(b"\r\n", b"\n")
+        out.append(b"http://example.com/arc%d.html 93.184.216.34 20261101120000 text/html %d\n"
+                   % (i, len(blk)) + blk + b"\n")
+    return out
+
+
+def b_arc(name):
+    return b"".join(_arc_bytes()), {
+        "rows_by_uri": {f"http://example.com/arc{i}.html": {"status": ["decoded"],
+                                                           "text": page(f"ARC record {i}").decode()}
+                        for i in range(2)},
+        "cut_short": False,
+    }
+
+
+def b_arc_gz(name):
+    return b"".join(gz(r) for r in _arc_bytes()), b_arc(name)[1]
+
+
+def b_revisit(name):
+    a = warcio_response(rid(name, 0), page("original"))
+    http = http_block(b"", [(b"Content-Type", b"text/html; charset=utf-8")])
+    b = warc_record(rid(name, 1), http, record_type="revisit", extra=[
+        ("WARC-Profile", "http://netpreserve.org/warc/1.0/revisit/identical-payload-digest"),
+        ("WARC-Refers-To", rid(name, 0)),
+        ("WARC-Payload-Digest", "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
+    ])
+    req = warc_record(rid(name, 2), b"GET / HTTP/1.1\r\nHost: example.com\r\n\r\n",
+                      record_type="request", content_type="application/http; msgtype=request")
+    return a + b + req, {
+        "rows": {rid(name, 0): {"status": ["decoded"], "text": page("original").decode()},
+                 rid(name, 1): {"status": ["skipped"], "skip_reason": ["revisit"]}},
+        "no_rows": [rid(name, 2)],
+        "cut_short": False,
+    }
+
+
+def b_duplicate_ids(name):
+    same = rid(name, 0)
+    a = warcio_response(same, page("first copy"))
+    b = warcio_response(same, page("second copy, same record id"))
+    return a + b, {
+        "duplicate_id": same, "rows_with_id": 2, "offsets": [0, len(a)],
+        "texts": [page("first copy").decode(), page("second copy, same record id").decode()],
+        "cut_short": False,
+    }
+
+
+def b_meta_cut(name):
+    bodies = [
+        b'<html><head><meta charset="shift_jis',
+        b"<html><head><meta charset=shift_jis",
+        b'<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-125',
+        b"<html><head><meta",
+        b"<",
+    ]
+    plain = [(b"Content-Type", b"text/html")]
+    recs = [warc_record(rid(name, i), http_block(b, plain)) for i, b in enumerate(bodies)]
+    return b"".join(recs), {
+        "rows": {rid(name, i): {"status": ["decoded"], "text": b.decode("ascii")}
+                 for i, b in enumerate(bodies)},
+        "cut_short": False,
+    }
+
+
+def b_binary_as_html(name):
+    rnd = random.Random(10)
+    data = bytes(rnd.getrandbits(8) for _ in range(4096))
+    recs = [warc_record(rid(name, 0), http_block(data, [(b"Content-Type", b"text/html")])),
+            warc_record(rid(name, 1), http_block(data, [(b"Content-Type",
+                                                         b"text/html; charset=utf-8")]))]
+    return b"".join(recs), {
+        "rows": {rid(name, 0): {"status": ["decoded"]},
+                 rid(name, 1): {"status": ["decoded"], "decode_errors_min": 1}},
+        "cut_short": False,
+    }
+
+
+def b_empty(name):
+    return b"", {"rows": {}, "cut_short": False}
+
+
+def b_not_an_archive(name):
+    return b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4, {
+        "rows": {}, "cut_short": True, "error_offset_min": 0, "error_offset_max": 0,
+    }
+
+
+SPECS: list[Spec] = [
+    Spec("truncated-member.warc.gz", "a .warc.gz whose file ends inside its third gzip member",
+         "rows for records 0-1; input cut short (exit 1); error names the third member's offset",
+         b_truncated_member),
+    Spec("garbage-between.warc", "garbage bytes between two records",
+         "row for record 0; record 1 found by resynchronising, or an error at the garbage offset",
+         b_garbage_between),
+    Spec("content-length-larger.warc", "a Content-Length 40 bytes larger than the block, mid-file",
+         "row for record 0; the damaged record 1 and later ones read or an error with offset",
+         b_cl_larger),
+    Spec("content-length-larger-at-end.warc",
+         "the last record's Content-Length runs past the end of the file",
+         "row for record 0; cut short (exit 1) with the last record's offset", b_cl_larger_at_end),
+    Spec("content-length-smaller.warc", "a Content-Length 30 bytes smaller than the block",
+         "row for record 0; record 1 read, or an error naming the leftover bytes' offset",
+         b_cl_smaller),
+    Spec("bad-chunked.warc", "Transfer-Encoding: chunked with a non-hex size; with a short chunk",
+         "a row each (failed/chunked or decoded); the valid chunked control decodes exactly",
+         b_bad_chunked),
+    Spec("not-gzip.warc", "Content-Encoding gzip that is plain HTML / a cut gzip / bad br",
+         "failed rows with error_kind content-encoding; the real-gzip control decodes",
+         b_not_gzip),
+    Spec("gzip-bomb.warc.gz", "a ~80 KB gzip payload that inflates to 80 MiB",
+         "failed row, error_kind too-large, memory bounded; the next record decodes", b_gzip_bomb),
+    Spec("big-record.warc.gz", "a 100 MB text/html record (one ~100 KB gzip member)",
+         "failed row, error_kind too-large (over 64 MiB), memory bounded; next record decodes",
+         b_big_record),
+    Spec("bad-http-headers.warc.gz", "HTTP headers with NUL bytes, non-ASCII bytes, a 1 MB line",
+         "a row each; NUL / non-ASCII header values do not stop decoding", b_bad_http_headers),
+    Spec("no-http-headers.warc", "a response record without HTTP headers; resource; empty block",
+         "a row each; the resource record decodes", b_no_http_headers),
+    Spec("warc-0.17.warc", "WARC/0.17 and WARC/0.18 records", "both decode", b_warc_017),
+    Spec("broken.arc", "an ARC v1 file (filedesc + 2 responses)", "both responses decode", b_arc),
+    Spec("broken.arc.gz", "the same ARC, one gzip member per record", "both responses decode",
+         b_arc_gz),
+    Spec("revisit.warc", "a response, its revisit, and a request",
+         "response decoded, revisit skipped (revisit), request counted but no row", b_revisit),
+    Spec("duplicate-ids.warc", "two records with the same WARC-Record-ID",
+         "two rows, told apart by warc_offset", b_duplicate_ids),
+    Spec("meta-cut.warc", "payloads ending inside a <meta> tag",
+         "each decodes (an unfinished meta is not a declaration)", b_meta_cut),
+    Spec("binary-as-html.warc", "4 KB of random bytes served as text/html",
+         "decoded (with U+FFFD where the bytes are not text)", b_binary_as_html),
+    Spec("empty.warc", "a zero-byte file", "no rows, exit 0", b_empty),
+    Spec("not-an-archive.warc", "a PNG-like file named .warc",
+         "no rows; cut short (exit 1) with offset 0", b_not_an_archive),
+]
+
+
+# ------------------------------ test-time generators (not committed) ------------------------------
+
+def big_payload_warc(path: str, payload_head: bytes, unit: bytes, total_bytes: int,
+                     *, content_type: bytes = b"text/html", record_id: str | None = None) -> None:
+    """Write one response record whose payload is ``payload_head`` + ``unit`` repeated to
+    ``total_bytes`` bytes (plain .warc, streamed: memory stays at one MiB of buffer)."""
+    n = (total_bytes - len(payload_head)) // len(unit)
+    payload_len = len(payload_head) + n * len(unit)
+    head = http_block(b"", [(b"Content-Type", content_type)])
+    header = warc_record(record_id or rid(os.path.basename(path), 0), b"",
+                         content_length=len(head) + payload_len)[:-4]
+    per = max(1, MIB // len(unit))
+    with open(path, "wb") as f:
+        f.write(header + head + payload_head)
+        left = n
+        block = unit * per
+        while left:
+            k = min(left, per)
+            f.write(block if k == per else unit * k)
+            left -= k
+        f.write(b"\r\n\r\n")
+
+
+def corpus_warc(path: str, n_records: int, *, seed: int, body_bytes: int = 4000) -> list[str]:
+    """A valid multi-record .warc.gz (one member per record) for crash/resume tests; returns ids."""
+    rnd = random.Random(seed)
+    words = ["alpha", "beta", "gamma", "delta", "caf\u00e9", "na\u00efve", "\u65e5\u672c"]
+    ids = []
+    with open(path, "wb") as f:
+        for i in range(n_records):
+            text = " ".join(rnd.choice(words) for _ in range(body_bytes // 6))
+            charset = ["utf-8", "windows-1252", "shift_jis"][i % 3]
+            body = page(text, "utf-8").decode().encode(charset, "replace")
+            r = rid(f"{os.path.basename(path)}-{seed}", i)
+            ids.append(r)
+            f.write(gz(warcio_response(r, body, uri=f"http://example.com/{seed}/{i}",
+                                       headers=[("Content-Type", f"text/html; charset={charset}")])))
+    return ids
+
+
+def build(out: str) -> dict:
+    """Write every broken input, README.md and expected.json into ``out``; return expected."""
+    os.makedirs(out, exist_ok=True)
+    expected = {}
+    for spec in SPECS:
+        data, exp = spec.build(spec.name)
+        with open(os.path.join(out, spec.name), "wb") as f:
+            f.write(data)
+        exp.update({"tests": spec.tests, "expect": spec.expect, "size": len(data)})
+        expected[spec.name] = exp
+    with open(os.path.join(out, "expected.json"), "w", encoding="utf-8") as f:
+        json.dump(expected, f, indent=1, sort_keys=True)
+        f.write("\n")
+    lines = [
+        "# Broken inputs",
+        "",
+        "Generated by `tools/make_broken_inputs.py` (deterministic; rerun it to rebuild, never edit",
+        "by hand). Written for this project; Apache-2.0 like the rest of the repository. Per-file",
+        "expectations, read by `tests/test_broken_inputs.py`, are in `expected.json`.",
+        "",
+        "Not committed, generated at test time: 10 MB payloads of `<` and of `<meta ` repeated",
+        "(`big_payload_warc`), and a multi-archive corpus for the SIGKILL crash test (`corpus_warc`).",
+        "",
+        "| file | bytes | what it tests | what the job must do |",
+        "|---|---:|---|---|",
+    ]
+    for spec in SPECS:
+        lines.append(f"| `{spec.name}` | {expected[spec.name]['size']:,} | {spec.tests} "
+                     f"| {spec.expect} |")
+    with open(os.path.join(out, "README.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    return expected
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=DEFAULT_OUT, help="output directory (default: tests/data/broken)")
+    args = ap.parse_args()
+    expected = build(args.out)
+    total = sum(e["size"] for e in expected.values())
+    print(f"wrote {len(expected)} inputs, {total:,} bytes, to {os.path.normpath(args.out)}")
+
+
+if __name__ == "__main__":
+    main()
