@@ -1,9 +1,87 @@
-"""`redecode diff` (not implemented yet)."""
+"""`redecode diff`: what a rule change changes, record by record."""
+
+from __future__ import annotations
+
+import json
+import sys
 
 import click
 
+from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary
+from redecode.query import QueryError
+from redecode.schema import COLUMNS, SchemaVersionError
+
+
+def _key(value: str) -> tuple[str, str]:
+    old, _, new = value.partition(":")
+    if not new:
+        new = old if old in COLUMNS else "record_id"
+    return old, new
+
 
 @click.command(name="diff")
-def diff() -> None:
-    """Not implemented yet."""
-    raise click.ClickException("redecode diff is not implemented yet")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--rules", "rules", multiple=True,
+              help="Twice: diff rules A against rules B over the INPUT archives (no run needed).")
+@click.option("--out", type=click.Path(file_okay=False),
+              help="Write DIR/diff.parquet (every record, with its category) and DIR/_diff.json.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
+@click.option("--check", is_flag=True, help="Exit 3 when any record changed (0 otherwise).")
+@click.option("--old-key", "old_key", multiple=True, metavar="COL[:NEWCOL]",
+              help="OLD is any Parquet; match its COL to the output column NEWCOL (default: the "
+                   "same name if it is an output column, else record_id). Repeatable.")
+@click.option("--old-text", help="OLD is any Parquet; its column holding the old text.")
+@click.option("--old-codec", help="Python codec the OLD text was decoded with (mojibake check; "
+                                  "default: try latin-1 and cp1252).")
+@click.option("--max-record-bytes", type=click.IntRange(min=1), default=None,
+              help="With --rules: cap on a decoded payload in bytes (default 64 MiB).")
+@click.option("--examples", type=click.IntRange(min=0), default=10, show_default=True,
+              help="Changed records shown in the summary.")
+def diff(paths, rules, out, as_json, check, old_key, old_text, old_codec, max_record_bytes,
+         examples) -> None:
+    """Compare two decodes: OLD NEW run directories, or --rules A --rules B INPUT...
+
+    \b
+    redecode diff OLD NEW              two outputs of `redecode run`
+    redecode diff OLD.parquet NEW --old-key record_id --old-text text
+                                       OLD made by another tool
+    redecode diff --rules requests-2.32 --rules browser-2026.11 sample_warcs
+                                       both rule sets over the archives, in one pass
+
+    Records are matched on (warc_path, warc_offset), then record_id, and fall in one category:
+    unchanged, encoding-changed, text-changed, status-changed, only-old, only-new. Changed
+    records carry old/new encoding, source, decode_errors, an excerpt around the first difference
+    and whether the old text was mojibake of the new (mojibake_fixed).
+
+    Exit codes: 0 ok; 1 an input archive could not be read to its end; 2 usage error;
+    3 with --check, something changed.
+    """
+    try:
+        if rules:
+            if len(rules) != 2:
+                raise click.UsageError("--rules must be given exactly twice: --rules OLD --rules NEW")
+            if old_key or old_text or old_codec:
+                raise click.UsageError("--old-key/--old-text/--old-codec compare run outputs, not --rules")
+            summary = diff_rules(list(paths), rules[0], rules[1], out=out,
+                                 max_record_bytes=max_record_bytes, examples=examples)
+        else:
+            if len(paths) != 2:
+                raise click.UsageError("give OLD and NEW (or --rules A --rules B INPUT...)")
+            external = None
+            if old_key or old_text or old_codec:
+                external = ExternalOld(
+                    path=paths[0],
+                    key=tuple(_key(k) for k in old_key) or (("record_id", "record_id"),),
+                    text=old_text or "text",
+                    codec=old_codec,
+                )
+            summary = diff_runs(paths[0], paths[1], out=out, external=external, examples=examples)
+    except (DiffError, QueryError, SchemaVersionError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps(summary.to_json(), indent=2, ensure_ascii=False, default=str))
+    else:
+        click.echo(format_summary(summary))
+    for e in summary.input_errors:
+        click.echo(f"error: {e['path']}: {e['error']}", err=True)
+    sys.exit(summary.exit_code(check=check))

@@ -1,9 +1,43 @@
-"""`redecode query` (not implemented yet)."""
+"""`redecode query DIR [SQL]`: DuckDB over a run's Parquet, or the standard report."""
+
+from __future__ import annotations
 
 import click
 
+from redecode.query import QueryError, execute, format_report, format_result, open_query, report
+from redecode.schema import SchemaVersionError
+
 
 @click.command(name="query")
-def query() -> None:
-    """Not implemented yet."""
-    raise click.ClickException("redecode query is not implemented yet")
+@click.argument("directory", type=click.Path(exists=True))
+@click.argument("sql", required=False)
+@click.option("--run", "more_runs", multiple=True, type=click.Path(exists=True),
+              help="Another run directory to include (repeatable).")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+              show_default=True, help="Output format.")
+def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str) -> None:
+    """Query run outputs with DuckDB (read-only), or print the standard report.
+
+    DIRECTORY is the --out DIR of `redecode run`. SQL sees two views: `decodes` (one row per
+    record, the output columns plus `run`) and `runs` (one row per input of each _run.json).
+    Without SQL, prints the standard report (status and skip reasons, encodings by deciding step,
+    declared label vs decoded encoding, header/meta conflicts, late metas, low-confidence detector
+    decisions, decode errors by encoding and TLD, failed inputs); it never reads the text column.
+
+    \b
+    Example:
+      redecode query out "SELECT encoding, source, count(*) FROM decodes GROUP BY ALL"
+    """
+    runs = [directory, *more_runs]
+    try:
+        if sql is None:
+            click.echo(format_report(report(runs), fmt))
+            return
+        con = open_query(runs)
+        try:
+            results = execute(con, sql)
+        finally:
+            con.close()
+    except (QueryError, SchemaVersionError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo("\n\n".join(format_result(r, fmt) for r in results))

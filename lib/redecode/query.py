@@ -1,0 +1,527 @@
+"""Provenance queries: DuckDB views over run directories, and the standard report.
+
+The only modules that import :mod:`duckdb` are this one and :mod:`redecode.diff`.
+
+A *run directory* is what ``redecode run --out DIR`` writes: one Parquet part per input archive
+(``<archive-name>.<8 hex>.parquet``, schema :data:`redecode.schema.SCHEMA`, schema version in the
+file's key-value metadata) and the manifest ``_run.json``. :func:`open_query` opens an in-memory
+DuckDB database with two views:
+
+``decodes``
+    one row per output record of every given run: the columns of :data:`redecode.schema.COLUMNS`
+    (or the subset asked for) plus ``run``, the run directory the row came from. Built with
+    ``read_parquet(..., union_by_name=true)`` so parts written by an older minor schema version
+    (fewer columns) still read; a column no part has reads as NULL.
+``runs``
+    one row per input of every manifest (see :data:`RUNS_COLUMNS`); a run without ``_run.json``
+    (a bare directory of parts) contributes no rows.
+
+Read-only: the views read the parts in place, and :func:`execute` accepts only ``SELECT`` and
+``EXPLAIN`` statements, so no query can write into a run directory or elsewhere.
+
+The standard report (:func:`report`) opens its own connection whose ``decodes`` view holds only
+:data:`redecode.schema.PROVENANCE_COLUMNS`: the report never reads the ``text`` column (the column
+dominates the part size; projection keeps the report fast on large runs).
+
+Units: ``*_offset`` / ``*_length`` in bytes, ``text_length`` in characters, ``decode_errors`` in
+U+FFFD characters, as in the schema.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import decimal
+import io
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import duckdb
+import pyarrow as pa
+
+from .schema import COLUMNS, PROVENANCE_COLUMNS, SCHEMA, check_schema_version
+
+__all__ = [
+    "MANIFEST_NAME",
+    "LOW_CONFIDENCE",
+    "RUNS_COLUMNS",
+    "QueryError",
+    "Result",
+    "Report",
+    "RunDir",
+    "load_run",
+    "open_query",
+    "execute",
+    "report",
+    "format_result",
+    "format_report",
+]
+
+MANIFEST_NAME = "_run.json"
+
+#: Detector confidence (0..1) below which the report lists a detector decision as low-confidence.
+LOW_CONFIDENCE = 0.5
+
+#: Statement types :func:`execute` runs; anything else (COPY, CREATE, INSERT, SET, ATTACH...) is refused.
+_ALLOWED_STATEMENTS = ("SELECT", "EXPLAIN")
+
+
+class QueryError(ValueError):
+    """A run directory cannot be opened, or a statement is not allowed / fails."""
+
+
+# --------------------------------------------------------------------------------------------
+# Run directories
+
+
+@dataclass(frozen=True, slots=True)
+class RunDir:
+    """A run directory (or a single part file): its path, manifest (or None) and part files."""
+
+    path: str
+    manifest: dict | None
+    parts: tuple[str, ...]
+
+
+def load_run(path: str) -> RunDir:
+    """Find the parts and the manifest of the run at *path*.
+
+    *path* is a run directory (parts are the ``*.parquet`` files in it, not the hidden ``.tmp-*``
+    files of an interrupted run) or a single ``.parquet`` part. Raises :class:`QueryError` when the
+    path does not exist, or is a directory with neither parts nor ``_run.json``.
+    """
+    if os.path.isfile(path):
+        return RunDir(path=path, manifest=None, parts=(path,))
+    if not os.path.isdir(path):
+        raise QueryError(f"{path}: no such run directory (give the --out DIR of `redecode run`)")
+    parts = tuple(
+        os.path.join(path, name)
+        for name in sorted(os.listdir(path))
+        if name.endswith(".parquet") and not name.startswith(".")
+    )
+    manifest = None
+    manifest_path = os.path.join(path, MANIFEST_NAME)
+    if os.path.exists(manifest_path):
+        try:
+            with open(manifest_path, encoding="utf-8") as f:
+                manifest = json.load(f)
+        except (OSError, ValueError) as exc:
+            raise QueryError(f"{manifest_path}: cannot read the run manifest: {exc}") from exc
+    if not parts and manifest is None:
+        raise QueryError(
+            f"{path}: not a run directory (no *.parquet parts and no {MANIFEST_NAME}); "
+            "give the --out DIR of `redecode run`"
+        )
+    return RunDir(path=path, manifest=manifest, parts=parts)
+
+
+def check_part_versions(con: duckdb.DuckDBPyConnection, parts: Sequence[str]) -> None:
+    """Refuse parts whose schema major version this code does not know.
+
+    Raises :class:`redecode.schema.SchemaVersionError` naming the first bad part.
+    """
+    if not parts:
+        return
+    rows = con.execute(
+        "SELECT file_name, key, value FROM parquet_kv_metadata(?)", [list(parts)]
+    ).fetchall()
+    meta: dict[str, dict[bytes, bytes]] = {p: {} for p in parts}
+    for file_name, key, value in rows:
+        meta.setdefault(file_name, {})[bytes(key)] = bytes(value)
+    for part in parts:
+        check_schema_version(meta.get(part) or None, part)
+
+
+_DUCKDB_TYPES = {
+    pa.string(): "VARCHAR",
+    pa.large_string(): "VARCHAR",
+    pa.int64(): "BIGINT",
+    pa.int32(): "INTEGER",
+    pa.float64(): "DOUBLE",
+    pa.bool_(): "BOOLEAN",
+    pa.list_(pa.string()): "VARCHAR[]",
+}
+
+
+def _duckdb_type(column: str) -> str:
+    return _DUCKDB_TYPES[SCHEMA.field(column).type]
+
+
+def _sql_str(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _parts_select(con: duckdb.DuckDBPyConnection, run: RunDir, columns: Sequence[str]) -> str:
+    """A SELECT of *columns* (schema types) plus ``run`` over the parts of *run*."""
+    if not run.parts:
+        cols = ", ".join(f"NULL::{_duckdb_type(c)} AS {c}" for c in columns)
+        return f"SELECT {cols}, {_sql_str(run.path)} AS run WHERE false"
+    source = "read_parquet([" + ", ".join(_sql_str(p) for p in run.parts) + "], union_by_name=true)"
+    present = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
+    cols = ", ".join(
+        (f"CAST({c} AS {_duckdb_type(c)}) AS {c}" if c in present else f"NULL::{_duckdb_type(c)} AS {c}")
+        for c in columns
+    )
+    return f"SELECT {cols}, {_sql_str(run.path)} AS run FROM {source}"
+
+
+#: Columns of the ``runs`` view: one row per input of a manifest.
+RUNS_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
+    ("run", pa.string()),
+    ("schema_version", pa.string()),
+    ("redecode_version", pa.string()),
+    ("rules", pa.string()),
+    ("rules_digest", pa.string()),
+    ("started_at", pa.string()),
+    ("finished_at", pa.string()),
+    ("wall_seconds", pa.float64()),
+    ("cpu_seconds", pa.float64()),
+    ("path", pa.string()),
+    ("size", pa.int64()),
+    ("part", pa.string()),
+    ("parts", pa.list_(pa.string())),
+    ("outcome", pa.string()),
+    ("error", pa.string()),
+    ("error_offset", pa.int64()),
+    ("rows", pa.int64()),
+    ("records_seen", pa.int64()),
+    ("decoded", pa.int64()),
+    ("skipped", pa.int64()),
+    ("failed", pa.int64()),
+)
+
+
+def _runs_table(runs: Sequence[RunDir]) -> pa.Table:
+    rows: list[dict] = []
+    for run in runs:
+        m = run.manifest
+        if not m:
+            continue
+        rules = m.get("rules") or {}
+        for inp in m.get("inputs") or ():
+            counts = inp.get("counts") or {}
+            rows.append(
+                {
+                    "run": run.path,
+                    "schema_version": m.get("schema_version"),
+                    "redecode_version": m.get("redecode_version"),
+                    "rules": rules.get("name"),
+                    "rules_digest": rules.get("digest"),
+                    "started_at": m.get("started_at"),
+                    "finished_at": m.get("finished_at"),
+                    "wall_seconds": m.get("wall_seconds"),
+                    "cpu_seconds": m.get("cpu_seconds"),
+                    "path": inp.get("path"),
+                    "size": inp.get("size"),
+                    "part": inp.get("part"),
+                    "parts": inp.get("parts") or ([inp["part"]] if inp.get("part") else []),
+                    "outcome": inp.get("outcome"),
+                    "error": inp.get("error"),
+                    "error_offset": inp.get("error_offset"),
+                    "rows": inp.get("rows"),
+                    "records_seen": counts.get("records_seen"),
+                    "decoded": counts.get("decoded"),
+                    "skipped": counts.get("skipped"),
+                    "failed": counts.get("failed"),
+                }
+            )
+    schema = pa.schema(list(RUNS_COLUMNS))
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
+def open_query(
+    runs: Sequence[str] | str, *, columns: Sequence[str] | None = None
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with the views ``decodes`` and ``runs`` over *runs*.
+
+    *runs*: run directories (or single part files). *columns*: the schema columns the ``decodes``
+    view exposes, default all of :data:`redecode.schema.COLUMNS`; pass
+    :data:`~redecode.schema.PROVENANCE_COLUMNS` to make reading ``text`` impossible.
+
+    Raises :class:`QueryError` for a missing or non-run directory and
+    :class:`redecode.schema.SchemaVersionError` for a part of an unknown schema major version.
+    """
+    if isinstance(runs, str):
+        runs = [runs]
+    if not runs:
+        raise QueryError("no run directory given")
+    columns = tuple(columns or COLUMNS)
+    unknown = [c for c in columns if c not in COLUMNS]
+    if unknown:
+        raise QueryError(f"unknown columns: {', '.join(unknown)}")
+    loaded = [load_run(r) for r in runs]
+    con = duckdb.connect(":memory:")
+    for run in loaded:
+        check_part_versions(con, run.parts)
+    selects = [_parts_select(con, run, columns) for run in loaded]
+    con.execute("CREATE VIEW decodes AS " + " UNION ALL ".join(selects))
+    con.register("_runs_arrow", _runs_table(loaded))
+    con.execute("CREATE VIEW runs AS SELECT * FROM _runs_arrow")
+    return con
+
+
+# --------------------------------------------------------------------------------------------
+# Running SQL
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A query result: column names and rows (tuples of Python values)."""
+
+    columns: tuple[str, ...]
+    rows: list[tuple]
+    title: str | None = None
+    sql: str | None = None
+
+
+def execute(con: duckdb.DuckDBPyConnection, sql: str) -> list[Result]:
+    """Run the statements of *sql* (``SELECT`` / ``EXPLAIN`` only) and return one result each.
+
+    Raises :class:`QueryError` for an empty *sql*, a statement of another type (the query layer
+    is read-only), or a DuckDB error (message included).
+    """
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise QueryError(str(exc)) from exc
+    if not statements:
+        raise QueryError("empty SQL")
+    for st in statements:
+        kind = st.type.name
+        if kind not in _ALLOWED_STATEMENTS:
+            raise QueryError(
+                f"{kind} statements are not allowed: `redecode query` is read-only "
+                "(use SELECT; to export, pipe --format csv or json)"
+            )
+    results = []
+    for st in statements:
+        try:
+            rel = con.execute(st.query)
+            cols = tuple(d[0] for d in rel.description or ())
+            rows = rel.fetchall()
+        except duckdb.Error as exc:
+            raise QueryError(str(exc)) from exc
+        results.append(Result(columns=cols, rows=rows, sql=st.query.strip()))
+    return results
+
+
+# --------------------------------------------------------------------------------------------
+# The standard report
+
+# The label that decided, per deciding step. A step not listed has no declared label.
+_DECLARED_LABEL = (
+    "CASE source WHEN 'transport' THEN header_charset "
+    "WHEN 'prescan' THEN meta_charset WHEN 'head-scan' THEN meta_charset "
+    "WHEN 'xml-declaration' THEN xml_charset END"
+)
+
+#: (key, title, SQL) of each report section, in order. The SQL reads only provenance columns.
+REPORT_SECTIONS: tuple[tuple[str, str, str], ...] = (
+    (
+        "status",
+        "Records by status and reason",
+        "SELECT status, skip_reason, error_kind, count(*) AS records FROM decodes "
+        "GROUP BY ALL ORDER BY records DESC, status, skip_reason NULLS FIRST, error_kind NULLS FIRST",
+    ),
+    (
+        "encodings",
+        "Encodings by deciding step",
+        "SELECT encoding, source, count(*) AS records, sum(decode_errors) AS replacement_chars "
+        "FROM decodes WHERE status = 'decoded' "
+        "GROUP BY ALL ORDER BY records DESC, encoding, source",
+    ),
+    (
+        "declared",
+        "Declared label -> decoded encoding, where they differ",
+        "SELECT source, lower(trim(declared)) AS declared_label, encoding, count(*) AS records "
+        f"FROM (SELECT source, encoding, {_DECLARED_LABEL} AS declared FROM decodes "
+        "      WHERE status = 'decoded') "
+        "WHERE declared IS NOT NULL AND lower(trim(declared)) <> lower(encoding) "
+        "GROUP BY ALL ORDER BY records DESC, declared_label, encoding",
+    ),
+    (
+        "conflicts",
+        "Header/meta conflicts and their replacement-character cost",
+        "SELECT lower(trim(header_charset)) AS header_charset, lower(trim(meta_charset)) AS meta_charset, "
+        "encoding, source, count(*) AS records, count_if(decode_errors > 0) AS records_with_errors, "
+        "sum(decode_errors) AS replacement_chars FROM decodes "
+        "WHERE status = 'decoded' AND header_charset IS NOT NULL AND meta_charset IS NOT NULL "
+        "AND len(conflict) > 0 "
+        "GROUP BY ALL ORDER BY replacement_chars DESC, records DESC, header_charset, meta_charset",
+    ),
+    (
+        "late_meta",
+        "Metas past byte 1024",
+        "SELECT source, lower(trim(meta_charset)) AS meta_charset, encoding, count(*) AS records, "
+        "min(meta_offset) AS min_offset, max(meta_offset) AS max_offset FROM decodes "
+        "WHERE meta_offset >= 1024 "
+        "GROUP BY ALL ORDER BY records DESC, source, meta_charset",
+    ),
+    (
+        "low_confidence",
+        f"Detector decisions with confidence below {LOW_CONFIDENCE}",
+        "SELECT detector, encoding, tld, count(*) AS records, "
+        "round(min(detector_confidence), 3) AS min_confidence, "
+        "sum(decode_errors) AS replacement_chars FROM decodes "
+        f"WHERE source = 'detector' AND detector_confidence < {LOW_CONFIDENCE} "
+        "GROUP BY ALL ORDER BY records DESC, detector, encoding, tld NULLS FIRST",
+    ),
+    (
+        "errors_by_encoding",
+        "decode_errors by encoding",
+        "SELECT encoding, count(*) AS records, count_if(decode_errors > 0) AS records_with_errors, "
+        "sum(decode_errors) AS replacement_chars FROM decodes WHERE status = 'decoded' "
+        "GROUP BY ALL ORDER BY replacement_chars DESC, records DESC, encoding",
+    ),
+    (
+        "errors_by_tld",
+        "decode_errors by top-level domain (domains with errors)",
+        "SELECT tld, count(*) AS records, count_if(decode_errors > 0) AS records_with_errors, "
+        "sum(decode_errors) AS replacement_chars FROM decodes WHERE status = 'decoded' "
+        "GROUP BY ALL HAVING sum(decode_errors) > 0 "
+        "ORDER BY replacement_chars DESC, records DESC, tld NULLS FIRST",
+    ),
+    (
+        "failed_inputs",
+        "Inputs that failed",
+        "SELECT run, path, outcome, error, error_offset, rows FROM runs "
+        "WHERE outcome IS DISTINCT FROM 'complete' ORDER BY run, path",
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """The standard report: one :class:`Result` per section, keyed as in :data:`REPORT_SECTIONS`."""
+
+    runs: tuple[str, ...]
+    records: int
+    sections: dict[str, Result] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {
+            "runs": list(self.runs),
+            "records": self.records,
+            "sections": {
+                key: {
+                    "title": r.title,
+                    "columns": list(r.columns),
+                    "rows": [dict(zip(r.columns, map(_jsonable, row))) for row in r.rows],
+                }
+                for key, r in self.sections.items()
+            },
+        }
+
+
+def report(runs: Sequence[str] | str) -> Report:
+    """The standard report over *runs* (run directories), reading provenance columns only.
+
+    Raises what :func:`open_query` raises.
+    """
+    if isinstance(runs, str):
+        runs = [runs]
+    con = open_query(runs, columns=PROVENANCE_COLUMNS)
+    try:
+        records = con.execute("SELECT count(*) FROM decodes").fetchone()[0]
+        sections = {}
+        for key, title, sql in REPORT_SECTIONS:
+            rel = con.execute(sql)
+            cols = tuple(d[0] for d in rel.description)
+            sections[key] = Result(columns=cols, rows=rel.fetchall(), title=title, sql=sql)
+    finally:
+        con.close()
+    return Report(runs=tuple(runs), records=records, sections=sections)
+
+
+# --------------------------------------------------------------------------------------------
+# Formatting (pure functions; the click commands only pick one)
+
+
+def _jsonable(value):
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, (_dt.date, _dt.datetime, _dt.time, _dt.timedelta)):
+        return str(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).hex()
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def _cell(value, width: int = 60) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        text = f"{value:.4g}"
+    elif isinstance(value, (list, tuple)):
+        text = "[" + ", ".join(_cell(v, width) for v in value) + "]"
+    else:
+        text = str(_jsonable(value))
+    # One line per row: control characters (newlines in excerpts) shown escaped.
+    text = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_table(columns: Sequence[str], rows: Iterable[Sequence], *, max_width: int = 60) -> str:
+    """Rows as an aligned plain-text table (NULL shown empty, long cells cut to *max_width*)."""
+    cells = [[_cell(v, max_width) for v in row] for row in rows]
+    widths = [len(c) for c in columns]
+    for row in cells:
+        for i, c in enumerate(row):
+            widths[i] = max(widths[i], len(c))
+    numeric = [
+        all(v is None or isinstance(v, (int, float, decimal.Decimal)) for v in col)
+        for col in zip(*rows)
+    ] if cells else [False] * len(columns)
+
+    def line(values):
+        out = []
+        for i, v in enumerate(values):
+            out.append(v.rjust(widths[i]) if numeric[i] else v.ljust(widths[i]))
+        return "  ".join(out).rstrip()
+
+    lines = [line(list(columns)), "  ".join("-" * w for w in widths)]
+    lines += [line(r) for r in cells]
+    if not cells:
+        lines.append("(none)")
+    return "\n".join(lines)
+
+
+def format_result(result: Result, fmt: str = "table") -> str:
+    """*result* as ``table`` (aligned text), ``csv`` (header row, RFC 4180) or ``json`` (list of objects)."""
+    if fmt == "table":
+        return render_table(result.columns, result.rows)
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(result.columns)
+        for row in result.rows:
+            w.writerow(
+                ["" if v is None else json.dumps(_jsonable(v), ensure_ascii=False)
+                 if isinstance(v, (list, tuple, dict)) else _jsonable(v) for v in row]
+            )
+        return buf.getvalue().rstrip("\n")
+    if fmt == "json":
+        data = [dict(zip(result.columns, map(_jsonable, row))) for row in result.rows]
+        return json.dumps(data, ensure_ascii=False, indent=2)
+    raise ValueError(f"unknown format {fmt!r} (table, csv or json)")
+
+
+def format_report(rep: Report, fmt: str = "table") -> str:
+    """The report as text tables, CSV sections, or one JSON object (:meth:`Report.to_json`)."""
+    if fmt == "json":
+        return json.dumps(rep.to_json(), ensure_ascii=False, indent=2)
+    chunks = []
+    if fmt == "table":
+        chunks.append(f"{rep.records} records in {', '.join(rep.runs)}")
+    for key, result in rep.sections.items():
+        if fmt == "table":
+            chunks.append(f"== {result.title} ==\n{format_result(result, 'table')}")
+        else:
+            chunks.append(f"# {key}: {result.title}\n{format_result(result, fmt)}")
+    return "\n\n".join(chunks)

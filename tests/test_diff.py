@@ -1,0 +1,391 @@
+"""`redecode diff`: categories, matching, mojibake verdicts, external Parquet, CLI, --check.
+
+Runs are hand-built with PartWriter (tests/runs_fixtures.py). Expected mojibake texts are built
+with Python codecs from the true text (the page's real encoding), never with the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from redecode.diff import (
+    CATEGORIES,
+    DIFF_FILE,
+    DIFF_SCHEMA,
+    ExternalOld,
+    compare_texts,
+    diff_runs,
+    first_difference,
+    python_codec,
+)
+from redecode_jobs.diff_cmd import diff as diff_cmd
+from runs_fixtures import make_run, row
+
+TRUE = "<p>Grüße aus Köln, naïve café — “quoted”</p>"
+# What requests' Response.text gives for UTF-8 bytes served as text/html without charset.
+REQUESTS_MOJIBAKE = TRUE.encode("utf-8").decode("latin-1")
+# The same bytes through a WHATWG windows-1252 decoder: 0x81, 0x8D, 0x8F, 0x90, 0x9D -> U+0081...
+# ("Á" is C3 81 in UTF-8).
+TRUE_C1 = "<p>Álvaro Ýmir</p>"
+WIN1252_C1 = "".join(
+    chr(b) if b in (0x81, 0x8D, 0x8F, 0x90, 0x9D) else bytes([b]).decode("cp1252")
+    for b in TRUE_C1.encode("utf-8")
+)
+
+
+def _rows_by_offset(out_dir: str) -> dict[int, dict]:
+    table = pq.read_table(os.path.join(out_dir, DIFF_FILE))
+    return {r["warc_offset"]: r for r in table.to_pylist()}
+
+
+@pytest.fixture
+def runs(tmp_path):
+    """OLD (seed-like Python codecs) and NEW (browser) runs with one record per category."""
+    old = make_run(
+        str(tmp_path / "old"),
+        {
+            "a.warc.gz": [
+                row(warc_offset=0, text="<p>same</p>"),
+                # encoding-changed, mojibake: requests-style latin-1 decode of UTF-8 bytes
+                row(warc_offset=100, text=REQUESTS_MOJIBAKE, encoding="windows-1252",
+                    source="default", decoder="python:latin-1", host="example.de"),
+                # text-changed: same encoding, Python's cp1252 replaced 0x81 where WHATWG maps it
+                row(warc_offset=200, text="a\ufffdb", encoding="windows-1252", source="transport",
+                    decoder="python:cp1252"),
+                # status-changed
+                row(warc_offset=300, status="skipped", skip_reason="not-text", text=None),
+                # only-old
+                row(warc_offset=400, text="<p>gone</p>"),
+                # status same, skip reason changed -> status-changed
+                row(warc_offset=600, status="skipped", skip_reason="http-status", text=None),
+            ]
+        },
+        rules="seed-2026.10",
+    )
+    new = make_run(
+        str(tmp_path / "new"),
+        {
+            "a.warc.gz": [
+                row(warc_offset=0, text="<p>same</p>"),
+                row(warc_offset=100, text=TRUE, encoding="UTF-8", source="utf8-valid",
+                    host="example.de"),
+                row(warc_offset=200, text="a\x81b", encoding="windows-1252", source="transport"),
+                row(warc_offset=300, text="<p>now text</p>"),
+                row(warc_offset=500, text="<p>new</p>"),
+                row(warc_offset=600, status="skipped", skip_reason="not-text", text=None),
+            ]
+        },
+    )
+    return old, new
+
+
+def test_each_category(runs, tmp_path):
+    old, new = runs
+    out = str(tmp_path / "d")
+    s = diff_runs(old, new, out=out)
+    got = {off: r["category"] for off, r in _rows_by_offset(out).items()}
+    assert got == {
+        0: "unchanged",
+        100: "encoding-changed",
+        200: "text-changed",
+        300: "status-changed",
+        400: "only-old",
+        500: "only-new",
+        600: "status-changed",
+    }
+    assert s.categories == {
+        "unchanged": 1, "encoding-changed": 1, "text-changed": 1, "status-changed": 2,
+        "only-old": 1, "only-new": 1,
+    }
+    assert s.changed == 6 and s.records == 7
+    assert s.exit_code(check=True) == 3 and s.exit_code(check=False) == 0
+
+
+def test_changed_record_details(runs, tmp_path):
+    old, new = runs
+    out = str(tmp_path / "d")
+    s = diff_runs(old, new, out=out)
+    rows = _rows_by_offset(out)
+    moj = rows[100]
+    assert (moj["old_encoding"], moj["new_encoding"]) == ("windows-1252", "UTF-8")
+    assert (moj["old_source"], moj["new_source"]) == ("default", "utf8-valid")
+    assert (moj["old_decode_errors"], moj["new_decode_errors"]) == (0, 0)
+    assert moj["mojibake_fixed"] is True and moj["mojibake_check"] == "reencode"
+    first = TRUE.index("ü")
+    assert moj["diff_offset"] == first
+    assert "Gr" in moj["old_excerpt"] and "Ã¼" in moj["old_excerpt"]
+    assert "Grüße" in moj["new_excerpt"]
+    assert moj["text_equal"] is False
+
+    dec = rows[200]
+    assert dec["diff_offset"] == 1 and dec["mojibake_fixed"] is False
+    assert (dec["old_decode_errors"], dec["new_decode_errors"]) == (1, 0)
+    assert rows[0]["mojibake_fixed"] is None and rows[0]["text_equal"] is True
+    assert rows[600]["old_reason"] == "http-status" and rows[600]["new_reason"] == "not-text"
+
+    assert s.mojibake_fixed == 1
+    assert s.encoding_transitions == [
+        {"old_encoding": "windows-1252", "new_encoding": "UTF-8", "records": 1, "mojibake_fixed": 1}
+    ]
+    assert {"tld": "de", "records": 1, "changed": 1, "mojibake_fixed": 1} in s.by_tld
+    assert {"old_source": "default", "new_source": "utf8-valid", "category": "encoding-changed",
+            "records": 1} in s.by_source
+    assert s.examples[0]["target_uri"] == "http://example.de/100"
+
+
+def test_diff_parquet_is_duckdb_queryable(runs, tmp_path):
+    old, new = runs
+    out = str(tmp_path / "d")
+    diff_runs(old, new, out=out)
+    path = os.path.join(out, DIFF_FILE)
+    got = duckdb.sql(
+        f"SELECT category, count(*) FROM '{path}' GROUP BY ALL ORDER BY 1"
+    ).fetchall()
+    assert dict(got)["status-changed"] == 2
+    assert pq.read_schema(path).names == DIFF_SCHEMA.names
+    meta = pq.read_metadata(path).metadata
+    assert meta[b"redecode.diff_version"] == b"1.0"
+    assert not [n for n in os.listdir(out) if n.startswith(".tmp-")]
+    summary = json.load(open(os.path.join(out, "_diff.json")))
+    assert summary["categories"]["only-new"] == 1
+
+
+def test_self_diff_all_unchanged(runs, tmp_path):
+    _, new = runs
+    s = diff_runs(new, new)
+    assert s.categories["unchanged"] == s.records == 6
+    assert s.changed == 0 and s.exit_code(check=True) == 0
+    result = CliRunner().invoke(diff_cmd, [new, new, "--check"])
+    assert result.exit_code == 0, result.output
+    assert "0 changed" in result.output
+
+
+def test_record_id_fallback(tmp_path):
+    """The same archive read from another path: offsets do not match, record ids do."""
+    rows_old = [row("/old/place/a.warc.gz", 0, text="x"), row("/old/place/a.warc.gz", 50, text="y")]
+    rows_new = [row("/new/place/a.warc.gz", 0, text="x"), row("/new/place/a.warc.gz", 50, text="z")]
+    for r_old, r_new in zip(rows_old, rows_new):
+        r_new["record_id"] = r_old["record_id"]
+    old = make_run(str(tmp_path / "old"), {"/old/place/a.warc.gz": rows_old})
+    new = make_run(str(tmp_path / "new"), {"/new/place/a.warc.gz": rows_new})
+    out = str(tmp_path / "d")
+    s = diff_runs(old, new, out=out)
+    assert s.categories["unchanged"] == 1 and s.categories["text-changed"] == 1
+    assert s.categories["only-old"] == s.categories["only-new"] == 0
+    table = pq.read_table(os.path.join(out, DIFF_FILE)).to_pylist()
+    assert {r["matched_on"] for r in table} == {"record_id"}
+
+
+def test_offset_match_wins_over_record_id(tmp_path):
+    # Same (path, offset), different record ids (ids regenerated): still one record.
+    old = make_run(str(tmp_path / "old"), {"a.warc.gz": [row(warc_offset=0, record_id="<urn:1>")]})
+    new = make_run(str(tmp_path / "new"), {"a.warc.gz": [row(warc_offset=0, record_id="<urn:2>")]})
+    s = diff_runs(old, new)
+    assert s.categories["unchanged"] == 1 and s.changed == 0
+
+
+# --------------------------------------------------------------------------------------------
+# Text comparison and the mojibake verdict
+
+
+def test_first_difference():
+    assert first_difference("abc", "abc") is None
+    assert first_difference("abc", "abd") == 2
+    assert first_difference("ab", "abc") == 2
+    long = "x" * 10000
+    assert first_difference(long + "a", long + "b") == 10000
+
+
+def test_reencode_with_whatwg_windows_1252_c1():
+    # The WHATWG windows-1252 decoder gives U+0081 for byte 0x81, which Python's cp1252 cannot
+    # encode; the check must still recover the UTF-8 bytes.
+    c = compare_texts(WIN1252_C1, TRUE_C1, old_codecs=[python_codec("whatwg", "windows-1252")],
+                      new_decoder="whatwg", new_encoding="UTF-8")
+    assert c.mojibake_fixed and c.mojibake_check == "reencode"
+
+
+def _whatwg_single_byte(data: bytes, codec: str) -> str:
+    """A WHATWG single-byte decode built from Python's codec: bytes the codec leaves undefined
+    become U+0080..U+009F (windows-1252 index: 0x81 -> U+0081)."""
+    return "".join(bytes([b]).decode(codec, errors="ignore") or chr(b) for b in data)
+
+
+@pytest.mark.parametrize(
+    "true, old_codec, encoding, py",
+    [
+        ("Привет, мир", "cp1251", "KOI8-R", "koi8_r"),  # KOI8-R page read as windows-1251
+        ("日本語のページ", "cp1252", "Shift_JIS", "cp932"),  # 0x81 lead bytes: U+0081 in WHATWG
+        ("中文网页内容", "latin-1", "GBK", "gbk"),
+    ],
+)
+def test_reencode_legacy(true, old_codec, encoding, py):
+    data = true.encode(py)
+    old = _whatwg_single_byte(data, old_codec)
+    c = compare_texts(old, true, old_codecs=[old_codec], new_decoder="whatwg", new_encoding=encoding)
+    assert c.mojibake_fixed and c.mojibake_check == "reencode"
+
+
+def test_lost_bytes_are_not_recovered_by_reencoding():
+    # Python's cp1252 with errors="replace" lost the 0x81 bytes: re-encoding cannot give them back.
+    true = "日本語のページ"
+    old = true.encode("cp932").decode("cp1252", errors="replace")
+    assert "\ufffd" in old
+    c = compare_texts(old, true, old_codecs=["cp1252"], new_decoder="whatwg", new_encoding="Shift_JIS")
+    assert c.mojibake_check != "reencode"
+
+
+def test_python_codec_decoder_column():
+    assert python_codec("python:cp932", "Shift_JIS") == "cp932"
+    assert python_codec("whatwg", "Shift_JIS") == "cp932"
+    assert python_codec("whatwg", "GBK") == "gb18030"
+    assert python_codec("whatwg", "replacement") is None
+    assert python_codec(None, None) is None
+
+
+def test_ftfy_verdict_when_codec_unknown():
+    c = compare_texts(REQUESTS_MOJIBAKE, TRUE, old_codecs=[], new_decoder="whatwg",
+                      new_encoding="UTF-8")
+    assert c.mojibake_fixed and c.mojibake_check == "ftfy"
+
+
+def test_not_mojibake():
+    c = compare_texts("colour", "color", old_codecs=["cp1252"], new_decoder="whatwg",
+                      new_encoding="UTF-8")
+    assert not c.mojibake_fixed and c.mojibake_check is None
+    assert c.offset == 4 and c.old_excerpt == "colour" and c.new_excerpt == "color"
+
+
+def test_excerpt_window():
+    old = "a" * 100 + "X" + "b" * 100
+    new = "a" * 100 + "Y" + "b" * 100
+    c = compare_texts(old, new, old_codecs=[], new_decoder="whatwg", new_encoding="UTF-8")
+    assert c.offset == 100
+    assert c.old_excerpt == "a" * 20 + "X" + "b" * 39
+    assert c.new_excerpt == "a" * 20 + "Y" + "b" * 39
+
+
+# --------------------------------------------------------------------------------------------
+# External Parquet (a prior decode made by another tool)
+
+
+@pytest.fixture
+def external(tmp_path):
+    new = make_run(
+        str(tmp_path / "new"),
+        {
+            "a.warc.gz": [
+                row(warc_offset=0, text="<p>same</p>"),
+                row(warc_offset=100, text=TRUE, encoding="UTF-8", source="utf8-valid"),
+                row(warc_offset=200, status="skipped", skip_reason="not-text", text=None),
+                row(warc_offset=300, text="<p>only new</p>"),
+            ]
+        },
+    )
+    ids = {off: f"<urn:uuid:a.warc.gz:{off}>" for off in (0, 100, 200, 300)}
+    old_path = str(tmp_path / "requests_pipeline.parquet")
+    pq.write_table(
+        pa.table(
+            {
+                "id": [ids[0], ids[100], ids[200], "<urn:uuid:elsewhere>"],
+                "body_text": ["<p>same</p>", REQUESTS_MOJIBAKE, "binary as text", "lost"],
+                "fetched": ["2019", "2019", "2019", "2019"],
+            }
+        ),
+        old_path,
+    )
+    return old_path, new
+
+
+def test_external_parquet(external, tmp_path):
+    old_path, new = external
+    out = str(tmp_path / "d")
+    s = diff_runs(old_path, new, out=out,
+                  external=ExternalOld(old_path, key=(("id", "record_id"),), text="body_text"))
+    table = pq.read_table(os.path.join(out, DIFF_FILE)).to_pylist()
+    by_cat = {}
+    for r in table:
+        by_cat.setdefault(r["category"], []).append(r)
+    assert s.categories == {
+        "unchanged": 1, "encoding-changed": 0, "text-changed": 1, "status-changed": 1,
+        "only-old": 1, "only-new": 1,
+    }
+    changed = by_cat["text-changed"][0]
+    assert changed["mojibake_fixed"] is True and changed["mojibake_check"] == "reencode"
+    assert changed["new_encoding"] == "UTF-8" and changed["old_encoding"] is None
+    assert by_cat["only-old"][0]["record_id"] == "<urn:uuid:elsewhere>"
+    assert by_cat["only-new"][0]["warc_offset"] == 300
+
+
+def test_external_cli_and_errors(external):
+    old_path, new = external
+    runner = CliRunner()
+    result = runner.invoke(diff_cmd, [old_path, new, "--old-key", "id:record_id",
+                                 "--old-text", "body_text", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["categories"]["text-changed"] == 1 and data["mojibake_fixed"] == 1
+
+    result = runner.invoke(diff_cmd, [old_path, new, "--old-key", "id:record_id",
+                                 "--old-text", "nope"])
+    assert result.exit_code == 1
+    assert "no column nope" in result.output and "--old-text" in result.output
+
+
+def test_external_with_known_codec(external):
+    old_path, new = external
+    s = diff_runs(old_path, new, external=ExternalOld(
+        old_path, key=(("id", "record_id"),), text="body_text", codec="latin-1"))
+    assert s.mojibake_fixed == 1
+
+
+# --------------------------------------------------------------------------------------------
+# CLI
+
+
+def test_cli_summary_and_check(runs, tmp_path):
+    old, new = runs
+    out = str(tmp_path / "d")
+    result = CliRunner().invoke(diff_cmd, [old, new, "--out", out, "--check"])
+    assert result.exit_code == 3, result.output
+    assert "windows-1252  UTF-8" in result.output
+    assert "encoding-changed" in result.output and "By top-level domain" in result.output
+    assert os.path.exists(os.path.join(out, DIFF_FILE))
+    result = CliRunner().invoke(diff_cmd, [old, new])
+    assert result.exit_code == 0
+
+
+def test_cli_json(runs):
+    old, new = runs
+    result = CliRunner().invoke(diff_cmd, [old, new, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert set(data["categories"]) == set(CATEGORIES)
+    assert data["changed"] == 6 and data["records"] == 7
+
+
+def test_cli_usage_errors(runs, tmp_path):
+    old, _ = runs
+    runner = CliRunner()
+    r = runner.invoke(diff_cmd, [old])
+    assert r.exit_code == 2 and "give OLD and NEW" in r.output
+    r = runner.invoke(diff_cmd, ["--rules", "browser-2026.11", old])
+    assert r.exit_code == 2 and "exactly twice" in r.output
+    r = runner.invoke(diff_cmd, [old, str(tmp_path / "missing")])
+    assert r.exit_code == 1 and "no such run directory" in r.output
+
+
+def test_refuses_unknown_schema_version(runs, tmp_path):
+    old, _ = runs
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    pq.write_table(pa.table({"record_id": ["x"], "text": ["y"]}), str(foreign / "x.parquet"))
+    r = CliRunner().invoke(diff_cmd, [old, str(foreign)])
+    assert r.exit_code == 1
+    assert "redecode.schema_version" in r.output and "x.parquet" in r.output
