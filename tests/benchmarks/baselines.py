@@ -1,0 +1,316 @@
+"""What users run today, reproduced for the benchmark (issue 9). Not part of the library.
+
+Each task reads the benchmark shards and prints one JSON line on stdout; ``run.py`` starts every task
+in its own process and reads that process's rusage (CPU seconds, peak RSS), so the figures include
+interpreter start-up and imports, as a user's script would pay them (a few tenths of a second, about
+2% of a 300 MB run).
+
+Tasks (``python tests/benchmarks/baselines.py TASK OUTDIR SHARD...``):
+
+``gzip-zlib`` / ``gzip-isal``
+    The inflate floor: every gzip member of every shard through CPython's :mod:`zlib` (or ISA-L's
+    ``isal_zlib``, when the ``isal`` package is installed). Reports the uncompressed byte count, the
+    denominator of every MB/s figure.
+``warcio`` / ``fastwarc``
+    Read every record and its whole payload (HTTP headers parsed, payload bytes read), nothing else.
+``baseline-a``
+    warcio + the seed article's ``decode_html`` + pyarrow zstd Parquet of the text.
+``baseline-b``
+    FastWARC + Resiliparse's ``bytes_to_str`` + the same Parquet writer.
+
+Both baselines decode the same records as ``redecode run``: ``response`` records whose Content-Type is
+``text/*``, ``application/xhtml+xml``, ``application/xml`` or ``+xml`` (the issue "The re-decode job
+end to end"); every other record is read and dropped. Their Parquet has ``record_id``, ``target_uri``,
+``encoding``, ``text``, written with pyarrow's defaults plus zstd (what a user writes), in row groups
+of about 32 MiB of text, as the job does.
+
+Baseline A, ``decode_html`` (the article the project started from; also the rules ``seed-2026.10``):
+BOM (UTF-8, UTF-16) -> a ``charset=`` regex on the Content-Type header -> a ``<meta ... charset=``
+regex over the first 1024 bytes -> the label map below, else ``codecs.lookup`` -> strict UTF-8 ->
+charset_normalizer's best guess -> cp1252. A declared codec decodes with ``errors="replace"`` (the
+article trusts a declaration); a label Python does not know falls through to the next step.
+
+Baseline B follows Resiliparse's documented recipe: FastWARC's ``record.http_charset`` (the header's
+charset) remapped with ``map_encoding_to_html5``, else ``detect_encoding(body, from_html_meta=True)``
+(meta in the first 1024 bytes, else uchardet), then ``bytes_to_str(body, encoding)`` (which falls
+back to UTF-8 and windows-1252 when the bytes do not decode, and strips a BOM).
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import re
+import sys
+import time
+
+ROW_GROUP_TEXT_BYTES = 32 * 1024 * 1024
+
+# --------------------------------------------------------------------------------------------
+# shared: which records are text, and the Parquet writer both baselines use
+# --------------------------------------------------------------------------------------------
+
+
+def is_text_mime(content_type: str | None) -> bool:
+    """True for the media types the job decodes (text/*, xhtml, xml, +xml)."""
+    if not content_type:
+        return False
+    essence = content_type.split(";", 1)[0].strip().lower()
+    return (
+        essence.startswith("text/")
+        or essence in ("application/xhtml+xml", "application/xml")
+        or essence.endswith("+xml")
+    )
+
+
+class TextParquet:
+    """pyarrow zstd Parquet of (record_id, target_uri, encoding, text), row groups by text bytes."""
+
+    def __init__(self, path: str) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        self._pa = pa
+        self.schema = pa.schema(
+            [
+                ("record_id", pa.string()),
+                ("target_uri", pa.string()),
+                ("encoding", pa.string()),
+                ("text", pa.string()),
+            ]
+        )
+        self.writer = pq.ParquetWriter(path, self.schema, compression="zstd")
+        self.cols: tuple[list, list, list, list] = ([], [], [], [])
+        self.size = 0
+        self.rows = 0
+
+    def write(self, record_id: str, uri: str, encoding: str, text: str) -> None:
+        for col, value in zip(self.cols, (record_id, uri, encoding, text)):
+            col.append(value)
+        self.size += len(text)
+        if self.size >= ROW_GROUP_TEXT_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.cols[0]:
+            arrays = [self._pa.array(c, type=self._pa.string()) for c in self.cols]
+            self.writer.write_table(self._pa.Table.from_arrays(arrays, schema=self.schema))
+            self.rows += len(self.cols[0])
+            self.cols = ([], [], [], [])
+            self.size = 0
+
+    def close(self) -> None:
+        self.flush()
+        self.writer.close()
+
+
+# --------------------------------------------------------------------------------------------
+# baseline A: the seed article's decode_html
+# --------------------------------------------------------------------------------------------
+
+_HEADER_CHARSET = re.compile(r"charset=[\"']?([\w.:-]+)", re.I)
+_META_CHARSET = re.compile(rb"<meta[^>]*?charset=[\"']?([\w.:-]+)", re.I)
+# The article's label map (as issue 3 lists it), applied before codecs.lookup.
+_SEED_LABELS = {
+    "iso-8859-1": "cp1252",
+    "latin1": "cp1252",
+    "ascii": "cp1252",
+    "us-ascii": "cp1252",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "x-gbk": "gb18030",
+    "shift_jis": "cp932",
+    "sjis": "cp932",
+    "x-sjis": "cp932",
+    "windows-31j": "cp932",
+    "euc-kr": "cp949",
+    "ks_c_5601-1987": "cp949",
+    "big5": "big5hkscs",
+}
+
+
+def _seed_codec(label: str) -> str | None:
+    label = label.strip().lower()
+    label = _SEED_LABELS.get(label, label)
+    try:
+        return codecs.lookup(label).name
+    except LookupError:
+        return None
+
+
+def decode_html(body: bytes, content_type: str | None) -> tuple[str, str]:
+    """The seed article's decoder: returns (text, Python codec name)."""
+    if body.startswith(codecs.BOM_UTF8):
+        return body[3:].decode("utf-8", "replace"), "utf-8"
+    if body.startswith(codecs.BOM_UTF16_LE):
+        return body[2:].decode("utf-16-le", "replace"), "utf-16-le"
+    if body.startswith(codecs.BOM_UTF16_BE):
+        return body[2:].decode("utf-16-be", "replace"), "utf-16-be"
+    m = _HEADER_CHARSET.search(content_type or "")
+    if m:
+        codec = _seed_codec(m.group(1))
+        if codec:
+            return body.decode(codec, "replace"), codec
+    m = _META_CHARSET.search(body[:1024])
+    if m:
+        codec = _seed_codec(m.group(1).decode("ascii", "replace"))
+        if codec:
+            return body.decode(codec, "replace"), codec
+    try:
+        return body.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    import charset_normalizer
+
+    best = charset_normalizer.from_bytes(body).best()
+    if best is not None:
+        return str(best), best.encoding
+    return body.decode("cp1252", "replace"), "cp1252"
+
+
+def task_baseline_a(outdir: str, shards: list[str]) -> dict:
+    from warcio.archiveiterator import ArchiveIterator
+
+    n_records = n_text = 0
+    for i, shard in enumerate(shards):
+        out = TextParquet(os.path.join(outdir, f"part-{i:03d}.parquet"))
+        with open(shard, "rb") as fh:
+            for record in ArchiveIterator(fh):
+                n_records += 1
+                if record.rec_type != "response" or record.http_headers is None:
+                    continue
+                ct = record.http_headers.get_header("Content-Type")
+                if not is_text_mime(ct):
+                    continue
+                body = record.content_stream().read()
+                text, codec = decode_html(body, ct)
+                out.write(
+                    record.rec_headers.get_header("WARC-Record-ID"),
+                    record.rec_headers.get_header("WARC-Target-URI"),
+                    codec,
+                    text,
+                )
+                n_text += 1
+        out.close()
+    return {"records": n_records, "text_records": n_text}
+
+
+# --------------------------------------------------------------------------------------------
+# baseline B: FastWARC + Resiliparse
+# --------------------------------------------------------------------------------------------
+
+
+def task_baseline_b(outdir: str, shards: list[str]) -> dict:
+    from fastwarc.warc import ArchiveIterator, WarcRecordType
+    from resiliparse.parse.encoding import bytes_to_str, detect_encoding, map_encoding_to_html5
+
+    n_records = n_text = 0
+    for i, shard in enumerate(shards):
+        out = TextParquet(os.path.join(outdir, f"part-{i:03d}.parquet"))
+        # Only responses, as FastWARC's documentation recommends (the filter skips the other
+        # records without parsing them, so the baseline is as fast as users make it).
+        for record in ArchiveIterator(shard, record_types=WarcRecordType.response):
+            n_records += 1
+            if not record.is_http:
+                continue
+            if not is_text_mime(record.http_content_type):
+                continue
+            body = record.reader.read()
+            charset = record.http_charset
+            if charset:
+                encoding = map_encoding_to_html5(charset)
+            else:
+                encoding = detect_encoding(body, from_html_meta=True)
+            text = bytes_to_str(body, encoding)
+            out.write(record.record_id, record.headers.get("WARC-Target-URI"), encoding, text)
+            n_text += 1
+        out.close()
+    return {"records": n_records, "text_records": n_text}
+
+
+# --------------------------------------------------------------------------------------------
+# floors: inflate only, read only
+# --------------------------------------------------------------------------------------------
+
+
+def _inflate_all(shards: list[str], zlib_mod) -> dict:
+    total = members = 0
+    chunk = 1 << 20
+    for shard in shards:
+        with open(shard, "rb") as fh:
+            d = zlib_mod.decompressobj(31)
+            data = fh.read(chunk)
+            while data:
+                total += len(d.decompress(data))
+                while d.eof:  # one gzip member per record: start the next one on the leftover
+                    members += 1
+                    rest = d.unused_data
+                    d = zlib_mod.decompressobj(31)
+                    if not rest:
+                        break
+                    total += len(d.decompress(rest))
+                data = fh.read(chunk)
+    return {"uncompressed_bytes": total, "gzip_members": members}
+
+
+def task_gzip_zlib(outdir: str, shards: list[str]) -> dict:
+    import zlib
+
+    return _inflate_all(shards, zlib)
+
+
+def task_gzip_isal(outdir: str, shards: list[str]) -> dict:
+    from isal import isal_zlib
+
+    return _inflate_all(shards, isal_zlib)
+
+
+def task_warcio(outdir: str, shards: list[str]) -> dict:
+    from warcio.archiveiterator import ArchiveIterator
+
+    n = size = 0
+    for shard in shards:
+        with open(shard, "rb") as fh:
+            for record in ArchiveIterator(fh):
+                size += len(record.content_stream().read())
+                n += 1
+    return {"records": n, "payload_bytes": size}
+
+
+def task_fastwarc(outdir: str, shards: list[str]) -> dict:
+    from fastwarc.warc import ArchiveIterator
+
+    n = size = 0
+    for shard in shards:
+        for record in ArchiveIterator(shard):
+            size += len(record.reader.read())
+            n += 1
+    return {"records": n, "payload_bytes": size}
+
+
+TASKS = {
+    "gzip-zlib": task_gzip_zlib,
+    "gzip-isal": task_gzip_isal,
+    "warcio": task_warcio,
+    "fastwarc": task_fastwarc,
+    "baseline-a": task_baseline_a,
+    "baseline-b": task_baseline_b,
+}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 3 or argv[0] not in TASKS:
+        print(f"usage: baselines.py {{{','.join(TASKS)}}} OUTDIR SHARD...", file=sys.stderr)
+        return 2
+    task, outdir, shards = argv[0], argv[1], argv[2:]
+    os.makedirs(outdir, exist_ok=True)
+    t0 = time.perf_counter()
+    result = TASKS[task](outdir, shards)
+    result["task_wall_s"] = time.perf_counter() - t0
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
