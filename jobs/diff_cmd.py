@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
@@ -84,4 +83,4 @@ def diff(paths, rules, out, as_json, check, old_key, old_text, old_codec, max_re
         click.echo(format_summary(summary))
     for e in summary.input_errors:
         click.echo(f"error: {e['path']}: {e['error']}", err=True)
-    sys.exit(summary.exit_code(check=check))
+    click.get_current_context().exit(summary.exit_code(check=check))
