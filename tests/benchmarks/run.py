@@ -11,9 +11,9 @@ What it does, in one run:
 
 1. Builds the benchmark crawl with ``../shared/bench/make_bench_warc.py`` (seeded: every machine gets
    the same bytes) of ``--size`` MB of uncompressed WARC (default 300), cached in
-   ``WORKDIR/crawl-<size>mb-seed<seed>/``, and cuts it at capture boundaries into ``--shards`` gzip
-   WARC files (default 4: the job parallelises over input files, as a crawl segment is many files).
-   Every pipeline reads the same shards.
+   ``WORKDIR/crawl-<size>mb-seed<seed>/``; ``--shards N`` cuts it at capture boundaries into N gzip
+   WARC files (default 1: one big WARC, as in issue 9; the job shards each file by byte ranges itself).
+   Every pipeline reads the same files.
 2. Measures each row in its own process, ``--repeat`` times (median): process CPU seconds (user +
    system of the process and of every child it waited for, from ``os.wait4``), wall seconds, and MB/s
    of *uncompressed* WARC (MB = 10**6 bytes; uncompressed size = the inflated gzip members). Rows:
@@ -99,6 +99,8 @@ def shard_crawl(warc: str, out_dir: str, n_shards: int) -> list[str]:
     """
     from fastwarc.warc import ArchiveIterator, WarcRecordType
 
+    if n_shards <= 1:
+        return [warc]
     size = os.path.getsize(warc)
     cuts = [0]
     k = 1
@@ -623,7 +625,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "redecode-bench"),
                     help="where the crawl, the outputs and the results go (default: $TMPDIR/redecode-bench)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per row; the median is reported")
-    ap.add_argument("--shards", type=int, default=4, help="files the crawl is cut into (default 4)")
+    ap.add_argument("--shards", type=int, default=1,
+                    help="files the crawl is cut into at capture boundaries (default 1: one big WARC)")
     ap.add_argument("--only", default=None,
                     help="comma-separated rows to run, of: " + ",".join(ALL_ROWS))
     ap.add_argument("--double", action="store_true",
