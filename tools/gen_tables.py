@@ -18,7 +18,8 @@ Output: one Python module, marked "generated, do not edit", holding
   accepts is compared against the standard's decoder), so the decoder's fast path can prove a Python
   decode identical to the standard's for a given input.
 
-Run: ``python tools/gen_tables.py`` (add ``--check`` to fail when the committed module is stale).
+Run: ``python tools/gen_tables.py`` (~20 s). ``--check`` exits 1 when the committed labels and indexes
+are stale (fast; run by tests/test_labels.py); ``--check-all`` also recomputes the fast-path sets.
 The output depends on the Python version only through the fast-path sets; they are recorded with the
 Python version they were computed on, and the decoder refuses the fast path on any other version.
 """
@@ -127,22 +128,144 @@ def generate(fast_sets: dict[str, object] | None = None) -> str:
     out += [f"    ({p}, 0x{c:04X})," for p, c in ranges]
     out.append(")")
     out.append("")
+    text = "\n".join(out) + "\n"
     if fast_sets is not None:
-        out.append(fast_sets_source(fast_sets))
-    out.append("# fmt: on")
-    return "\n".join(out) + "\n"
+        text += fast_sets_source(fast_sets) + "# fmt: on\n"
+    return text
 
 
-def fast_sets_source(fast_sets: dict[str, object]) -> str:
-    return ""
+# Candidate Python codecs per multi-byte decoder (GBK uses the gb18030 decoder). The generator
+# keeps, per encoding, the candidate that agrees with the standard on the most units.
+CANDIDATES = {
+    "Shift_JIS": ["cp932", "shift_jis", "shift_jis_2004"],
+    "EUC-JP": ["euc_jp", "euc_jis_2004"],
+    "EUC-KR": ["cp949", "euc_kr"],
+    "Big5": ["big5hkscs", "cp950", "big5"],
+    "gb18030": ["gb18030", "gbk"],
+}
+
+
+def _pending(codec: str, prefix: bytes) -> bool:
+    """True if *prefix* is an incomplete but so far valid sequence for *codec*."""
+    dec = codecs.getincrementaldecoder(codec)()
+    try:
+        return dec.decode(prefix, final=False) == ""
+    except UnicodeDecodeError:
+        return False
+
+
+def codec_units(codec: str):
+    """Every unit the codec accepts: a byte string that decodes strictly, none of whose proper
+    prefixes is a complete decode. Yields (unit, decoded text). Lengths 1 to 4."""
+    pending = []
+    for a in range(256):
+        u = bytes([a])
+        try:
+            yield u, u.decode(codec)
+        except UnicodeDecodeError:
+            if _pending(codec, u):
+                pending.append(u)
+    for length in (2, 3, 4):
+        nxt = []
+        for p in pending:
+            if length == 4 and codec in ("gb18030",):
+                # 4-byte gb18030 units end in 0x30..0x39; checked for the first and last prefixes.
+                trail = range(0x30, 0x3A)
+                if p in (pending[0], pending[-1]):
+                    for b in set(range(256)) - set(trail):
+                        assert not _pending(codec, p + bytes([b]))
+                        try:
+                            (p + bytes([b])).decode(codec)
+                            raise AssertionError((codec, p, b))
+                        except UnicodeDecodeError:
+                            pass
+            else:
+                trail = range(256)
+            for b in trail:
+                u = p + bytes([b])
+                try:
+                    yield u, u.decode(codec)
+                except UnicodeDecodeError:
+                    if length < 4 and _pending(codec, u):
+                        nxt.append(u)
+        assert length < 4 or not nxt
+        pending = nxt
+
+
+def compute_fast_sets() -> dict[str, tuple[str, str, int, int]]:
+    """For each multi-byte encoding: (codec, disagreement chars, agreeing units, disagreeing units).
+
+    The disagreement set holds every character of the codec's output for every unit on which the
+    codec and the standard's decoder (``redecode.decode._decode_tokens``, itself tested exhaustively
+    against an independent reference) differ, plus U+FFFD. If a strict decode succeeds and its output
+    holds none of these characters, every unit of the input decoded as the standard decodes it (each
+    such unit leaves the standard's decoder in its initial state), so the outputs are equal.
+    """
+    from redecode.decode import _decode_tokens
+
+    result = {}
+    for name, candidates in CANDIDATES.items():
+        best = None
+        for codec in candidates:
+            agree = 0
+            bad: set[str] = {"\ufffd"}
+            units = 0
+            for u, text in codec_units(codec):
+                units += 1
+                if _decode_tokens(u, name)[0] == text:
+                    agree += 1
+                else:
+                    bad.update(text)
+            print(f"{name:10} {codec:15} units {units:8} agree {agree:8} disagree-chars {len(bad)}", file=sys.stderr)
+            if best is None or agree > best[2]:
+                best = (codec, "".join(sorted(bad)), agree, units - agree)
+        result[name] = best
+    return result
+
+
+def fast_sets_source(fast_sets: dict[str, tuple[str, str, int, int]]) -> str:
+    lines = [
+        "# Fast path: encoding -> (closest Python codec, characters of the codec's output for units on",
+        "# which codec and standard disagree). Computed exhaustively by tools/gen_tables.py with the",
+        "# Python version below; redecode.decode uses the fast path only under that version.",
+        f"FAST_PATH_PYTHON = {tuple(sys.version_info[:2])!r}",
+        "FAST_PATH = {",
+    ]
+    for name, (codec, chars, agree, disagree) in fast_sets.items():
+        lines.append(f"    # {name}: {codec} agrees on {agree} units, disagrees on {disagree}")
+        lines.append(f"    {name!r}: ({codec!r}, (")
+        lines += [f"        {ascii(c)}" for c in _chunks(chars, 24)]
+        lines.append("    )),")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def generate_all() -> str:
+    """Two passes: tables first (the spec decoder needs them), then the fast-path sets."""
+    import types
+
+    base = generate(None) + "# fmt: on\nFAST_PATH_PYTHON = (0, 0)\nFAST_PATH = {}\n"
+    sys.path.insert(0, str(ROOT / "lib"))
+    mod = types.ModuleType("redecode._tables")
+    exec(compile(base, str(OUT), "exec"), mod.__dict__)
+    sys.modules["redecode._tables"] = mod
+    return generate(compute_fast_sets())
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 if the committed module differs")
+    ap.add_argument(
+        "--check", action="store_true", help="exit 1 if the committed labels and indexes are stale (fast)"
+    )
+    ap.add_argument("--check-all", action="store_true", help="also recompute the fast-path sets (~20 s)")
     args = ap.parse_args(argv)
-    text = generate()
     if args.check:
+        if not OUT.read_text("utf-8").startswith(generate(None)):
+            print(f"{OUT} is stale: run python tools/gen_tables.py", file=sys.stderr)
+            return 1
+        return 0
+    text = generate_all()
+    if args.check_all:
         if OUT.read_text("utf-8") != text:
             print(f"{OUT} is stale: run python tools/gen_tables.py", file=sys.stderr)
             return 1

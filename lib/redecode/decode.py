@@ -1,0 +1,556 @@
+"""Encoding Standard decoders, exact to the standard, fast where Python's codecs provably agree.
+
+Spec concept -> function (Encoding Standard, whatwg/encoding @ ``TABLES_REVISION``):
+
+==============================================  ==============================================
+Encoding Standard                               here
+==============================================  ==============================================
+"decode" (BOM sniff, then the decoder)          ``decode(data, encoding)``
+"decode" without its BOM sniff step             ``decode(data, encoding, bom_sniff=False)``
+"BOM sniff"                                     :func:`bom_sniff`
+UTF-8 decoder                                   ``_decode_utf8``
+single-byte decoder (+ the 28 indexes)          ``_decode_single_byte`` (``codecs.charmap_decode``)
+gb18030 decoder (GBK uses it as is)             ``_decode_gb18030``
+Big5 / EUC-JP / Shift_JIS / EUC-KR decoders     ``_decode_tokens`` with a per-encoding token table
+ISO-2022-JP decoder                             ``_decode_iso2022jp``
+replacement decoder                             ``_decode_replacement``
+shared UTF-16 decoder                           ``_decode_utf16``
+x-user-defined decoder                          ``_decode_single_byte`` (table U+F780 + byte - 0x80)
+==============================================  ==============================================
+
+Error mode is always "replacement": each decoder error inserts one U+FFFD and is counted in
+``DecodeResult.errors``; which bytes an error consumes and which are read again ("restore") is exactly
+the standard's (e.g. Shift_JIS ``81 41``-style pairs whose trail is an unmapped ASCII byte yield
+U+FFFD followed by that ASCII character).
+
+How it is fast:
+
+* single-byte encodings and x-user-defined: one ``codecs.charmap_decode`` call (C).
+* UTF-8 / UTF-16: Python's strict decoder when it succeeds (identical by definition of both); else
+  Python's ``replace`` handler for UTF-8 (CPython's UTF-8 decoder replaces maximal subparts exactly as
+  the standard does; pinned by exhaustive tests) and ``surrogatepass`` + a regular expression for UTF-16.
+* Shift_JIS, EUC-JP, EUC-KR, Big5, GBK, gb18030: first, the closest Python codec, strictly, when the
+  output contains none of the characters at which that codec and the standard disagree for some
+  byte sequence (the "disagreement set", computed exhaustively by ``tools/gen_tables.py`` over every
+  unit the codec accepts, for the Python minor version recorded there). Otherwise the spec-exact
+  path: a regular expression splits the input (as Latin-1 text) into runs of ASCII and the standard's
+  decoder "tokens" (a lead byte with the byte it consumes), and a precomputed dict maps every token to
+  its output, all inside C loops (``re.split``, ``map``, ``str.join``).
+
+Deviations: none known. ``bom_sniff=False`` is the "decode without BOM handling" of encoding_rs
+(not a named Encoding Standard algorithm; "UTF-8 decode without BOM" is its UTF-8 case).
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import sys
+from dataclasses import dataclass
+from typing import Callable
+
+from . import _tables
+from .labels import ENCODING_NAMES, get_encoding
+
+__all__ = ["DECODER_VERSION", "TABLES_REVISION", "DecodeResult", "bom_sniff", "decode"]
+
+#: whatwg/encoding revision of the tables (goes into the rules digest).
+TABLES_REVISION: str = _tables.WHATWG_ENCODING_REVISION
+
+#: Bump whenever the output of :func:`decode` can change for some input (goes into the rules digest).
+DECODER_VERSION: str = "1"
+
+_FFFD = "\ufffd"
+_NULL = _tables.NULL
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeResult:
+    """The result of :func:`decode`.
+
+    ``text``: the decoded text (``str``, code points). ``encoding``: the encoding actually used (the
+    BOM's when ``bom_sniff`` found one, else the one asked for), a canonical Encoding Standard name.
+    ``errors``: number of decoder errors, i.e. U+FFFD characters inserted by the decoder (a U+FFFD
+    that the input encodes validly is not counted). ``bom_removed``: whether a BOM was found and
+    removed (also readable as ``bom``).
+    """
+
+    text: str
+    encoding: str
+    errors: int
+    bom_removed: bool
+
+    @property
+    def bom(self) -> bool:
+        """Alias of ``bom_removed``."""
+        return self.bom_removed
+
+
+def bom_sniff(data: bytes) -> str | None:
+    """Encoding Standard "BOM sniff": ``"UTF-8"``, ``"UTF-16BE"``, ``"UTF-16LE"`` or None.
+
+    Looks at the first 3 bytes only: ``EF BB BF``, ``FE FF``, ``FF FE``. No UTF-32.
+    """
+    if data[:3] == b"\xef\xbb\xbf":
+        return "UTF-8"
+    if data[:2] == b"\xfe\xff":
+        return "UTF-16BE"
+    if data[:2] == b"\xff\xfe":
+        return "UTF-16LE"
+    return None
+
+
+def decode(data: bytes, encoding: str, *, bom_sniff: bool = True) -> DecodeResult:
+    """Encoding Standard "decode": *data* (bytes) in *encoding* -> :class:`DecodeResult`.
+
+    *encoding* is a canonical name (``ENCODING_NAMES``); a label is also accepted and resolved with
+    "get an encoding". With ``bom_sniff`` (the default) a UTF-8 or UTF-16 BOM at the start of *data*
+    overrides *encoding* and is removed, as the standard's "decode" does; with ``bom_sniff=False``
+    the decoder runs on *data* as is (a BOM decodes as U+FEFF, or as whatever the encoding makes of
+    those bytes). Never raises for ``bytes`` input and a valid encoding.
+
+    Raises ``LookupError`` if *encoding* is neither a name nor a label of the Encoding Standard.
+    """
+    name = encoding if encoding in _DECODERS else get_encoding(encoding)
+    if name is None:
+        raise LookupError(f"not an Encoding Standard encoding name or label: {encoding!r}")
+    data = bytes(data)
+    bom = False
+    if bom_sniff:
+        sniffed = _bom_sniff(data)
+        if sniffed is not None:
+            name = sniffed
+            data = data[3:] if sniffed == "UTF-8" else data[2:]
+            bom = True
+    text, errors = _DECODERS[name](data, name)
+    return DecodeResult(text, name, errors, bom)
+
+
+_bom_sniff = bom_sniff
+
+
+# --------------------------------------------------------------------------------------------------
+# UTF-8, UTF-16, replacement
+
+
+def _decode_utf8(data: bytes, _name: str) -> tuple[str, int]:
+    try:
+        return data.decode("utf-8"), 0
+    except UnicodeDecodeError:
+        pass
+    # CPython's "replace" emits one U+FFFD per maximal subpart, as the standard's UTF-8 decoder does
+    # (checked exhaustively in tests/test_decode_utf.py). A U+FFFD can only come validly from
+    # EF BF BD, and EF is never consumed as a continuation byte, so every EF BF BD in the input is a
+    # valid U+FFFD.
+    text = data.decode("utf-8", "replace")
+    return text, text.count(_FFFD) - data.count(b"\xef\xbf\xbd")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _decode_utf16(data: bytes, name: str) -> tuple[str, int]:
+    codec = "utf-16-be" if name == "UTF-16BE" else "utf-16-le"
+    try:
+        return data.decode(codec), 0
+    except UnicodeDecodeError:
+        pass
+    odd = len(data) & 1
+    # surrogatepass keeps unpaired surrogates as lone code points; valid pairs are combined by the
+    # decoder itself. The standard turns each unpaired surrogate into one U+FFFD.
+    text = data[: len(data) - odd].decode(codec, "surrogatepass")
+    if odd:
+        # End of queue with a pending byte: one error. If a lead surrogate is also pending (the last
+        # whole code unit is an unpaired lead surrogate), the standard clears both with ONE error.
+        if text and "\ud800" <= text[-1] <= "\udbff":
+            text = text[:-1]
+        text += _FFFD
+        errors = 1
+    else:
+        errors = 0
+    text, n = _SURROGATE.subn(_FFFD, text)
+    return text, errors + n
+
+
+def _decode_replacement(data: bytes, _name: str) -> tuple[str, int]:
+    # One error for the whole (non-empty) input, then finished.
+    return (_FFFD, 1) if data else ("", 0)
+
+
+# --------------------------------------------------------------------------------------------------
+# Single-byte encodings and x-user-defined: charmap tables (U+FFFE = undefined for charmap_decode)
+
+_ASCII = "".join(map(chr, range(128)))
+_CHARMAPS: dict[str, str] = {name: _ASCII + high for name, high in _tables.SINGLE_BYTE.items()}
+_CHARMAPS["x-user-defined"] = _ASCII + "".join(chr(0xF780 + b) for b in range(128))
+
+
+def _decode_single_byte(data: bytes, name: str) -> tuple[str, int]:
+    # windows-1252 maps 0x81 to U+0081 (the index has it); Python's cp1252 has no mapping, so the
+    # index, not cp1252, is the table. No index maps to U+FFFD, so every U+FFFD is an error.
+    text, _ = codecs.charmap_decode(data, "replace", _CHARMAPS[name])
+    return text, text.count(_FFFD) if not text.isascii() else 0
+
+
+# --------------------------------------------------------------------------------------------------
+# Multi-byte encodings: token tables
+
+
+def _trail_error(b: int) -> str:
+    # A lead byte followed by a byte that makes no character: error; an ASCII byte is restored and
+    # read again (it then decodes as itself in every one of these decoders), any other byte is
+    # consumed by the error.
+    return _FFFD + chr(b) if b < 0x80 else _FFFD
+
+
+def _index_at(index: str, pointer: int | None) -> str | None:
+    if pointer is None or pointer >= len(index):
+        return None
+    c = index[pointer]
+    return None if c == _NULL else c
+
+
+def _lead_table(leads: range | list[int], pair: Callable[[int, int], str | None]) -> dict[str, str]:
+    table: dict[str, str] = {}
+    for lead in leads:
+        table[chr(lead)] = _FFFD  # lead byte then end of queue
+        for b in range(256):
+            out = pair(lead, b)
+            table[chr(lead) + chr(b)] = _trail_error(b) if out is None else out
+    return table
+
+
+def _build_shift_jis() -> dict[str, str]:
+    jis = _tables.INDEX_JIS0208
+
+    def pair(lead: int, b: int) -> str | None:
+        offset = 0x40 if b < 0x7F else 0x41
+        lead_offset = 0x81 if lead < 0xA0 else 0xC1
+        pointer = None
+        if 0x40 <= b <= 0x7E or 0x80 <= b <= 0xFC:
+            pointer = (lead - lead_offset) * 188 + b - offset
+        if pointer is not None and 8836 <= pointer <= 10715:
+            return chr(0xE000 - 8836 + pointer)  # EUDC
+        return _index_at(jis, pointer)
+
+    table = _lead_table([*range(0x81, 0xA0), *range(0xE0, 0xFD)], pair)
+    table["\x80"] = "\x80"
+    for b in range(0xA1, 0xE0):
+        table[chr(b)] = chr(0xFF61 - 0xA1 + b)
+    for b in (0xA0, 0xFD, 0xFE, 0xFF):
+        table[chr(b)] = _FFFD
+    return table
+
+
+_BIG5_SPECIAL = {1133: "\u00ca\u0304", 1135: "\u00ca\u030c", 1164: "\u00ea\u0304", 1166: "\u00ea\u030c"}
+
+
+def _build_big5() -> dict[str, str]:
+    big5 = _tables.INDEX_BIG5
+
+    def pair(lead: int, b: int) -> str | None:
+        offset = 0x40 if b < 0x7F else 0x62
+        pointer = None
+        if 0x40 <= b <= 0x7E or 0xA1 <= b <= 0xFE:
+            pointer = (lead - 0x81) * 157 + (b - offset)
+        if pointer in _BIG5_SPECIAL:
+            return _BIG5_SPECIAL[pointer]
+        return _index_at(big5, pointer)
+
+    table = _lead_table(range(0x81, 0xFF), pair)
+    table["\x80"] = table["\xff"] = _FFFD
+    return table
+
+
+def _build_euc_kr() -> dict[str, str]:
+    euc_kr = _tables.INDEX_EUC_KR
+
+    def pair(lead: int, b: int) -> str | None:
+        pointer = (lead - 0x81) * 190 + (b - 0x41) if 0x41 <= b <= 0xFE else None
+        return _index_at(euc_kr, pointer)
+
+    table = _lead_table(range(0x81, 0xFF), pair)
+    table["\x80"] = table["\xff"] = _FFFD
+    return table
+
+
+def _build_euc_jp() -> dict[str, str]:
+    jis0208 = _tables.INDEX_JIS0208
+    jis0212 = _tables.INDEX_JIS0212
+
+    def pair(lead: int, b: int) -> str | None:
+        if lead == 0x8E:
+            return chr(0xFF61 - 0xA1 + b) if 0xA1 <= b <= 0xDF else None
+        if lead == 0x8F:
+            # 8F followed by A1..FE is a three-byte token (below); only reached at end of input.
+            return _FFFD if 0xA1 <= b <= 0xFE else None
+        if 0xA1 <= b <= 0xFE:
+            return _index_at(jis0208, (lead - 0xA1) * 94 + b - 0xA1)
+        return None
+
+    table = _lead_table([0x8E, 0x8F, *range(0xA1, 0xFF)], pair)
+    for second in range(0xA1, 0xFF):
+        prefix = "\x8f" + chr(second)
+        for b in range(256):
+            out = _index_at(jis0212, (second - 0xA1) * 94 + b - 0xA1) if 0xA1 <= b <= 0xFE else None
+            table[prefix + chr(b)] = _trail_error(b) if out is None else out
+    for b in [*range(0x80, 0x8E), *range(0x90, 0xA1), 0xFF]:
+        table[chr(b)] = _FFFD
+    return table
+
+
+def gb18030_ranges_code_point(pointer: int) -> int | None:
+    """Encoding Standard "index gb18030 ranges code point" for *pointer*, or None (null)."""
+    if 39419 < pointer < 189000 or pointer > 1237575:
+        return None
+    if pointer == 7457:
+        return 0xE7C7
+    ranges = _tables.INDEX_GB18030_RANGES
+    lo, hi = 0, len(ranges)
+    while hi - lo > 1:  # last range start <= pointer
+        mid = (lo + hi) // 2
+        if ranges[mid][0] <= pointer:
+            lo = mid
+        else:
+            hi = mid
+    offset, cp_offset = ranges[lo]
+    return cp_offset + pointer - offset
+
+
+class _GB18030Table(dict):
+    """Token -> output; four-byte tokens and end-of-input tokens are computed on first use."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: str) -> str:
+        if key[-1] == _EOF:
+            return _FFFD  # a lead (and digit, and second lead) cut by the end of input: one error
+        b1, b2, b3, b4 = map(ord, key)
+        pointer = (b1 - 0x81) * 12600 + (b2 - 0x30) * 1260 + (b3 - 0x81) * 10 + b4 - 0x30
+        cp = gb18030_ranges_code_point(pointer)
+        out = _FFFD if cp is None else chr(cp)
+        self[key] = out
+        return out
+
+
+def _build_gb18030() -> dict[str, str]:
+    gb = _tables.INDEX_GB18030
+
+    def pair(lead: int, b: int) -> str | None:
+        offset = 0x40 if b < 0x7F else 0x41
+        if 0x40 <= b <= 0x7E or 0x80 <= b <= 0xFE:
+            return _index_at(gb, (lead - 0x81) * 190 + (b - offset))
+        # 0x30..0x39 here: the four-byte pattern did not complete; the standard restores the digit
+        # (and what followed) and errors once, which the token "lead digit" -> U+FFFD digit matches.
+        return None
+
+    table = _GB18030Table(_lead_table(range(0x81, 0xFF), pair))
+    table["\x80"] = "\u20ac"
+    table["\xff"] = _FFFD
+    return table
+
+
+# The end-of-input marker appended to the Latin-1 view of the input (never a Latin-1 character).
+_EOF = "\u0100"
+
+_PATTERNS = {
+    "Shift_JIS": "[\x81-\x9f\xe0-\xfc][\x00-\xff]?|[\x80\xa0-\xdf\xfd-\xff]",
+    "Big5": "[\x81-\xfe][\x00-\xff]?|[\x80\xff]",
+    "EUC-KR": "[\x81-\xfe][\x00-\xff]?|[\x80\xff]",
+    "EUC-JP": "\x8f[\xa1-\xfe][\x00-\xff]?|[\x8e\x8f\xa1-\xfe][\x00-\xff]?|[\x80-\x8d\x90-\xa0\xff]",
+    "gb18030": (
+        "[\x81-\xfe][\x30-\x39][\x81-\xfe][\x30-\x39]"
+        "|[\x81-\xfe][\x30-\x39][\x81-\xfe]?\u0100"
+        "|[\x81-\xfe][\x00-\xff]?"
+        "|[\x80\xff]"
+    ),
+}
+_BUILDERS: dict[str, Callable[[], dict[str, str]]] = {
+    "Shift_JIS": _build_shift_jis,
+    "Big5": _build_big5,
+    "EUC-KR": _build_euc_kr,
+    "EUC-JP": _build_euc_jp,
+    "gb18030": _build_gb18030,
+}
+_TOKENIZERS: dict[str, tuple[re.Pattern[str], dict[str, str]]] = {}
+
+
+def _tokenizer(name: str) -> tuple[re.Pattern[str], dict[str, str]]:
+    try:
+        return _TOKENIZERS[name]
+    except KeyError:
+        pass
+    tok = (re.compile("(" + _PATTERNS[name] + ")"), _BUILDERS[name]())
+    _TOKENIZERS[name] = tok
+    return tok
+
+
+def _decode_tokens(data: bytes, name: str) -> tuple[str, int]:
+    """Spec-exact decode of a stateless multi-byte encoding via token split + table."""
+    pattern, table = _tokenizer(name)
+    # Latin-1 maps byte b to code point b, so the regex and the table work on code points = bytes.
+    # re.split with one group gives [ascii, token, ascii, token, ..., ascii]; ASCII bytes decode as
+    # themselves in these encodings (outside a token).
+    parts = pattern.split(data.decode("latin-1") + _EOF)
+    tokens = parts[1::2]
+    legit = tokens.count("\x84\x31\xa4\x37") if name == "gb18030" else 0  # valid U+FFFD in gb18030
+    parts[1::2] = map(table.__getitem__, tokens)
+    last = parts[-1]
+    if last and last[-1] == _EOF:
+        parts[-1] = last[:-1]
+    text = "".join(parts)
+    return text, text.count(_FFFD) - legit
+
+
+# Fast path: the closest Python codec, strictly, when its output has no character of the
+# disagreement set computed by tools/gen_tables.py (only valid for the Python minor version it was
+# computed with).
+_FAST_OK = tuple(sys.version_info[:2]) == tuple(_tables.FAST_PATH_PYTHON)
+_FAST: dict[str, tuple[str, re.Pattern[str]]] = {}
+
+
+def _char_class(chars: str) -> str:
+    out = []
+    cps = sorted(set(map(ord, chars)))
+    i = 0
+    while i < len(cps):
+        j = i
+        while j + 1 < len(cps) and cps[j + 1] == cps[j] + 1:
+            j += 1
+        lo, hi = cps[i], cps[j]
+        out.append(re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}")
+        i = j + 1
+    return "[" + "".join(out) + "]"
+
+
+if _FAST_OK:
+    _FAST = {name: (codec, re.compile(_char_class(chars))) for name, (codec, chars) in _tables.FAST_PATH.items()}
+
+
+def _decode_multibyte(data: bytes, name: str) -> tuple[str, int]:
+    key = "gb18030" if name == "GBK" else name  # the GBK decoder is the gb18030 decoder
+    if data.isascii():
+        return data.decode("ascii"), 0
+    fast = _FAST.get(key)
+    if fast is not None:
+        codec, disagree = fast
+        try:
+            text = data.decode(codec)
+        except UnicodeDecodeError:
+            pass
+        else:
+            if disagree.search(text) is None:
+                return text, 0
+    return _decode_tokens(data, key)
+
+
+# --------------------------------------------------------------------------------------------------
+# ISO-2022-JP
+
+_ASCII_ERR = re.compile("[\x0e\x0f\x80-\xff]")
+_ROMAN_MAP = {0x5C: "\u00a5", 0x7E: "\u203e"}
+_KATAKANA_ERR = re.compile("[^\x21-\x5f]")
+_KATAKANA_MAP = {b: 0xFF61 - 0x21 + b for b in range(0x21, 0x60)}
+
+_ASCII_STATE, _ROMAN, _KATAKANA, _LEAD = range(4)
+_ESCAPES = {b"(B": _ASCII_STATE, b"(J": _ROMAN, b"(I": _KATAKANA, b"$@": _LEAD, b"$B": _LEAD}
+
+
+def _iso2022jp_segment(seg: bytes, state: int) -> tuple[str, int]:
+    """Decode an ESC-free run in *state*; returns (text, errors). Ends in the same state (a lead
+    byte cut by the run's end is an error either way: ESC in trailing byte state, or end of queue)."""
+    s = seg.decode("latin-1")
+    if state == _ASCII_STATE:
+        return _ASCII_ERR.subn(_FFFD, s)
+    if state == _ROMAN:
+        s, n = _ASCII_ERR.subn(_FFFD, s)
+        return s.translate(_ROMAN_MAP), n
+    if state == _KATAKANA:
+        s, n = _KATAKANA_ERR.subn(_FFFD, s)
+        return s.translate(_KATAKANA_MAP), n
+    jis = _tables.INDEX_JIS0208
+    out: list[str] = []
+    errors = 0
+    i, end = 0, len(seg)
+    while i < end:
+        lead = seg[i]
+        if not 0x21 <= lead <= 0x7E:
+            out.append(_FFFD)
+            errors += 1
+            i += 1
+            continue
+        if i + 1 == end:  # trailing byte state meets ESC or end of queue
+            out.append(_FFFD)
+            errors += 1
+            break
+        b = seg[i + 1]
+        i += 2
+        c = _index_at(jis, (lead - 0x21) * 94 + b - 0x21) if 0x21 <= b <= 0x7E else None
+        if c is None:  # the trailing byte is consumed either way
+            out.append(_FFFD)
+            errors += 1
+        else:
+            out.append(c)
+    return "".join(out), errors
+
+
+def _decode_iso2022jp(data: bytes, _name: str) -> tuple[str, int]:
+    if data.isascii() and b"\x1b" not in data and b"\x0e" not in data and b"\x0f" not in data:
+        return data.decode("ascii"), 0
+    out: list[str] = []
+    errors = 0
+    state = output_state = _ASCII_STATE
+    output = False  # "ISO-2022-JP output": true right after an escape sequence
+    i, n = 0, len(data)
+    while True:
+        j = data.find(b"\x1b", i)
+        seg = data[i:] if j < 0 else data[i:j]
+        if seg:
+            text, e = _iso2022jp_segment(seg, state)
+            out.append(text)
+            errors += e
+            output = False
+        if j < 0:
+            break
+        # Escape start at j.
+        esc = data[j + 1 : j + 3]
+        new = _ESCAPES.get(esc) if len(esc) == 2 else None
+        if new is not None:
+            state = output_state = new
+            if output:  # two escape sequences in a row
+                out.append(_FFFD)
+                errors += 1
+            output = True
+            i = j + 3
+            continue
+        # Not an escape sequence: error, and the bytes after ESC are read again in the output state.
+        out.append(_FFFD)
+        errors += 1
+        output = False
+        state = output_state
+        i = j + 1
+        if i >= n:
+            break
+    return "".join(out), errors
+
+
+_DECODERS: dict[str, Callable[[bytes, str], tuple[str, int]]] = {}
+for _name in ENCODING_NAMES:
+    if _name in _CHARMAPS:
+        _DECODERS[_name] = _decode_single_byte
+_DECODERS.update(
+    {
+        "UTF-8": _decode_utf8,
+        "UTF-16BE": _decode_utf16,
+        "UTF-16LE": _decode_utf16,
+        "replacement": _decode_replacement,
+        "ISO-2022-JP": _decode_iso2022jp,
+        "Shift_JIS": _decode_multibyte,
+        "EUC-JP": _decode_multibyte,
+        "EUC-KR": _decode_multibyte,
+        "Big5": _decode_multibyte,
+        "GBK": _decode_multibyte,
+        "gb18030": _decode_multibyte,
+    }
+)
+assert set(_DECODERS) == set(ENCODING_NAMES), set(ENCODING_NAMES) ^ set(_DECODERS)
