@@ -19,7 +19,7 @@ def _key(value: str) -> tuple[str, str]:
 
 
 @click.command(name="diff")
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1, required=True, metavar="OLD NEW | INPUT...")
 @click.option("--rules", "rules", multiple=True,
               help="Twice: diff rules A against rules B over the INPUT archives (no run needed).")
 @click.option("--out", type=click.Path(file_okay=False),
@@ -34,10 +34,12 @@ def _key(value: str) -> tuple[str, str]:
                                   "default: try latin-1 and cp1252).")
 @click.option("--max-record-bytes", type=click.IntRange(min=1), default=None,
               help="With --rules: cap on a decoded payload in bytes (default 64 MiB).")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="With --rules: inputs diffed in parallel processes.")
 @click.option("--examples", type=click.IntRange(min=0), default=10, show_default=True,
               help="Changed records shown in the summary.")
 def diff(paths, rules, out, as_json, check, old_key, old_text, old_codec, max_record_bytes,
-         examples) -> None:
+         workers, examples) -> None:
     """Compare two decodes: OLD NEW run directories, or --rules A --rules B INPUT...
 
     \b
@@ -62,7 +64,8 @@ def diff(paths, rules, out, as_json, check, old_key, old_text, old_codec, max_re
             if old_key or old_text or old_codec:
                 raise click.UsageError("--old-key/--old-text/--old-codec compare run outputs, not --rules")
             summary = diff_rules(list(paths), rules[0], rules[1], out=out,
-                                 max_record_bytes=max_record_bytes, examples=examples)
+                                 max_record_bytes=max_record_bytes, workers=workers,
+                                 examples=examples)
         else:
             if len(paths) != 2:
                 raise click.UsageError("give OLD and NEW (or --rules A --rules B INPUT...)")

@@ -815,6 +815,26 @@ def _unmatched(con, side: str, category: str, external: ExternalOld | None) -> l
 # Two rule sets over archives, one pass
 
 
+def _diff_input(path: str, old_rules, new_rules, limit: int) -> tuple[list[dict], dict | None]:
+    """Diff rows of one archive: each record read once, turned into a row by both rule sets."""
+    from .archive import ArchiveError, iter_records  # noqa: PLC0415
+    from .job import ROW_RECORD_TYPES, record_row  # noqa: PLC0415
+    from .rules import get_rules  # noqa: PLC0415
+
+    ra = get_rules(old_rules) if isinstance(old_rules, str) else old_rules
+    rb = get_rules(new_rules) if isinstance(new_rules, str) else new_rules
+    rows: list[dict] = []
+    try:
+        for record in iter_records(path, max_record_bytes=limit):
+            if record.record_type not in ROW_RECORD_TYPES:
+                continue
+            rows.append(diff_pair(record_row(record, ra), record_row(record, rb),
+                                  matched_on="offset"))
+    except ArchiveError as exc:
+        return rows, {"path": path, "error": str(exc)}
+    return rows, None
+
+
 def diff_rules(
     inputs: Sequence[str],
     old_rules,
@@ -822,41 +842,51 @@ def diff_rules(
     *,
     out: str | None = None,
     max_record_bytes: int | None = None,
+    workers: int = 1,
     examples: int = 10,
 ) -> DiffSummary:
     """Decode every row record of *inputs* with *old_rules* and *new_rules* and diff the rows.
 
     *inputs*: archive paths, directories or globs (expanded as ``redecode run`` does). Rules are
     :class:`redecode.rules.Rules` or names. Each record is read once and given to both rule sets;
-    nothing but the diff (``out/diff.parquet``, when *out* is given) is written. An archive that
-    cannot be read to its end keeps the pairs read so far and is listed in ``input_errors``
+    nothing but the diff (``out/diff.parquet``, when *out* is given) is written. *workers* > 1
+    diffs that many inputs in parallel processes (rules must then be registered names). An archive
+    that cannot be read to its end keeps the pairs read so far and is listed in ``input_errors``
     (:meth:`DiffSummary.exit_code` is then 1). Raises :class:`DiffError` for an unknown rules name
     or when no input is found.
     """
-    from .archive import ArchiveError, iter_inputs, iter_records  # noqa: PLC0415
-    from .job import DEFAULT_MAX_RECORD_BYTES, ROW_RECORD_TYPES, record_row  # noqa: PLC0415
+    from .archive import iter_inputs  # noqa: PLC0415
+    from .job import DEFAULT_MAX_RECORD_BYTES  # noqa: PLC0415
     from .rules import get_rules  # noqa: PLC0415
 
     try:
         ra = get_rules(old_rules) if isinstance(old_rules, str) else old_rules
         rb = get_rules(new_rules) if isinstance(new_rules, str) else new_rules
     except (KeyError, ValueError) as exc:
-        raise DiffError(f"unknown rules: {exc}") from exc
-    paths = list(iter_inputs(list(inputs)))
+        raise DiffError(f"unknown rules: {exc.args[0] if exc.args else exc}") from exc
+    try:
+        paths = list(iter_inputs(list(inputs)))
+    except (OSError, ValueError) as exc:
+        raise DiffError(str(exc)) from exc
     if not paths:
         raise DiffError(f"no archives found in {', '.join(inputs)}")
     limit = max_record_bytes or DEFAULT_MAX_RECORD_BYTES
     rows: list[dict] = []
     errors: list[dict] = []
-    for path in paths:
-        try:
-            for record in iter_records(path, max_record_bytes=limit):
-                if record.record_type not in ROW_RECORD_TYPES:
-                    continue
-                rows.append(diff_pair(record_row(record, ra), record_row(record, rb),
-                                      matched_on="offset"))
-        except ArchiveError as exc:
-            errors.append({"path": path, "error": str(exc)})
+    if workers > 1 and len(paths) > 1:
+        import concurrent.futures as cf  # noqa: PLC0415
+        import multiprocessing  # noqa: PLC0415
+
+        ctx = multiprocessing.get_context("spawn")
+        with cf.ProcessPoolExecutor(max_workers=min(workers, len(paths)), mp_context=ctx) as pool:
+            results = list(pool.map(_diff_input, paths, [ra.name] * len(paths),
+                                    [rb.name] * len(paths), [limit] * len(paths)))
+    else:
+        results = [_diff_input(p, ra, rb, limit) for p in paths]
+    for part_rows, error in results:
+        rows.extend(part_rows)
+        if error:
+            errors.append(error)
     table = pa.Table.from_pylist(rows, schema=DIFF_SCHEMA)
     return _finish(table, old=ra.name, new=rb.name, out=out, examples=examples,
                    input_errors=errors)
