@@ -863,7 +863,7 @@ def diff_rules(
         ra = get_rules(old_rules) if isinstance(old_rules, str) else old_rules
         rb = get_rules(new_rules) if isinstance(new_rules, str) else new_rules
     except (KeyError, ValueError) as exc:
-        raise DiffError(f"unknown rules: {exc.args[0] if exc.args else exc}") from exc
+        raise DiffError(str(exc.args[0]) if exc.args else f"unknown rules: {exc}") from exc
     try:
         paths = list(iter_inputs(list(inputs)))
     except (OSError, ValueError) as exc:
