@@ -1,0 +1,591 @@
+"""In-document encoding declarations: the ``<meta>`` prescan, Chromium's late-meta scan, and the
+XML declaration.
+
+Spec concept -> function:
+
+=====================================================================  =======================
+HTML Standard (https://html.spec.whatwg.org/multipage/parsing.html)    here
+=====================================================================  =======================
+"prescan a byte stream to determine its encoding" (first 1024 bytes)   :func:`prescan`
+"get an attribute" (the prescan's attribute reader)                    ``_attributes``
+"algorithm for extracting a character encoding from a meta element"    :func:`extract_meta_charset`
+Chromium ``HTMLMetaCharsetParser`` (meta past 1024 bytes while in      :func:`head_scan`
+  the head)
+"get an XML encoding" and the prescan's UTF-16 ``<?x`` step            :func:`xml_declaration`
+=====================================================================  =======================
+
+All offsets are byte offsets into the payload. Labels are reported *as found*: the bytes of the
+attribute value (or of the part of ``content`` after ``charset=``), isomorphic-decoded (latin-1),
+case and surrounding whitespace kept; the encoding is Encoding Standard "get an encoding" of that
+label (:func:`redecode.labels.get_encoding`), WHATWG name.
+
+How it scans. The prescan is a byte-level state machine over the window: markup constructs are
+recognised byte by byte at each ``<`` exactly as the standard lists them (``<!--``, ``<meta``
+followed by whitespace or ``/``, ``<``/``</`` + ASCII letter, ``<!``, ``</``, ``<?``), and
+"get an attribute" is followed step for step. ``bytes.find`` only jumps over stretches whose
+bytes the algorithm ignores (text up to the next ``<``, a comment up to ``-->``, a quoted value
+up to its closing quote). A tag that is not a ``<meta>`` containing the letters ``charset`` (in
+any case) is only *skipped*, by :func:`_tag_end`, which finds where "get an attribute" would end
+that tag without building names and values (a ``<meta>`` without ``charset`` cannot declare:
+both the ``charset`` attribute and the ``content`` pragma need those letters). Every loop
+advances, and every ``find`` starts past the previous one, so the work is linear in the input
+(``tests/test_prescan.py`` counts it on 10 MB adversarial inputs).
+
+Chromium (measured with version 156, see ``tests/data/html5lib/chromium-156.jsonl``) tokenizes
+instead of prescanning. The one difference that changes results on real pages is followed here:
+
+* **Raw text.** After a start tag ``<title>``, ``<textarea>``, ``<script>`` or ``<style>`` the
+  bytes up to the matching end tag (``</name`` followed by whitespace, ``/`` or ``>``, ASCII
+  case-insensitive) are text, so a ``<meta>`` there is no declaration
+  (``<script>var s = "<meta charset=koi8-r>";</script>``). Measured: html5lib-tests
+  ``tests1.dat`` cases 54 (``<script>``), 55 (``<script type="text/plain">``) and 56
+  (``<style>``). Not measured, taken from Chromium's tokenizer source
+  (``HTMLTokenizer::SpeculativeStateForTag``, which ``HTMLMetaCharsetParser`` calls): ``<xmp>``,
+  ``<iframe>``, ``<noembed>``, ``<noframes>`` are raw text the same way, and ``<plaintext>``
+  makes the rest of the document text. ``<noscript>`` is *not* raw text there (the meta
+  parser's tokenizer runs with scripting off), so a meta inside ``<noscript>`` counts.
+* **Tag names** end at whitespace, ``/`` or ``>`` (tokenizer), where the prescan's generic-tag
+  step would run a name on to the next whitespace or ``>``: ``<a/b="x>y">`` is one tag.
+
+Deviations (from the HTML Standard's prescan):
+    * The raw-text rule and tag-name end above (Chromium). Pinned by ``test_html5lib_encoding``
+      (cases 54-56) and ``test_prescan.py::test_raw_text_*``.
+    * A ``<meta>`` cut by the end of the window (or of the payload) is not a declaration, and its
+      partial label is never looked up; the standard's prescan also fails there. Pinned by
+      ``test_prescan.py::test_label_cut_by_window``.
+    * :func:`head_scan` goes past the window (Chromium; the standard lets a user agent choose its
+      end condition). Pinned by the html5lib cases with a meta beyond byte 1024.
+    * Not followed from Chromium's tokenizer (unmeasured, rare): character references in
+      attribute values (``charset=&#x75;tf-8``) are not decoded; ``--!>`` does not end a comment;
+      ``<!--`` inside ``<script>`` (script data escape states) is not tracked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .labels import get_encoding
+
+__all__ = [
+    "UNCONDITIONAL_BYTES",
+    "WINDOW",
+    "MetaResult",
+    "XmlDeclResult",
+    "extract_meta_charset",
+    "head_scan",
+    "prescan",
+    "xml_declaration",
+]
+
+#: The prescan window: the HTML Standard encourages user agents to prescan the first 1024 bytes.
+WINDOW = 1024
+#: Chromium's ``kBytesToCheckUnconditionally``: metas are honoured anywhere before this offset;
+#: after it, only while nothing but head content has been seen.
+UNCONDITIONAL_BYTES = 1024
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MetaResult:
+    """What the meta scan found.
+
+    ``encoding`` is the WHATWG name the declaring meta gives, after the prescan's remaps
+    (UTF-16BE/LE -> UTF-8, x-user-defined -> windows-1252); ``remapped_from`` is the name before
+    the remap, else None. ``label`` is the raw label as found, ``offset`` the byte offset of the
+    meta's ``<`` and ``end`` the offset just past its ``>``; ``pragma`` is True when the label
+    came from ``http-equiv="Content-Type"`` + ``content``, False for a ``charset`` attribute.
+    ``ignored`` holds, in document order, the raw labels of metas that would have declared an
+    encoding had their label named one (e.g. ``<meta charset="foo">``).
+
+    When no meta names a known encoding but some named an unknown one, the result has
+    ``encoding``, ``label``, ``offset``, ``end``, ``pragma`` all None and a non-empty ``ignored``.
+    """
+
+    encoding: str | None
+    label: str | None
+    offset: int | None
+    end: int | None
+    pragma: bool | None
+    remapped_from: str | None = None
+    ignored: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class XmlDeclResult:
+    """An XML declaration's encoding.
+
+    ``label`` is the raw ``encoding="..."`` value (None for the UTF-16 ``<?x`` patterns, whose
+    name the standard does not read); ``encoding`` is its WHATWG name (None for an unknown
+    label), after the UTF-16 -> UTF-8 remap for an ASCII-readable declaration
+    (``remapped_from`` then says which); ``utf16`` is True when the bytes themselves are the
+    UTF-16 form ``<\\0?\\0x\\0`` / ``\\0<\\0?\\0x``.
+    """
+
+    encoding: str | None
+    label: str | None
+    remapped_from: str | None = None
+    utf16: bool = False
+
+
+_WS_BYTES = b"\t\n\x0c\r "
+_WS = frozenset(_WS_BYTES)
+_WS_GT = _WS | {0x3E}
+_TAGNAME_END = _WS | {0x2F, 0x3E}  # tokenizer "tag name state" ends at whitespace, "/", ">"
+_ATTRNAME_END = _WS | {0x2F, 0x3E, 0x3D}
+_ATTR_START = _WS | {0x2F}  # "<meta" must be followed by one of these
+_ALPHA = frozenset(range(0x41, 0x5B)) | frozenset(range(0x61, 0x7B))
+_QUOTES = {0x22: b'"', 0x27: b"'"}
+_LT_RUN = b"<" * 64
+
+# Start tags after which Chromium's tokenizer is in RCDATA / RAWTEXT / script data state.
+_RAW_TEXT = frozenset((b"title", b"textarea", b"script", b"style", b"xmp", b"iframe", b"noembed", b"noframes"))
+# HTMLMetaCharsetParser: tags that keep it "in the head section" (start tags also html, head).
+_HEAD_END_TAGS = frozenset((b"script", b"noscript", b"style", b"link", b"meta", b"object", b"title", b"base"))
+_HEAD_START_TAGS = _HEAD_END_TAGS | {b"html", b"head"}
+
+_REMAP = {"UTF-16LE": "UTF-8", "UTF-16BE": "UTF-8", "x-user-defined": "windows-1252"}
+
+
+def _isomorphic(b: bytes) -> str:
+    return b.decode("latin-1")
+
+
+def _skip_ws(d: bytes, j: int, n: int) -> int:
+    """First index >= *j* (< *n*) that is not ASCII whitespace, or *n*. C-speed on long runs."""
+    while j < n and d[j] in _WS:
+        chunk = d[j : min(n, j + 256)]
+        j += len(chunk) - len(chunk.lstrip(_WS_BYTES))
+    return j
+
+
+def _find_ws_or_gt(d: bytes, j: int, gt: int) -> int:
+    """First index in [*j*, *gt*) holding ASCII whitespace, else *gt* (the next ``>``)."""
+    end = min(gt, j + 24)
+    while j < end:  # short values: a plain loop is cheapest
+        if d[j] in _WS:
+            return j
+        j += 1
+    if j >= gt:
+        return gt
+    best = gt
+    for w in (b" ", b"\n", b"\t", b"\r", b"\x0c"):
+        k = d.find(w, j, best)
+        if k >= 0:
+            best = k
+    return best
+
+
+def _tag_end(d: bytes, i: int, gt: int) -> int:
+    """Where "get an attribute", repeated from *i*, ends a tag: the index of its ``>``, or -1
+    if the bytes run out first. *gt* is the first ``>`` at or after *i* (or -1, or any value
+    below *i* to have it searched).
+
+    Only the ``=`` that introduce values matter (a quote opens a value only right after one, and
+    only a quoted value can hide a ``>``). An ``=`` introduces a value unless it is the first
+    byte of an attribute name (after whitespace/``/`` with no name pending, or after a ``/``).
+    ``lo`` is the start of the current run of names/whitespace/slashes (no value inside).
+    """
+    n = len(d)
+    lo = i
+    while True:
+        if gt < i:
+            gt = d.find(b">", i)
+            if gt < 0:
+                return -1
+        eq = d.find(b"=", i, gt)
+        if eq < 0:
+            return gt
+        k = eq - 1
+        if k >= lo and d[k] in _WS:
+            seg = d[lo:eq]
+            k = lo + len(seg.rstrip(_WS_BYTES)) - 1
+        if k < lo or d[k] == 0x2F:
+            # "=" with no attribute name pending: it starts a name (get an attribute, step 4).
+            lo = eq
+            i = eq + 1
+            continue
+        j = _skip_ws(d, eq + 1, n)
+        if j >= n:
+            return -1
+        c = d[j]
+        if c == 0x22 or c == 0x27:
+            close = d.find(_QUOTES[c], j + 1)
+            if close < 0:
+                return -1
+            lo = i = close + 1
+        elif c == 0x3E:
+            return j
+        else:
+            # Unquoted value: runs to whitespace or ">" (which is gt: j <= gt here).
+            lo = i = _find_ws_or_gt(d, j + 1, gt)
+            if i == gt:
+                return gt
+
+
+def _attributes(d: bytes, i: int, end: int) -> list[tuple[bytes, int, int]]:
+    """HTML "get an attribute", repeated from *i* until it finds none, over a tag whose ``>`` is
+    at *end* (as found by :func:`_tag_end`). Returns ``(name, value_start, value_end)`` per
+    attribute in order: *name* lower-cased (A-Z only, as the standard does), the value being
+    ``d[value_start:value_end]`` as written (the standard lower-cases it; callers do so when
+    comparing)."""
+    out: list[tuple[bytes, int, int]] = []
+    while True:
+        # Step 1: skip whitespace and "/".
+        while i < end and (d[i] in _WS or d[i] == 0x2F):
+            i += 1
+        # Step 2: ">" (or the end we were given) -> no attribute.
+        if i >= end:
+            return out
+        # Steps 3-5: the name; its first byte is part of it whatever it is (even "=").
+        ns = i
+        i += 1
+        while i < end and d[i] not in _ATTRNAME_END:
+            i += 1
+        name = d[ns:i].lower()
+        if i >= end or d[i] == 0x2F:
+            out.append((name, i, i))
+            continue
+        if d[i] != 0x3D:
+            # Spaces step: whitespace, then "=" or the attribute ends with an empty value.
+            i = _skip_ws(d, i, end)
+            if i >= end or d[i] != 0x3D:
+                out.append((name, i, i))
+                continue
+        # Value step.
+        i = _skip_ws(d, i + 1, end)
+        if i >= end:  # ">" -> empty value
+            out.append((name, i, i))
+            continue
+        c = d[i]
+        if c == 0x22 or c == 0x27:
+            close = d.find(_QUOTES[c], i + 1, end)
+            if close < 0:  # cannot happen for an *end* from _tag_end; be total anyway
+                out.append((name, i + 1, end))
+                return out
+            out.append((name, i + 1, close))
+            i = close + 1
+        else:
+            vs = i
+            i += 1
+            while i < end and d[i] not in _WS:
+                i += 1
+            out.append((name, vs, i))
+
+
+def extract_meta_charset(value: bytes) -> tuple[int, int] | None:
+    """HTML "algorithm for extracting a character encoding from a meta element", on a
+    ``content`` attribute *value* (bytes as written). Returns the ``(start, end)`` byte span of
+    the label within *value*, or None for the standard's "nothing".
+
+    ``b"text/html; charset=Shift_JIS"`` -> (19, 28); ``b"charset='utf-8"`` (unmatched quote)
+    -> None; ``b"charset = 'x' "`` -> the span of ``x``. The caller looks the label up ("get an
+    encoding").
+    """
+    v = value.lower()
+    n = len(v)
+    pos = 0
+    while True:
+        k = v.find(b"charset", pos)
+        if k < 0:
+            return None
+        p = _skip_ws(v, k + 7, n)
+        if p >= n or v[p] != 0x3D:
+            pos = p
+            continue
+        p = _skip_ws(v, p + 1, n)
+        if p >= n:
+            return None
+        c = v[p]
+        if c == 0x22 or c == 0x27:
+            close = v.find(_QUOTES[c], p + 1)
+            if close < 0:
+                return None
+            return p + 1, close
+        e = p + 1
+        while e < n and v[e] not in _WS and v[e] != 0x3B:
+            e += 1
+        return p, e
+
+
+_NULL = object()  # the prescan's "charset is null"
+_FAILURE = object()  # the prescan's "charset is failure"
+
+
+def _meta(d: bytes, lt: int, attrs_start: int, gt: int, ignored: list[str]) -> MetaResult | None:
+    """The prescan's ``<meta`` steps 2-16 for the meta at *lt* whose ``>`` is at *gt*."""
+    seen: set[bytes] = set()
+    got_pragma = False
+    need_pragma: bool | None = None
+    charset: object = _NULL
+    label: bytes = b""
+    content_unknown: bytes | None = None
+    for name, vs, ve in _attributes(d, attrs_start, gt):
+        if name in seen:
+            continue
+        seen.add(name)
+        if name == b"http-equiv":
+            if d[vs:ve].lower() == b"content-type":
+                got_pragma = True
+        elif name == b"content":
+            span = extract_meta_charset(d[vs:ve])
+            if span is not None and charset is _NULL:
+                found = d[vs + span[0] : vs + span[1]]
+                enc = get_encoding(found)
+                if enc is not None:
+                    charset, label, need_pragma = enc, found, True
+                elif content_unknown is None:
+                    content_unknown = found
+        elif name == b"charset":
+            label = d[vs:ve]
+            enc = get_encoding(label)
+            charset = enc if enc is not None else _FAILURE
+            need_pragma = False
+    if need_pragma is None:
+        if content_unknown is not None and got_pragma:
+            ignored.append(_isomorphic(content_unknown))
+        return None
+    if need_pragma and not got_pragma:
+        return None
+    if charset is _FAILURE:
+        ignored.append(_isomorphic(label))
+        return None
+    assert isinstance(charset, str)
+    remapped = charset if charset in _REMAP else None
+    return MetaResult(
+        encoding=_REMAP.get(charset, charset),
+        label=_isomorphic(label),
+        offset=lt,
+        end=gt + 1,
+        pragma=need_pragma,
+        remapped_from=remapped,
+        ignored=tuple(ignored),
+    )
+
+
+def _raw_text_end(d: bytes, i: int, name: bytes) -> int:
+    """Index of the ``<`` of the end tag ``</name`` (+ whitespace, ``/`` or ``>``, ASCII
+    case-insensitive) at or after *i*, or -1 if the bytes run out first."""
+    n = len(d)
+    ln = len(name)
+    while True:
+        j = d.find(b"</", i)
+        if j < 0:
+            return -1
+        k = j + 2 + ln
+        if k >= n:
+            return -1
+        if d[k] in _TAGNAME_END and d[j + 2 : k].lower() == name:
+            return j
+        i = j + 2
+
+
+def _none(ignored: list[str]) -> MetaResult | None:
+    if not ignored:
+        return None
+    return MetaResult(encoding=None, label=None, offset=None, end=None, pragma=None, ignored=tuple(ignored))
+
+
+def _scan(d: bytes, late: bool, chromium: bool = True) -> MetaResult | None:
+    """The meta scan over all of *d*. ``late=False``: the prescan over a window (*d* is the
+    window). ``late=True``: Chromium's rule, stop at a markup construct starting at or after
+    :data:`UNCONDITIONAL_BYTES` once a non-head tag has been seen. ``chromium=False``: the
+    standard's prescan literally (no raw text; a tag name runs to whitespace or ``>``)."""
+    n = len(d)
+    pos = 0
+    in_head = True
+    ignored: list[str] = []
+    while True:
+        lt = d.find(b"<", pos)
+        if lt < 0 or lt + 1 >= n:
+            return _none(ignored)
+        if late and not in_head and lt >= UNCONDITIONAL_BYTES:
+            return _none(ignored)
+        c = d[lt + 1]
+        if c == 0x21:  # "<!"
+            if d.startswith(b"--", lt + 2):
+                # "<!--": to the first ">" preceded by "--", which may be those of "<!--".
+                e = d.find(b"-->", lt + 2)
+                if e < 0:
+                    return _none(ignored)
+                pos = e + 3
+            else:
+                e = d.find(b">", lt + 2)
+                if e < 0:
+                    return _none(ignored)
+                pos = e + 1
+            continue
+        if c == 0x3F:  # "<?"
+            e = d.find(b">", lt + 2)
+            if e < 0:
+                return _none(ignored)
+            pos = e + 1
+            continue
+        end_tag = c == 0x2F
+        s = lt + 1
+        if end_tag:
+            s = lt + 2
+            if s >= n:
+                return _none(ignored)
+            if d[s] not in _ALPHA:  # "</" not followed by a letter: to the next ">"
+                e = d.find(b">", s)
+                if e < 0:
+                    return _none(ignored)
+                pos = e + 1
+                continue
+        elif c not in _ALPHA:
+            if c == 0x3C:  # a run of "<": only its last one can open markup
+                j = lt + 1
+                while d.startswith(_LT_RUN, j):
+                    j += 64
+                while j < n and d[j] == 0x3C:
+                    j += 1
+                pos = j - 1
+            else:
+                pos = lt + 1
+            continue
+        if not chromium:
+            gt = -1
+            if not end_tag and d[s : s + 4].lower() == b"meta" and s + 4 < n and d[s + 4] in _ATTR_START:
+                j = s + 4
+                name = b"meta"
+            else:
+                # The standard's generic tag: to the next whitespace or ">".
+                gt = d.find(b">", s)
+                if gt < 0:
+                    return _none(ignored)
+                j = _find_ws_or_gt(d, s, gt)
+                name = b""
+            e = _tag_end(d, j, gt)
+            if e < 0:
+                return _none(ignored)
+            pos = e + 1
+            if late and in_head:
+                tname = d[s:j].split(b"/", 1)[0].lower()
+                if tname not in (_HEAD_END_TAGS if end_tag else _HEAD_START_TAGS):
+                    in_head = False
+            if name and j < e and d[lt:e].lower().find(b"charset") >= 0:
+                found = _meta(d, lt, j, e, ignored)
+                if found is not None:
+                    return found
+            continue
+        # A tag: its name ends at whitespace, "/" or ">".
+        j = s + 1
+        lim = min(n, s + 16)
+        while j < lim and d[j] not in _TAGNAME_END:
+            j += 1
+        gt = -1
+        if j == lim and j < n and d[j] not in _TAGNAME_END:
+            gt = d.find(b">", j)
+            if gt < 0:
+                return _none(ignored)
+            j = _find_ws_or_gt(d, j, gt)
+            k = d.find(b"/", s, j)
+            if k >= 0:
+                j = k
+        if j >= n:
+            return _none(ignored)
+        name = d[s:j].lower()
+        e = _tag_end(d, j, gt)
+        if e < 0:
+            return _none(ignored)
+        pos = e + 1
+        if end_tag:
+            if in_head and name not in _HEAD_END_TAGS:
+                in_head = False
+            continue
+        if in_head and name not in _HEAD_START_TAGS:
+            in_head = False
+        if name == b"meta":
+            if j < e and d[lt:e].lower().find(b"charset") >= 0:
+                found = _meta(d, lt, j, e, ignored)
+                if found is not None:
+                    return found
+        elif name in _RAW_TEXT:
+            k = _raw_text_end(d, pos, name)
+            if k < 0:
+                return _none(ignored)
+            pos = k
+        elif name == b"plaintext":
+            return _none(ignored)
+
+
+def prescan(data: bytes, *, window: int = WINDOW, chromium: bool = True) -> MetaResult | None:
+    """HTML "prescan a byte stream to determine its encoding" over ``data[:window]`` (bytes),
+    tokenizing raw text as Chromium does (see the module docstring).
+
+    Returns the first ``<meta>`` that declares an encoding (:class:`MetaResult`), a result with
+    ``encoding=None`` when metas only named unknown labels, or None when no meta declared
+    anything. Bytes after the window are never read, so the answer does not change when bytes
+    are appended after it. ``chromium=False`` runs the standard's algorithm literally (a meta in
+    ``<script>`` text counts). Never raises.
+    """
+    d = bytes(data[:window])
+    # Exact shortcut: both ways to declare (a charset attribute, a content pragma) need these
+    # letters in the window.
+    if b"charset" not in d.lower():
+        return None
+    return _scan(d, False, chromium)
+
+
+def head_scan(data: bytes, *, chromium: bool = True) -> MetaResult | None:
+    """Chromium's ``HTMLMetaCharsetParser``: the meta scan over the whole payload, which stops at
+    the first markup construct that starts at or after byte 1024 once a tag that is not head
+    content has been seen.
+
+    Head content: start tags ``html``, ``head``, ``title``, ``script``, ``style``, ``link``,
+    ``meta``, ``noscript``, ``object``, ``base`` and their end tags (not ``</head>``), text and
+    comments; any other tag (``<body>``, ``<div>``, ``<p>``, ``</head>``...) ends it. Within the
+    first 1024 bytes any meta counts, as in :func:`prescan`, and a meta that starts before byte
+    1024 counts even if it ends after it. Same result shape as :func:`prescan`. Linear time,
+    never raises.
+    """
+    if not isinstance(data, bytes):
+        data = bytes(data)
+    return _scan(data, True, chromium)
+
+
+def xml_declaration(data: bytes, *, window: int = WINDOW) -> XmlDeclResult | None:
+    """An XML declaration at byte 0 (HTML "get an XML encoding"; Chromium honours it for
+    text/html only at offset 0, not after whitespace), or the UTF-16 patterns of the prescan's
+    first step (``3C 00 3F 00 78 00`` -> UTF-16LE, ``00 3C 00 3F 00 78`` -> UTF-16BE).
+
+    For ``<?xml``: the declaration ends at the first ``>`` (within *window* bytes); the first
+    ``encoding`` (case-sensitive) in it, optional bytes <= 0x20, ``=``, optional bytes <= 0x20,
+    then a quoted label that contains no byte <= 0x20. A UTF-16 label means UTF-8 (the
+    declaration was readable as ASCII). None when there is no such declaration. Never raises.
+    """
+    head = bytes(data[:window])
+    if head.startswith(b"<\x00?\x00x\x00"):
+        return XmlDeclResult(encoding="UTF-16LE", label=None, utf16=True)
+    if head.startswith(b"\x00<\x00?\x00x"):
+        return XmlDeclResult(encoding="UTF-16BE", label=None, utf16=True)
+    if not head.startswith(b"<?xml"):
+        return None
+    end = head.find(b">", 5)
+    if end < 0:
+        return None
+    decl = head[:end]
+    k = decl.find(b"encoding", 5)
+    if k < 0:
+        return None
+    n = len(decl)
+    p = k + 8
+    while p < n and decl[p] <= 0x20:
+        p += 1
+    if p >= n or decl[p] != 0x3D:
+        return None
+    p += 1
+    while p < n and decl[p] <= 0x20:
+        p += 1
+    if p >= n or decl[p] not in _QUOTES:
+        return None
+    close = decl.find(_QUOTES[decl[p]], p + 1)
+    if close < 0:
+        return None
+    raw = decl[p + 1 : close]
+    if any(b <= 0x20 for b in raw):
+        return None
+    enc = get_encoding(raw)
+    remapped = enc if enc in ("UTF-16LE", "UTF-16BE") else None
+    return XmlDeclResult(
+        encoding="UTF-8" if remapped else enc, label=_isomorphic(raw), remapped_from=remapped
+    )
