@@ -1,0 +1,716 @@
+"""Archive reading: from a WARC / ARC / raw-response Parquet file to records with decoded payload bytes.
+
+Spec concept -> function:
+
+| concept | function |
+|---|---|
+| ISO 28500 WARC 1.0/1.1 (and the 0.17 draft) record stream, gzip per record | `iter_records` (FastWARC, checked; warcio) |
+| IA ARC v1 (``.arc``, ``.arc.gz``) | `iter_records` (warcio, converted to WARC-like headers) |
+| a Parquet table of raw responses (``url``, ``content_type``, ``body``, optional ``fetch_time``) | `iter_records` |
+| warcio/CDX "offset + length" random access (``warcio extract FILE OFFSET``) | `read_record_at` |
+| HTTP message, transfer and content codings | `redecode.http` |
+| expanding command-line inputs | `iter_inputs` |
+
+This is the only module that imports warcio and fastwarc (it also reads the raw-response Parquet
+input with ``pyarrow.parquet``; writing Parquet is ``writer``'s).
+
+Readers. ``reader="auto"`` (the default) reads WARC files with FastWARC and checks each record it
+returns against the bytes of the file: for ``.warc.gz`` the record must be exactly one gzip member
+(the member's ISIZE trailer equals the record's header + block + CRLFCRLF, and the next record starts
+with a gzip magic), for uncompressed WARC the record must end in CRLFCRLF exactly where its headers
+and Content-Length say, followed by ``WARC/`` or the end of the file. A record that fails the check,
+and any FastWARC error, hands the rest of the file, from that record's offset on, to warcio. So the
+records (and the final error, if any) are always those warcio reads; a test proves it for every
+WARC of the corpus. ARC files and anything that does not start with ``WARC/`` go to warcio
+directly. ``reader="warcio"`` uses warcio only; ``reader="fastwarc"`` FastWARC only, unchecked
+(for benchmarks and the identity test).
+
+Offsets and lengths follow warcio's indexer (CDX ``offset``/``length``): for a gzip-per-record file
+the offset of the gzip member and its compressed length; for an uncompressed file the offset of
+``WARC/`` and the length of the record without the CRLFCRLF after it. For the Parquet input the
+offset is the row index and the length the size of ``body`` in bytes.
+
+Memory is bounded: blocks are read with a cap (``max_record_bytes``); a record whose block is larger
+is reported with ``error_kind="too-large"`` after parsing only its first bytes (for the HTTP head).
+
+Deviations:
+- ARC records get WARC-like headers from warcio (``WARC-Date`` in ISO form from the 14-digit ARC
+  date) and a deterministic ``record_id`` (``<urn:uuid:...>``, UUID5 of file name and offset) in place
+  of warcio's random one; Parquet rows get one from file name and row index
+  (``test_archive.py::test_arc_ids_deterministic``, ``test_parquet_input``).
+- ``target_uri`` gets warcio's repairs in both readers: ``<...>`` brackets removed (a wget 1.19 bug)
+  and spaces percent-encoded (``test_archive.py::test_target_uri_repairs``).
+- A record whose block ends before its Content-Length is yielded with ``error_kind="truncated"``
+  (no payload); when it is the last record, the file was cut short and the iteration then raises
+  ``ArchiveError`` naming its offset (``test_archive.py::test_truncated_*``).
+"""
+
+from __future__ import annotations
+
+import glob
+import io
+import logging
+import os
+import struct
+import uuid
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from fastwarc.warc import ArchiveIterator as _FastIterator
+from warcio.archiveiterator import ArchiveIterator as _WarcioIterator
+
+from . import http as _http
+
+__all__ = [
+    "DEFAULT_MAX_RECORD_BYTES",
+    "INPUT_SUFFIXES",
+    "ArchiveError",
+    "ArchiveRecord",
+    "iter_inputs",
+    "iter_records",
+    "read_record_at",
+]
+
+DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
+"""Default cap on a record block and on its decoded payload, in bytes (64 MiB)."""
+
+INPUT_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz", ".parquet")
+"""File name endings ``iter_inputs`` picks up inside directories and globs."""
+
+_HEAD_PREFIX = 4 * 1024 * 1024  # bytes read from a too-large block to parse its HTTP head
+_PAYLOAD_TYPES = frozenset({"response", "resource", "revisit"})
+_WANTED = ("warc-type", "warc-record-id", "warc-target-uri", "warc-date", "warc-payload-digest", "content-type")
+_WANTED_B = {n.encode(): n for n in _WANTED}
+_HTTP_TYPES = frozenset({"response", "revisit"})
+
+# warcio logs "Replacing spaces in invalid WARC-Target-URI" for every such record; the repair is
+# documented above, a log line per record is noise on the job's stderr.
+logging.getLogger("warcio.recordloader").setLevel(logging.ERROR)
+
+
+class ArchiveError(Exception):
+    """An archive could not be read to its end.
+
+    ``path`` (as given), ``offset`` (bytes: where the unreadable record starts, or the row index for
+    Parquet), ``message`` (what went wrong). ``str()`` gives one line naming all three.
+    """
+
+    def __init__(self, path: str, offset: int, message: str) -> None:
+        super().__init__(path, offset, message)
+        self.path = path
+        self.offset = offset
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.path}: at offset {self.offset}: {self.message}"
+
+
+@dataclass(slots=True, kw_only=True)
+class ArchiveRecord:
+    """One archive record with its HTTP message parsed and its payload decoded.
+
+    Units are bytes. ``warc_path`` the path as given; ``offset``/``length`` locate the record in the
+    file (see the module docstring); ``record_type`` the WARC-Type value; ``warc_date`` as in the
+    header; ``content_type_values`` the HTTP ``Content-Type`` field values in order for records with
+    an HTTP message, else the WARC ``Content-Type`` (``[]`` when absent or ``application/http``);
+    ``http_status``/``http_headers`` from the HTTP head (None without one); ``payload`` the HTTP body
+    with transfer and content codings removed (for resource records, the block), None for
+    warcinfo/request/metadata/other records and whenever ``error_kind`` is set;
+    ``payload_length`` the body as stored (before decoding), from Content-Length when the block was
+    not read whole; ``payload_digest`` the WARC-Payload-Digest value; ``error_kind`` one of
+    ``too-large``, ``chunked``, ``content-encoding``, ``truncated`` with ``error`` the message;
+    ``warning`` a tolerated oddity (a declared coding that was not applied, a stream that ends early);
+    ``is_http`` True when an HTTP response head was parsed from the block.
+    """
+
+    warc_path: str
+    offset: int
+    length: int
+    record_type: str
+    record_id: str | None
+    target_uri: str | None
+    warc_date: str | None
+    content_type_values: list[str]
+    http_status: int | None
+    http_headers: list[tuple[str, str]] | None
+    payload: bytes | None
+    payload_length: int
+    payload_digest: str | None
+    error_kind: str | None = None
+    error: str | None = None
+    warning: str | None = None
+    is_http: bool = False
+
+
+# --------------------------------------------------------------------------------------------
+# inputs
+
+
+def _is_input_name(name: str) -> bool:
+    return name.lower().endswith(INPUT_SUFFIXES)
+
+
+def iter_inputs(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
+    """Expand command-line inputs to a sorted, de-duplicated list of file paths.
+
+    A file is taken as given (whatever its name); a directory is walked recursively for names
+    ending in one of ``INPUT_SUFFIXES``; anything else is a glob pattern (``**`` allowed), whose
+    matching files are filtered the same way and whose matching directories are walked. Raises
+    ``FileNotFoundError`` naming the argument when it matches nothing.
+    """
+    found: set[str] = set()
+
+    def walk(d: str) -> None:
+        for root, dirs, files in os.walk(d):
+            dirs.sort()
+            for f in files:
+                if _is_input_name(f):
+                    found.add(os.path.join(root, f))
+
+    for p in paths:
+        p = os.fspath(p)
+        if os.path.isfile(p):
+            found.add(p)
+        elif os.path.isdir(p):
+            walk(p)
+        else:
+            matches = glob.glob(p, recursive=True)
+            if not matches:
+                raise FileNotFoundError(f"no input file matches {p!r}")
+            for m in matches:
+                if os.path.isdir(m):
+                    walk(m)
+                elif _is_input_name(m):
+                    found.add(m)
+    return sorted(found)
+
+
+# --------------------------------------------------------------------------------------------
+# shared record building
+
+
+@dataclass(slots=True)
+class _Raw:
+    """A record as a reader delivers it, before HTTP parsing."""
+
+    offset: int
+    length: int
+    fields: dict[str, str]  # lowercased WARC field name -> first value (decoded, stripped), _WANTED only
+    content_length: int  # declared block length (bytes)
+    block: bytes | None  # None when not read (non-payload record types)
+    block_complete: bool  # False when only a prefix was read (too large)
+    is_arc: bool
+
+
+def _wanted_fields(headers: list[tuple[str, str]]) -> dict[str, str]:
+    """Lowercased name -> first value, for the WARC fields a record needs."""
+    d: dict[str, str] = {}
+    for k, v in headers:
+        lk = k.lower()
+        if lk in _WANTED and lk not in d:
+            d[lk] = v
+    return d
+
+
+def _target_uri(uri: str | None) -> str | None:
+    # warcio's ArcWarcRecordLoader._ensure_target_uri_format, applied to both readers alike.
+    if uri is not None and uri.startswith("<") and uri.endswith(">"):
+        uri = uri[1:-1]
+    if uri is not None and " " in uri:
+        uri = uri.replace(" ", "%20")
+    return uri
+
+
+def _synth_id(path: str, offset: int) -> str:
+    """A deterministic WARC-Record-ID from the file's base name and the record offset (UUID5/SHA-1)."""
+    return f"<urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'{os.path.basename(path)}#{offset}')}>"
+
+
+def _content_length(value: str | None) -> int:
+    try:
+        n = int((value or "").strip())
+    except ValueError:
+        return 0
+    return max(n, 0)
+
+
+def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
+    h = raw.fields
+    rtype = (h.get("warc-type") or "").strip()
+    record_id = _synth_id(path, raw.offset) if raw.is_arc else h.get("warc-record-id")
+    rec = ArchiveRecord(
+        warc_path=path,
+        offset=raw.offset,
+        length=raw.length,
+        record_type=rtype,
+        record_id=record_id,
+        target_uri=_target_uri(h.get("warc-target-uri")),
+        warc_date=h.get("warc-date"),
+        content_type_values=[],
+        http_status=None,
+        http_headers=None,
+        payload=None,
+        payload_length=raw.content_length,
+        payload_digest=h.get("warc-payload-digest"),
+    )
+    warc_ct = h.get("content-type")
+    if rtype not in _PAYLOAD_TYPES or raw.block is None:
+        if warc_ct:
+            rec.content_type_values = [warc_ct]
+        return rec
+    block = raw.block
+    head = _http.parse_response_head(block) if rtype in _HTTP_TYPES else None
+    body_start = 0
+    if head is not None:
+        rec.is_http = True
+        rec.http_status = head.status
+        rec.http_headers = head.headers
+        rec.content_type_values = _http.header_values(head.headers, "Content-Type")
+        body_start = head.head_length
+    elif warc_ct and not warc_ct.lower().startswith("application/http"):
+        rec.content_type_values = [warc_ct]
+    rec.payload_length = max(raw.content_length - body_start, 0)
+    if not raw.block_complete:
+        rec.error_kind = "too-large"
+        rec.error = f"record block of {raw.content_length} bytes is over the cap of {cap} bytes"
+        return rec
+    if len(block) < raw.content_length:
+        rec.payload_length = max(len(block) - body_start, 0)
+        rec.error_kind = "truncated"
+        rec.error = (
+            f"record block cut short: {len(block)} of {raw.content_length} bytes present"
+        )
+        return rec
+    body = block[body_start:] if body_start else block
+    if head is None or not body:
+        rec.payload = body
+        return rec
+    res = _http.decode_body(body, head.headers, max_bytes=cap)
+    rec.payload = res.payload
+    rec.error_kind = res.error_kind
+    rec.error = res.error
+    rec.warning = res.warning
+    return rec
+
+
+def _read_block(read, content_length: int, cap: int) -> tuple[bytes, bool]:
+    """Read a block through ``read(n)``: whole when it fits the cap, else a prefix for the HTTP head."""
+    want = content_length if content_length <= cap else min(cap, _HEAD_PREFIX)
+    parts: list[bytes] = []
+    got = 0
+    while got < want:
+        b = read(want - got)
+        if not b:
+            break
+        parts.append(b)
+        got += len(b)
+    return b"".join(parts), content_length <= cap
+
+
+# --------------------------------------------------------------------------------------------
+# format sniffing
+
+
+def _kind(path: str) -> str:
+    """'parquet', 'warc' or 'arc' from the first bytes of the file (decompressed when gzip)."""
+    with open(path, "rb") as fh:
+        head = fh.read(4096)
+    if head[:4] == b"PAR1":
+        return "parquet"
+    if head[:2] == b"\x1f\x8b":
+        try:
+            head = zlib.decompressobj(31).decompress(head, 64)
+        except zlib.error:
+            return "warc"  # let the reader report it
+    if not head or head.startswith(b"WARC/"):
+        return "warc"
+    lower = path.lower()
+    if lower.endswith((".arc", ".arc.gz")) or head.startswith(b"filedesc:"):
+        return "arc"
+    return "unknown"
+
+
+# --------------------------------------------------------------------------------------------
+# warcio
+
+
+class _QuietWarcioIterator(_WarcioIterator):
+    """warcio's ArchiveIterator without its direct writes to sys.stderr.
+
+    ``_consume_blanklines`` is warcio 1.8.1's (Apache-2.0), minus the warning it prints when a record
+    is not followed by blank lines; the count stays in ``err_count``.
+    """
+
+    def _consume_blanklines(self):
+        empty_size = 0
+        first_line = True
+        while True:
+            line = self.reader.readline()
+            if len(line) == 0:
+                return None, empty_size
+            stripped = line.rstrip()
+            if len(stripped) == 0 or first_line:
+                empty_size += len(line)
+                if len(stripped) != 0:
+                    self.err_count += 1
+                first_line = False
+                continue
+            return line, empty_size
+
+
+def _warcio_message(exc: BaseException) -> str:
+    msg = " ".join(str(exc).split()) or type(exc).__name__
+    if len(msg) > 300:  # warcio quotes the offending line, which can be binary and long
+        msg = msg[:300] + "..."
+    return f"{msg} ({type(exc).__name__})"
+
+
+def _iter_warcio(path: str, start: int, cap: int, is_arc: bool, limit: int | None = None) -> Iterator[_Raw]:
+    """Records from ``start`` on via warcio; raises ArchiveError where warcio stops with an error."""
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        it = _QuietWarcioIterator(fh, no_record_parse=True, arc2warc=is_arc)
+        if not is_arc:
+            # as warcio does after the first record of a WARC file: later records must be WARC too
+            # (without this, a line of garbage between records can pass for an ARC header)
+            it.known_format = "warc"
+        count = 0
+        last_offset = start
+        while limit is None or count < limit:
+            where = it.offset
+            try:
+                record = next(it, None)
+                if record is None:
+                    return
+                where = it.offset
+                fields = _wanted_fields([(k.strip(), v.strip()) for k, v in record.rec_headers.headers])
+                rtype = fields.get("warc-type", "").strip()
+                clen = record.length if isinstance(record.length, int) and record.length > 0 else 0
+                block: bytes | None = None
+                complete = True
+                if rtype in _PAYLOAD_TYPES:
+                    block, complete = _read_block(record.raw_stream.read, clen, cap)
+                it.read_to_end(record)
+                offset, length = it.member_info
+                last_offset = offset
+                if length < 0:
+                    # warcio measures a gzip that is not one member per record as a negative length;
+                    # the record has no extent of its own, so say "unknown" (0)
+                    length = 0
+            except ArchiveError:
+                raise
+            except Exception as exc:  # warcio raises many kinds; all mean "cannot read on"
+                if where < last_offset:  # warcio's position inside a non-per-record gzip
+                    where = last_offset
+                raise ArchiveError(path, where, _warcio_message(exc)) from None
+            count += 1
+            yield _Raw(offset, length, fields, clen, block, complete, is_arc)
+
+
+# --------------------------------------------------------------------------------------------
+# FastWARC, checked against the file's bytes
+
+
+class _Diverged(Exception):
+    """FastWARC's record at ``offset`` is not what warcio would read: hand over from there."""
+
+    def __init__(self, offset: int) -> None:
+        super().__init__(offset)
+        self.offset = offset
+
+
+def _decode_field(name: bytes, value: bytes) -> str:
+    """A WARC field value as warcio decodes it: the line as UTF-8, else the whole line as ISO-8859-1."""
+    try:
+        name.decode("utf-8")
+        return value.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return value.decode("latin-1").strip()
+
+
+_CANONICAL_B = tuple((n, n.lower().decode()) for n in (
+    b"WARC-Type", b"WARC-Record-ID", b"WARC-Target-URI", b"WARC-Date", b"WARC-Payload-Digest", b"Content-Type"
+))
+
+
+def _fast_fields(items: tuple[tuple[bytes, bytes], ...]) -> dict[str, str]:
+    """The wanted fields (first value of each name, names ASCII case-insensitive) of FastWARC's items."""
+    exact = dict(reversed(items))  # first occurrence wins, like warcio's get_header
+    out: dict[str, str] = {}
+    for name, lname in _CANONICAL_B:
+        v = exact.get(name)
+        if v is not None:
+            out[lname] = _decode_field(name, v)
+    if len(out) < len(_CANONICAL_B) and len(exact) > len(out):
+        # a name written in another case: the slow, case-insensitive pass
+        for k, v in items:
+            lk = _WANTED_B.get(k.lower())
+            if lk is not None and lk not in out:
+                out[lk] = _decode_field(k, v)
+    return out
+
+
+_MAX_GAP = 64 * 1024  # bytes of blank lines tolerated between uncompressed records
+
+
+def _member_is_record(fd: int, start: int, end: int, head: bytes, clen: int) -> bool:
+    """The slow check for a gzip member whose size is not the canonical one: inflate it and compare.
+
+    True when ``[start, end)`` is one gzip member holding exactly the header FastWARC parsed (as
+    written canonically), the block, and nothing after it but blank lines, which warcio skips.
+    """
+    expected = len(head) + clen
+    data = os.pread(fd, end - start, start)
+    d = zlib.decompressobj(31)
+    try:
+        member = d.decompress(data, expected + _MAX_GAP)
+    except zlib.error:
+        return False
+    if not d.eof or d.unused_data:
+        return False
+    return (
+        len(member) >= expected
+        and member.startswith(head)
+        and member[expected:].strip(b" \t\r\n") == b""
+    )
+
+
+def _iter_fastwarc(path: str, cap: int, checked: bool) -> Iterator[_Raw]:
+    """Records via FastWARC. With ``checked``, raises _Diverged where warcio could read otherwise."""
+    size = os.path.getsize(path)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        with open(path, "rb") as probe:
+            gz = probe.read(2) == b"\x1f\x8b"
+        # the record not yet yielded (its extent is known when the next one starts), its canonical
+        # header bytes and its Content-Length
+        pending: tuple[_Raw, bytes, int] | None = None
+
+        def finish(nxt: int) -> _Raw:
+            raw, head, clen = pending
+            expected = len(head) + clen
+            if gz:
+                # One gzip member per record: the member ends where the next record starts, and its
+                # ISIZE (RFC 1952, uncompressed size mod 2**32) is header + block + CRLFCRLF.
+                tail = os.pread(fd, 6, nxt - 4)
+                ok = nxt > raw.offset and len(tail) >= 4 and (nxt == size or tail[4:6] == b"\x1f\x8b")
+                if ok and struct.unpack("<I", tail[:4])[0] != (expected + 4) & 0xFFFFFFFF:
+                    ok = _member_is_record(fd, raw.offset, nxt, head, clen)
+                raw.length = nxt - raw.offset
+            else:
+                # The block ends at offset + header + Content-Length; warcio then skips blank lines
+                # and the next record must start on a line of its own.
+                end = raw.offset + expected
+                gap = nxt - end
+                ok = 0 <= gap <= _MAX_GAP and os.pread(fd, len(head), raw.offset) == head
+                if ok:
+                    region = os.pread(fd, gap + 5, end)
+                    ok = region[:gap].strip(b" \t\r\n") == b""
+                    if nxt < size:
+                        ok = ok and gap > 0 and region[gap - 1 : gap] == b"\n" and region[gap:] == b"WARC/"
+                raw.length = expected
+            if checked and not ok:
+                raise _Diverged(raw.offset)
+            return raw
+
+        it = iter(_FastIterator(path, parse_http=False, fsspec_args=False))
+        while True:
+            try:
+                rec = next(it, None)
+                if rec is None:
+                    break
+                pos = rec.stream_pos
+                if pending is not None:
+                    yield finish(pos)
+                    pending = None
+                hdrs = rec.headers
+                items = hdrs.items_bytes()
+                fields = _fast_fields(items)
+                # the header block written the canonical way (version line, "Name: value" CRLF per
+                # field, CRLF): what the record's bytes are checked against. A line break inside a
+                # field means FastWARC read LF-only lines as one field (jwarc fold.warc).
+                buf = io.BytesIO()
+                hdrs.write(buf)
+                head = buf.getvalue()
+                if checked and head.count(b"\n") != len(items) + 2:
+                    raise _Diverged(pos)
+                clen = rec.content_length
+                rtype = fields.get("warc-type", "").strip()
+                block: bytes | None = None
+                complete = True
+                if rtype in _PAYLOAD_TYPES:
+                    block, complete = _read_block(rec.reader.read, clen, cap)
+                    if complete and len(block) < clen and checked:
+                        raise _Diverged(pos)  # a short block: let warcio say what it makes of it
+                pending = (_Raw(pos, 0, fields, clen, block, complete, False), head, clen)
+            except _Diverged:
+                raise
+            except Exception as exc:  # FastWARC raises OSError/ValueError on bad input
+                if checked:
+                    # before its first record FastWARC hands the whole file to warcio
+                    raise _Diverged(pending[0].offset if pending else 0) from None
+                where = pending[0].offset if pending else 0
+                raise ArchiveError(path, where, f"{exc} (FastWARC)") from None
+        if pending is not None:
+            yield finish(size)
+    finally:
+        os.close(fd)
+
+
+def _iter_warc_auto(path: str, cap: int) -> Iterator[_Raw]:
+    last_end = 0
+    try:
+        for raw in _iter_fastwarc(path, cap, checked=True):
+            yield raw
+    except _Diverged as d:
+        last_end = d.offset
+    else:
+        return
+    yield from _iter_warcio(path, last_end, cap, is_arc=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Parquet of raw responses
+
+
+def _parquet_records(path: str, cap: int, start: int = 0, limit: int | None = None) -> Iterator[ArchiveRecord]:
+    import pyarrow.parquet as pq  # only this input kind needs it
+
+    try:
+        pf = pq.ParquetFile(path)
+        names = set(pf.schema_arrow.names)
+        missing = {"url", "content_type", "body"} - names
+        if missing:
+            raise ArchiveError(path, 0, f"raw-response Parquet lacks column(s) {sorted(missing)}")
+        cols = ["url", "content_type", "body"] + (["fetch_time"] if "fetch_time" in names else [])
+        row = 0
+        groups = []
+        for g in range(pf.num_row_groups):
+            n = pf.metadata.row_group(g).num_rows
+            if row + n > start:
+                groups.append(g)
+            row += n
+        row = sum(pf.metadata.row_group(g).num_rows for g in range(groups[0])) if groups else 0
+        produced = 0
+        for batch in pf.iter_batches(batch_size=64, row_groups=groups, columns=cols):
+            d = batch.to_pydict()
+            for i in range(batch.num_rows):
+                if row >= start:
+                    yield _parquet_row(path, row, d, i, cap)
+                    produced += 1
+                    if limit is not None and produced >= limit:
+                        return
+                row += 1
+    except ArchiveError:
+        raise
+    except Exception as exc:
+        raise ArchiveError(path, start, f"cannot read raw-response Parquet: {exc}") from None
+
+
+def _parquet_row(path: str, row: int, d: dict, i: int, cap: int) -> ArchiveRecord:
+    body = d["body"][i]
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    ct = d["content_type"][i]
+    ft = d.get("fetch_time", [None] * (i + 1))[i]
+    if ft is not None and not isinstance(ft, str):
+        ft = ft.isoformat().replace("+00:00", "Z") if hasattr(ft, "isoformat") else str(ft)
+    n = len(body) if body is not None else 0
+    rec = ArchiveRecord(
+        warc_path=path,
+        offset=row,
+        length=n,
+        record_type="response",
+        record_id=_synth_id(path, row),
+        target_uri=d["url"][i],
+        warc_date=ft,
+        content_type_values=[ct] if ct else [],
+        http_status=None,
+        http_headers=None,
+        payload=body,
+        payload_length=n,
+        payload_digest=None,
+    )
+    if n > cap:
+        rec.payload = None
+        rec.error_kind = "too-large"
+        rec.error = f"body of {n} bytes is over the cap of {cap} bytes"
+    return rec
+
+
+# --------------------------------------------------------------------------------------------
+# public entry points
+
+
+def iter_records(
+    path: str | os.PathLike[str],
+    *,
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    reader: str = "auto",
+) -> Iterator[ArchiveRecord]:
+    """Every record of one archive, in file order (warcinfo, request, metadata... included).
+
+    ``path``: a ``.warc``, ``.warc.gz``, ``.arc``, ``.arc.gz`` or raw-response ``.parquet`` file (the
+    kind is sniffed from the bytes, not the name). ``max_record_bytes`` caps the block read and the
+    decoded payload of each record. ``reader``: ``auto``, ``warcio`` or ``fastwarc`` (see the module
+    docstring). Streams: memory is bounded by the cap, not the file size.
+
+    Raises ``ArchiveError(path, offset, message)`` after the last readable record when the file is
+    truncated or corrupt, and at once when it cannot be opened.
+    """
+    p = os.fspath(path)
+    if reader not in ("auto", "warcio", "fastwarc"):
+        raise ValueError(f"reader must be 'auto', 'warcio' or 'fastwarc', not {reader!r}")
+    try:
+        kind = _kind(p)
+    except OSError as exc:
+        raise ArchiveError(p, 0, f"cannot open: {exc.strerror or exc}") from None
+    if kind == "parquet":
+        yield from _parquet_records(p, max_record_bytes)
+        return
+    if kind == "unknown":
+        raise ArchiveError(p, 0, "not a WARC, ARC or Parquet file (it does not start with 'WARC/')")
+    if kind == "arc" or reader == "warcio":
+        raws = _iter_warcio(p, 0, max_record_bytes, is_arc=kind == "arc")
+    elif reader == "fastwarc":
+        raws = _iter_fastwarc(p, max_record_bytes, checked=False)
+    else:
+        raws = _iter_warc_auto(p, max_record_bytes)
+    last: ArchiveRecord | None = None
+    for raw in raws:
+        last = _build(p, raw, max_record_bytes)
+        yield last
+    # A short block followed by more records is a lying Content-Length inside a gzip member (the
+    # record alone is flagged); a short last block means the file itself was cut short.
+    if last is not None and last.error_kind == "truncated":
+        raise ArchiveError(p, last.offset, "the file ends inside this record (truncated archive)")
+
+
+def read_record_at(
+    path: str | os.PathLike[str],
+    offset: int,
+    *,
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+) -> ArchiveRecord:
+    """Read the one record that starts at ``offset`` (bytes; the row index for Parquet).
+
+    Seeks to the gzip member or the uncompressed record and reads only that record (warcio), so a
+    record found by ``iter_records`` can be read again from its ``warc_path`` and ``offset``. The
+    result equals what ``iter_records`` yielded for it. Raises ``ArchiveError`` when no record can be
+    read there.
+    """
+    p = os.fspath(path)
+    try:
+        kind = _kind(p)
+    except OSError as exc:
+        raise ArchiveError(p, offset, f"cannot open: {exc.strerror or exc}") from None
+    if kind == "parquet":
+        for rec in _parquet_records(p, max_record_bytes, start=offset, limit=1):
+            return rec
+        raise ArchiveError(p, offset, "no row at this index")
+    for raw in _iter_warcio(p, offset, max_record_bytes, is_arc=kind == "arc", limit=1):
+        return _build(p, raw, max_record_bytes)
+    raise ArchiveError(p, offset, "no record at this offset")
+
+

@@ -1,0 +1,404 @@
+"""HTTP/1.x response messages as archived in WARC/ARC records: head parsing, transfer and content codings.
+
+Spec concept -> function:
+
+| concept | function |
+|---|---|
+| RFC 9112 "Message Format": status-line, field lines, obs-fold (section "Obsolete Line Folding") | `parse_response_head` |
+| RFC 9112 "Chunked Transfer Coding" (decoding) | `dechunk` |
+| RFC 9110 "Content-Encoding" with the codings gzip / x-gzip, deflate, br (RFC 7932), zstd (RFC 8878) | `decode_content` |
+| the whole body pipeline (transfer coding, then content codings in reverse order) | `decode_body` |
+
+Archived HTTP is whatever the server sent, so every function here is total on arbitrary bytes: it
+never raises on bad input, it reports. Bytes in field names and values are decoded as ISO-8859-1
+(latin-1), so NUL and non-ASCII bytes are kept one-to-one as U+0000..U+00FF and can be re-encoded
+losslessly; this is what RFC 9110 "Field Values" calls treating obs-text as opaque data.
+
+This module owns the ``brotli`` and ``zstandard`` libraries (archive reading is the only user).
+
+Deviations:
+- Status line: anything that starts with ``HTTP/`` is taken as a status line; the status code is the
+  first run of 3 digits after the version and the reason phrase may be missing
+  (``HTTP/1.0 302``, pywb ``missing-status-text.warc``). A block that does not start with ``HTTP/``
+  is treated like an HTTP/0.9 response: no head, the whole block is the body
+  (``test_http.py::test_http09_block_is_all_body``).
+- A head that has no terminating empty line is parsed to the end of the block and the body is empty,
+  as warcio does (``test_unterminated_head``).
+- Field lines without a colon are dropped (browsers and warcio do the same), obs-fold continuation
+  lines are joined to the previous value with one space, as RFC 9112 allows a recipient to do.
+- Chunked: a body whose *first* chunk-size line is not hexadecimal is taken as not chunked at all
+  (warcio's fallback: servers that send ``Transfer-Encoding: chunked`` over a plain body). A bad
+  chunk-size line *after* some chunks were decoded is an error of kind ``chunked`` (no payload). A
+  body that ends before the last-chunk (a truncated capture) keeps what was decoded, as browsers
+  show what arrived and warcio returns it (``test_dechunk_*``).
+- Content codings: a body that does not start with the coding's signature (gzip ``1f 8b``, zlib
+  header, zstd frame magic; for br: a stream that fails before producing any byte) is taken as
+  already decoded, as warcio and browsers that sniff do; the record carries a warning saying so.
+  A body that starts like the coding but is corrupt is an error of kind ``content-encoding``.
+  A stream cut short (no end marker) keeps the bytes decoded so far. Output past ``max_bytes`` is an
+  error of kind ``too-large`` (``test_content_*``).
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+
+import brotli
+import zstandard
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "BodyResult",
+    "HttpHead",
+    "dechunk",
+    "decode_body",
+    "decode_content",
+    "header_values",
+    "parse_response_head",
+]
+
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+"""Default cap on a decoded payload, in bytes (64 MiB)."""
+
+_CHUNK = 1 << 20  # decompression step (bytes of output per call), bounds memory overshoot
+
+
+@dataclass(slots=True, kw_only=True)
+class HttpHead:
+    """A parsed HTTP/1.x response head.
+
+    ``version`` e.g. ``"HTTP/1.1"``; ``status`` the 3-digit code or None when absent/unparseable;
+    ``reason`` the reason phrase (``""`` when missing); ``headers`` every field line in order, repeated
+    names kept, names and values latin-1 decoded and stripped of surrounding SP/HTAB;
+    ``head_length`` the number of bytes of the block taken by the head, including the empty line
+    (so ``block[head_length:]`` is the body as stored); ``terminated`` False when the block ended
+    before the empty line.
+    """
+
+    version: str
+    status: int | None
+    reason: str
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    head_length: int = 0
+    terminated: bool = True
+
+
+@dataclass(slots=True, kw_only=True)
+class BodyResult:
+    """The payload after removing transfer and content codings.
+
+    ``payload`` is None exactly when ``error_kind`` is set (``chunked``, ``content-encoding``,
+    ``too-large``); ``error`` is a human-readable message; ``warning`` notes a tolerated oddity
+    (e.g. a declared coding that was not applied) while the payload is still usable.
+    """
+
+    payload: bytes | None
+    error_kind: str | None = None
+    error: str | None = None
+    warning: str | None = None
+
+
+def _head_end(block: bytes) -> tuple[int, int]:
+    """Return (end of the last field line, start of the body) for the first empty line, or (-1, -1)."""
+    crlf = block.find(b"\n\r\n")
+    # look for a bare-LF empty line only before the CRLF one: never scan the whole body for it
+    lf = block.find(b"\n\n", 0, crlf + 2 if crlf >= 0 else len(block))
+    if lf >= 0:
+        return lf + 1, lf + 2
+    if crlf >= 0:
+        return crlf + 1, crlf + 3
+    return -1, -1
+
+
+def _parse_status_line(line: str) -> tuple[str, int | None, str]:
+    text = line.strip(" \t\r")
+    version, _, rest = text.partition(" ")
+    rest = rest.lstrip(" \t")
+    code = rest[:3]
+    if len(code) == 3 and code.isascii() and code.isdigit():
+        return version, int(code), rest[3:].strip(" \t")
+    return version, None, rest
+
+
+def parse_response_head(block: bytes) -> HttpHead | None:
+    """RFC 9112 "Message Format" for a response: status-line and field lines of ``block``.
+
+    ``block``: the WARC record block (bytes). Returns None when the block does not start with
+    ``HTTP/`` (an HTTP/0.9-like response: the whole block is the body). Never raises. Linear in the
+    size of the head; a single field line may be megabytes long.
+    """
+    if not block.startswith(b"HTTP/"):
+        return None
+    fields_end, body_start = _head_end(block)
+    terminated = fields_end >= 0
+    if not terminated:
+        fields_end = body_start = len(block)
+    # latin-1 maps bytes 1:1 to U+0000..U+00FF, so decoding the head once and splitting the text is
+    # the same as splitting bytes and decoding each piece, and faster
+    lines = block[:fields_end].decode("latin-1").split("\n")
+    version, status, reason = _parse_status_line(lines[0])
+    headers: list[tuple[str, str]] = []
+    for line in lines[1:]:
+        if not line or line == "\r":
+            continue
+        if line[0] in " \t":
+            # obs-fold: RFC 9112 lets a recipient replace it by SP before interpreting the value.
+            if headers:
+                name, value = headers[-1]
+                cont = line.strip(" \t\r")
+                headers[-1] = (name, f"{value} {cont}" if value else cont)
+            continue
+        name, colon, value = line.partition(":")
+        if not colon:
+            continue
+        # a stray CR before the line's CRLF ("\r\r\n", seen in pywb's missing-status-text.warc) is not
+        # part of the value
+        headers.append((name.strip(" \t\r"), value.strip(" \t\r")))
+    return HttpHead(
+        version=version,
+        status=status,
+        reason=reason,
+        headers=headers,
+        head_length=body_start,
+        terminated=terminated,
+    )
+
+
+def header_values(headers: list[tuple[str, str]], name: str) -> list[str]:
+    """All values of the field ``name`` (ASCII case-insensitive), in order of appearance."""
+    lname = name.lower()
+    return [v for k, v in headers if k.lower() == lname]
+
+
+def _codings(values: list[str]) -> list[str]:
+    """The list of codings named by one or more comma-separated field values, lowercased, in order."""
+    out: list[str] = []
+    for v in values:
+        for part in v.split(","):
+            part = part.strip(" \t").lower()
+            if part:
+                out.append(part)
+    return out
+
+
+def dechunk(body: bytes) -> tuple[bytes | None, str | None, bool]:
+    """RFC 9112 "Chunked Transfer Coding": decode ``body``.
+
+    Returns ``(data, error, was_chunked)``: ``data`` the decoded bytes (None on error), ``error`` a
+    message when a chunk-size line after the first is malformed, ``was_chunked`` False when the
+    first chunk-size line is not hexadecimal (then ``data`` is ``body`` unchanged). Chunk extensions
+    and trailer fields are skipped. A body cut short keeps what arrived. Never raises.
+    """
+    out: list[bytes] = []
+    pos = 0
+    n = len(body)
+    first = True
+    while pos < n:
+        eol = body.find(b"\n", pos)
+        line = body[pos:] if eol < 0 else body[pos:eol]
+        size_text = line.split(b";", 1)[0].strip(b" \t\r")
+        try:
+            if not size_text or not all(c in b"0123456789abcdefABCDEF" for c in size_text):
+                raise ValueError
+            size = int(size_text, 16)
+        except ValueError:
+            if first:
+                return body, None, False
+            return None, f"bad chunk-size line at body byte {pos}: {line[:40]!r}", True
+        first = False
+        if eol < 0 or size == 0:
+            break  # last-chunk (trailers ignored), or a size line cut short
+        start = eol + 1
+        out.append(body[start : start + size])
+        pos = start + size
+        # the CRLF after chunk-data; tolerate a bare LF or its absence at the end
+        if body.startswith(b"\r\n", pos):
+            pos += 2
+        elif body.startswith(b"\n", pos):
+            pos += 1
+    return b"".join(out), None, True
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _zlib_decode(data: bytes, wbits: int, max_bytes: int) -> tuple[bytes, bool]:
+    """Inflate with a cap. Returns (output, complete); raises zlib.error, _TooLarge."""
+    d = zlib.decompressobj(wbits)
+    out: list[bytes] = []
+    total = 0
+    buf = data
+    while True:
+        chunk = d.decompress(buf, _CHUNK)
+        total += len(chunk)
+        if total > max_bytes:
+            raise _TooLarge
+        out.append(chunk)
+        buf = d.unconsumed_tail
+        if d.eof:
+            # gzip members may be concatenated (RFC 1952 "File format"): continue with the next one
+            rest = d.unused_data
+            if wbits == 31 and rest[:2] == b"\x1f\x8b":
+                d = zlib.decompressobj(wbits)
+                buf = rest
+                continue
+            return b"".join(out), True
+        if not buf and not chunk:
+            return b"".join(out), False
+
+
+def _brotli_decode(data: bytes, max_bytes: int) -> tuple[bytes, bool]:
+    d = brotli.Decompressor()
+    out: list[bytes] = []
+    total = 0
+    chunk = d.process(data, output_buffer_limit=_CHUNK)
+    while True:
+        total += len(chunk)
+        if total > max_bytes:
+            raise _TooLarge
+        out.append(chunk)
+        if d.is_finished() or d.can_accept_more_data():
+            break
+        chunk = d.process(b"", output_buffer_limit=_CHUNK)
+    return b"".join(out), d.is_finished()
+
+
+def _zstd_decode(data: bytes, max_bytes: int) -> tuple[bytes, bool]:
+    reader = zstandard.ZstdDecompressor().stream_reader(data, read_across_frames=True)
+    out: list[bytes] = []
+    total = 0
+    while True:
+        chunk = reader.read(_CHUNK)
+        if not chunk:
+            break
+        total += len(chunk)
+        if total > max_bytes:
+            raise _TooLarge
+        out.append(chunk)
+    return b"".join(out), True
+
+
+def _zlib_header_ok(data: bytes) -> bool:
+    # RFC 1950 "ZLIB Compressed Data Format": CM=8, FCHECK makes CMF*256+FLG a multiple of 31.
+    return len(data) >= 2 and data[0] & 0x0F == 8 and (data[0] * 256 + data[1]) % 31 == 0
+
+
+def decode_content(data: bytes, coding: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> BodyResult:
+    """RFC 9110 "Content Codings": remove one coding from ``data`` (bytes), output capped at ``max_bytes``.
+
+    ``coding``: lowercased token: ``gzip``/``x-gzip``, ``deflate`` (zlib-wrapped, or raw deflate as
+    some servers send), ``br``, ``zstd``, ``identity``. See the module "Deviations" for what happens
+    with data that is not in the declared coding. Never raises.
+    """
+    try:
+        if coding in ("identity", ""):
+            result, complete = data, True
+        elif coding in ("gzip", "x-gzip"):
+            if data[:2] != b"\x1f\x8b":
+                return _not_applied(data, coding)
+            result, complete = _zlib_decode(data, 31, max_bytes)
+        elif coding == "deflate":
+            if _zlib_header_ok(data):
+                result, complete = _zlib_decode(data, 15, max_bytes)
+            else:
+                try:
+                    result, complete = _zlib_decode(data, -15, max_bytes)
+                except zlib.error:
+                    return _not_applied(data, coding)
+        elif coding == "br":
+            try:
+                result, complete = _brotli_decode(data, max_bytes)
+            except brotli.error:
+                # brotli has no signature: take a stream that fails at once as not encoded
+                probe = brotli.Decompressor()
+                try:
+                    got = probe.process(data[:64])
+                except brotli.error:
+                    got = b""
+                if not got:
+                    return _not_applied(data, coding)
+                raise
+        elif coding == "zstd":
+            if data[:4] != b"\x28\xb5\x2f\xfd":
+                return _not_applied(data, coding)
+            result, complete = _zstd_decode(data, max_bytes)
+        else:
+            return BodyResult(
+                payload=None,
+                error_kind="content-encoding",
+                error=f"unsupported Content-Encoding {coding!r}",
+            )
+    except _TooLarge:
+        return BodyResult(
+            payload=None,
+            error_kind="too-large",
+            error=f"Content-Encoding {coding} inflates past the cap of {max_bytes} bytes",
+        )
+    except (zlib.error, brotli.error, zstandard.ZstdError) as exc:
+        return BodyResult(
+            payload=None,
+            error_kind="content-encoding",
+            error=f"Content-Encoding {coding} could not be decoded: {exc}",
+        )
+    if len(result) > max_bytes:
+        return BodyResult(
+            payload=None,
+            error_kind="too-large",
+            error=f"payload of {len(result)} bytes is over the cap of {max_bytes} bytes",
+        )
+    warning = None if complete else f"Content-Encoding {coding} stream ends early; partial payload kept"
+    return BodyResult(payload=result, warning=warning)
+
+
+def _not_applied(data: bytes, coding: str) -> BodyResult:
+    return BodyResult(
+        payload=data,
+        warning=f"Content-Encoding {coding} declared but the payload is not {coding}; taken as decoded",
+    )
+
+
+def decode_body(
+    body: bytes,
+    headers: list[tuple[str, str]],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> BodyResult:
+    """The payload of an HTTP message: ``body`` (bytes as stored) with transfer and content codings removed.
+
+    RFC 9112 "Transfer-Encoding" first (only ``chunked`` is decoded; other transfer codings listed
+    before it are content-like and handled as content codings), then RFC 9110 "Content-Encoding"
+    codings removed in reverse order of application. ``max_bytes`` caps every intermediate and the
+    final payload. Never raises; see ``BodyResult``.
+    """
+    warnings: list[str] = []
+    data = body
+    te = _codings(header_values(headers, "Transfer-Encoding"))
+    extra: list[str] = []
+    if te and te[-1] == "chunked":
+        decoded, err, was_chunked = dechunk(data)
+        if err is not None:
+            return BodyResult(payload=None, error_kind="chunked", error=err)
+        assert decoded is not None
+        if not was_chunked:
+            warnings.append("Transfer-Encoding chunked declared but the body is not chunked; taken as is")
+        data = decoded
+        extra = [c for c in te[:-1] if c != "chunked"]
+    elif te:
+        extra = [c for c in te if c != "chunked"]
+    codings = _codings(header_values(headers, "Content-Encoding")) + extra
+    if len(data) > max_bytes:
+        return BodyResult(
+            payload=None,
+            error_kind="too-large",
+            error=f"payload of {len(data)} bytes is over the cap of {max_bytes} bytes",
+        )
+    for coding in reversed(codings):
+        res = decode_content(data, coding, max_bytes=max_bytes)
+        if res.payload is None:
+            return res
+        if res.warning:
+            warnings.append(res.warning)
+        data = res.payload
+    return BodyResult(payload=data, warning="; ".join(warnings) or None)
