@@ -1,9 +1,20 @@
-"""`redecode rules` (not implemented yet)."""
+"""``redecode rules [--json]``: list the shipped rule sets with their digests."""
+
+from __future__ import annotations
 
 import click
 
+from redecode.rules import format_rules
+
 
 @click.command(name="rules")
-def rules() -> None:
-    """Not implemented yet."""
-    raise click.ClickException("redecode rules is not implemented yet")
+@click.option("--json", "as_json", is_flag=True, help="Print the rule sets as JSON on stdout.")
+def rules(as_json: bool) -> None:
+    """List the rule sets `redecode run --rules NAME` accepts: name, description, digest and
+    every parameter. The digest changes whenever anything that can change the output does
+    (a parameter, the Encoding Standard tables, the detector version, the decision code).
+
+    \b
+    Exit codes: 0 ok.
+    """
+    click.echo(format_rules(as_json=as_json))

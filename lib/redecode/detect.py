@@ -82,14 +82,7 @@ from functools import cache
 from typing import Literal
 
 from .labels import LABELS, get_encoding
-try:  # TEMP until sniff lands
-    from .sniff import Detection
-except ImportError:  # pragma: no cover
-    @dataclass(frozen=True, slots=True)
-    class Detection:  # type: ignore[no-redef]
-        encoding: str
-        confidence: float
-        detector: str
+from .sniff import Detection
 
 __all__ = [
     "DEFAULT_ENGINE",
