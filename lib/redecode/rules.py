@@ -37,7 +37,7 @@ function as the article describes it, steps in this order):
    Content-Type value.
 3. Meta: ``re.search(rb"<meta[^>]+charset=[\"']?([\\w-]+)", data[:1024], re.I)`` (so
    ``<meta name="description" content="charset=gbk">`` counts, unlike in a browser).
-4. Each label found (header first, then meta) goes through the 15-label map
+4. Each label found (header first, then meta) goes through the label map
    :data:`SEED_LABEL_MAP` (lower-cased, stripped), then ``codecs.lookup``; the first that Python
    knows (and that is a text encoding) decodes the page with ``errors="replace"``.
 5. Else strict UTF-8, if the payload is valid UTF-8.
@@ -84,6 +84,10 @@ Deviations:
 
 - ``seed-2026.10``: a label that Python resolves to a non-text codec (``base64``, ``rot13``...)
   or to ``undefined`` is skipped as unknown; the seed function would have raised.
+- ``seed-2026.10``: :data:`SEED_LABEL_MAP` has the 14 labels issue 3 lists for what it calls a
+  15-label map.
+- ``requests-2.32``: a Content-Type ``charset`` parameter without ``=`` makes requests raise
+  (``True.strip``); here it counts as no charset.
 - ``requests-2.32``: a leading U+FEFF that a UTF-8/UTF-16 codec decoded from the payload's BOM is
   removed (the output's ``text`` never starts with a BOM; ``bom_removed`` says so); requests
   keeps it. Under ISO-8859-1 a BOM decodes to ``ï»¿`` and is kept.
@@ -381,7 +385,7 @@ def _codec_decision(**kw: Any) -> CodecDecision:
 
 # --- seed-2026.10 ------------------------------------------------------------------------
 
-#: The seed article's 15-label map (lower-case label -> Python codec), applied before
+#: The seed article's label map (lower-case label -> Python codec), applied before
 #: ``codecs.lookup``.
 SEED_LABEL_MAP: tuple[tuple[str, str], ...] = (
     ("iso-8859-1", "cp1252"),
@@ -399,7 +403,8 @@ SEED_LABEL_MAP: tuple[tuple[str, str], ...] = (
     ("ks_c_5601-1987", "cp949"),
     ("big5", "big5hkscs"),
 )
-# The brief counts 15 labels; the article's map as quoted lists these 14 distinct keys.
+# Issue 3 calls it a "15-label map" but lists these 14 labels; the 15th is not known, so it is
+# not invented here (a label missing from the map still goes through codecs.lookup).
 
 
 @cache
@@ -551,7 +556,7 @@ _SEED = Rules(
     name="seed-2026.10",
     description=(
         "The seed article's decode_html: BOM, header charset regex, meta charset regex over the "
-        "first 1024 bytes, a 15-label map then codecs.lookup, strict UTF-8, charset_normalizer's "
+        "first 1024 bytes, a label map to Python codecs then codecs.lookup, strict UTF-8, charset_normalizer's "
         "best guess, cp1252; Python codecs, errors='replace'."
     ),
     procedure="seed-decode-html",
