@@ -96,11 +96,6 @@ def test_python_codec_map_only_standard_names():
 def test_engines_on_fixtures(engine, tld, text, codec, expected):
     data = ("<html><body><p>" + text + "</p></body></html>").encode(codec)
     d = D.detect(data, tld=tld, engine=engine)
-    if engine == "charset-normalizer" and expected == "windows-1252":
-        # Known weakness (issue 3: it calls German windows-1252 pages cp1250/cp1257); the
-        # text must still be the same or the test reports it.
-        if d is None or not same_text(data, d.encoding, expected):
-            pytest.xfail(f"charset-normalizer said {d and d.encoding} for German windows-1252")
     assert d is not None
     assert d.encoding in ALLOWED
     assert same_text(data, d.encoding, expected), (d.encoding, expected)
