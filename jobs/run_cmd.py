@@ -1,9 +1,110 @@
-"""`redecode run` (not implemented yet)."""
+"""``redecode run INPUT... --out DIR``: the nightly re-decode job."""
+
+from __future__ import annotations
+
+import json
+import sys
 
 import click
 
+from redecode.job import DEFAULT_MAX_RECORD_BYTES, run as run_job
+from redecode.rules import DEFAULT_RULES, RULES
+
 
 @click.command(name="run")
-def run() -> None:
-    """Not implemented yet."""
-    raise click.ClickException("redecode run is not implemented yet")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Run directory to write.")
+@click.option(
+    "--rules",
+    default=DEFAULT_RULES,
+    show_default=True,
+    type=click.Choice(sorted(RULES)),
+    help="Named, versioned rules (see `redecode rules`).",
+)
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Processes [default: all cores].")
+@click.option("--force", is_flag=True, help="Redo inputs already complete in --out.")
+@click.option(
+    "--max-record-bytes",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_RECORD_BYTES,
+    show_default=True,
+    help="Cap on a record's decoded payload size (bytes); larger records fail with 'too-large'.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary on stderr.")
+@click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON on stdout.")
+def run(inputs, out, rules, workers, force, max_record_bytes, quiet, as_json) -> None:
+    """Re-decode every record of INPUT... into UTF-8 Parquet with provenance in --out.
+
+    INPUT is a file, a directory (searched recursively) or a glob of .warc, .warc.gz, .arc,
+    .arc.gz, or a Parquet table of raw responses (columns url, content_type, body). One row per
+    response, resource and revisit record; the run manifest is DIR/_run.json. Re-running into the
+    same DIR skips inputs already complete.
+
+    \b
+    Exit codes: 0 every input read to its end; 1 an input was cut short or unreadable
+    (the rows read before the error are kept; stderr and _run.json name the file and offset);
+    2 usage error.
+    """
+    show_bar = not quiet and sys.stderr.isatty()
+    bar = None
+
+    def on_progress(done: int, total: int) -> None:
+        nonlocal bar
+        if not show_bar:
+            return
+        if bar is None:
+            bar = click.progressbar(length=total, label="re-decoding", file=sys.stderr, show_pos=False)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+
+    def on_error(message: str) -> None:
+        click.echo(f"redecode: error: {message}", err=True)
+
+    try:
+        summary = run_job(
+            list(inputs),
+            out,
+            rules=rules,
+            workers=workers,
+            force=force,
+            max_record_bytes=max_record_bytes,
+            quiet=quiet,
+            on_progress=on_progress,
+            on_error=on_error,
+        )
+    except (ValueError, FileNotFoundError) as exc:
+        raise click.UsageError(str(exc)) from exc
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+
+    manifest = summary.manifest
+    if as_json:
+        click.echo(json.dumps(_summary_json(manifest), indent=2, sort_keys=True))
+    elif not quiet:
+        c = manifest["counts"]
+        click.echo(
+            f"{len(manifest['inputs'])} inputs, {c['records_seen']} records: {c['decoded']} decoded, "
+            f"{c['skipped']} skipped, {c['failed']} failed -> {out}",
+            err=True,
+        )
+    if summary.exit_code:
+        click.echo(
+            f"redecode: {len(summary.errors)} input(s) could not be read to the end; "
+            f"their rows up to the error are in {out}; see {out}/_run.json",
+            err=True,
+        )
+    sys.exit(summary.exit_code)
+
+
+def _summary_json(manifest: dict) -> dict:
+    return {
+        "counts": manifest["counts"],
+        "rules": manifest["rules"]["name"],
+        "rules_digest": manifest["rules"]["digest"],
+        "inputs": [
+            {k: entry[k] for k in ("path", "outcome", "error", "rows")} for entry in manifest["inputs"]
+        ],
+        "wall_seconds": manifest["wall_seconds"],
+        "cpu_seconds": manifest["cpu_seconds"],
+    }

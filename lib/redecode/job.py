@@ -1,0 +1,602 @@
+"""The re-decode run: archives in, one Parquet part per shard of input plus ``_run.json`` out.
+
+Data flows one way: archive -> record (:mod:`redecode.archive`) -> decision and text
+(:mod:`redecode.rules`) -> row (:mod:`redecode.schema`) -> Parquet (:mod:`redecode.writer`).
+
+Run directory layout (``OUT``):
+
+- ``<archive name>.<8 hex>.<shard>.parquet``: the rows of one shard of one input, in archive order.
+  The 8 hex digits are the start of sha1 of the input path as given, so two inputs with the same name
+  in different folders do not collide. A shard is a byte range of a per-record gzip WARC; shards are
+  cut at fixed byte sizes, independent of the worker count, so the same rules on the same bytes give
+  the same parts and rows whatever ``workers`` is.
+- ``_done/<part stem>.json``: the completion marker of a shard (its counts and outcome), written
+  after its part is renamed into place. A shard is complete iff its marker exists, names the same
+  rules digest and the part exists. A rerun into the same directory skips complete shards
+  (``force=True`` redoes them); a run killed at any moment leaves only ``.tmp-*`` files, which the
+  next run removes.
+- ``_run.json``: the run manifest, rewritten at the end of every run from all markers.
+
+Nothing is lost: every ``response``, ``resource`` and ``revisit`` record gives exactly one row with
+``status`` decoded, skipped (``skip_reason``) or failed (``error_kind``, ``error``); other record types
+are counted per type. ``records_seen == decoded + skipped + failed`` for every input and in total.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import importlib.metadata
+import json
+import multiprocessing
+import os
+import platform
+import resource
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from . import __version__
+from .archive import ArchiveError, ArchiveRecord, iter_inputs, iter_records
+from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
+from .rules import DEFAULT_RULES, Rules, get_rules
+from .schema import (
+    SCHEMA_VERSION,
+    STATUS_DECODED,
+    STATUS_FAILED,
+    STATUS_SKIPPED,
+    empty_row,
+)
+from .sniff import decide as decide_facts, tld_of
+from .writer import PartWriter
+
+DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
+ROW_RECORD_TYPES = frozenset({"response", "resource", "revisit"})
+
+#: Packages whose version can change the output or the file format; recorded in the manifest.
+_OUTPUT_PACKAGES = (
+    "warcio",
+    "fastwarc",
+    "charset-normalizer",
+    "chardetng-py",
+    "pyarrow",
+    "brotli",
+    "zstandard",
+)
+
+
+def dependency_versions() -> dict[str, str | None]:
+    """Versions of Python and of every installed package that can change output."""
+    versions: dict[str, str | None] = {"python": platform.python_version(), "warc-redecode": __version__}
+    for name in _OUTPUT_PACKAGES + ("duckdb", "ftfy", "click"):
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+# ---------------------------------------------------------------------------------------------
+# record -> row
+
+
+def _join_content_type(values: list[str] | None) -> str | None:
+    return ", ".join(values) if values else None
+
+
+def record_row(record: ArchiveRecord, rules: Rules) -> dict:
+    """Turn one ``response``/``resource``/``revisit`` record into its output row (a dict).
+
+    Never raises for bad record content: a payload that cannot be decoded gives a ``failed`` row
+    with ``error_kind`` and ``error``.
+    """
+    row = empty_row()
+    row.update(
+        record_id=record.record_id,
+        warc_path=record.warc_path,
+        warc_offset=record.offset,
+        warc_length=record.length,
+        target_uri=record.target_uri,
+        warc_date=record.warc_date,
+        http_status=record.http_status,
+        content_type=_join_content_type(record.content_type_values),
+        payload_length=len(record.payload) if record.payload is not None else record.payload_length,
+        payload_digest=record.payload_digest,
+        record_type=record.record_type,
+        rules=rules.name,
+        rules_digest=rules.digest,
+        tld=tld_of(record.target_uri) if record.target_uri else None,
+    )
+    mime, header_charset = extract_mime_type(record.content_type_values or ())
+    row["header_charset"] = header_charset
+    if mime is not None:
+        row["mime_type"] = mime.essence
+
+    if record.record_type == "revisit":
+        return _skip(row, "revisit")
+    if record.error_kind:
+        return _fail(row, record.error_kind, record.error or record.error_kind)
+    if record.http_status is not None and not 200 <= record.http_status <= 299:
+        return _skip(row, "http-status")
+    payload = record.payload
+    if not payload:
+        return _skip(row, "no-payload")
+    if mime is None:
+        row["mime_type"] = sniff_unknown_mime_type(payload)
+    kind = text_kind(row["mime_type"])
+    if kind is None:
+        return _skip(row, "not-text")
+
+    try:
+        decision = rules.decide(
+            payload,
+            content_type=tuple(record.content_type_values or ()),
+            url=record.target_uri,
+            kind=kind,
+        )
+        decoded = rules.decode(payload, decision)
+        # The declaration columns are facts about the bytes, found by the HTML Standard's
+        # algorithms whatever the rules: rules that read declarations otherwise (seed's regexes)
+        # or not at all (requests) still get them, so that one query finds every record a rule
+        # change would touch and backfill can replay a decision without reading the archive.
+        facts = decision if rules.procedure == "browser" else decide_facts(
+            payload, content_type=tuple(record.content_type_values or ()), url=record.target_uri, kind=kind
+        )
+    except Exception as exc:  # a bug must cost one row, not the run
+        return _fail(row, "decode", f"{type(exc).__name__}: {exc}")
+
+    row.update(
+        bom=facts.bom,
+        header_charset=facts.header_charset,
+        meta_charset=facts.meta_charset,
+        meta_offset=facts.meta_offset,
+        xml_charset=facts.xml_charset,
+        ignored_labels=list(facts.ignored_labels),
+        utf8_valid=facts.utf8_valid,
+        ascii_only=facts.ascii_only,
+        conflict=list(decision.conflict),
+        detector=decision.detector,
+        detector_confidence=decision.detector_confidence,
+        encoding=decoded.encoding,
+        source=decision.source,
+        confidence=decision.confidence,
+        decoder=decoded.decoder,
+        decode_errors=decoded.errors,
+        text=decoded.text,
+        text_length=len(decoded.text),
+        status=STATUS_DECODED,
+    )
+    if decision.tld is not None:
+        row["tld"] = decision.tld
+    return row
+
+
+def _skip(row: dict, reason: str) -> dict:
+    row["status"] = STATUS_SKIPPED
+    row["skip_reason"] = reason
+    return row
+
+
+def _fail(row: dict, kind: str, message: str) -> dict:
+    row["status"] = STATUS_FAILED
+    row["error_kind"] = kind
+    row["error"] = message
+    return row
+
+
+@dataclass(slots=True)
+class ShardCounts:
+    """Per-shard (and, summed, per-input and per-run) record counts."""
+
+    records_seen: int = 0  # response/resource/revisit records = rows
+    decoded: int = 0
+    skipped: int = 0
+    failed: int = 0
+    records_total: int = 0  # every record, whatever its type
+    by_record_type: Counter = field(default_factory=Counter)
+    by_skip_reason: Counter = field(default_factory=Counter)
+    by_error_kind: Counter = field(default_factory=Counter)
+    bytes_read: int = 0
+
+    def add_row(self, row: dict) -> None:
+        self.records_seen += 1
+        status = row["status"]
+        if status == STATUS_DECODED:
+            self.decoded += 1
+        elif status == STATUS_SKIPPED:
+            self.skipped += 1
+            self.by_skip_reason[row["skip_reason"]] += 1
+        else:
+            self.failed += 1
+            self.by_error_kind[row["error_kind"]] += 1
+
+    def merge(self, other: "ShardCounts") -> None:
+        for name in ("records_seen", "decoded", "skipped", "failed", "records_total", "bytes_read"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.by_record_type.update(other.by_record_type)
+        self.by_skip_reason.update(other.by_skip_reason)
+        self.by_error_kind.update(other.by_error_kind)
+
+    def to_json(self) -> dict:
+        return {
+            "records_seen": self.records_seen,
+            "decoded": self.decoded,
+            "skipped": self.skipped,
+            "failed": self.failed,
+            "records_total": self.records_total,
+            "by_record_type": dict(sorted(self.by_record_type.items())),
+            "by_skip_reason": dict(sorted(self.by_skip_reason.items())),
+            "by_error_kind": dict(sorted(self.by_error_kind.items())),
+            "bytes_read": self.bytes_read,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "ShardCounts":
+        return cls(
+            records_seen=data["records_seen"],
+            decoded=data["decoded"],
+            skipped=data["skipped"],
+            failed=data["failed"],
+            records_total=data.get("records_total", 0),
+            by_record_type=Counter(data.get("by_record_type", {})),
+            by_skip_reason=Counter(data.get("by_skip_reason", {})),
+            by_error_kind=Counter(data.get("by_error_kind", {})),
+            bytes_read=data.get("bytes_read", 0),
+        )
+
+
+def process_archive(
+    path: str,
+    rules: Rules | str = DEFAULT_RULES,
+    *,
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    start: int = 0,
+    end: int | None = None,
+    counts: ShardCounts | None = None,
+    on_bytes: Callable[[int], None] | None = None,
+) -> Iterator[dict]:
+    """Yield one row dict (keys: :data:`redecode.schema.COLUMNS`) per row record of ``path``.
+
+    ``start``/``end`` restrict to records whose offset (bytes) lies in ``[start, end)``. Records of
+    other types are only counted in ``counts``. Raises :class:`redecode.archive.ArchiveError` after
+    the last readable record when the archive is truncated or corrupt (the rows before it have been
+    yielded).
+    """
+    if isinstance(rules, str):
+        rules = get_rules(rules)
+    counts = counts if counts is not None else ShardCounts()
+    last = start
+    for record in _records(path, max_record_bytes, start, end):
+        counts.records_total += 1
+        counts.by_record_type[record.record_type] += 1
+        if record.offset is not None and on_bytes is not None and record.offset > last:
+            on_bytes(record.offset - last)
+            last = record.offset
+        if record.record_type not in ROW_RECORD_TYPES:
+            continue
+        row = record_row(record, rules)
+        counts.add_row(row)
+        yield row
+
+
+def _records(path: str, max_record_bytes: int, start: int, end: int | None) -> Iterator[ArchiveRecord]:
+    if start == 0 and end is None:
+        yield from iter_records(path, max_record_bytes=max_record_bytes)
+        return
+    raise NotImplementedError("sharded reading")
+
+
+def plan_shards(path: str, *, shard_bytes: int | None = None) -> list[tuple[int, int | None]]:
+    """Byte ranges ``[(start, end), ...]`` (end None: to the end) to process independently."""
+    return [(0, None)]
+
+
+# ---------------------------------------------------------------------------------------------
+# shards and parts
+
+
+def part_stem(path: str, shard_index: int) -> str:
+    """File stem of the part holding shard ``shard_index`` of input ``path``."""
+    digest = hashlib.sha1(path.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"{os.path.basename(path)}.{digest}.{shard_index:04d}"
+
+
+@dataclass(frozen=True, slots=True)
+class Shard:
+    """A byte range ``[start, end)`` of input ``path`` (``end`` None: to the end of the file)."""
+
+    path: str
+    index: int
+    start: int
+    end: int | None
+
+
+def _marker_path(out: str, stem: str) -> str:
+    return os.path.join(out, "_done", stem + ".json")
+
+
+def _write_json_atomic(path: str, data: dict) -> None:
+    tmp = os.path.join(os.path.dirname(path), ".tmp-" + os.path.basename(path))
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, sort_keys=True)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _read_marker(out: str, stem: str, rules_digest: str) -> dict | None:
+    try:
+        with open(_marker_path(out, stem), encoding="utf-8") as f:
+            marker = json.load(f)
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None
+    if marker.get("rules_digest") != rules_digest:
+        return None
+    if not os.path.exists(os.path.join(out, marker["part"])):
+        return None
+    return marker
+
+
+_PROGRESS_QUEUE = None
+
+
+def _init_worker(queue) -> None:
+    global _PROGRESS_QUEUE
+    _PROGRESS_QUEUE = queue
+
+
+def process_shard(
+    shard: Shard,
+    out: str,
+    rules_name: str,
+    max_record_bytes: int,
+    on_bytes: Callable[[int], None] | None = None,
+) -> dict:
+    """Decode one shard into its part and write its completion marker; return the marker dict.
+
+    A truncated or corrupt archive keeps the rows read so far; its error (file and offset) is in the
+    marker's ``error`` and its ``outcome`` is ``truncated``.
+    """
+    rules = get_rules(rules_name)
+    stem = part_stem(shard.path, shard.index)
+    part = stem + ".parquet"
+    counts = ShardCounts()
+    outcome, error, error_offset = "complete", None, None
+    if on_bytes is None and _PROGRESS_QUEUE is not None:
+        queue = _PROGRESS_QUEUE
+        pending = [0]
+
+        def on_bytes(n: int) -> None:  # batch updates: one queue message per MiB
+            pending[0] += n
+            if pending[0] >= 1 << 20:
+                queue.put(pending[0])
+                pending[0] = 0
+
+    started = time.perf_counter()
+    cpu_started = time.process_time()
+    with PartWriter(
+        os.path.join(out, part),
+        extra_metadata={"redecode.rules": rules.name, "redecode.rules_digest": rules.digest},
+    ) as writer:
+        try:
+            for row in process_archive(
+                shard.path,
+                rules,
+                max_record_bytes=max_record_bytes,
+                start=shard.start,
+                end=shard.end,
+                counts=counts,
+                on_bytes=on_bytes,
+            ):
+                writer.write(row)
+        except ArchiveError as exc:
+            outcome, error, error_offset = "truncated", str(exc), exc.offset
+        except OSError as exc:
+            outcome, error = "error", f"{shard.path}: {exc.strerror or exc}"
+    size = os.path.getsize(shard.path)
+    end = shard.end if shard.end is not None else size
+    counts.bytes_read = end - shard.start
+    marker = {
+        "path": shard.path,
+        "shard": shard.index,
+        "start": shard.start,
+        "end": shard.end,
+        "part": part,
+        "rows": counts.records_seen,
+        "outcome": outcome,
+        "error": error,
+        "error_offset": error_offset,
+        "rules": rules.name,
+        "rules_digest": rules.digest,
+        "counts": counts.to_json(),
+        "wall_seconds": round(time.perf_counter() - started, 3),
+        "cpu_seconds": round(time.process_time() - cpu_started, 3),
+    }
+    _write_json_atomic(_marker_path(out, stem), marker)
+    return marker
+
+
+# ---------------------------------------------------------------------------------------------
+# the run
+
+
+@dataclass(slots=True)
+class RunSummary:
+    """What a run did: the manifest (also written to ``OUT/_run.json``) and derived facts."""
+
+    manifest: dict
+    errors: list[str]
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every input was read to its end, else 1."""
+        return 1 if self.errors else 0
+
+    @property
+    def counts(self) -> dict:
+        return self.manifest["counts"]
+
+
+def _clean_tmp(out: str) -> None:
+    for directory in (out, os.path.join(out, "_done")):
+        for name in os.listdir(directory):
+            if name.startswith(".tmp-"):
+                os.unlink(os.path.join(directory, name))
+
+
+def run(
+    inputs: list[str],
+    out: str,
+    *,
+    rules: str = DEFAULT_RULES,
+    workers: int | None = 1,
+    force: bool = False,
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    shard_bytes: int | None = None,
+    quiet: bool = True,
+    on_progress: Callable[[int, int], None] | None = None,
+    on_error: Callable[[str], None] | None = None,
+) -> RunSummary:
+    """Re-decode every record of ``inputs`` into run directory ``out``; return the summary.
+
+    ``inputs``: files, directories (recursed) and globs of ``.warc``, ``.warc.gz``, ``.arc``,
+    ``.arc.gz`` and raw-response ``.parquet``. ``workers``: processes (None: all cores).
+    ``on_progress(bytes_done, bytes_total)`` is called as input bytes are consumed;
+    ``on_error(message)`` once per input that could not be read to its end.
+
+    Raises :class:`FileNotFoundError` for an input that matches no file and :class:`KeyError` for unknown rules.
+    """
+    wall_start = time.perf_counter()
+    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    cpu_start = _cpu_seconds()
+    rules_obj = get_rules(rules)
+    paths = iter_inputs(inputs)
+    os.makedirs(os.path.join(out, "_done"), exist_ok=True)
+    _clean_tmp(out)
+
+    shards: list[Shard] = []
+    for path in paths:
+        for index, (start, end) in enumerate(plan_shards(path, shard_bytes=shard_bytes)):
+            shards.append(Shard(path, index, start, end))
+
+    markers: dict[tuple[str, int], dict] = {}
+    todo: list[Shard] = []
+    for shard in shards:
+        marker = None if force else _read_marker(out, part_stem(shard.path, shard.index), rules_obj.digest)
+        if marker is not None:
+            markers[(shard.path, shard.index)] = marker
+        else:
+            todo.append(shard)
+
+    total = sum((s.end if s.end is not None else os.path.getsize(s.path)) - s.start for s in shards)
+    done = sum(m["counts"].get("bytes_read", 0) for m in markers.values())
+    if on_progress:
+        on_progress(done, total)
+
+    def progress(n: int) -> None:
+        nonlocal done
+        done += n
+        if on_progress:
+            on_progress(min(done, total), total)
+
+    def finished(shard: Shard, marker: dict) -> None:
+        markers[(shard.path, shard.index)] = marker
+        # top up to the shard's size: progress callbacks only see record starts
+        seen = marker["counts"]["bytes_read"]
+        progress(max(0, seen - shard_progress.pop((shard.path, shard.index), 0)))
+
+    shard_progress: dict[tuple[str, int], int] = {}
+    n_workers = workers or os.cpu_count() or 1
+    if n_workers <= 1 or len(todo) <= 1:
+        for shard in todo:
+            key = (shard.path, shard.index)
+
+            def on_bytes(n: int, key=key) -> None:
+                shard_progress[key] = shard_progress.get(key, 0) + n
+                progress(n)
+
+            finished(shard, process_shard(shard, out, rules, max_record_bytes, on_bytes))
+    else:
+        ctx = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork")
+        queue = ctx.Queue()
+        with cf.ProcessPoolExecutor(
+            max_workers=min(n_workers, len(todo)), mp_context=ctx, initializer=_init_worker, initargs=(queue,)
+        ) as pool:
+            futures = {pool.submit(process_shard, s, out, rules, max_record_bytes): s for s in todo}
+            pending = set(futures)
+            streamed = 0
+            while pending:
+                done_now, pending = cf.wait(pending, timeout=0.2, return_when=cf.FIRST_COMPLETED)
+                while not queue.empty():
+                    n = queue.get_nowait()
+                    streamed += n
+                    progress(n)
+                for fut in done_now:
+                    shard = futures[fut]
+                    marker = fut.result()
+                    markers[(shard.path, shard.index)] = marker
+            # replace streamed estimates by exact shard sizes
+            done = sum(m["counts"].get("bytes_read", 0) for m in markers.values())
+            if on_progress:
+                on_progress(done, total)
+
+    manifest = _manifest(paths, shards, markers, rules_obj, started_at, wall_start, cpu_start)
+    _write_json_atomic(os.path.join(out, "_run.json"), manifest)
+    errors = [entry["error"] for entry in manifest["inputs"] if entry["error"]]
+    if on_error:
+        for message in errors:
+            on_error(message)
+    return RunSummary(manifest=manifest, errors=errors)
+
+
+def _cpu_seconds() -> float:
+    self_usage = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return self_usage.ru_utime + self_usage.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _manifest(paths, shards, markers, rules: Rules, started_at, wall_start, cpu_start) -> dict:
+    inputs = []
+    total = ShardCounts()
+    for path in paths:
+        counts = ShardCounts()
+        parts, errors, offsets = [], [], []
+        outcome = "complete"
+        for shard in (s for s in shards if s.path == path):
+            marker = markers[(shard.path, shard.index)]
+            counts.merge(ShardCounts.from_json(marker["counts"]))
+            parts.append(marker["part"])
+            if marker["outcome"] != "complete":
+                outcome = marker["outcome"]
+                errors.append(marker["error"])
+                offsets.append(marker["error_offset"])
+        total.merge(counts)
+        inputs.append(
+            {
+                "path": path,
+                "size": os.path.getsize(path),
+                "parts": parts,
+                "part": parts[0] if len(parts) == 1 else None,
+                "outcome": outcome,
+                "error": "; ".join(errors) if errors else None,
+                "error_offset": offsets[0] if offsets else None,
+                "rows": counts.records_seen,
+                "counts": counts.to_json(),
+            }
+        )
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "redecode_version": __version__,
+        "rules": {"name": rules.name, "digest": rules.digest, "parameters": rules.parameters()},
+        "dependencies": dependency_versions(),
+        "started_at": started_at,
+        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "wall_seconds": round(time.perf_counter() - wall_start, 3),
+        "cpu_seconds": round(_cpu_seconds() - cpu_start, 3),
+        "inputs": inputs,
+        "counts": total.to_json(),
+    }
