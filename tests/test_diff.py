@@ -472,3 +472,40 @@ def test_replay_identical_rows_across_runs_and_workers(tmp_path):
     assert s.changed == 0 and s.records == len(_expected())
     result = CliRunner().invoke(diff_cmd, [a, b, "--check"])
     assert result.exit_code == 0, result.output
+
+
+def test_rules_diff_cli(tmp_path):
+    _job()
+    out = str(tmp_path / "d")
+    r = CliRunner().invoke(diff_cmd, ["--rules", "requests-2.32", "--rules", "browser-2026.11",
+                                      SAMPLES, "--out", out, "--check"])
+    assert r.exit_code == 3, r.output
+    assert "diff requests-2.32 -> browser-2026.11" in r.output
+    assert "windows-1252  UTF-8" in r.output
+    assert "https://www.sina.com.cn/" in r.output and "新浪" in r.output  # excerpt, unescaped
+    r = CliRunner().invoke(diff_cmd, ["--rules", "nope", "--rules", "browser-2026.11", SAMPLES])
+    assert r.exit_code == 1 and "unknown rules 'nope'" in r.output
+
+
+def test_rules_diff_truncated_archive_exits_1(tmp_path):
+    """A cut-short archive keeps the pairs read before the cut, is named, and gives exit 1."""
+    _job()
+    from redecode.archive import ArchiveError, iter_records
+
+    cut = str(tmp_path / "cut.warc.gz")
+    with open(os.path.join(SAMPLES, "sample-crawl-00001.warc.gz"), "rb") as f:
+        data = f.read()
+    with open(cut, "wb") as f:
+        f.write(data[:30000])  # inside the response record at offset 17910
+    readable = 0
+    with pytest.raises(ArchiveError):
+        for record in iter_records(cut):
+            readable += record.record_type in ("response", "resource", "revisit")
+    assert readable > 0
+    r = CliRunner().invoke(diff_cmd, ["--rules", "seed-2026.10", "--rules", "browser-2026.11",
+                                      cut, "--json"])
+    assert r.exit_code == 1, r.output
+    data = json.loads(r.stdout)
+    assert [e["path"] for e in data["input_errors"]] == [cut]
+    assert data["records"] == readable
+    assert "cut.warc.gz: at offset" in r.stderr

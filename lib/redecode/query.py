@@ -462,8 +462,9 @@ def _cell(value, width: int = 60) -> str:
         text = "[" + ", ".join(_cell(v, width) for v in value) + "]"
     else:
         text = str(_jsonable(value))
-    # One line per row: control characters (newlines in excerpts) shown escaped.
-    text = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
+    # One line per row: control characters (newlines in excerpts) shown escaped, the rest as is.
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
