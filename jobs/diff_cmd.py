@@ -78,7 +78,12 @@ def diff(paths, rules, out, as_json, check, old_key, old_text, old_codec, max_re
                     codec=old_codec,
                 )
             summary = diff_runs(paths[0], paths[1], out=out, external=external, examples=examples)
-    except (DiffError, QueryError, SchemaVersionError) as exc:
+    except SchemaVersionError as exc:
+        hint = ""
+        if not rules and "no redecode.schema_version" in str(exc):
+            hint = "; for a Parquet made by another tool, give --old-key and --old-text"
+        raise click.ClickException(f"{exc}{hint}") from exc
+    except (DiffError, QueryError) as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
         click.echo(json.dumps(summary.to_json(), indent=2, ensure_ascii=False, default=str))

@@ -509,3 +509,25 @@ def test_rules_diff_truncated_archive_exits_1(tmp_path):
     assert [e["path"] for e in data["input_errors"]] == [cut]
     assert data["records"] == readable
     assert "cut.warc.gz: at offset" in r.stderr
+
+
+def test_external_composite_key(tmp_path):
+    new = make_run(str(tmp_path / "new"), {"a.warc.gz": [row(warc_offset=0, text="x"),
+                                                         row(warc_offset=9, text="y")]})
+    old_path = str(tmp_path / "old.parquet")
+    pq.write_table(pa.table({"file": ["a.warc.gz", "a.warc.gz"], "offset": [0, 9],
+                             "content": ["x", "z"]}), old_path)
+    r = CliRunner().invoke(diff_cmd, [old_path, new, "--old-key", "file:warc_path", "--old-key",
+                                      "offset:warc_offset", "--old-text", "content", "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["categories"]["unchanged"] == 1 and data["categories"]["text-changed"] == 1
+
+
+def test_foreign_parquet_without_old_options_hints(tmp_path, runs):
+    _, new = runs
+    old_path = str(tmp_path / "old.parquet")
+    pq.write_table(pa.table({"record_id": ["x"], "text": ["y"]}), old_path)
+    r = CliRunner().invoke(diff_cmd, [old_path, new])
+    assert r.exit_code == 1
+    assert "give --old-key and --old-text" in r.output
