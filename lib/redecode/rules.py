@@ -598,7 +598,7 @@ def get_rules(name: str) -> Rules:
 
 def format_rules(*, as_json: bool = False) -> str:
     """The listing ``redecode rules`` prints: JSON ``{"default": name, "rules": [describe()...]}``
-    or one text block per rule set (name, digest, description, non-empty parameters, versions)."""
+    or one text block per rule set (name, digest, description, set parameters, versions)."""
     described = [r.describe() for r in RULES.values()]
     if as_json:
         return json.dumps({"default": DEFAULT_RULES, "rules": described}, indent=2)
@@ -606,8 +606,10 @@ def format_rules(*, as_json: bool = False) -> str:
     for d in described:
         mark = " (default)" if d["name"] == DEFAULT_RULES else ""
         lines += [f"{d['name']}{mark}", f"  digest: {d['digest']}", f"  {d['description']}"]
-        for key, value in {**d["parameters"], **d["versions"]}.items():
+        for key, value in d["parameters"].items():
             if value is not None and value != []:
                 lines.append(f"  {key}: {json.dumps(value)}")
+        lines.append("  versions:")
+        lines += [f"    {key}: {value}" for key, value in d["versions"].items()]
         lines.append("")
     return "\n".join(lines).rstrip("\n")
