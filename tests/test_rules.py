@@ -133,6 +133,17 @@ def test_version_changes_change_digest(monkeypatch, target, attr):
         assert changed == set(R.RULES)
 
 
+def test_tld_default_table_changes_browser_digest(monkeypatch):
+    before = {n: r.digest for n, r in R.RULES.items()}
+    R._digest.cache_clear()
+    monkeypatch.setitem(R._sniff.TLD_DEFAULTS, "ua", "windows-1251")
+    try:
+        after = {n: r.digest for n, r in R.RULES.items()}
+    finally:
+        R._digest.cache_clear()
+    assert {n for n in before if before[n] != after[n]} == {"browser-2026.11"}
+
+
 def test_detector_version_changes_digest(monkeypatch):
     before = BROWSER.digest
     R._digest.cache_clear()

@@ -247,6 +247,12 @@ class Rules:
             v["decoder"] = f"python@{sys.version_info.major}.{sys.version_info.minor}"
         if self.detector is not None:
             v["detector"] = _detect.detector_id(self.detector)
+        if self.procedure == "browser":
+            # The decision's data tables (the TLD defaults of its last step), so that editing
+            # them changes the digest even if DECISION_CODE_VERSION was not bumped.
+            v["tld_defaults"] = ",".join(
+                f"{k}={e}" for k, e in sorted(_sniff.TLD_DEFAULTS.items())
+            ) + f",*={_sniff.DEFAULT_ENCODING}"
         return v
 
     @property
