@@ -201,6 +201,7 @@ class _Raw:
     block: bytes | None  # None when not read (non-payload record types)
     block_complete: bool  # False when only a prefix was read (too large)
     is_arc: bool
+    cut: str | None = None  # why the record is known to be cut short, beyond a short block
 
 
 def _wanted_fields(headers: list[tuple[str, str]]) -> dict[str, str]:
@@ -255,6 +256,10 @@ def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
         payload_digest=h.get("warc-payload-digest"),
     )
     warc_ct = h.get("content-type")
+    if raw.cut:
+        rec.error_kind = "truncated"
+        rec.error = raw.cut
+        return rec
     if rtype not in _PAYLOAD_TYPES or raw.block is None:
         if warc_ct:
             rec.content_type_values = [warc_ct]
@@ -366,6 +371,33 @@ def _warcio_message(exc: BaseException) -> str:
     return f"{msg} ({type(exc).__name__})"
 
 
+def _check_tail(path: str, end: int) -> None:
+    """Raise ArchiveError when bytes after the last record read are more than blank lines.
+
+    warcio ends quietly when the last gzip member is cut before it inflates to anything, or when it
+    finds an empty record; the bytes it did not read mean the file was cut short or is damaged.
+    """
+    size = os.path.getsize(path)
+    if end >= size:
+        return
+    with open(path, "rb") as fh:
+        fh.seek(end)
+        tail = fh.read(_MAX_GAP + 1)
+    if tail[:2] == b"\x1f\x8b":
+        d = zlib.decompressobj(31)
+        try:
+            text = d.decompress(tail, _MAX_GAP)
+            ok = d.eof and not d.unused_data and len(tail) <= _MAX_GAP
+        except zlib.error:
+            ok, text = False, b""
+    else:
+        ok, text = len(tail) <= _MAX_GAP, tail
+    if not (ok and text.strip(b" \t\r\n") == b""):
+        raise ArchiveError(
+            path, end, f"the file ends with {size - end} bytes that are not a complete record (truncated archive?)"
+        )
+
+
 def _iter_warcio(path: str, start: int, cap: int, is_arc: bool, limit: int | None = None) -> Iterator[_Raw]:
     """Records from ``start`` on via warcio; raises ArchiveError where warcio stops with an error."""
     with open(path, "rb") as fh:
@@ -377,11 +409,13 @@ def _iter_warcio(path: str, start: int, cap: int, is_arc: bool, limit: int | Non
             it.known_format = "warc"
         count = 0
         last_offset = start
+        end_pos = start  # where the last record read ended (blank lines after it included)
         while limit is None or count < limit:
             where = it.offset
             try:
                 record = next(it, None)
                 if record is None:
+                    _check_tail(path, end_pos)
                     return
                 where = it.offset
                 fields = _wanted_fields([(k.strip(), v.strip()) for k, v in record.rec_headers.headers])
@@ -394,6 +428,14 @@ def _iter_warcio(path: str, start: int, cap: int, is_arc: bool, limit: int | Non
                 it.read_to_end(record)
                 offset, length = it.member_info
                 last_offset = offset
+                end_pos = it.offset
+                cut = None
+                dec = it.reader.decompressor
+                if dec is not None and not getattr(dec, "eof", True) and not it.next_line:
+                    # the input ended inside this gzip member (warcio returns what it inflated)
+                    cut = "the file ends inside this record's gzip member"
+                elif not is_arc and record.rec_headers.get_header("Content-Length") is None:
+                    cut = "WARC record without Content-Length (cut short in its header?)"
                 if length < 0:
                     # warcio measures a gzip that is not one member per record as a negative length;
                     # the record has no extent of its own, so say "unknown" (0)
@@ -405,7 +447,7 @@ def _iter_warcio(path: str, start: int, cap: int, is_arc: bool, limit: int | Non
                     where = last_offset
                 raise ArchiveError(path, where, _warcio_message(exc)) from None
             count += 1
-            yield _Raw(offset, length, fields, clen, block, complete, is_arc)
+            yield _Raw(offset, length, fields, clen, block, complete, is_arc, cut)
 
 
 # --------------------------------------------------------------------------------------------
@@ -684,7 +726,7 @@ def iter_records(
     # A short block followed by more records is a lying Content-Length inside a gzip member (the
     # record alone is flagged); a short last block means the file itself was cut short.
     if last is not None and last.error_kind == "truncated":
-        raise ArchiveError(p, last.offset, "the file ends inside this record (truncated archive)")
+        raise ArchiveError(p, last.offset, f"truncated archive: {last.error}")
 
 
 def read_record_at(

@@ -27,16 +27,19 @@ Deviations:
 - Field lines without a colon are dropped (browsers and warcio do the same), obs-fold continuation
   lines are joined to the previous value with one space, as RFC 9112 allows a recipient to do.
 - Chunked: a body whose *first* chunk-size line is not hexadecimal is taken as not chunked at all
-  (warcio's fallback: servers that send ``Transfer-Encoding: chunked`` over a plain body). A bad
+  (warcio's fallback: some WARC writers store the de-chunked body but keep the header). A bad
   chunk-size line *after* some chunks were decoded is an error of kind ``chunked`` (no payload). A
   body that ends before the last-chunk (a truncated capture) keeps what was decoded, as browsers
   show what arrived and warcio returns it (``test_dechunk_*``).
-- Content codings: a body that does not start with the coding's signature (gzip ``1f 8b``, zlib
-  header, zstd frame magic; for br: a stream that fails before producing any byte) is taken as
-  already decoded, as warcio and browsers that sniff do; the record carries a warning saying so.
-  A body that starts like the coding but is corrupt is an error of kind ``content-encoding``.
-  A stream cut short (no end marker) keeps the bytes decoded so far. Output past ``max_bytes`` is an
-  error of kind ``too-large`` (``test_content_*``).
+- Content codings follow Chromium's ``net/filter`` source streams (the browser this project takes as
+  its oracle) rather than warcio: a body that is not in the declared coding (no gzip header, no zstd
+  frame magic, a br or deflate stream that fails) is an error of kind ``content-encoding`` and has no
+  payload, as Chromium fails such a response with ERR_CONTENT_DECODING_FAILED; warcio would pass the
+  bytes through as if not encoded (``test_content_not_encoded_is_error``). A stream cut short (no end
+  marker, as in truncated captures) keeps the bytes decoded so far with a warning, as Chromium shows
+  what arrived (``test_content_truncated_keeps_partial``). Bytes after the end of a gzip member are
+  ignored, as Chromium does (``test_content_gzip_extra_members_ignored``). Output past ``max_bytes``
+  is an error of kind ``too-large`` (``test_content_bomb_over_cap_is_too_large``).
 """
 
 from __future__ import annotations
@@ -90,7 +93,7 @@ class BodyResult:
 
     ``payload`` is None exactly when ``error_kind`` is set (``chunked``, ``content-encoding``,
     ``too-large``); ``error`` is a human-readable message; ``warning`` notes a tolerated oddity
-    (e.g. a declared coding that was not applied) while the payload is still usable.
+    (a stream cut short, a body declared chunked that is not) while the payload is still usable.
     """
 
     payload: bytes | None
@@ -238,12 +241,8 @@ def _zlib_decode(data: bytes, wbits: int, max_bytes: int) -> tuple[bytes, bool]:
         out.append(chunk)
         buf = d.unconsumed_tail
         if d.eof:
-            # gzip members may be concatenated (RFC 1952 "File format"): continue with the next one
-            rest = d.unused_data
-            if wbits == 31 and rest[:2] == b"\x1f\x8b":
-                d = zlib.decompressobj(wbits)
-                buf = rest
-                continue
+            # Chromium's GzipSourceStream ignores whatever follows the first member's footer
+            # (STATE_IGNORING_EXTRA_BYTES), so a second concatenated member is not decoded either.
             return b"".join(out), True
         if not buf and not chunk:
             return b"".join(out), False
@@ -266,7 +265,8 @@ def _brotli_decode(data: bytes, max_bytes: int) -> tuple[bytes, bool]:
 
 
 def _zstd_decode(data: bytes, max_bytes: int) -> tuple[bytes, bool]:
-    reader = zstandard.ZstdDecompressor().stream_reader(data, read_across_frames=True)
+    dctx = zstandard.ZstdDecompressor()
+    reader = dctx.stream_reader(data, read_across_frames=True)
     out: list[bytes] = []
     total = 0
     while True:
@@ -277,7 +277,11 @@ def _zstd_decode(data: bytes, max_bytes: int) -> tuple[bytes, bool]:
         if total > max_bytes:
             raise _TooLarge
         out.append(chunk)
-    return b"".join(out), True
+    # the stream reader does not say whether the input ended inside a frame; with the output known to
+    # be under the cap, a one-shot decompressobj over the same bytes can say it safely
+    probe = dctx.decompressobj()
+    probe.decompress(data)
+    return b"".join(out), probe.eof
 
 
 def _zlib_header_ok(data: bytes) -> bool:
@@ -289,40 +293,27 @@ def decode_content(data: bytes, coding: str, *, max_bytes: int = DEFAULT_MAX_BYT
     """RFC 9110 "Content Codings": remove one coding from ``data`` (bytes), output capped at ``max_bytes``.
 
     ``coding``: lowercased token: ``gzip``/``x-gzip``, ``deflate`` (zlib-wrapped, or raw deflate as
-    some servers send), ``br``, ``zstd``, ``identity``. See the module "Deviations" for what happens
-    with data that is not in the declared coding. Never raises.
+    some servers send), ``br``, ``zstd``, ``identity``. Data not in the declared coding is an error of
+    kind ``content-encoding``; a stream cut short keeps its decoded prefix with a warning (see the
+    module "Deviations"). Never raises.
     """
     try:
         if coding in ("identity", ""):
             result, complete = data, True
         elif coding in ("gzip", "x-gzip"):
             if data[:2] != b"\x1f\x8b":
-                return _not_applied(data, coding)
+                return _not_coded(coding)
             result, complete = _zlib_decode(data, 31, max_bytes)
         elif coding == "deflate":
-            if _zlib_header_ok(data):
-                result, complete = _zlib_decode(data, 15, max_bytes)
-            else:
-                try:
-                    result, complete = _zlib_decode(data, -15, max_bytes)
-                except zlib.error:
-                    return _not_applied(data, coding)
+            # zlib-wrapped as RFC 9110 says, or raw deflate as some servers send (Chromium sniffs the
+            # same way: on a zlib header error it inserts a header and replays)
+            wbits = 15 if _zlib_header_ok(data) else -15
+            result, complete = _zlib_decode(data, wbits, max_bytes)
         elif coding == "br":
-            try:
-                result, complete = _brotli_decode(data, max_bytes)
-            except brotli.error:
-                # brotli has no signature: take a stream that fails at once as not encoded
-                probe = brotli.Decompressor()
-                try:
-                    got = probe.process(data[:64])
-                except brotli.error:
-                    got = b""
-                if not got:
-                    return _not_applied(data, coding)
-                raise
+            result, complete = _brotli_decode(data, max_bytes)
         elif coding == "zstd":
             if data[:4] != b"\x28\xb5\x2f\xfd":
-                return _not_applied(data, coding)
+                return _not_coded(coding)
             result, complete = _zstd_decode(data, max_bytes)
         else:
             return BodyResult(
@@ -352,10 +343,11 @@ def decode_content(data: bytes, coding: str, *, max_bytes: int = DEFAULT_MAX_BYT
     return BodyResult(payload=result, warning=warning)
 
 
-def _not_applied(data: bytes, coding: str) -> BodyResult:
+def _not_coded(coding: str) -> BodyResult:
     return BodyResult(
-        payload=data,
-        warning=f"Content-Encoding {coding} declared but the payload is not {coding}; taken as decoded",
+        payload=None,
+        error_kind="content-encoding",
+        error=f"Content-Encoding {coding} declared but the payload does not start like {coding}",
     )
 
 

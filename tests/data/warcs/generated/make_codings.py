@@ -46,7 +46,8 @@ def _gz(data: bytes) -> bytes:
 
 BOMB_SIZE = 2 * 1024 * 1024  # inflates to 2 MiB; tests read it with a 1 MiB cap
 
-# name -> (extra HTTP header lines, body as stored, expected: "page" | error kind | "as-is")
+# name -> (extra HTTP header lines, body as stored, expected: "page" | "prefix" (a leading part of
+# the page, with a warning) | error kind)
 CASES: list[tuple[str, list[str], bytes, str]] = [
     ("identity", [], PAGE, "page"),
     ("gzip", ["Content-Encoding: gzip"], _gz(PAGE), "page"),
@@ -60,7 +61,8 @@ CASES: list[tuple[str, list[str], bytes, str]] = [
     ("gzip-then-br", ["Content-Encoding: gzip, br"], brotli.compress(_gz(PAGE)), "page"),
     ("gzip-then-zstd-two-fields", ["Content-Encoding: gzip", "Content-Encoding: zstd"],
      zstandard.ZstdCompressor().compress(_gz(PAGE)), "page"),
-    ("not-gzip", ["Content-Encoding: gzip"], PAGE, "as-is"),
+    ("not-gzip", ["Content-Encoding: gzip"], PAGE, "content-encoding"),
+    ("cut-gzip", ["Content-Encoding: gzip"], _gz(PAGE * 4)[: len(_gz(PAGE * 4)) // 2], "prefix"),
     ("corrupt-gzip", ["Content-Encoding: gzip"], _gz(PAGE)[:10] + b"\xff" * 64 + _gz(PAGE)[74:], "content-encoding"),
     ("bad-chunks", ["Transfer-Encoding: chunked"], b"10\r\n" + PAGE[:16] + b"\r\nzz\r\n" + PAGE[16:], "chunked"),
     ("gzip-bomb", ["Content-Encoding: gzip"], _gz(b"\0" * BOMB_SIZE), "too-large"),
