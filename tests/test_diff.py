@@ -531,3 +531,24 @@ def test_foreign_parquet_without_old_options_hints(tmp_path, runs):
     r = CliRunner().invoke(diff_cmd, [old_path, new])
     assert r.exit_code == 1
     assert "give --old-key and --old-text" in r.output
+
+
+def test_row_form_agrees_with_run_form(runs, tmp_path):
+    """diff_rows (used by the --rules form) and diff_runs give the same diff for the same rows."""
+    from redecode.diff import diff_rows
+
+    old, new = runs
+    out = str(tmp_path / "d")
+    diff_runs(old, new, out=out)
+    by_run = {r["warc_offset"]: r for r in pq.read_table(os.path.join(out, DIFF_FILE)).to_pylist()}
+    old_rows = {r["warc_offset"]: r for r in _table_rows(old)}
+    new_rows = {r["warc_offset"]: r for r in _table_rows(new)}
+    both = sorted(set(old_rows) & set(new_rows))
+    by_rows = diff_rows([old_rows[o] for o in both], [new_rows[o] for o in both]).to_pylist()
+    for r in by_rows:
+        assert r == by_run[r["warc_offset"]]
+
+
+def _table_rows(run: str) -> list[dict]:
+    files = sorted(f for f in os.listdir(run) if f.endswith(".parquet"))
+    return pa.concat_tables(pq.read_table(os.path.join(run, f)) for f in files).to_pylist()

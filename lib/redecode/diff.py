@@ -554,9 +554,10 @@ def _category(d: dict) -> str:
 
 def _add_text_details(d: dict, old_text: str | None, new_text: str | None,
                       old_codecs: Sequence[str]) -> None:
-    if d["category"] == "unchanged" or old_text is None or new_text is None or d["text_equal"]:
-        if d["category"] != "unchanged" and d["text_equal"]:
-            d["mojibake_fixed"] = False
+    if d["category"] == "unchanged":
+        return
+    d["mojibake_fixed"] = False  # a changed record is not mojibake unless the texts show it
+    if old_text is None or new_text is None or d["text_equal"]:
         return
     c = compare_texts(old_text, new_text, old_codecs=old_codecs,
                       new_decoder=d["new_decoder"], new_encoding=d["new_encoding"])
