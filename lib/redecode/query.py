@@ -57,6 +57,8 @@ __all__ = [
     "report",
     "format_result",
     "format_report",
+    "render_table",
+    "REPORT_SECTIONS",
 ]
 
 MANIFEST_NAME = "_run.json"
