@@ -17,7 +17,9 @@ Data sets:
     declarations left in place (detectors that read declarations get help there).
 (b) ``chardet``: ``../shared/corpus/chardet-tests``; the folder name (a chardet label, with a
     language suffix such as ``-hungarian``) is mapped with ``standard_encoding``; folders with no
-    Encoding Standard decoder (EUC-TW, Johab, IBM855, ISO-2022-KR, UTF-32*) are skipped. "Served
+    Encoding Standard decoder (EUC-TW, Johab, IBM855, ISO-2022-KR, UTF-32*) are skipped;
+    CP949 counts as EUC-KR (the standard's EUC-KR decoder is UHC), MacCyrillic as
+    x-mac-cyrillic, MacRoman as macintosh, utf-8-sig as UTF-8. "Served
     without declarations": no HTTP header, and every ASCII ``charset``/``encoding`` token in the
     file is neutralised in place (same length: ``charset`` -> ``xharset``) so that no meta or XML
     declaration can help an engine; statistics over non-ASCII bytes are untouched. No TLD.
@@ -69,7 +71,7 @@ import json
 import re
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import urlsplit

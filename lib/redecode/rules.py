@@ -104,13 +104,12 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import cache
 from typing import Any, Literal
 
 from . import decode as _decode
 from . import detect as _detect
 from . import sniff as _sniff
-from .labels import get_encoding
 from .sniff import Decision
 
 __all__ = [
