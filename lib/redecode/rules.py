@@ -234,7 +234,13 @@ class Rules:
         return out
 
     def versions(self) -> dict[str, str]:
-        """Versions of everything outside the parameters that can change this rule set's output."""
+        """Versions of everything outside the parameters that can change this rule set's output.
+
+        ``encoding_standard`` (tables revision), ``decision_code`` (:data:`DECISION_CODE_VERSION`),
+        ``decoder`` (``whatwg@DECODER_VERSION`` or ``python@MAJOR.MINOR``), ``detector``
+        (``name@version``, all three for ``majority``) and, for the browser procedure,
+        ``tld_defaults`` (sniff's default-step table).
+        """
         v = {
             "encoding_standard": _decode.TABLES_REVISION,
             "decision_code": DECISION_CODE_VERSION,
