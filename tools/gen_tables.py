@@ -135,7 +135,9 @@ def generate(fast_sets: dict[str, object] | None = None) -> str:
 
 
 # Candidate Python codecs per multi-byte decoder (GBK uses the gb18030 decoder). The generator
-# keeps, per encoding, the candidate that agrees with the standard on the most units.
+# keeps, per encoding, the candidate that disagrees with the standard on the fewest units (each
+# disagreement adds characters to check for, and sends pages containing them to the slow path),
+# then the one that agrees on the most.
 CANDIDATES = {
     "Shift_JIS": ["cp932", "shift_jis", "shift_jis_2004"],
     "EUC-JP": ["euc_jp", "euc_jis_2004"],
@@ -192,8 +194,15 @@ def codec_units(codec: str):
         pending = nxt
 
 
-def compute_fast_sets() -> dict[str, tuple[str, str, int, int]]:
-    """For each multi-byte encoding: (codec, disagreement chars, agreeing units, disagreeing units).
+MAX_DISAGREE_CHARS = 64  # beyond this the per-character check costs more than it saves
+
+
+def compute_fast_sets() -> dict[str, list[tuple[str, str, int, int]]]:
+    """For each multi-byte encoding, the Python codecs to try in order, each as (codec,
+    disagreement chars, agreeing units, disagreeing units): first the candidate with the fewest
+    disagreeing units (then the most agreeing), then, if another candidate agrees on more units
+    and has a small disagreement set, that one (gb18030: gbk first, then gb18030 for pages with
+    four-byte sequences).
 
     The disagreement set holds every character of the codec's output for every unit on which the
     codec and the standard's decoder (``redecode.decode._decode_tokens``, itself tested exhaustively
@@ -205,7 +214,7 @@ def compute_fast_sets() -> dict[str, tuple[str, str, int, int]]:
 
     result = {}
     for name, candidates in CANDIDATES.items():
-        best = None
+        found = []
         for codec in candidates:
             agree = 0
             bad: set[str] = {"\ufffd"}
@@ -217,25 +226,32 @@ def compute_fast_sets() -> dict[str, tuple[str, str, int, int]]:
                 else:
                     bad.update(text)
             print(f"{name:10} {codec:15} units {units:8} agree {agree:8} disagree-chars {len(bad)}", file=sys.stderr)
-            if best is None or agree > best[2]:
-                best = (codec, "".join(sorted(bad)), agree, units - agree)
-        result[name] = best
+            found.append((codec, "".join(sorted(bad)), agree, units - agree))
+        first = min(found, key=lambda f: (f[3], -f[2]))
+        chain = [first]
+        more = max(found, key=lambda f: f[2])
+        if more is not first and more[2] > first[2] and len(more[1]) <= MAX_DISAGREE_CHARS:
+            chain.append(more)
+        result[name] = chain
     return result
 
 
-def fast_sets_source(fast_sets: dict[str, tuple[str, str, int, int]]) -> str:
+def fast_sets_source(fast_sets: dict[str, list[tuple[str, str, int, int]]]) -> str:
     lines = [
-        "# Fast path: encoding -> (closest Python codec, characters of the codec's output for units on",
-        "# which codec and standard disagree). Computed exhaustively by tools/gen_tables.py with the",
-        "# Python version below; redecode.decode uses the fast path only under that version.",
+        "# Fast path: encoding -> Python codecs to try in order, each with the characters of its output",
+        "# for units on which codec and standard disagree. Computed exhaustively by tools/gen_tables.py",
+        "# with the Python version below; redecode.decode uses the fast path only under that version.",
         f"FAST_PATH_PYTHON = {tuple(sys.version_info[:2])!r}",
         "FAST_PATH = {",
     ]
-    for name, (codec, chars, agree, disagree) in fast_sets.items():
-        lines.append(f"    # {name}: {codec} agrees on {agree} units, disagrees on {disagree}")
-        lines.append(f"    {name!r}: ({codec!r}, (")
-        lines += [f"        {ascii(c)}" for c in _chunks(chars, 24)]
-        lines.append("    )),")
+    for name, chain in fast_sets.items():
+        lines.append(f"    {name!r}: (")
+        for codec, chars, agree, disagree in chain:
+            lines.append(f"        # {codec} agrees on {agree} units, disagrees on {disagree}")
+            lines.append(f"        ({codec!r}, (")
+            lines += [f"            {ascii(c)}" for c in _chunks(chars, 24)]
+            lines.append("        )),")
+        lines.append("    ),")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

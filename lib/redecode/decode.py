@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from array import array
 import sys
 from dataclasses import dataclass
 from typing import Callable
@@ -317,19 +318,20 @@ def gb18030_ranges_code_point(pointer: int) -> int | None:
     return cp_offset + pointer - offset
 
 
-class _GB18030Table(dict):
-    """Token -> output; four-byte tokens and end-of-input tokens are computed on first use."""
+class _GB18030Others(dict):
+    """Four-byte and end-of-input tokens (bytes) -> output, computed on first use and cached."""
 
     __slots__ = ()
 
-    def __missing__(self, key: str) -> str:
-        if key[-1] == _EOF:
-            return _FFFD  # a lead (and digit, and second lead) cut by the end of input: one error
-        b1, b2, b3, b4 = map(ord, key)
+    def __missing__(self, key: bytes) -> str:
+        if len(key) < 4:
+            return _FFFD  # a lead, digit (and second lead) cut by the end of input: one error
+        b1, b2, b3, b4 = key
         pointer = (b1 - 0x81) * 12600 + (b2 - 0x30) * 1260 + (b3 - 0x81) * 10 + b4 - 0x30
         cp = gb18030_ranges_code_point(pointer)
         out = _FFFD if cp is None else chr(cp)
-        self[key] = out
+        if len(self) < 200_000:  # bounded: at most 1.6 M distinct keys exist
+            self[key] = out
         return out
 
 
@@ -344,25 +346,29 @@ def _build_gb18030() -> dict[str, str]:
         # (and what followed) and errors once, which the token "lead digit" -> U+FFFD digit matches.
         return None
 
-    table = _GB18030Table(_lead_table(range(0x81, 0xFF), pair))
+    table = _lead_table(range(0x81, 0xFF), pair)
     table["\x80"] = "\u20ac"
     table["\xff"] = _FFFD
     return table
 
 
-# The end-of-input marker appended to the Latin-1 view of the input (never a Latin-1 character).
-_EOF = "\u0100"
-
-_PATTERNS = {
-    "Shift_JIS": "[\x81-\x9f\xe0-\xfc][\x00-\xff]?|[\x80\xa0-\xdf\xfd-\xff]",
-    "Big5": "[\x81-\xfe][\x00-\xff]?|[\x80\xff]",
-    "EUC-KR": "[\x81-\xfe][\x00-\xff]?|[\x80\xff]",
-    "EUC-JP": "\x8f[\xa1-\xfe][\x00-\xff]?|[\x8e\x8f\xa1-\xfe][\x00-\xff]?|[\x80-\x8d\x90-\xa0\xff]",
+_L = b"[\\x81-\\xfe]"
+_DIGIT = b"[\\x30-\\x39]"
+# Each pattern has group 1 = a run of two-byte tokens (a lead byte and the byte it consumes,
+# whatever it is), and for EUC-JP and gb18030 group 2 = one longer or end-of-input token. Bytes
+# between matches are single-byte tokens (a lead byte can only be left there as the last byte of
+# the input, where it is an error). This mirrors the decoders' left-to-right tokenization exactly.
+_SPLIT_PATTERNS = {
+    "Shift_JIS": rb"((?:[\x81-\x9f\xe0-\xfc][\x00-\xff])+)",
+    "Big5": rb"((?:[\x81-\xfe][\x00-\xff])+)",
+    "EUC-KR": rb"((?:[\x81-\xfe][\x00-\xff])+)",
+    # 8F starts a three-byte token when followed by A1..FE (jis0212), else a two-byte one.
+    "EUC-JP": rb"((?:[\x8e\xa1-\xfe][\x00-\xff])+)|(\x8f(?:[\xa1-\xfe][\x00-\xff]?|[\x00-\xff])?)",
+    # A lead and a digit are a two-byte token (U+FFFD, digit read again) unless a four-byte
+    # sequence follows or the input ends within one (then one error for all of it).
     "gb18030": (
-        "[\x81-\xfe][\x30-\x39][\x81-\xfe][\x30-\x39]"
-        "|[\x81-\xfe][\x30-\x39][\x81-\xfe]?\u0100"
-        "|[\x81-\xfe][\x00-\xff]?"
-        "|[\x80\xff]"
+        b"((?:" + _L + b"(?:[^\\x30-\\x39]|" + _DIGIT + b"(?!" + _L + b"(?:" + _DIGIT + rb"|\Z))(?!\Z)))+)"
+        b"|(" + _L + _DIGIT + _L + _DIGIT + b"|" + _L + _DIGIT + _L + rb"?\Z)"
     ),
 }
 _BUILDERS: dict[str, Callable[[], dict[str, str]]] = {
@@ -372,33 +378,102 @@ _BUILDERS: dict[str, Callable[[], dict[str, str]]] = {
     "EUC-JP": _build_euc_jp,
     "gb18030": _build_gb18030,
 }
-_TOKENIZERS: dict[str, tuple[re.Pattern[str], dict[str, str]]] = {}
 
 
-def _tokenizer(name: str) -> tuple[re.Pattern[str], dict[str, str]]:
+@dataclass(frozen=True, slots=True)
+class _Tokenizer:
+    split: re.Pattern[bytes]
+    groups: int
+    leads: frozenset[int]  # bytes that start a multi-byte token
+    sep: bytes  # a lead byte: never inside a run of single-byte tokens (except last in the input)
+    singles: str  # charmap_decode table for single-byte tokens; sep maps to _SENTINEL
+    pairs: list[str]  # two-byte token, as a native-order uint16, -> output; 0 maps to _SENTINEL
+    others: dict[bytes | None, str]  # group-2 tokens -> output
+
+
+# In no index and in no token table: used to split joined outputs back into runs.
+_SENTINEL = "\uffff"
+_TOKENIZERS: dict[str, _Tokenizer] = {}
+_LITTLE = sys.byteorder == "little"
+_LEADS = {
+    "Shift_JIS": [*range(0x81, 0xA0), *range(0xE0, 0xFD)],
+    "Big5": list(range(0x81, 0xFF)),
+    "EUC-KR": list(range(0x81, 0xFF)),
+    "EUC-JP": [0x8E, 0x8F, *range(0xA1, 0xFF)],
+    "gb18030": list(range(0x81, 0xFF)),
+}
+
+
+def _tokenizer(name: str) -> _Tokenizer:
     try:
         return _TOKENIZERS[name]
     except KeyError:
         pass
-    tok = (re.compile("(" + _PATTERNS[name] + ")"), _BUILDERS[name]())
+    table = _BUILDERS[name]()
+    singles = [chr(b) for b in range(128)] + [_FFFD] * 128
+    pairs = [_FFFD] * 65536
+    others: dict[bytes | None, str] = _GB18030Others() if name == "gb18030" else {}
+    others[None] = ""  # re.split gives None for a group that did not take part in the match
+    for key, out in table.items():
+        assert _SENTINEL not in out
+        raw = key.encode("latin-1")
+        if name == "EUC-JP" and raw[0] == 0x8F:
+            others[raw] = out
+        elif len(raw) == 1:
+            singles[raw[0]] = out
+        else:
+            lead, trail = raw
+            pairs[lead | trail << 8 if _LITTLE else lead << 8 | trail] = out
+    if name == "EUC-JP":
+        others[b"\x8f"] = _FFFD
+    sep = 0xA1 if name == "EUC-JP" else 0x81
+    singles[sep] = _SENTINEL
+    assert pairs[0] == _FFFD  # 00 00 is no token: free to act as the run separator
+    pairs[0] = _SENTINEL
+    split = re.compile(_SPLIT_PATTERNS[name])
+    tok = _Tokenizer(split, split.groups, frozenset(_LEADS[name]), bytes([sep]), "".join(singles), pairs, others)
     _TOKENIZERS[name] = tok
     return tok
 
 
 def _decode_tokens(data: bytes, name: str) -> tuple[str, int]:
-    """Spec-exact decode of a stateless multi-byte encoding via token split + table."""
-    pattern, table = _tokenizer(name)
-    # Latin-1 maps byte b to code point b, so the regex and the table work on code points = bytes.
-    # re.split with one group gives [ascii, token, ascii, token, ..., ascii]; ASCII bytes decode as
-    # themselves in these encodings (outside a token).
-    parts = pattern.split(data.decode("latin-1") + _EOF)
-    tokens = parts[1::2]
-    legit = tokens.count("\x84\x31\xa4\x37") if name == "gb18030" else 0  # valid U+FFFD in gb18030
-    parts[1::2] = map(table.__getitem__, tokens)
-    last = parts[-1]
-    if last and last[-1] == _EOF:
-        parts[-1] = last[:-1]
-    text = "".join(parts)
+    """Spec-exact decode of a stateless multi-byte encoding (Shift_JIS, EUC-JP, EUC-KR, Big5,
+    gb18030).
+
+    ``re.split`` cuts the input into runs of single-byte tokens, runs of two-byte tokens and (EUC-JP,
+    gb18030) longer tokens. All single-byte runs are joined (with a lead byte as separator) and
+    decoded by one ``charmap_decode``; all two-byte runs are joined (with ``00 00`` as separator),
+    read as an ``array("H")`` so each token becomes one integer, and mapped through a 65,536-entry
+    list; the outputs are split back on a sentinel and interleaved. No Python-level
+    loop runs per byte or per token.
+    """
+    tok = _tokenizer(name)
+    parts = tok.split.split(data)
+    step = tok.groups + 1
+    singles = parts[0::step]
+    # A lead byte is left in a single-byte run only as the last byte of the input: one error.
+    tail = ""
+    last = singles[-1]
+    if last and last[-1] in tok.leads:
+        singles[-1] = last[:-1]
+        tail = _FFFD
+    single_text = codecs.charmap_decode(tok.sep.join(singles), "strict", tok.singles)[0]
+    parts[0::step] = single_text.split(_SENTINEL)
+    runs = parts[1::step]
+    if runs:
+        if step == 3:
+            runs = [r or b"" for r in runs]
+        # array("H") reads each two-byte token as one native uint16 (a memcpy); str.translate or a
+        # UTF-16 decode would not do: they pair up surrogate-valued tokens.
+        pair_text = "".join(map(tok.pairs.__getitem__, array("H", b"\x00\x00".join(runs))))
+        parts[1::step] = pair_text.split(_SENTINEL)
+    legit = 0
+    if step == 3:
+        others = parts[2::3]
+        # U+FFFD is in no index; only gb18030's four-byte 84 31 A4 37 encodes it validly.
+        legit = others.count(b"\x84\x31\xa4\x37") if name == "gb18030" else 0
+        parts[2::3] = map(tok.others.__getitem__, others)
+    text = "".join(parts) + tail
     return text, text.count(_FFFD) - legit
 
 
@@ -406,41 +481,24 @@ def _decode_tokens(data: bytes, name: str) -> tuple[str, int]:
 # disagreement set computed by tools/gen_tables.py (only valid for the Python minor version it was
 # computed with).
 _FAST_OK = tuple(sys.version_info[:2]) == tuple(_tables.FAST_PATH_PYTHON)
-_FAST: dict[str, tuple[str, re.Pattern[str]]] = {}
-
-
-def _char_class(chars: str) -> str:
-    out = []
-    cps = sorted(set(map(ord, chars)))
-    i = 0
-    while i < len(cps):
-        j = i
-        while j + 1 < len(cps) and cps[j + 1] == cps[j] + 1:
-            j += 1
-        lo, hi = cps[i], cps[j]
-        out.append(re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}")
-        i = j + 1
-    return "[" + "".join(out) + "]"
-
-
-if _FAST_OK:
-    _FAST = {name: (codec, re.compile(_char_class(chars))) for name, (codec, chars) in _tables.FAST_PATH.items()}
+# encoding -> ((codec, disagreement characters), ...) tried in order. The check is one ``c in text``
+# per character: CPython scans a string for one character much faster than a regex class does.
+_FAST: dict[str, tuple[tuple[str, str], ...]] = dict(_tables.FAST_PATH) if _FAST_OK else {}
 
 
 def _decode_multibyte(data: bytes, name: str) -> tuple[str, int]:
     key = "gb18030" if name == "GBK" else name  # the GBK decoder is the gb18030 decoder
     if data.isascii():
         return data.decode("ascii"), 0
-    fast = _FAST.get(key)
-    if fast is not None:
-        codec, disagree = fast
+    for codec, disagree in _FAST.get(key, ()):
         try:
             text = data.decode(codec)
         except UnicodeDecodeError:
-            pass
-        else:
-            if disagree.search(text) is None:
-                return text, 0
+            continue
+        for c in disagree:
+            if c in text:
+                return _decode_tokens(data, key)
+        return text, 0
     return _decode_tokens(data, key)
 
 
