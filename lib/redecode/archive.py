@@ -82,6 +82,7 @@ _HEAD_PREFIX = 4 * 1024 * 1024  # bytes read from a too-large block to parse its
 _PAYLOAD_TYPES = frozenset({"response", "resource", "revisit"})
 _WANTED = ("warc-type", "warc-record-id", "warc-target-uri", "warc-date", "warc-payload-digest", "content-type")
 _WANTED_B = {n.encode(): n for n in _WANTED}
+_WANTED_KEYS = tuple((n, f"\r\n{n}: ", len(n) + 4) for n in _WANTED)
 _HTTP_TYPES = frozenset({"response", "revisit"})
 
 # warcio logs "Replacing spaces in invalid WARC-Target-URI" for every such record; the repair is
@@ -471,25 +472,28 @@ def _decode_field(name: bytes, value: bytes) -> str:
         return value.decode("latin-1").strip()
 
 
-_CANONICAL_B = tuple((n, n.lower().decode()) for n in (
-    b"WARC-Type", b"WARC-Record-ID", b"WARC-Target-URI", b"WARC-Date", b"WARC-Payload-Digest", b"Content-Type"
-))
+def _fast_fields(head: bytes, items_of) -> dict[str, str]:
+    """The wanted fields of a FastWARC record (first value of each name, names ASCII case-insensitive).
 
-
-def _fast_fields(items: tuple[tuple[bytes, bytes], ...]) -> dict[str, str]:
-    """The wanted fields (first value of each name, names ASCII case-insensitive) of FastWARC's items."""
-    exact = dict(reversed(items))  # first occurrence wins, like warcio's get_header
-    out: dict[str, str] = {}
-    for name, lname in _CANONICAL_B:
-        v = exact.get(name)
-        if v is not None:
-            out[lname] = _decode_field(name, v)
-    if len(out) < len(_CANONICAL_B) and len(exact) > len(out):
-        # a name written in another case: the slow, case-insensitive pass
-        for k, v in items:
-            lk = _WANTED_B.get(k.lower())
-            if lk is not None and lk not in out:
-                out[lk] = _decode_field(k, v)
+    ``head`` is the header block as FastWARC writes it canonically (``Name: value`` CRLF per field);
+    the fields are cut out of it with string searches. A head that is not ASCII goes the slow way,
+    field by field through ``items_of()`` (FastWARC's ``items_bytes``), decoded as warcio does.
+    """
+    if head.isascii():
+        text = head.decode("ascii")
+        low = text.lower()
+        out: dict[str, str] = {}
+        for lname, key, skip in _WANTED_KEYS:
+            i = low.find(key)
+            if i >= 0:
+                i += skip
+                out[lname] = text[i : text.find("\r\n", i)].strip()
+        return out
+    out = {}
+    for k, v in items_of():
+        lk = _WANTED_B.get(k.lower())
+        if lk is not None and lk not in out:
+            out[lk] = _decode_field(k, v)
     return out
 
 
@@ -567,16 +571,18 @@ def _iter_fastwarc(path: str, cap: int, checked: bool) -> Iterator[_Raw]:
                     yield finish(pos)
                     pending = None
                 hdrs = rec.headers
-                items = hdrs.items_bytes()
-                fields = _fast_fields(items)
                 # the header block written the canonical way (version line, "Name: value" CRLF per
                 # field, CRLF): what the record's bytes are checked against. A line break inside a
                 # field means FastWARC read LF-only lines as one field (jwarc fold.warc).
                 buf = io.BytesIO()
                 hdrs.write(buf)
                 head = buf.getvalue()
-                if checked and head.count(b"\n") != len(items) + 2:
-                    raise _Diverged(pos)
+                if head.count(b"\n") != len(hdrs) + 2:
+                    if checked:
+                        raise _Diverged(pos)
+                    fields = _fast_fields(b"\x80", hdrs.items_bytes)  # field by field
+                else:
+                    fields = _fast_fields(head, hdrs.items_bytes)
                 clen = rec.content_length
                 rtype = fields.get("warc-type", "").strip()
                 block: bytes | None = None

@@ -139,9 +139,24 @@ def parse_response_head(block: bytes) -> HttpHead | None:
         fields_end = body_start = len(block)
     # latin-1 maps bytes 1:1 to U+0000..U+00FF, so decoding the head once and splitting the text is
     # the same as splitting bytes and decoding each piece, and faster
-    lines = block[:fields_end].decode("latin-1").split("\n")
+    text = block[:fields_end].decode("latin-1")
+    lines = text.split("\n")
     version, status, reason = _parse_status_line(lines[0])
-    headers: list[tuple[str, str]] = []
+    headers: list[tuple[str, str]]
+    if "\n " not in text and "\n\t" not in text:
+        # no obs-fold: every field line stands alone (the common case, done without a Python loop
+        # body per line)
+        parts = [line.partition(":") for line in lines[1:]]
+        headers = [(n.strip(" \t\r"), v.strip(" \t\r")) for n, c, v in parts if c]
+        return HttpHead(
+            version=version,
+            status=status,
+            reason=reason,
+            headers=headers,
+            head_length=body_start,
+            terminated=terminated,
+        )
+    headers = []
     for line in lines[1:]:
         if not line or line == "\r":
             continue
@@ -364,9 +379,19 @@ def decode_body(
     codings removed in reverse order of application. ``max_bytes`` caps every intermediate and the
     final payload. Never raises; see ``BodyResult``.
     """
+    te_values: list[str] = []
+    ce_values: list[str] = []
+    for k, v in headers:
+        lk = k.lower()
+        if lk == "content-encoding":
+            ce_values.append(v)
+        elif lk == "transfer-encoding":
+            te_values.append(v)
+    if not te_values and not ce_values and len(body) <= max_bytes:
+        return BodyResult(payload=body)
     warnings: list[str] = []
     data = body
-    te = _codings(header_values(headers, "Transfer-Encoding"))
+    te = _codings(te_values)
     extra: list[str] = []
     if te and te[-1] == "chunked":
         decoded, err, was_chunked = dechunk(data)
@@ -379,7 +404,7 @@ def decode_body(
         extra = [c for c in te[:-1] if c != "chunked"]
     elif te:
         extra = [c for c in te if c != "chunked"]
-    codings = _codings(header_values(headers, "Content-Encoding")) + extra
+    codings = _codings(ce_values) + extra
     if len(data) > max_bytes:
         return BodyResult(
             payload=None,
