@@ -257,30 +257,57 @@ class TreeSampler(threading.Thread):
         self.join()
 
 
+# A bare interpreter (``-S``: no site) forks and execs the measured command and reports the rusage of
+# ``os.wait4`` on it. Why not wait4 from run.py itself: a child's ru_maxrss starts from the RSS of the
+# process it was forked from (Linux carries the old mm's high-water mark over exec), so measuring
+# straight from run.py would add run.py's own ~100 MB to every peak. The launcher's floor is ~8 MB.
+_LAUNCHER = r"""
+import json, os, sys
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    except OSError as exc:
+        sys.stderr.write("cannot run %s: %s\n" % (sys.argv[2], exc))
+    os._exit(127)
+_, status, ru = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as fh:
+    json.dump({"pid": pid, "returncode": os.waitstatus_to_exitcode(status), "user_s": ru.ru_utime,
+               "sys_s": ru.ru_stime, "maxrss_kb": ru.ru_maxrss}, fh)
+"""
+
+
 def measure(cmd: list[str], *, env: dict | None = None) -> dict:
     """Run ``cmd``; return CPU (user+sys of the tree), wall, ru_maxrss and per-process peaks."""
-    t0 = time.perf_counter()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r", suffix=".json") as ru_file:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([PY, "-S", "-c", _LAUNCHER, ru_file.name, *cmd],
+                                stdout=out, stderr=err, env=env)
         sampler = TreeSampler(proc.pid)
         sampler.start()
-        _, status, ru = os.wait4(proc.pid, 0)
+        proc.wait()
         wall = time.perf_counter() - t0
         sampler.stop()
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        try:
+            ru = json.load(ru_file)
+        except ValueError:
+            ru = {"pid": None, "returncode": proc.returncode or 1, "user_s": 0.0, "sys_s": 0.0,
+                  "maxrss_kb": 0}
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
-    # The root's own peak comes from ru_maxrss too (the sampler may miss the last 0.1 s).
-    workers = {pid: kb for pid, kb in sampler.peaks.items() if pid != proc.pid}
+    peaks = {pid: kb for pid, kb in sampler.peaks.items() if pid != proc.pid}
+    target = ru["pid"]
+    workers = {pid: kb for pid, kb in peaks.items() if pid != target}
     return {
-        "returncode": proc.returncode,
-        "cpu_s": ru.ru_utime + ru.ru_stime,
-        "user_s": ru.ru_utime,
-        "sys_s": ru.ru_stime,
+        "returncode": ru["returncode"],
+        "cpu_s": ru["user_s"] + ru["sys_s"],
+        "user_s": ru["user_s"],
+        "sys_s": ru["sys_s"],
         "wall_s": wall,
-        "maxrss_mb": ru.ru_maxrss / 1024,  # Linux: KiB; the largest single process of the tree
-        "root_peak_mb": sampler.peaks.get(proc.pid, 0) / 1024,
+        "maxrss_mb": ru["maxrss_kb"] / 1024,  # Linux: KiB; the largest single process of the tree
+        "root_peak_mb": peaks.get(target, 0) / 1024,
         "child_peaks_mb": sorted((kb / 1024 for kb in workers.values()), reverse=True),
         "stdout": stdout,
         "stderr": stderr,
@@ -305,7 +332,9 @@ def score(parquet_dir: str, key: dict) -> dict:
     for path in files:
         pf = pq.ParquetFile(path)
         names = set(pf.schema_arrow.names)
-        cols = ["record_id", "text"] + [c for c in ("encoding", "status", "error_kind") if c in names]
+        cols = ["record_id", "text"] + [
+            c for c in ("encoding", "status", "skip_reason", "error_kind") if c in names
+        ]
         for batch in pf.iter_batches(columns=cols, batch_size=256):
             d = batch.to_pydict()
             for i, rid in enumerate(d["record_id"]):
@@ -315,6 +344,13 @@ def score(parquet_dir: str, key: dict) -> dict:
                 text = d["text"][i]
                 enc = d.get("encoding", [None] * len(d["record_id"]))[i]
                 st = d.get("status", [None] * len(d["record_id"]))[i]
+                why = (d["skip_reason"][i] if "skip_reason" in d else None) or (
+                    d["error_kind"][i] if "error_kind" in d else None
+                )
+                if why and st is None:
+                    st = why
+                elif why:
+                    st = f"{st}: {why}"
                 got[rid] = (answer_key.text_digest(text) if text is not None else None, enc, st)
     cats: dict[str, dict] = {}
     wrong_examples: dict[tuple, int] = {}
@@ -334,7 +370,10 @@ def score(parquet_dir: str, key: dict) -> dict:
             wrong_examples[tag] = wrong_examples.get(tag, 0) + 1
     for c in cats.values():
         c["accuracy"] = c["exact"] / c["pages"] if c["pages"] else None
-    top = sorted(wrong_examples.items(), key=lambda kv: -kv[1])[:8]
+        # Of the pages the pipeline gave a text for (rows skipped or failed left out).
+        given = c["pages"] - c["missing"]
+        c["accuracy_of_given"] = c["exact"] / given if given else None
+    top = sorted(wrong_examples.items(), key=lambda kv: -kv[1])[:20]
     return {
         "categories": cats,
         "misses": [
@@ -426,6 +465,68 @@ def run_rows(meta: dict, rows: list[str], repeat: int, workdir: str) -> dict:
             res["accuracy"] = score(out, key)
         results[row] = res
     return results
+
+
+def _is_ours(path: str) -> bool:
+    return path.startswith(("redecode/", "jobs/")) or "/redecode/" in path or "/jobs/" in path
+
+
+def profile_redecode(meta: dict, workdir: str, workers: int = 1, rate: int = 200) -> dict:
+    """Sample ``redecode run`` with py-spy; return inclusive shares per function and self shares.
+
+    Inclusive: the share of samples whose stack contains a function of ``lib/redecode`` (so
+    ``job.record_row`` includes the decision and the decode it calls). Self: the share of samples
+    whose innermost frame is in a given file (``pyarrow``, ``fastwarc``, ``decode.py`` ...), i.e. where
+    the CPU actually is. Needs py-spy (``.venv/bin/pip install py-spy``).
+    """
+    ok, script = redecode_available()
+    if not ok:
+        return {"skipped": script}
+    pyspy = shutil.which("py-spy", path=os.path.dirname(PY)) or shutil.which("py-spy")
+    if not pyspy:
+        return {"skipped": "py-spy is not installed (.venv/bin/pip install py-spy)"}
+    out = os.path.join(workdir, "out", "profile")
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    raw = os.path.join(workdir, f"profile-redecode-{workers}w.txt")
+    cmd = [pyspy, "record", "-r", str(rate), "-f", "raw", "-o", raw, "--subprocesses", "--",
+           *redecode_cmd(script, meta["shards"], out, workers)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode or not os.path.exists(raw):
+        return {"failed": proc.stderr[-2000:]}
+    inclusive: dict[str, int] = {}
+    self_file: dict[str, int] = {}
+    leaf_fn: dict[str, int] = {}
+    total = 0
+    with open(raw) as fh:
+        for line in fh:
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            if not stack:
+                continue
+            n = int(count)
+            total += n
+            frames = stack.split(";")
+            seen = set()
+            for frame in frames:
+                fn, _, loc = frame.partition(" (")
+                path = loc.rstrip(")").rsplit(":", 1)[0]
+                if _is_ours(path):
+                    key = f"{os.path.basename(path)[:-3]}.{fn}"
+                    if key not in seen:
+                        seen.add(key)
+                        inclusive[key] = inclusive.get(key, 0) + n
+            fn, _, loc = frames[-1].partition(" (")
+            path = loc.rstrip(")").rsplit(":", 1)[0]
+            # py-spy names files "package/module.py": keep our module, else the package.
+            where = path if _is_ours(path) else path.split("/site-packages/")[-1].split("/")[0]
+            self_file[where] = self_file.get(where, 0) + n
+            leaf_fn[f"{fn} ({where})"] = leaf_fn.get(f"{fn} ({where})", 0) + n
+
+    def top(d: dict, k: int) -> list:
+        return [(name, round(100 * v / total, 1)) for name, v in sorted(d.items(), key=lambda kv: -kv[1])[:k]]
+
+    return {"samples": total, "raw": raw, "inclusive_pct": top(inclusive, 30),
+            "self_pct_by_file": top(self_file, 20), "self_pct_by_function": top(leaf_fn, 25)}
 
 
 ALL_ROWS = ["gzip-zlib", "gzip-isal", "warcio", "fastwarc", "baseline-a", "baseline-b",
@@ -546,6 +647,16 @@ def target_lines(results: dict, d: dict, double: dict | None) -> list[str]:
                        f"(target < {TARGET_RSS_MB} MB: {mark(peak < TARGET_RSS_MB)})")
     if "accuracy" in r1:
         cats = r1["accuracy"]["categories"]
+        missing = {k: c["missing"] for k, c in cats.items() if c["missing"]}
+        if missing:
+            reasons = sorted({m["status"] for m in r1["accuracy"]["misses"] if m["got"] == "no text"})
+            out.append(
+                "- redecode 1 worker gave no text for "
+                + ", ".join(f"{n} {k}" for k, n in missing.items())
+                + f" pages ({'; '.join(str(r) for r in reasons)}); of the pages it decoded, exact: "
+                + ", ".join(f"{k} {100 * c['accuracy_of_given']:.2f}%" for k, c in cats.items()
+                            if c["accuracy_of_given"] is not None)
+            )
         if "declared" in cats:
             a = cats["declared"]["accuracy"]
             out.append(f"- declared pages exact: {100 * a:.2f}% (target 100%: {mark(a >= TARGET_DECLARED)})")
@@ -633,6 +744,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="also measure redecode's peak RSS on a crawl twice as large")
     ap.add_argument("--bench-script", default=None, help="path of make_bench_warc.py")
     ap.add_argument("--markdown", default=None, help="write the README section with the figures here")
+    ap.add_argument("--profile", action="store_true",
+                    help="also sample `redecode run --workers 1` with py-spy and print where the time goes")
     args = ap.parse_args(argv)
 
     rows = ALL_ROWS if not args.only else [r.strip() for r in args.only.split(",") if r.strip()]
@@ -655,14 +768,27 @@ def main(argv: list[str] | None = None) -> int:
             "results": run_rows(dmeta, ["redecode-1w", "redecode-2w"], 1,
                                 os.path.join(args.workdir, f"run-{args.size * 2:g}mb")),
         }
+    profile = None
+    if args.profile:
+        log("profiling redecode run --workers 1 with py-spy ...")
+        profile = profile_redecode(meta, os.path.join(args.workdir, f"run-{args.size:g}mb"))
     d = derived(results)
     report = {"machine": mach, "crawl": meta, "results": results, "derived": d, "double": double,
-              "seconds": time.time() - t_start}
+              "profile": profile, "seconds": time.time() - t_start}
     path = os.path.join(args.workdir, f"results-{args.size:g}mb.json")
     with open(path, "w") as fh:
         json.dump(report, fh, indent=1, default=str)
     md = markdown(meta, results, d, double, mach, args)
     print(md)
+    if profile:
+        print("Profile of `redecode run --workers 1` (py-spy samples):")
+        for section in ("inclusive_pct", "self_pct_by_file", "self_pct_by_function"):
+            if section in profile:
+                print(f"  {section}:")
+                for name, pct in profile[section]:
+                    print(f"    {pct:5.1f}%  {name}")
+        if "skipped" in profile or "failed" in profile:
+            print("  " + str(profile.get("skipped") or profile.get("failed")))
     if args.markdown:
         with open(args.markdown, "w") as fh:
             fh.write(md)
