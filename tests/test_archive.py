@@ -167,6 +167,31 @@ def test_auto_uses_fastwarc_on_clean_files(path, monkeypatch):
     assert err is None and recs
 
 
+def test_auto_hands_back_to_fastwarc(tmp_path, monkeypatch):
+    """One odd record (LF-only header lines) is read by warcio; FastWARC reads the rest."""
+    data = open(_local("generated/codings.warc"), "rb").read()
+    recs, _ = read_all(_local("generated/codings.warc"), max_record_bytes=1 << 20)
+    r = recs[2]
+    head_end = data.index(b"\r\n\r\n", r.offset) + 4
+    odd = data[r.offset : head_end].replace(b"\r\n", b"\n")
+    p = tmp_path / "odd.warc"
+    p.write_bytes(data[: r.offset] + odd + data[head_end:])
+    by_warcio = []
+    real = archive._iter_warcio
+
+    def counting(*a, **k):
+        for raw in real(*a, **k):
+            by_warcio.append(raw.offset)
+            yield raw
+
+    monkeypatch.setattr(archive, "_iter_warcio", counting)
+    auto = _outcome(str(p), "auto")
+    assert by_warcio == [r.offset]
+    monkeypatch.setattr(archive, "_iter_warcio", real)
+    assert auto == _outcome(str(p), "warcio")
+    assert len(auto[0]) == len(recs) and auto[1] is None
+
+
 def test_bench_like_file_stays_on_fastwarc(monkeypatch):
     """A generated multi-record gzip WARC of the benchmark's shape never falls back."""
     path = _local("generated/codings.warc.gz")
@@ -409,7 +434,7 @@ def test_truncated_uncompressed_inside_block(tmp_path):
     p.write_bytes(data[:cut])
     got, err = read_all(str(p))
     assert len(got) == 3 and got[2].error_kind == "truncated" and got[2].payload is None
-    assert err.offset == recs[2].offset and "truncated archive" in err.message
+    assert err.offset == recs[2].offset and "cut short" in err.message
 
 
 @pytest.mark.parametrize("name, into", [("warcio/example.warc.gz", 40), ("warcio/example.warc", 60)])
@@ -423,7 +448,7 @@ def test_truncated_inside_warc_header(tmp_path, name, into):
         assert [r.error_kind for r in got[:2]] == [None, None]
         assert all(r.error_kind == "truncated" and r.payload is None for r in got[2:])
         assert isinstance(err, ArchiveError) and err.offset == recs[2].offset
-        assert "truncated archive" in err.message
+        assert "cut short" in err.message
 
 
 def test_garbage_between_records(tmp_path):
@@ -480,19 +505,26 @@ def test_empty_file(tmp_path):
 def test_fuzz_mutated_archives_only_raise_archive_error(tmp_path):
     """Random byte flips, cuts and insertions: iteration ends normally or with ArchiveError."""
     rnd = random.Random(20261129)
-    sources = [_local("warcio/example.warc.gz"), _local("warcio/example.warc"), _local("generated/codings.warc.gz")]
-    for n in range(60):
+    sources = [
+        _local("warcio/example.warc.gz"),
+        _local("warcio/example.warc"),
+        _local("generated/codings.warc.gz"),
+        _local("generated/codings.warc"),
+    ]
+    for n in range(80):
         data = bytearray(open(sources[n % len(sources)], "rb").read())
         for _ in range(rnd.randint(1, 4)):
             op = rnd.random()
             pos = rnd.randrange(len(data))
-            if op < 0.5:
+            if op < 0.4:
                 data[pos] = rnd.randrange(256)
-            elif op < 0.75:
+            elif op < 0.6:
                 del data[pos : pos + rnd.randint(1, 50)]
-            else:
+            elif op < 0.8:
                 data[pos:pos] = bytes(rnd.randrange(256) for _ in range(rnd.randint(1, 20)))
-        p = tmp_path / f"m{n}{'.warc.gz' if sources[n % 3].endswith('gz') else '.warc'}"
+            else:  # line structure: blank lines, bare LFs, a stray record start
+                data[pos:pos] = rnd.choice([b"\r\n", b"\r\n\r\n", b"\n", b" ", b"WARC/1.0\r\n"])
+        p = tmp_path / f"m{n}{'.warc.gz' if sources[n % len(sources)].endswith('gz') else '.warc'}"
         p.write_bytes(bytes(data))
         for reader in ("auto", "warcio"):
             recs, err = read_all(str(p), reader=reader, max_record_bytes=1 << 20)

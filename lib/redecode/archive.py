@@ -15,15 +15,18 @@ This is the only module that imports warcio and fastwarc (it also reads the raw-
 input with ``pyarrow.parquet``; writing Parquet is ``writer``'s).
 
 Readers. ``reader="auto"`` (the default) reads WARC files with FastWARC and checks each record it
-returns against the bytes of the file: for ``.warc.gz`` the record must be exactly one gzip member
-(the member's ISIZE trailer equals the record's header + block + CRLFCRLF, and the next record starts
-with a gzip magic), for uncompressed WARC the record must end in CRLFCRLF exactly where its headers
-and Content-Length say, followed by ``WARC/`` or the end of the file. A record that fails the check,
-and any FastWARC error, hands the rest of the file, from that record's offset on, to warcio. So the
-records (and the final error, if any) are always those warcio reads; a test proves it for every
-WARC of the corpus. ARC files and anything that does not start with ``WARC/`` go to warcio
-directly. ``reader="warcio"`` uses warcio only; ``reader="fastwarc"`` FastWARC only, unchecked
-(for benchmarks and the identity test).
+returns against the bytes of the file: the record must have a Content-Length and header lines that
+FastWARC writes back byte for byte; for ``.warc.gz`` the record must be exactly one gzip member (its
+trailer's ISIZE and CRC-32 are those of header + block + CRLFCRLF, and the next record starts with a
+gzip magic), for uncompressed WARC the record's header must be the file's bytes and the block must
+be followed only by blank lines up to the next ``WARC/`` or the end of the file. A record that fails
+the check, and any FastWARC error, is read by warcio instead (from that record's offset, primed as
+warcio reading from the start would be); after it FastWARC takes over again (at most 16 times per
+file, then warcio reads the rest), unless warcio found the record damaged or stopped. So the
+records, and the final error if any, are always those warcio reads; tests prove it for every WARC of
+the corpus and for mutated files. ARC files and anything that does not start with ``WARC/`` go to
+warcio directly. ``reader="warcio"`` uses warcio only; ``reader="fastwarc"`` FastWARC only,
+unchecked (for benchmarks and the identity test).
 
 Offsets and lengths follow warcio's indexer (CDX ``offset``/``length``): for a gzip-per-record file
 the offset of the gzip member and its compressed length; for an uncompressed file the offset of
@@ -40,9 +43,13 @@ Deviations:
   (``test_archive.py::test_arc_ids_deterministic``, ``test_parquet_input``).
 - ``target_uri`` gets warcio's repairs in both readers: ``<...>`` brackets removed (a wget 1.19 bug)
   and spaces percent-encoded (``test_archive.py::test_target_uri_repairs``).
-- A record whose block ends before its Content-Length is yielded with ``error_kind="truncated"``
-  (no payload); when it is the last record, the file was cut short and the iteration then raises
-  ``ArchiveError`` naming its offset (``test_archive.py::test_truncated_*``).
+- Where warcio ends quietly although the file is cut short or damaged (a block shorter than its
+  Content-Length at the end of the file, a last gzip member that does not end, a gzip data error, a
+  record without Content-Length, bytes after the last record that are not blank lines), the record
+  is yielded with ``error_kind="truncated"`` (no payload) and the iteration then raises
+  ``ArchiveError`` naming its offset. A short block followed by more records (a Content-Length
+  larger than the block inside a gzip member) only flags that record
+  (``test_archive.py::test_truncated_*``).
 """
 
 from __future__ import annotations
@@ -59,6 +66,7 @@ from dataclasses import dataclass
 
 from fastwarc.warc import ArchiveIterator as _FastIterator
 from warcio.archiveiterator import ArchiveIterator as _WarcioIterator
+from warcio.bufferedreaders import DecompressingBufferedReader as _DecompressingBufferedReader
 
 from . import http as _http
 
@@ -80,9 +88,12 @@ INPUT_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz", ".parquet")
 
 _HEAD_PREFIX = 4 * 1024 * 1024  # bytes read from a too-large block to parse its HTTP head
 _PAYLOAD_TYPES = frozenset({"response", "resource", "revisit"})
-_WANTED = ("warc-type", "warc-record-id", "warc-target-uri", "warc-date", "warc-payload-digest", "content-type")
+_WANTED = (
+    "warc-type", "warc-record-id", "warc-target-uri", "warc-date", "warc-payload-digest", "content-type",
+    "content-length",
+)
 _WANTED_B = {n.encode(): n for n in _WANTED}
-_WANTED_KEYS = tuple((n, f"\r\n{n}: ", len(n) + 4) for n in _WANTED)
+_WANTED_KEYS = tuple((n, f"\r\n{n}:", len(n) + 3) for n in _WANTED)
 _HTTP_TYPES = frozenset({"response", "revisit"})
 
 # warcio logs "Replacing spaces in invalid WARC-Target-URI" for every such record; the repair is
@@ -341,12 +352,43 @@ def _kind(path: str) -> str:
 # warcio
 
 
+class _QuietReader(_DecompressingBufferedReader):
+    """warcio's reader, keeping the inflate error it would write to sys.stderr in ``inflate_error``.
+
+    ``_decompress`` is warcio 1.8.1's (Apache-2.0) with the message stored instead of printed.
+    """
+
+    inflate_error: str | None = None
+
+    def _decompress(self, data):
+        if self.decompressor and data:
+            try:
+                data = self.decompressor.decompress(data)
+            except Exception as e:
+                # first read: not compressed after all (warcio's behaviour)
+                if self.num_block_read == 0:
+                    if self.decomp_type == "deflate":
+                        self._init_decomp("deflate_alt")
+                        data = self._decompress(data)
+                    else:
+                        self.decompressor = None
+                else:
+                    self.inflate_error = str(e)
+                    return b""
+        return data
+
+
 class _QuietWarcioIterator(_WarcioIterator):
     """warcio's ArchiveIterator without its direct writes to sys.stderr.
 
     ``_consume_blanklines`` is warcio 1.8.1's (Apache-2.0), minus the warning it prints when a record
-    is not followed by blank lines; the count stays in ``err_count``.
+    is not followed by blank lines; the count stays in ``err_count``. The reader is ``_QuietReader``.
     """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # nothing has been read yet: swap in the reader that does not print
+        self.reader = _QuietReader(self.fh, block_size=self.reader.block_size)
 
     def _consume_blanklines(self):
         empty_size = 0
@@ -395,15 +437,36 @@ def _check_tail(path: str, end: int) -> None:
         ok, text = len(tail) <= _MAX_GAP, tail
     if not (ok and text.strip(b" \t\r\n") == b""):
         raise ArchiveError(
-            path, end, f"the file ends with {size - end} bytes that are not a complete record (truncated archive?)"
+            path, end, f"the archive is cut short or damaged here: {size - end} bytes that are not a complete record"
         )
 
 
-def _iter_warcio(path: str, start: int, cap: int, is_arc: bool, limit: int | None = None) -> Iterator[_Raw]:
-    """Records from ``start`` on via warcio; raises ArchiveError where warcio stops with an error."""
+def _iter_warcio(
+    path: str,
+    start: int,
+    cap: int,
+    is_arc: bool,
+    limit: int | None = None,
+    ends: list[int] | None = None,
+) -> Iterator[_Raw]:
+    """Records from ``start`` on via warcio; raises ArchiveError where warcio stops with an error.
+
+    ``ends``, when given, gets the position after each record (blank lines included) appended
+    before the record is yielded: where the next record starts.
+    """
     with open(path, "rb") as fh:
+        gz = fh.read(2) == b"\x1f\x8b"
         fh.seek(start)
         it = _QuietWarcioIterator(fh, no_record_parse=True, arc2warc=is_arc)
+        if gz and start:
+            # Read as warcio reading from 0 would: its reads are blocks at multiples of block_size,
+            # and the member at ``start`` first sees the rest of the block it begins in. (warcio
+            # takes a member whose first inflate fails for uncompressed data, so where the block
+            # ends decides how a damaged member reads.)
+            bs = it.reader.block_size
+            boundary = -(-start // bs) * bs
+            if boundary > start:
+                it.reader.starting_data = fh.read(boundary - start)
         if not is_arc:
             # as warcio does after the first record of a WARC file: later records must be WARC too
             # (without this, a line of garbage between records can pass for an ARC header)
@@ -432,11 +495,14 @@ def _iter_warcio(path: str, start: int, cap: int, is_arc: bool, limit: int | Non
                 end_pos = it.offset
                 cut = None
                 dec = it.reader.decompressor
-                if dec is not None and not getattr(dec, "eof", True) and not it.next_line:
+                if it.reader.inflate_error is not None:
+                    # warcio stops reading here: the rest of the file is out of its reach
+                    cut = f"gzip data error in this record's member: {it.reader.inflate_error}"
+                elif dec is not None and not getattr(dec, "eof", True) and not it.next_line:
                     # the input ended inside this gzip member (warcio returns what it inflated)
                     cut = "the file ends inside this record's gzip member"
                 elif not is_arc and record.rec_headers.get_header("Content-Length") is None:
-                    cut = "WARC record without Content-Length (cut short in its header?)"
+                    cut = "WARC record without a Content-Length field (cut short in its header, or damaged)"
                 if length < 0:
                     # warcio measures a gzip that is not one member per record as a negative length;
                     # the record has no extent of its own, so say "unknown" (0)
@@ -448,6 +514,8 @@ def _iter_warcio(path: str, start: int, cap: int, is_arc: bool, limit: int | Non
                     where = last_offset
                 raise ArchiveError(path, where, _warcio_message(exc)) from None
             count += 1
+            if ends is not None:
+                ends.append(end_pos)
             yield _Raw(offset, length, fields, clen, block, complete, is_arc, cut)
 
 
@@ -475,9 +543,10 @@ def _decode_field(name: bytes, value: bytes) -> str:
 def _fast_fields(head: bytes, items_of) -> dict[str, str]:
     """The wanted fields of a FastWARC record (first value of each name, names ASCII case-insensitive).
 
-    ``head`` is the header block as FastWARC writes it canonically (``Name: value`` CRLF per field);
-    the fields are cut out of it with string searches. A head that is not ASCII goes the slow way,
-    field by field through ``items_of()`` (FastWARC's ``items_bytes``), decoded as warcio does.
+    ``head`` is the header block as FastWARC writes it back (its lines as read, CRLF-terminated);
+    the fields are cut out of it with string searches. A head that is not ASCII, or that names a
+    wanted field in an unusual way (space before the colon), goes field by field through
+    ``items_of()`` (FastWARC's ``items_bytes``), decoded as warcio does.
     """
     if head.isascii():
         text = head.decode("ascii")
@@ -488,23 +557,37 @@ def _fast_fields(head: bytes, items_of) -> dict[str, str]:
             if i >= 0:
                 i += skip
                 out[lname] = text[i : text.find("\r\n", i)].strip()
-        return out
+            elif lname in low:
+                break  # named, but not as "\r\nname:": the slow way
+        else:
+            return out
     out = {}
     for k, v in items_of():
-        lk = _WANTED_B.get(k.lower())
+        lk = _WANTED_B.get(k.strip().lower())
         if lk is not None and lk not in out:
             out[lk] = _decode_field(k, v)
     return out
+
+
+def _crc_rest(read, crc: int, seen: int, total: int) -> tuple[int, int]:
+    """Continue a CRC-32 over the rest of a block read through ``read(n)``, 1 MiB at a time."""
+    while seen < total:
+        b = read(min(total - seen, 1 << 20))
+        if not b:
+            break
+        crc = zlib.crc32(b, crc)
+        seen += len(b)
+    return crc, seen
 
 
 _MAX_GAP = 64 * 1024  # bytes of blank lines tolerated between uncompressed records
 
 
 def _member_is_record(fd: int, start: int, end: int, head: bytes, clen: int) -> bool:
-    """The slow check for a gzip member whose size is not the canonical one: inflate it and compare.
+    """The slow check for a gzip member whose size is not header + block + CRLFCRLF: inflate it and compare.
 
     True when ``[start, end)`` is one gzip member holding exactly the header FastWARC parsed (as
-    written canonically), the block, and nothing after it but blank lines, which warcio skips.
+    as FastWARC writes it back), the block, and nothing after it but blank lines, which warcio skips.
     """
     expected = len(head) + clen
     data = os.pread(fd, end - start, start)
@@ -522,27 +605,38 @@ def _member_is_record(fd: int, start: int, end: int, head: bytes, clen: int) -> 
     )
 
 
-def _iter_fastwarc(path: str, cap: int, checked: bool) -> Iterator[_Raw]:
-    """Records via FastWARC. With ``checked``, raises _Diverged where warcio could read otherwise."""
+def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0) -> Iterator[_Raw]:
+    """Records via FastWARC from byte ``start`` (a record start) on.
+
+    With ``checked``, raises _Diverged at the first record warcio could read otherwise.
+    """
     size = os.path.getsize(path)
     fd = os.open(path, os.O_RDONLY)
+    source = None
     try:
         with open(path, "rb") as probe:
             gz = probe.read(2) == b"\x1f\x8b"
-        # the record not yet yielded (its extent is known when the next one starts), its canonical
-        # header bytes and its Content-Length
-        pending: tuple[_Raw, bytes, int] | None = None
+        # the record not yet yielded (its extent is known when the next one starts), its header
+        # bytes as FastWARC writes them back, its Content-Length, and (gzip) the CRC-32 so far
+        pending: tuple[_Raw, bytes, int, int | None] | None = None
+        resume = start
 
         def finish(nxt: int) -> _Raw:
-            raw, head, clen = pending
+            raw, head, clen, crc = pending
             expected = len(head) + clen
             if gz:
                 # One gzip member per record: the member ends where the next record starts, and its
-                # ISIZE (RFC 1952, uncompressed size mod 2**32) is header + block + CRLFCRLF.
-                tail = os.pread(fd, 6, nxt - 4)
-                ok = nxt > raw.offset and len(tail) >= 4 and (nxt == size or tail[4:6] == b"\x1f\x8b")
-                if ok and struct.unpack("<I", tail[:4])[0] != (expected + 4) & 0xFFFFFFFF:
-                    ok = _member_is_record(fd, raw.offset, nxt, head, clen)
+                # trailer (RFC 1952: CRC-32, then ISIZE = uncompressed size mod 2**32) is that of
+                # header + block + CRLFCRLF. The CRC catches a damaged member FastWARC reads through
+                # but warcio's zlib rejects.
+                tail = os.pread(fd, 10, nxt - 8) if nxt - 8 >= raw.offset else b""
+                ok = nxt > raw.offset and len(tail) >= 8 and (nxt == size or tail[8:10] == b"\x1f\x8b")
+                if ok:
+                    t_crc, t_size = struct.unpack("<II", tail[:8])
+                    if t_size == (expected + 4) & 0xFFFFFFFF:
+                        ok = crc is None or t_crc == zlib.crc32(b"\r\n\r\n", crc)
+                    else:
+                        ok = _member_is_record(fd, raw.offset, nxt, head, clen)
                 raw.length = nxt - raw.offset
             else:
                 # The block ends at offset + header + Content-Length; warcio then skips blank lines
@@ -560,7 +654,13 @@ def _iter_fastwarc(path: str, cap: int, checked: bool) -> Iterator[_Raw]:
                 raise _Diverged(raw.offset)
             return raw
 
-        it = iter(_FastIterator(path, parse_http=False, fsspec_args=False))
+        if start:
+            # FastWARC reports stream_pos from the file object's position, so offsets stay absolute
+            source = open(path, "rb")
+            source.seek(start)
+            it = iter(_FastIterator(source, parse_http=False, fsspec_args=False))
+        else:
+            it = iter(_FastIterator(path, parse_http=False, fsspec_args=False))
         while True:
             try:
                 rec = next(it, None)
@@ -568,12 +668,15 @@ def _iter_fastwarc(path: str, cap: int, checked: bool) -> Iterator[_Raw]:
                     break
                 pos = rec.stream_pos
                 if pending is not None:
-                    yield finish(pos)
+                    done = finish(pos)
                     pending = None
+                    resume = pos  # the record now being read starts here
+                    yield done
                 hdrs = rec.headers
-                # the header block written the canonical way (version line, "Name: value" CRLF per
-                # field, CRLF): what the record's bytes are checked against. A line break inside a
-                # field means FastWARC read LF-only lines as one field (jwarc fold.warc).
+                # the header block as FastWARC writes it back (version line, each field line as
+                # read, CRLF-terminated, then CRLF): what the record's bytes are checked against. A
+                # line break inside a field means FastWARC read LF-only lines as one field (jwarc
+                # fold.warc).
                 buf = io.BytesIO()
                 hdrs.write(buf)
                 head = buf.getvalue()
@@ -584,38 +687,86 @@ def _iter_fastwarc(path: str, cap: int, checked: bool) -> Iterator[_Raw]:
                 else:
                     fields = _fast_fields(head, hdrs.items_bytes)
                 clen = rec.content_length
+                if checked and "content-length" not in fields:
+                    raise _Diverged(pos)  # warcio reads such a record to the end of the file
                 rtype = fields.get("warc-type", "").strip()
                 block: bytes | None = None
                 complete = True
+                crc = None
                 if rtype in _PAYLOAD_TYPES:
                     block, complete = _read_block(rec.reader.read, clen, cap)
                     if complete and len(block) < clen and checked:
                         raise _Diverged(pos)  # a short block: let warcio say what it makes of it
-                pending = (_Raw(pos, 0, fields, clen, block, complete, False), head, clen)
+                if checked and gz:
+                    crc = zlib.crc32(block, zlib.crc32(head)) if block else zlib.crc32(head)
+                    seen = len(block) if block else 0
+                    if seen < clen:
+                        # a block not kept (other record types, too large): stream it for the CRC
+                        crc, seen = _crc_rest(rec.reader.read, crc, seen, clen)
+                        if seen < clen:
+                            raise _Diverged(pos)
+                pending = (_Raw(pos, 0, fields, clen, block, complete, False), head, clen, crc)
             except _Diverged:
                 raise
             except Exception as exc:  # FastWARC raises OSError/ValueError on bad input
                 if checked:
-                    # before its first record FastWARC hands the whole file to warcio
-                    raise _Diverged(pending[0].offset if pending else 0) from None
-                where = pending[0].offset if pending else 0
+                    # the unchecked record, else the one being read, goes to warcio
+                    raise _Diverged(pending[0].offset if pending else resume) from None
+                where = pending[0].offset if pending else resume
                 raise ArchiveError(path, where, f"{exc} (FastWARC)") from None
         if pending is not None:
             yield finish(size)
+        elif checked and start < size:
+            raise _Diverged(start)  # bytes that gave no record at all: warcio says what they are
     finally:
         os.close(fd)
+        if source is not None:
+            source.close()
+
+
+_MAX_HANDOVERS = 16  # FastWARC -> warcio hand-overs per file before warcio keeps the rest
+
+
+def _is_record_start(path: str, pos: int, gz: bool) -> bool:
+    with open(path, "rb") as fh:
+        fh.seek(pos)
+        head = fh.read(5)
+    return head[:2] == b"\x1f\x8b" if gz else head == b"WARC/"
 
 
 def _iter_warc_auto(path: str, cap: int) -> Iterator[_Raw]:
-    last_end = 0
-    try:
-        for raw in _iter_fastwarc(path, cap, checked=True):
+    """FastWARC, checked; warcio for each record FastWARC cannot vouch for, then FastWARC again.
+
+    After ``_MAX_HANDOVERS`` hand-overs (a file whose records are all odd) warcio reads the rest.
+    """
+    with open(path, "rb") as fh:
+        gz = fh.read(2) == b"\x1f\x8b"
+    start = 0
+    handovers = 0
+    while True:
+        try:
+            for raw in _iter_fastwarc(path, cap, checked=True, start=start):
+                yield raw
+            return
+        except _Diverged as d:
+            diverged = d.offset
+        handovers += 1
+        ends: list[int] = []
+        wit = _iter_warcio(path, diverged, cap, is_arc=False, ends=ends)
+        for raw in wit:
             yield raw
-    except _Diverged as d:
-        last_end = d.offset
-    else:
-        return
-    yield from _iter_warcio(path, last_end, cap, is_arc=False)
+            end = ends[-1]
+            if (
+                handovers <= _MAX_HANDOVERS
+                and raw.cut is None  # after a cut or damaged record warcio stops; so must we
+                and end > raw.offset
+                and _is_record_start(path, end, gz)
+            ):
+                wit.close()
+                start = end
+                break
+        else:
+            return  # warcio read to the end (or raised ArchiveError)
 
 
 # --------------------------------------------------------------------------------------------
@@ -732,7 +883,7 @@ def iter_records(
     # A short block followed by more records is a lying Content-Length inside a gzip member (the
     # record alone is flagged); a short last block means the file itself was cut short.
     if last is not None and last.error_kind == "truncated":
-        raise ArchiveError(p, last.offset, f"truncated archive: {last.error}")
+        raise ArchiveError(p, last.offset, f"the archive is cut short or damaged here: {last.error}")
 
 
 def read_record_at(
