@@ -816,3 +816,73 @@ def test_random_long_inputs():
         for _ in range(3):
             data = bytes(rng.choice(INTERESTING) if rng.random() < 0.7 else rng.randrange(256) for _ in range(300))
             check(data, name)
+
+
+# ------------------------------------------------------------------------------------------------
+# Chunked slow path: cutting long inputs at "safe" bytes must not change the result
+
+
+CHUNK_ALPHABET = sorted(set(INTERESTING) | {0x3C, 0x3E, 0x20, 0x31, 0x35, 0x82, 0xA4, 0xC1})
+
+
+@pytest.mark.parametrize("name", ["Shift_JIS", "EUC-JP", "EUC-KR", "Big5", "GBK", "gb18030"])
+@settings(max_examples=150, deadline=None)
+@given(data=st.lists(st.sampled_from(CHUNK_ALPHABET), min_size=10, max_size=60), chunk=st.integers(1, 6))
+def test_chunked_equals_whole(name, data, chunk):
+    import redecode.decode as d
+
+    saved = d._CHUNK
+    d._CHUNK = chunk
+    try:
+        check(bytes(data), name)
+    finally:
+        d._CHUNK = saved
+
+
+@pytest.mark.parametrize("name", ["Shift_JIS", "EUC-JP", "EUC-KR", "Big5", "gb18030"])
+def test_long_input_with_sparse_errors(name):
+    # ~70 KB of valid text with errors and gb18030 partial four-byte sequences before '<'.
+    valid = [p for p in _pairs(MULTI[name])[::97] if reference(p, name)[1] == 0]
+    rng = random.Random(7)
+    pieces = []
+    for i in range(20000):
+        pieces.append(rng.choice(valid))
+        if i % 5 == 0:
+            pieces.append(b"<p>\n")
+        if i % 4000 == 0:
+            pieces.append(rng.choice([b"\x81\x30<", b"\x81\x30\x81<", b"\xff", b"\x81", b"\xa1 "]))
+    data = b"".join(pieces)
+    assert len(data) > 40000
+    check(data, name)
+
+
+# ------------------------------------------------------------------------------------------------
+# Fast path: fixes and slow-path triggers (the slow path is disabled to prove which path ran)
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "text", "errors", "fast"),
+    [
+        ("EUC-JP", b"\xa1\xc1" * 3 + b"abc", "\uff5e" * 3 + "abc", 0, True),  # euc_jp: U+301C, fixed
+        ("EUC-JP", b"~\xa1\xc1", "~\uff5e", 0, True),
+        ("EUC-JP", b"~\x8f\xa2\xb7", "~\uff5e", 0, False),  # euc_jp gives "~": slow path
+        ("Shift_JIS", b"\xa0abc\xfd", "\ufffdabc\ufffd", 2, True),  # cp932: U+F8F0/U+F8F1, fixed
+        ("Shift_JIS", b"\x81\x60", "\uff5e", 0, True),
+        ("Big5", b"\xa1\xe3\xa2\x46", "\uff5e\uffe0", 0, True),
+        ("Big5", b"\xa2\x41", "\u2215", 0, False),
+        ("gb18030", b"\xa8\xbc\x81\x35\xf4\x37", "\u1e3f\ue7c7", 0, True),  # swapped by gb18030 codec
+        ("gb18030", b"\xa6\xd9\xfe\x59", "\ufe10\u9fb4", 0, True),  # GB18030-2022 mappings
+        ("GBK", b"\xa6\xd9", "\ufe10", 0, True),
+        ("EUC-KR", b"\x94\xee", "\ubdc1", 0, True),
+        ("EUC-KR", b"\x80A", "\ufffdA", 1, False),
+    ],
+)
+def test_fast_path_fixes(monkeypatch, name, data, text, errors, fast):
+    import redecode.decode as d
+
+    assert d._FAST, "fast path disabled on this Python version"
+    if fast:
+        monkeypatch.setattr(d, "_decode_tokens", lambda *a: pytest.fail("slow path taken"))
+    r = decode(data, name, bom_sniff=False)
+    assert (r.text, r.errors) == (text, errors)
+    assert reference(data, name) == (text, errors)

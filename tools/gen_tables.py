@@ -194,62 +194,127 @@ def codec_units(codec: str):
         pending = nxt
 
 
-MAX_DISAGREE_CHARS = 64  # beyond this the per-character check costs more than it saves
+MAX_CHECKS = 64  # beyond this many presence checks a codec is not worth trying
 
 
-def compute_fast_sets() -> dict[str, list[tuple[str, str, int, int]]]:
-    """For each multi-byte encoding, the Python codecs to try in order, each as (codec,
-    disagreement chars, agreeing units, disagreeing units): first the candidate with the fewest
-    disagreeing units (then the most agreeing), then, if another candidate agrees on more units
-    and has a small disagreement set, that one (gb18030: gbk first, then gb18030 for pages with
-    four-byte sequences).
+def analyse_codec(name: str, codec: str) -> dict:
+    """Compare *codec* with the standard's decoder (``redecode.decode._decode_tokens``, itself tested
+    exhaustively against an independent reference) on every unit the codec accepts.
 
-    The disagreement set holds every character of the codec's output for every unit on which the
-    codec and the standard's decoder (``redecode.decode._decode_tokens``, itself tested exhaustively
-    against an independent reference) differ, plus U+FFFD. If a strict decode succeeds and its output
-    holds none of these characters, every unit of the input decoded as the standard decodes it (each
-    such unit leaves the standard's decoder in its initial state), so the outputs are equal.
+    Returns ``codec``, ``agree``/``disagree`` (unit counts) and the three parts of the fast path's
+    proof obligation for a strict decode that succeeded:
+
+    * ``fix``: (char, replacement, errors) for each character the codec produces only for
+      disagreeing units that all decode, in the standard, to the same replacement and leave the
+      standard's decoder in its initial state (checked: decoding the unit followed by any byte b
+      equals decoding the unit, then b). Such characters are replaced (all at once, by
+      ``str.translate``), counting ``errors`` per occurrence.
+    * ``slow_chars``: other characters produced only by disagreeing units; present -> slow path.
+    * ``slow_bytes``: disagreeing units whose characters other units also produce (EUC-JP
+      ``8F A2 B7`` gives "~" in euc_jp); the input containing the unit as a substring -> slow
+      path (a misaligned occurrence only costs time).
+
+    U+FFFD is always a slow character. Then for every unit of the input: an agreeing unit decodes
+    alike; a disagreeing one either produced a fixed character (replaced by the standard's output,
+    same bytes consumed, same state after) or triggers the slow path. Units leave both decoders in
+    their initial state, so the whole outputs are equal.
     """
     from redecode.decode import _decode_tokens
 
+    agree = 0
+    bad: list[tuple[bytes, str, tuple[str, int]]] = []
+    producers: dict[str, list[bytes]] = {}
+    units = list(codec_units(codec))
+    for u, text in units:
+        spec = _decode_tokens(u, name)
+        if spec[0] == text:
+            agree += 1
+        else:
+            bad.append((u, text, spec))
+    bad_chars = {c for _, text, _ in bad for c in text}
+    for u, text in units:
+        for c in set(text) & bad_chars:
+            producers.setdefault(c, []).append(u)
+    bad_units = {u: (text, spec) for u, text, spec in bad}
+
+    def initial_after(u: bytes) -> bool:
+        su = _decode_tokens(u, name)
+        for b in range(256):
+            sb = _decode_tokens(bytes([b]), name)
+            whole = _decode_tokens(u + bytes([b]), name)
+            if whole != (su[0] + sb[0], su[1] + sb[1]):
+                return False
+        return True
+
+    fix, slow_chars, slow_bytes = [], {"\ufffd"}, []
+    for c in sorted(bad_chars):
+        us = producers[c]
+        specs = {bad_units[u][1] for u in us if u in bad_units}
+        if (
+            all(u in bad_units and bad_units[u][0] == c for u in us)
+            and len(specs) == 1
+            and c != "\ufffd"
+            and all(initial_after(u) for u in us)
+        ):
+            (spec,) = specs
+            fix.append((c, spec[0], spec[1]))
+        elif all(u in bad_units for u in us):
+            slow_chars.add(c)
+        else:
+            slow_bytes += [u for u in us if u in bad_units]
+    return {
+        "codec": codec,
+        "agree": agree,
+        "disagree": len(bad),
+        "fix": fix,
+        "slow_chars": "".join(sorted(slow_chars)),
+        "slow_bytes": sorted(set(slow_bytes)),
+    }
+
+
+def compute_fast_sets() -> dict[str, list[dict]]:
+    """For each multi-byte encoding, the Python codecs to try in order (see :func:`analyse_codec`):
+    first the candidate with the fewest disagreeing units (then the most agreeing), then, if
+    another candidate agrees on more units with few checks, that one (gb18030: gbk first, then
+    gb18030 for pages with four-byte sequences)."""
     result = {}
     for name, candidates in CANDIDATES.items():
         found = []
         for codec in candidates:
-            agree = 0
-            bad: set[str] = {"\ufffd"}
-            units = 0
-            for u, text in codec_units(codec):
-                units += 1
-                if _decode_tokens(u, name)[0] == text:
-                    agree += 1
-                else:
-                    bad.update(text)
-            print(f"{name:10} {codec:15} units {units:8} agree {agree:8} disagree-chars {len(bad)}", file=sys.stderr)
-            found.append((codec, "".join(sorted(bad)), agree, units - agree))
-        first = min(found, key=lambda f: (f[3], -f[2]))
+            a = analyse_codec(name, codec)
+            checks = len(a["fix"]) + len(a["slow_chars"]) + len(a["slow_bytes"])
+            print(
+                f"{name:10} {codec:15} agree {a['agree']:8} disagree {a['disagree']:5} fix {len(a['fix']):3}"
+                f" slow-chars {len(a['slow_chars']):4} slow-bytes {len(a['slow_bytes']):4}",
+                file=sys.stderr,
+            )
+            if checks <= MAX_CHECKS:
+                found.append(a)
+        first = min(found, key=lambda f: (f["disagree"], -f["agree"]))
         chain = [first]
-        more = max(found, key=lambda f: f[2])
-        if more is not first and more[2] > first[2] and len(more[1]) <= MAX_DISAGREE_CHARS:
+        more = max(found, key=lambda f: f["agree"])
+        if more is not first and more["agree"] > first["agree"]:
             chain.append(more)
         result[name] = chain
     return result
 
 
-def fast_sets_source(fast_sets: dict[str, list[tuple[str, str, int, int]]]) -> str:
+def fast_sets_source(fast_sets: dict[str, list[dict]]) -> str:
     lines = [
-        "# Fast path: encoding -> Python codecs to try in order, each with the characters of its output",
-        "# for units on which codec and standard disagree. Computed exhaustively by tools/gen_tables.py",
-        "# with the Python version below; redecode.decode uses the fast path only under that version.",
+        "# Fast path: encoding -> Python codecs to try in order, each (codec, fix, slow_chars, slow_bytes)",
+        "# as documented in tools/gen_tables.py analyse_codec. Computed exhaustively with the Python",
+        "# version below; redecode.decode uses the fast path only under that version.",
         f"FAST_PATH_PYTHON = {tuple(sys.version_info[:2])!r}",
         "FAST_PATH = {",
     ]
     for name, chain in fast_sets.items():
         lines.append(f"    {name!r}: (")
-        for codec, chars, agree, disagree in chain:
-            lines.append(f"        # {codec} agrees on {agree} units, disagrees on {disagree}")
-            lines.append(f"        ({codec!r}, (")
-            lines += [f"            {ascii(c)}" for c in _chunks(chars, 24)]
+        for a in chain:
+            lines.append(f"        # {a['codec']} agrees on {a['agree']} units, disagrees on {a['disagree']}")
+            lines.append(f"        ({a['codec']!r}, (")
+            lines += [f"            ({ascii(c)}, {ascii(r)}, {e})," for c, r, e in a["fix"]]
+            lines.append(f"        ), {ascii(a['slow_chars'])}, (")
+            lines += [f"            {u!r}," for u in a["slow_bytes"]]
             lines.append("        )),")
         lines.append("    ),")
     lines.append("}")

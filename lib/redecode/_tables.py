@@ -2528,43 +2528,86 @@ INDEX_GB18030_RANGES = (
     (189000, 0x10000),
 )
 
-# Fast path: encoding -> Python codecs to try in order, each with the characters of its output
-# for units on which codec and standard disagree. Computed exhaustively by tools/gen_tables.py
-# with the Python version below; redecode.decode uses the fast path only under that version.
+# Fast path: encoding -> Python codecs to try in order, each (codec, fix, slow_chars, slow_bytes)
+# as documented in tools/gen_tables.py analyse_codec. Computed exhaustively with the Python
+# version below; redecode.decode uses the fast path only under that version.
 FAST_PATH_PYTHON = (3, 11)
 FAST_PATH = {
     'Shift_JIS': (
         # cp932 agrees on 9796 units, disagrees on 4
         ('cp932', (
-            '\uf8f0\uf8f1\uf8f2\uf8f3\ufffd'
+            ('\uf8f0', '\ufffd', 1),
+            ('\uf8f1', '\ufffd', 1),
+            ('\uf8f2', '\ufffd', 1),
+            ('\uf8f3', '\ufffd', 1),
+        ), '\ufffd', (
         )),
     ),
     'EUC-JP': (
         # euc_jp agrees on 13130 units, disagrees on 7
         ('euc_jp', (
-            '~\xa2\xa3\xac\u2016\u2212\u301c\ufffd'
+            ('\xa2', '\uffe0', 0),
+            ('\xa3', '\uffe1', 0),
+            ('\xac', '\uffe2', 0),
+            ('\u2016', '\u2225', 0),
+            ('\u2212', '\uff0d', 0),
+            ('\u301c', '\uff5e', 0),
+        ), '\ufffd', (
+            b'\x8f\xa2\xb7',
         )),
     ),
     'EUC-KR': (
         # cp949 agrees on 17176 units, disagrees on 0
         ('cp949', (
-            '\ufffd'
+        ), '\ufffd', (
         )),
     ),
     'Big5': (
         # big5hkscs agrees on 18519 units, disagrees on 11
         ('big5hkscs', (
-            '\xa2\xa3\xa5\u2022\u203e\u223c\u2609\u2641\uff0f\uff3c\uff64\ufffd'
+            ('\xa2', '\uffe0', 0),
+            ('\xa3', '\uffe1', 0),
+            ('\xa5', '\uffe5', 0),
+            ('\u2022', '\u2027', 0),
+            ('\u203e', '\xaf', 0),
+            ('\u223c', '\uff5e', 0),
+            ('\u2609', '\u2299', 0),
+            ('\u2641', '\u2295', 0),
+            ('\uff64', '\ufe51', 0),
+        ), '\ufffd', (
+            b'\xa2A',
+            b'\xa2B',
         )),
     ),
     'gb18030': (
         # gbk agrees on 21919 units, disagrees on 0
         ('gbk', (
-            '\ufffd'
+        ), '\ufffd', (
         )),
         # gb18030 agrees on 1112043 units, disagrees on 21
         ('gb18030', (
-            '\u1e3f\ue5e5\ue78d\ue78e\ue78f\ue790\ue791\ue792\ue793\ue794\ue795\ue796\ue7c7\ue81e\ue826\ue82b\ue82c\ue832\ue843\ue854\ue864\ufffd'
+            ('\u1e3f', '\ue7c7', 0),
+            ('\ue5e5', '\u3000', 0),
+            ('\ue78d', '\ufe10', 0),
+            ('\ue78e', '\ufe12', 0),
+            ('\ue78f', '\ufe11', 0),
+            ('\ue790', '\ufe13', 0),
+            ('\ue791', '\ufe14', 0),
+            ('\ue792', '\ufe15', 0),
+            ('\ue793', '\ufe16', 0),
+            ('\ue794', '\ufe17', 0),
+            ('\ue795', '\ufe18', 0),
+            ('\ue796', '\ufe19', 0),
+            ('\ue7c7', '\u1e3f', 0),
+            ('\ue81e', '\u9fb4', 0),
+            ('\ue826', '\u9fb5', 0),
+            ('\ue82b', '\u9fb6', 0),
+            ('\ue82c', '\u9fb7', 0),
+            ('\ue832', '\u9fb8', 0),
+            ('\ue843', '\u9fb9', 0),
+            ('\ue854', '\u9fba', 0),
+            ('\ue864', '\u9fbb', 0),
+        ), '\ufffd', (
         )),
     ),
 }

@@ -1,41 +1,50 @@
 """Encoding Standard decoders, exact to the standard, fast where Python's codecs provably agree.
 
-Spec concept -> function (Encoding Standard, whatwg/encoding @ ``TABLES_REVISION``):
+Spec concept -> function (Encoding Standard, whatwg/encoding @ ``TABLES_REVISION``; section names
+as in the standard):
 
-==============================================  ==============================================
+==============================================  ==================================================
 Encoding Standard                               here
-==============================================  ==============================================
+==============================================  ==================================================
 "decode" (BOM sniff, then the decoder)          ``decode(data, encoding)``
-"decode" without its BOM sniff step             ``decode(data, encoding, bom_sniff=False)``
+the decoder alone (no BOM sniff)                ``decode(data, encoding, bom_sniff=False)``
 "BOM sniff"                                     :func:`bom_sniff`
-UTF-8 decoder                                   ``_decode_utf8``
-single-byte decoder (+ the 28 indexes)          ``_decode_single_byte`` (``codecs.charmap_decode``)
-gb18030 decoder (GBK uses it as is)             ``_decode_gb18030``
-Big5 / EUC-JP / Shift_JIS / EUC-KR decoders     ``_decode_tokens`` with a per-encoding token table
-ISO-2022-JP decoder                             ``_decode_iso2022jp``
-replacement decoder                             ``_decode_replacement``
-shared UTF-16 decoder                           ``_decode_utf16``
-x-user-defined decoder                          ``_decode_single_byte`` (table U+F780 + byte - 0x80)
-==============================================  ==============================================
+"UTF-8 decoder"                                 ``_decode_utf8``
+"single-byte decoder" (+ its 28 indexes)        ``_decode_single_byte`` (``codecs.charmap_decode``)
+"gb18030 decoder" (GBK's decoder is the same)   ``_decode_multibyte`` -> ``_decode_tokens``
+"Big5 decoder", "EUC-JP decoder",               ``_decode_multibyte`` -> ``_decode_tokens``
+"Shift_JIS decoder", "EUC-KR decoder"
+"index gb18030 ranges code point"               :func:`gb18030_ranges_code_point`
+"ISO-2022-JP decoder"                           ``_decode_iso2022jp``
+"replacement decoder"                           ``_decode_replacement``
+"shared UTF-16 decoder"                         ``_decode_utf16``
+"x-user-defined decoder"                        ``_decode_single_byte`` (U+F780 + byte - 0x80)
+==============================================  ==================================================
 
 Error mode is always "replacement": each decoder error inserts one U+FFFD and is counted in
-``DecodeResult.errors``; which bytes an error consumes and which are read again ("restore") is exactly
-the standard's (e.g. Shift_JIS ``81 41``-style pairs whose trail is an unmapped ASCII byte yield
-U+FFFD followed by that ASCII character).
+``DecodeResult.errors``; which bytes an error consumes and which are read again ("restore") is
+exactly the standard's (e.g. a Shift_JIS lead byte followed by an ASCII byte that makes no character
+gives U+FFFD and then that ASCII character; followed by a non-ASCII byte, one U+FFFD for both).
 
-How it is fast:
+How it is fast (figures: ``tests/benchmarks/bench_decoders.py``):
 
-* single-byte encodings and x-user-defined: one ``codecs.charmap_decode`` call (C).
-* UTF-8 / UTF-16: Python's strict decoder when it succeeds (identical by definition of both); else
-  Python's ``replace`` handler for UTF-8 (CPython's UTF-8 decoder replaces maximal subparts exactly as
-  the standard does; pinned by exhaustive tests) and ``surrogatepass`` + a regular expression for UTF-16.
-* Shift_JIS, EUC-JP, EUC-KR, Big5, GBK, gb18030: first, the closest Python codec, strictly, when the
-  output contains none of the characters at which that codec and the standard disagree for some
-  byte sequence (the "disagreement set", computed exhaustively by ``tools/gen_tables.py`` over every
-  unit the codec accepts, for the Python minor version recorded there). Otherwise the spec-exact
-  path: a regular expression splits the input (as Latin-1 text) into runs of ASCII and the standard's
-  decoder "tokens" (a lead byte with the byte it consumes), and a precomputed dict maps every token to
-  its output, all inside C loops (``re.split``, ``map``, ``str.join``).
+* single-byte encodings and x-user-defined: one ``codecs.charmap_decode`` call with a table built
+  from the index (what Python's own cp125x codecs do, with the standard's table).
+* UTF-8 / UTF-16: Python's strict decoder when it succeeds (then identical). Else, for UTF-8,
+  Python's ``replace`` (CPython replaces each maximal subpart with one U+FFFD, as the standard does;
+  pinned by exhaustive tests), for UTF-16 ``surrogatepass`` then one U+FFFD per lone surrogate.
+* Shift_JIS, EUC-JP, EUC-KR, Big5, GBK, gb18030: the closest Python codec (cp932, euc_jp, cp949,
+  big5hkscs, gbk then gb18030), strict, where ``tools/gen_tables.py`` proved it equal to the
+  standard for this input: it compared the codec with the standard on every unit the codec accepts
+  and recorded, per codec, characters to fix afterwards (e.g. euc_jp's U+301C for ``A1 C1`` is
+  U+FF5E), characters and byte sequences whose presence sends the input to the slow path, for the
+  Python minor version it ran on (other versions: no fast path). Otherwise the slow, spec-exact
+  path, per chunk of ~16 KB cut where the decoders are provably in step (so one bad byte does not
+  slow a whole page): ``re.split`` cuts the chunk into runs of single-byte tokens and runs of
+  two-byte tokens (a lead byte and the byte it consumes), mapped in bulk by ``charmap_decode`` and
+  by a 65,536-entry list; no Python loop runs per byte or per character.
+* ISO-2022-JP: escape sequences found with ``bytes.find``; the runs between them decoded per state
+  with the same tools.
 
 Deviations: none known. ``bom_sniff=False`` is the "decode without BOM handling" of encoding_rs
 (not a named Encoding Standard algorithm; "UTF-8 decode without BOM" is its UTF-8 case).
@@ -45,8 +54,8 @@ from __future__ import annotations
 
 import codecs
 import re
-from array import array
 import sys
+from array import array
 from dataclasses import dataclass
 from typing import Callable
 
@@ -186,11 +195,15 @@ _CHARMAPS: dict[str, str] = {name: _ASCII + high for name, high in _tables.SINGL
 _CHARMAPS["x-user-defined"] = _ASCII + "".join(chr(0xF780 + b) for b in range(128))
 
 
+# Encodings whose index has no null entry cannot produce an error.
+_HAS_HOLES = {name: _NULL in table for name, table in _CHARMAPS.items()}
+
+
 def _decode_single_byte(data: bytes, name: str) -> tuple[str, int]:
     # windows-1252 maps 0x81 to U+0081 (the index has it); Python's cp1252 has no mapping, so the
     # index, not cp1252, is the table. No index maps to U+FFFD, so every U+FFFD is an error.
     text, _ = codecs.charmap_decode(data, "replace", _CHARMAPS[name])
-    return text, text.count(_FFFD) if not text.isascii() else 0
+    return text, text.count(_FFFD) if _HAS_HOLES[name] else 0
 
 
 # --------------------------------------------------------------------------------------------------
@@ -358,20 +371,42 @@ _DIGIT = b"[\\x30-\\x39]"
 # whatever it is), and for EUC-JP and gb18030 group 2 = one longer or end-of-input token. Bytes
 # between matches are single-byte tokens (a lead byte can only be left there as the last byte of
 # the input, where it is an error). This mirrors the decoders' left-to-right tokenization exactly.
+# The runs are possessive (++): nothing follows them in the pattern, so backtracking could not change
+# a match, and sre runs a possessive repeat several times faster.
 _SPLIT_PATTERNS = {
-    "Shift_JIS": rb"((?:[\x81-\x9f\xe0-\xfc][\x00-\xff])+)",
-    "Big5": rb"((?:[\x81-\xfe][\x00-\xff])+)",
-    "EUC-KR": rb"((?:[\x81-\xfe][\x00-\xff])+)",
+    "Shift_JIS": rb"((?:[\x81-\x9f\xe0-\xfc][\x00-\xff])++)",
+    "Big5": rb"((?:[\x81-\xfe][\x00-\xff])++)",
+    "EUC-KR": rb"((?:[\x81-\xfe][\x00-\xff])++)",
     # 8F starts a three-byte token when followed by A1..FE (jis0212), else a two-byte one.
-    "EUC-JP": rb"((?:[\x8e\xa1-\xfe][\x00-\xff])+)|(\x8f(?:[\xa1-\xfe][\x00-\xff]?|[\x00-\xff])?)",
+    "EUC-JP": rb"((?:[\x8e\xa1-\xfe][\x00-\xff])++)|(\x8f(?:[\xa1-\xfe][\x00-\xff]?|[\x00-\xff])?)",
     # A lead and a digit are a two-byte token (U+FFFD, digit read again) unless a four-byte
     # sequence follows or the input ends within one (then one error for all of it).
     "gb18030": (
-        b"((?:" + _L + b"(?:[^\\x30-\\x39]|" + _DIGIT + b"(?!" + _L + b"(?:" + _DIGIT + rb"|\Z))(?!\Z)))+)"
+        b"((?:" + _L + b"(?:[^\\x30-\\x39]|" + _DIGIT + b"(?!" + _L + b"(?:" + _DIGIT + rb"|\Z))(?!\Z)))++)"
         b"|(" + _L + _DIGIT + _L + _DIGIT + b"|" + _L + _DIGIT + _L + rb"?\Z)"
     ),
 }
+def _build_iso2022jp_lead() -> dict[str, str]:
+    """ISO-2022-JP in its "leading byte" state, within a run free of ESC: a byte 0x21..0x7E and the
+    next byte (consumed whatever it is) -> jis0208 or one error; any other byte -> one error."""
+    jis = _tables.INDEX_JIS0208
+
+    def pair(lead: int, b: int) -> str | None:
+        out = _index_at(jis, (lead - 0x21) * 94 + b - 0x21) if 0x21 <= b <= 0x7E else None
+        return _FFFD if out is None else out  # the trailing byte is never read again
+
+    table = {chr(b): _FFFD for b in range(256)}
+    table.update(_lead_table(range(0x21, 0x7F), pair))
+    # ESC joins runs decoded together (see _iso2022jp_runs): a lead byte before it is an error.
+    table["\x1b"] = _RUN_SEP
+    for lead in range(0x21, 0x7F):
+        table[chr(lead) + "\x1b"] = _FFFD + _RUN_SEP
+    return table
+
+
+_SPLIT_PATTERNS["ISO-2022-JP-lead"] = rb"((?:[\x21-\x7e][\x00-\xff])++)"
 _BUILDERS: dict[str, Callable[[], dict[str, str]]] = {
+    "ISO-2022-JP-lead": _build_iso2022jp_lead,
     "Shift_JIS": _build_shift_jis,
     "Big5": _build_big5,
     "EUC-KR": _build_euc_kr,
@@ -401,6 +436,7 @@ _LEADS = {
     "EUC-KR": list(range(0x81, 0xFF)),
     "EUC-JP": [0x8E, 0x8F, *range(0xA1, 0xFF)],
     "gb18030": list(range(0x81, 0xFF)),
+    "ISO-2022-JP-lead": list(range(0x21, 0x7F)),
 }
 
 
@@ -426,7 +462,7 @@ def _tokenizer(name: str) -> _Tokenizer:
             pairs[lead | trail << 8 if _LITTLE else lead << 8 | trail] = out
     if name == "EUC-JP":
         others[b"\x8f"] = _FFFD
-    sep = 0xA1 if name == "EUC-JP" else 0x81
+    sep = _LEADS[name][-1]
     singles[sep] = _SENTINEL
     assert pairs[0] == _FFFD  # 00 00 is no token: free to act as the run separator
     pairs[0] = _SENTINEL
@@ -481,92 +517,142 @@ def _decode_tokens(data: bytes, name: str) -> tuple[str, int]:
 # disagreement set computed by tools/gen_tables.py (only valid for the Python minor version it was
 # computed with).
 _FAST_OK = tuple(sys.version_info[:2]) == tuple(_tables.FAST_PATH_PYTHON)
-# encoding -> ((codec, disagreement characters), ...) tried in order. The check is one ``c in text``
-# per character: CPython scans a string for one character much faster than a regex class does.
-_FAST: dict[str, tuple[tuple[str, str], ...]] = dict(_tables.FAST_PATH) if _FAST_OK else {}
+# encoding -> ((codec, fix, slow_chars, slow_bytes), ...) tried in order; see tools/gen_tables.py.
+# Presence checks are one ``c in text`` / ``u in data`` each: CPython scans for one character or a
+# short byte string far faster than a regular expression class does.
+_FAST: dict[str, tuple[tuple[str, tuple[tuple[str, str, int], ...], str, tuple[bytes, ...]], ...]] = (
+    dict(_tables.FAST_PATH) if _FAST_OK else {}
+)
 
 
-def _decode_multibyte(data: bytes, name: str) -> tuple[str, int]:
-    key = "gb18030" if name == "GBK" else name  # the GBK decoder is the gb18030 decoder
+def _fast(data: bytes, key: str) -> tuple[str, int] | None:
+    """The closest Python codec's strict decode, with the generator's fixes applied, when provably
+    equal to the standard's decode; else None."""
     if data.isascii():
         return data.decode("ascii"), 0
-    for codec, disagree in _FAST.get(key, ()):
+    for codec, fix, slow_chars, slow_bytes in _FAST.get(key, ()):
         try:
             text = data.decode(codec)
         except UnicodeDecodeError:
             continue
-        for c in disagree:
+        for c in slow_chars:
             if c in text:
-                return _decode_tokens(data, key)
-        return text, 0
-    return _decode_tokens(data, key)
+                return None
+        for u in slow_bytes:
+            if u in data:
+                return None
+        errors = 0
+        table: dict[int, str] = {}
+        for c, rep, err in fix:
+            if c in text:
+                table[ord(c)] = rep
+                if err:
+                    errors += text.count(c) * err
+        if table:
+            text = text.translate(table)  # simultaneous: gb18030 swaps U+E7C7 and U+1E3F
+        return text, errors
+    return None
+
+
+# Bytes that no decoder of Shift_JIS, EUC-JP, EUC-KR, Big5 or gb18030 ever consumes as part of a
+# multi-byte sequence (trail bytes start at 0x40 or 0xA1; gb18030's digits are 0x30..0x39). Before
+# such a byte the decoder is in its initial state or has a pending sequence that the byte ends with
+# one error, the byte being read again: exactly what the end of input does to the same pending
+# sequence -- except gb18030's pending "lead digit" and "lead digit lead", which the end of input
+# swallows whole, so no cut is made after a digit or after a digit and a lead there.
+_SAFE_CUT = re.compile(rb"[\x00-\x2f\x3a-\x3f]")
+_CHUNK = 16384  # bytes; the slow path re-decodes only the chunks that need it
+
+
+def _chunks(data: bytes, key: str):
+    start, n, chunk = 0, len(data), _CHUNK
+    while n - start > 2 * chunk:
+        pos = start + chunk
+        while True:
+            m = _SAFE_CUT.search(data, pos)
+            if m is None:
+                yield data[start:]
+                return
+            p = m.start()
+            if key != "gb18030" or not (
+                0x30 <= data[p - 1] <= 0x39 or (0x81 <= data[p - 1] <= 0xFE and 0x30 <= data[p - 2] <= 0x39)
+            ):
+                break
+            pos = p + 1
+        yield data[start:p]
+        start = p
+    yield data[start:]
+
+
+def _decode_multibyte(data: bytes, name: str) -> tuple[str, int]:
+    key = "gb18030" if name == "GBK" else name  # the GBK decoder is the gb18030 decoder
+    fast = _fast(data, key)
+    if fast is not None:
+        return fast
+    if len(data) <= 2 * _CHUNK:
+        return _decode_tokens(data, key)
+    # Decoding chunks cut at the boundaries above and concatenating equals decoding the whole, so
+    # only the chunks with errors or disagreement characters take the slow path.
+    out: list[str] = []
+    errors = 0
+    for chunk in _chunks(data, key):
+        text, e = _fast(chunk, key) or _decode_tokens(chunk, key)
+        errors += e
+        out.append(text)
+    return "".join(out), errors
 
 
 # --------------------------------------------------------------------------------------------------
 # ISO-2022-JP
 
-_ASCII_ERR = re.compile("[\x0e\x0f\x80-\xff]")
-_ROMAN_MAP = {0x5C: "\u00a5", 0x7E: "\u203e"}
-_KATAKANA_ERR = re.compile("[^\x21-\x5f]")
-_KATAKANA_MAP = {b: 0xFF61 - 0x21 + b for b in range(0x21, 0x60)}
+# ISO-2022-JP's single-byte states as charmap_decode tables (one output character per byte; U+FFFD
+# marks an error, and no valid byte of these states decodes to U+FFFD).
+_ISO2022JP_ASCII = "".join(_FFFD if b in (0x0E, 0x0F) or b >= 0x80 else chr(b) for b in range(256))
+_ISO2022JP_ROMAN = _ISO2022JP_ASCII[:0x5C] + "\u00a5" + _ISO2022JP_ASCII[0x5D:0x7E] + "\u203e" + _ISO2022JP_ASCII[0x7F:]
+_ISO2022JP_KATAKANA = "".join(chr(0xFF61 - 0x21 + b) if 0x21 <= b <= 0x5F else _FFFD for b in range(256))
 
 _ASCII_STATE, _ROMAN, _KATAKANA, _LEAD = range(4)
 _ESCAPES = {b"(B": _ASCII_STATE, b"(J": _ROMAN, b"(I": _KATAKANA, b"$@": _LEAD, b"$B": _LEAD}
 
 
-def _iso2022jp_segment(seg: bytes, state: int) -> tuple[str, int]:
-    """Decode an ESC-free run in *state*; returns (text, errors). Ends in the same state (a lead
-    byte cut by the run's end is an error either way: ESC in trailing byte state, or end of queue)."""
-    s = seg.decode("latin-1")
-    if state == _ASCII_STATE:
-        return _ASCII_ERR.subn(_FFFD, s)
-    if state == _ROMAN:
-        s, n = _ASCII_ERR.subn(_FFFD, s)
-        return s.translate(_ROMAN_MAP), n
-    if state == _KATAKANA:
-        s, n = _KATAKANA_ERR.subn(_FFFD, s)
-        return s.translate(_KATAKANA_MAP), n
-    jis = _tables.INDEX_JIS0208
-    out: list[str] = []
-    errors = 0
-    i, end = 0, len(seg)
-    while i < end:
-        lead = seg[i]
-        if not 0x21 <= lead <= 0x7E:
-            out.append(_FFFD)
-            errors += 1
-            i += 1
-            continue
-        if i + 1 == end:  # trailing byte state meets ESC or end of queue
-            out.append(_FFFD)
-            errors += 1
-            break
-        b = seg[i + 1]
-        i += 2
-        c = _index_at(jis, (lead - 0x21) * 94 + b - 0x21) if 0x21 <= b <= 0x7E else None
-        if c is None:  # the trailing byte is consumed either way
-            out.append(_FFFD)
-            errors += 1
-        else:
-            out.append(c)
-    return "".join(out), errors
+# Separates the runs of one state when they are decoded together; ESC (never inside a run) is
+# the joining byte and decodes to it. A noncharacter, in no index.
+_RUN_SEP = "\ufdd0"
+_ISO2022JP_TABLES = {
+    state: table[:0x1B] + _RUN_SEP + table[0x1C:]
+    for state, table in ((_ASCII_STATE, _ISO2022JP_ASCII), (_ROMAN, _ISO2022JP_ROMAN), (_KATAKANA, _ISO2022JP_KATAKANA))
+}
+
+
+def _iso2022jp_runs(state: int, runs: list[bytes]) -> list[str]:
+    """Decode ESC-free runs all in *state*, each from the state's start; a leading byte cut by a
+    run's end is one error either way (ESC in trailing byte state, or end of queue)."""
+    joined = b"\x1b".join(runs)
+    if state == _LEAD:
+        text = _decode_tokens(joined, "ISO-2022-JP-lead")[0]
+    else:
+        text = codecs.charmap_decode(joined, "strict", _ISO2022JP_TABLES[state])[0]
+    out = text.split(_RUN_SEP)
+    assert len(out) == len(runs)
+    return out
 
 
 def _decode_iso2022jp(data: bytes, _name: str) -> tuple[str, int]:
     if data.isascii() and b"\x1b" not in data and b"\x0e" not in data and b"\x0f" not in data:
         return data.decode("ascii"), 0
-    out: list[str] = []
-    errors = 0
+    # Pass 1, the state machine over escape sequences: the run between two ESC bytes is decoded
+    # in one state throughout. Pass 2 decodes all runs of each state in one batch.
+    runs: tuple[list[bytes], ...] = ([], [], [], [])
+    order: list[int | str] = []  # a state (its next run) or a literal error
     state = output_state = _ASCII_STATE
     output = False  # "ISO-2022-JP output": true right after an escape sequence
     i, n = 0, len(data)
     while True:
         j = data.find(b"\x1b", i)
-        seg = data[i:] if j < 0 else data[i:j]
-        if seg:
-            text, e = _iso2022jp_segment(seg, state)
-            out.append(text)
-            errors += e
+        run = data[i:] if j < 0 else data[i:j]
+        if run:
+            runs[state].append(run)
+            order.append(state)
             output = False
         if j < 0:
             break
@@ -576,20 +662,21 @@ def _decode_iso2022jp(data: bytes, _name: str) -> tuple[str, int]:
         if new is not None:
             state = output_state = new
             if output:  # two escape sequences in a row
-                out.append(_FFFD)
-                errors += 1
+                order.append(_FFFD)
             output = True
             i = j + 3
             continue
         # Not an escape sequence: error, and the bytes after ESC are read again in the output state.
-        out.append(_FFFD)
-        errors += 1
+        order.append(_FFFD)
         output = False
         state = output_state
         i = j + 1
         if i >= n:
             break
-    return "".join(out), errors
+    decoded = [iter(_iso2022jp_runs(k, r)) if r else iter(()) for k, r in enumerate(runs)]
+    text = "".join([x if isinstance(x, str) else next(decoded[x]) for x in order])
+    # No valid byte sequence of ISO-2022-JP decodes to U+FFFD: each one is an error.
+    return text, text.count(_FFFD)
 
 
 _DECODERS: dict[str, Callable[[bytes, str], tuple[str, int]]] = {}
