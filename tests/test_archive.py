@@ -19,7 +19,14 @@ import pytest
 from warcio.archiveiterator import ArchiveIterator as WarcioIterator
 
 from redecode import archive
-from redecode.archive import ArchiveError, ArchiveRecord, iter_inputs, iter_records, read_record_at
+from redecode.archive import (
+    ArchiveError,
+    ArchiveRecord,
+    find_record_start,
+    iter_inputs,
+    iter_records,
+    read_record_at,
+)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data", "warcs")
@@ -654,3 +661,87 @@ def test_iter_inputs(tmp_path):
     assert iter_inputs([f"{t}/**/*.arc*"]) == sorted([f"{t}/a/b/y.arc", f"{t}/d.arc.gz"])
     with pytest.raises(FileNotFoundError, match="nothing"):
         iter_inputs([f"{t}/nothing*"])
+
+
+# ------------------------------------------------------------------ ranges (parallel reading of one file)
+
+
+RANGE_FILES = [
+    _local("warcio/example.warc.gz"),
+    _local("warcio/example.warc"),
+    _local("warcio/example.arc"),
+    _local("warcio/example.arc.gz"),
+    _local("generated/codings.warc.gz"),
+    _local("generated/codings.warc"),
+    _local("jwarc/fold.warc"),
+]
+
+
+@pytest.mark.parametrize("path", RANGE_FILES, ids=_ids(RANGE_FILES))
+def test_find_record_start_exact(path):
+    recs, _ = read_all(path, max_record_bytes=1 << 20)
+    offsets = [r.offset for r in recs]
+    for i, off in enumerate(offsets):
+        assert find_record_start(path, off) == off
+        following = offsets[i + 1] if i + 1 < len(offsets) else None
+        assert find_record_start(path, off + 1) == following
+
+
+def _ranges_equal_whole(path, parts, **kw):
+    whole, err = read_all(path, **kw)
+    assert err is None
+    size = os.path.getsize(path)
+    starts = [0]
+    for k in range(1, parts):
+        s = find_record_start(path, size * k // parts)
+        if s is not None and s > starts[-1]:
+            starts.append(s)
+    got = []
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else None
+        stream = iter_records(path, start=start, end=end, **kw)
+        got.extend(stream)
+        assert stream.next_offset == end
+    assert got == whole
+    return len(starts)
+
+
+@pytest.mark.parametrize("path", RANGE_FILES, ids=_ids(RANGE_FILES))
+@pytest.mark.parametrize("parts", [2, 3, 5])
+def test_ranges_read_the_whole_file(path, parts):
+    _ranges_equal_whole(path, parts, max_record_bytes=1 << 20)
+
+
+@pytest.mark.corpus
+def test_ranges_read_the_whole_file_shared():
+    path = _shared("pywb/warcs/iana.warc.gz")
+    assert _ranges_equal_whole(path, 4) == 4
+
+
+def test_ranges_parquet(tmp_path):
+    rows = [(f"http://p.test/{i}", "text/html", b"<p>%d</p>" % i) for i in range(10)]
+    path = str(tmp_path / "raw.parquet")
+    _write_parquet(path, rows)
+    assert find_record_start(path, 4) == 4 and find_record_start(path, 10) is None
+    first = iter_records(path, end=4)
+    assert [r.offset for r in first] == [0, 1, 2, 3] and first.next_offset == 4
+    rest = iter_records(path, start=4)
+    assert [r.offset for r in rest] == list(range(4, 10)) and rest.next_offset is None
+
+
+def test_range_start_inside_a_record_is_caught(tmp_path):
+    """A WARC stored inside a payload fakes a record start; next_offset of the range before says so."""
+    inner = open(_local("warcio/example.warc"), "rb").read()
+    outer_block = b"HTTP/1.1 200 OK\r\nContent-Type: application/warc\r\n\r\n" + inner
+    head = (
+        b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:outer>\r\n"
+        b"WARC-Target-URI: http://x.test/a.warc\r\nWARC-Date: 2026-01-01T00:00:00Z\r\n"
+        b"Content-Type: application/http; msgtype=response\r\nContent-Length: %d\r\n\r\n" % len(outer_block)
+    )
+    p = tmp_path / "nested.warc"
+    p.write_bytes(head + outer_block + b"\r\n\r\n")
+    fake = find_record_start(str(p), 10)
+    assert fake is not None and fake > 0  # the inner file's first record looks like a start
+    first = iter_records(str(p), end=fake)
+    assert len(list(first)) == 1
+    assert first.next_offset is None  # it read to the end: ``fake`` was not a record of this file

@@ -10,6 +10,7 @@ Spec concept -> function:
 | warcio/CDX "offset + length" random access (``warcio extract FILE OFFSET``) | `read_record_at` |
 | HTTP message, transfer and content codings | `redecode.http` |
 | expanding command-line inputs | `iter_inputs` |
+| splitting one file into ranges read in parallel | `find_record_start`, `iter_records(start=, end=)` |
 
 This is the only module that imports warcio and fastwarc (it also reads the raw-response Parquet
 input with ``pyarrow.parquet``; writing Parquet is ``writer``'s).
@@ -58,6 +59,7 @@ import glob
 import io
 import logging
 import os
+import re
 import struct
 import uuid
 import zlib
@@ -75,6 +77,8 @@ __all__ = [
     "INPUT_SUFFIXES",
     "ArchiveError",
     "ArchiveRecord",
+    "RecordStream",
+    "find_record_start",
     "iter_inputs",
     "iter_records",
     "read_record_at",
@@ -132,7 +136,8 @@ class ArchiveRecord:
     ``payload_length`` the body as stored (before decoding), from Content-Length when the block was
     not read whole; ``payload_digest`` the WARC-Payload-Digest value; ``error_kind`` one of
     ``too-large``, ``chunked``, ``content-encoding``, ``truncated`` with ``error`` the message;
-    ``warning`` a tolerated oddity (a declared coding that was not applied, a stream that ends early);
+    ``warning`` a tolerated oddity (a content-coded stream that ends early, a body declared chunked
+    that is not);
     ``is_http`` True when an HTTP response head was parsed from the block.
     """
 
@@ -734,14 +739,13 @@ def _is_record_start(path: str, pos: int, gz: bool) -> bool:
     return head[:2] == b"\x1f\x8b" if gz else head == b"WARC/"
 
 
-def _iter_warc_auto(path: str, cap: int) -> Iterator[_Raw]:
+def _iter_warc_auto(path: str, cap: int, start: int = 0) -> Iterator[_Raw]:
     """FastWARC, checked; warcio for each record FastWARC cannot vouch for, then FastWARC again.
 
     After ``_MAX_HANDOVERS`` hand-overs (a file whose records are all odd) warcio reads the rest.
     """
     with open(path, "rb") as fh:
         gz = fh.read(2) == b"\x1f\x8b"
-    start = 0
     handovers = 0
     while True:
         try:
@@ -842,12 +846,38 @@ def _parquet_row(path: str, row: int, d: dict, i: int, cap: int) -> ArchiveRecor
 # public entry points
 
 
+class RecordStream(Iterator[ArchiveRecord]):
+    """The iterator ``iter_records`` returns.
+
+    ``next_offset``: after the iteration stopped at ``end``, the offset of the first record not
+    yielded (at or after ``end``); None while iterating and when the file was read to its end. A
+    caller that splits a file into ranges checks that each range's ``next_offset`` is the next
+    range's ``start``: then the ranges together read exactly the records of the whole file.
+    """
+
+    __slots__ = ("_gen", "next_offset")
+
+    def __init__(self) -> None:
+        self.next_offset: int | None = None
+
+    def __iter__(self) -> RecordStream:
+        return self
+
+    def __next__(self) -> ArchiveRecord:
+        return next(self._gen)
+
+    def close(self) -> None:
+        self._gen.close()
+
+
 def iter_records(
     path: str | os.PathLike[str],
     *,
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     reader: str = "auto",
-) -> Iterator[ArchiveRecord]:
+    start: int = 0,
+    end: int | None = None,
+) -> RecordStream:
     """Every record of one archive, in file order (warcinfo, request, metadata... included).
 
     ``path``: a ``.warc``, ``.warc.gz``, ``.arc``, ``.arc.gz`` or raw-response ``.parquet`` file (the
@@ -855,35 +885,133 @@ def iter_records(
     decoded payload of each record. ``reader``: ``auto``, ``warcio`` or ``fastwarc`` (see the module
     docstring). Streams: memory is bounded by the cap, not the file size.
 
+    ``start``/``end`` (bytes; rows for Parquet) read a range: ``start`` must be where a record starts
+    (0, an ``offset`` seen before, or what ``find_record_start`` found), and the records yielded are
+    those that start before ``end`` (the last one is read whole even if it runs past ``end``); see
+    ``RecordStream.next_offset``.
+
     Raises ``ArchiveError(path, offset, message)`` after the last readable record when the file is
     truncated or corrupt, and at once when it cannot be opened.
     """
-    p = os.fspath(path)
+    stream = RecordStream()
+    stream._gen = _records(stream, os.fspath(path), max_record_bytes, reader, start, end)
+    return stream
+
+
+def _records(
+    stream: RecordStream, p: str, cap: int, reader: str, start: int, end: int | None
+) -> Iterator[ArchiveRecord]:
     if reader not in ("auto", "warcio", "fastwarc"):
         raise ValueError(f"reader must be 'auto', 'warcio' or 'fastwarc', not {reader!r}")
     try:
         kind = _kind(p)
     except OSError as exc:
-        raise ArchiveError(p, 0, f"cannot open: {exc.strerror or exc}") from None
+        raise ArchiveError(p, start, f"cannot open: {exc.strerror or exc}") from None
     if kind == "parquet":
-        yield from _parquet_records(p, max_record_bytes)
+        limit = None if end is None else max(end - start, 0)
+        n = 0
+        for rec in _parquet_records(p, cap, start=start):
+            if limit is not None and n >= limit:
+                stream.next_offset = rec.offset
+                return
+            n += 1
+            yield rec
         return
     if kind == "unknown":
         raise ArchiveError(p, 0, "not a WARC, ARC or Parquet file (it does not start with 'WARC/')")
     if kind == "arc" or reader == "warcio":
-        raws = _iter_warcio(p, 0, max_record_bytes, is_arc=kind == "arc")
+        raws = _iter_warcio(p, start, cap, is_arc=kind == "arc")
     elif reader == "fastwarc":
-        raws = _iter_fastwarc(p, max_record_bytes, checked=False)
+        raws = _iter_fastwarc(p, cap, checked=False, start=start)
     else:
-        raws = _iter_warc_auto(p, max_record_bytes)
+        raws = _iter_warc_auto(p, cap, start)
     last: ArchiveRecord | None = None
     for raw in raws:
-        last = _build(p, raw, max_record_bytes)
+        if end is not None and raw.offset >= end:
+            stream.next_offset = raw.offset
+            raws.close()
+            return
+        last = _build(p, raw, cap)
         yield last
     # A short block followed by more records is a lying Content-Length inside a gzip member (the
     # record alone is flagged); a short last block means the file itself was cut short.
     if last is not None and last.error_kind == "truncated":
         raise ArchiveError(p, last.offset, f"the archive is cut short or damaged here: {last.error}")
+
+
+_ARC_LINE = re.compile(rb"\S+ \S+ \d{14} \S+ \d+\r?\n")
+
+
+def find_record_start(path: str | os.PathLike[str], pos: int) -> int | None:
+    """The first offset at or after ``pos`` (bytes; rows for Parquet) where a record seems to start.
+
+    For splitting a file into ranges read in parallel (``iter_records(start=, end=)``). ``.warc.gz``
+    / ``.arc.gz``: a gzip member whose first bytes inflate to ``WARC/`` or an ARC header line;
+    uncompressed WARC: ``WARC/`` after an empty line; uncompressed ARC: an ARC header line after a
+    newline. Each candidate is confirmed by reading one record there. A record start can still be
+    faked by an archive stored inside a record's payload: compare ``RecordStream.next_offset`` of
+    the range before. Returns None when there is none before the end of the file.
+    """
+    p = os.fspath(path)
+    kind = _kind(p)
+    size = os.path.getsize(p)
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        return pos if pos < pq.ParquetFile(p).metadata.num_rows else None
+    if pos <= 0:
+        return 0
+    with open(p, "rb") as fh:
+        gz = fh.read(2) == b"\x1f\x8b"
+        window = 1 << 20
+        at = pos
+        while at < size:
+            # start a little early (the newline before a record) and overlap the next window, so a
+            # pattern at or across a window edge is not missed
+            base = max(at - 4, 0)
+            fh.seek(base)
+            data = fh.read(window + 4096)
+            for cand in _candidates(data, base, gz, kind == "arc"):
+                if cand < pos:
+                    continue
+                if _confirm(p, cand, kind == "arc"):
+                    return cand
+            at += window
+    return None
+
+
+def _candidates(data: bytes, base: int, gz: bool, is_arc: bool) -> Iterator[int]:
+    if gz:
+        i = data.find(b"\x1f\x8b\x08")
+        while i >= 0:
+            try:
+                head = zlib.decompressobj(31).decompress(data[i : i + 4096], 1024)
+            except zlib.error:
+                head = b""
+            if head.startswith(b"WARC/") or (is_arc and _ARC_LINE.match(head)):
+                yield base + i
+            i = data.find(b"\x1f\x8b\x08", i + 1)
+    elif is_arc:
+        for m in re.finditer(rb"\n(?=\S+ \S+ \d{14} \S+ \d+\r?\n)", data):
+            yield base + m.end()
+    else:
+        if base == 0 and data.startswith(b"WARC/"):
+            yield 0
+        i = data.find(b"\nWARC/")
+        while i >= 0:
+            # after the empty line that ends the record before (CRLF or bare LF line ends)
+            if i >= 1 and (data[i - 1 : i + 1] == b"\n\n" or data[max(i - 2, 0) : i + 1] == b"\n\r\n"):
+                yield base + i + 1
+            i = data.find(b"\nWARC/", i + 1)
+
+
+def _confirm(path: str, offset: int, is_arc: bool) -> bool:
+    try:
+        for _ in _iter_warcio(path, offset, _HEAD_PREFIX, is_arc=is_arc, limit=1):
+            return True
+    except ArchiveError:
+        return False
+    return False
 
 
 def read_record_at(
