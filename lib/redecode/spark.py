@@ -1,0 +1,333 @@
+"""The Spark executor: the same run as :func:`redecode.job.run`, one Spark task per shard.
+
+The only module that imports :mod:`pyspark` (lazily: importing this module does not need it).
+
+What runs where:
+
+- driver: expand the inputs (:func:`redecode.storage.expand_inputs`: files, directories, globs,
+  URLs, ``@list.txt`` manifest files), plan shards with :func:`redecode.job.plan_shards` (so the
+  parts have the same names as the local executor's), skip shards whose completion marker is valid
+  (same rules digest, part present), run the rest as one Spark task each, collect the markers the
+  tasks return and write ``_run.json`` with :func:`redecode.job._manifest`.
+- task (:func:`run_task`): :func:`redecode.job.process_shard`, exactly as the local executor runs
+  it, into a private staging directory, then publish the part and then its marker under their
+  final names (:func:`redecode.storage.publish_file`: ``os.replace`` locally, one atomic PUT on
+  S3).
+
+Why retries cannot duplicate rows: a shard's part has one deterministic name
+(:func:`redecode.job.part_stem`), and it appears under that name only complete (rename or single
+PUT). A retried or speculative attempt writes the same rows under the same name, replacing, never
+adding. Each attempt stages in its own directory, so two attempts of one shard running at once
+(speculation) never write the same temporary file. The marker is published after the part, so a
+marker always names a part that exists; a task killed between the two leaves a part without a
+marker, which the next run redoes (replacing it). The driver never reads parts, only markers.
+
+Output directory: a local path must be on a filesystem shared by the driver and all executors (it
+is, in ``local[N]`` mode); otherwise use a URL (``s3://bucket/run``). Staging for URL outputs goes
+to the task's temporary directory (``TMPDIR``; Spark sets it to its local dirs on YARN).
+
+``master="inline"`` runs the same tasks one after another in this process without Spark: for
+remote runs on one machine, tests and debugging.
+
+Deviations from the local executor: ``cpu_seconds`` in the manifest is the driver's plus the sum
+of the tasks' (Spark's Python workers are not children of the driver); the manifest gains an
+``executor`` block (name, master, Spark version, tasks run, their summed wall and CPU seconds).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
+
+from redecode import job, storage
+from redecode.rules import DEFAULT_RULES, get_rules
+
+__all__ = ["FORWARDED_ENV", "plan", "run_spark", "run_task", "main"]
+
+#: Environment variables copied from the driver to the Python workers of the job, so that tasks
+#: reach the same object store with the same credentials as the driver (see ``forward_env``).
+FORWARDED_ENV = (
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_PROFILE",
+    "AWS_ENDPOINT_URL",
+    "AWS_ENDPOINT_URL_S3",
+    "AWS_DEFAULT_REGION",
+    "AWS_REGION",
+    "REDECODE_S3_ANON",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# planning (driver)
+
+
+def plan(inputs: Iterable[str], *, shard_bytes: int | None = None) -> tuple[list[str], list[job.Shard]]:
+    """``(paths, shards)``: inputs expanded as :func:`redecode.storage.expand_inputs` does, and their
+    shards as :func:`redecode.job.plan_shards` cuts them (the local executor's plan).
+
+    Raises :class:`FileNotFoundError` for an input that matches nothing.
+    """
+    paths = storage.expand_inputs(list(inputs))
+    shards = [
+        job.Shard(path, index, start, end)
+        for path in paths
+        for index, (start, end) in enumerate(job.plan_shards(path, shard_bytes=shard_bytes))
+    ]
+    return paths, shards
+
+
+def _valid_markers(out: str, shards: list[job.Shard], rules_digest: str) -> dict[tuple[str, int], dict]:
+    """Markers of complete shards: same rules digest, and the part they name exists.
+
+    One listing of ``out`` and one of ``out/_done`` (not a request per shard), then one read per
+    marker found.
+    """
+    import json  # noqa: PLC0415
+
+    done_names = set(storage.listdir(storage.join(out, "_done")))
+    part_names = set(storage.listdir(out))
+    found: dict[tuple[str, int], dict] = {}
+    for shard in shards:
+        stem = job.part_stem(shard.path, shard.index)
+        if stem + ".json" not in done_names:
+            continue
+        try:
+            marker = json.loads(storage.read_bytes(storage.join(out, "_done", stem + ".json")))
+        except (FileNotFoundError, ValueError):
+            continue
+        if marker.get("rules_digest") == rules_digest and marker.get("part") in part_names:
+            found[(shard.path, shard.index)] = marker
+    return found
+
+
+def _clean(out: str) -> None:
+    """Remove what killed attempts left in a local run directory (remote ones leave nothing)."""
+    if storage.is_remote(out):
+        return
+    for directory in (out, os.path.join(out, "_done")):
+        for name in os.listdir(directory):
+            if name.startswith(".tmp-"):
+                os.unlink(os.path.join(directory, name))
+    shutil.rmtree(os.path.join(out, "_staging"), ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# the task (executor)
+
+
+def run_task(shard: job.Shard | tuple, out: str, rules_name: str, max_record_bytes: int) -> dict:
+    """Run one shard the way the local executor does and publish its part, then its marker.
+
+    ``shard``: a :class:`redecode.job.Shard` or its tuple ``(path, index, start, end)``. ``out``: the
+    run directory, local (shared) path or URL. Returns the marker dict (as written to
+    ``out/_done/<stem>.json``). Errors reading the archive are in the marker (``outcome``); other
+    exceptions propagate, so Spark retries the task.
+    """
+    if not isinstance(shard, job.Shard):
+        shard = job.Shard(*shard)
+    stem = job.part_stem(shard.path, shard.index)
+    staging = storage.staging_dir(out, stem)
+    try:
+        os.makedirs(os.path.join(staging, "_done"), exist_ok=True)
+        marker = job.process_shard(shard, staging, rules_name, max_record_bytes)
+        # part first: a published marker always names a published part
+        storage.publish_file(os.path.join(staging, marker["part"]), storage.join(out, marker["part"]))
+        storage.publish_file(
+            os.path.join(staging, "_done", stem + ".json"), storage.join(out, "_done", stem + ".json")
+        )
+        return marker
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Spark
+
+
+def _spark_session(master: str | None, app_name: str, conf: dict[str, str] | None):
+    """``(session, created)``: the active session if there is one, else a new one."""
+    try:
+        from pyspark.sql import SparkSession  # noqa: PLC0415 - the [spark] extra
+    except ImportError as exc:
+        raise ImportError("the Spark executor needs the [spark] extra: pip install 'warc-redecode[spark]'") from exc
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active, False
+    if master is None or master.startswith("local"):
+        # Python workers of a local master are this interpreter (same venv, same package); a
+        # cluster gets its interpreter from spark.pyspark.python (see the README).
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName(app_name)
+    if master:
+        builder = builder.master(master)
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate(), True
+
+
+def _map_spark(
+    todo: list[job.Shard],
+    out: str,
+    rules_name: str,
+    max_record_bytes: int,
+    *,
+    master: str | None,
+    app_name: str,
+    conf: dict[str, str] | None,
+    forward_env: bool,
+) -> tuple[list[dict], dict]:
+    session, created = _spark_session(master, app_name, conf)
+    try:
+        sc = session.sparkContext
+        if forward_env:
+            # sc.environment goes with every Python function of jobs built from now on
+            for name in FORWARDED_ENV:
+                if name in os.environ:
+                    sc.environment[name] = os.environ[name]
+        items = [(s.path, s.index, s.start, s.end) for s in todo]
+
+        def task(item, out=out, rules_name=rules_name, max_record_bytes=max_record_bytes):
+            return run_task(item, out, rules_name, max_record_bytes)
+
+        sc.setJobDescription(f"redecode {len(items)} shard(s) -> {out}")
+        # one partition per shard: a task per archive shard, retried alone
+        markers = sc.parallelize(items, numSlices=len(items)).map(task).collect()
+        info = {"name": "spark", "master": sc.master, "spark_version": sc.version, "default_parallelism": sc.defaultParallelism}
+    finally:
+        if created:
+            session.stop()
+    return markers, info
+
+
+def run_spark(
+    inputs: list[str],
+    out: str,
+    *,
+    rules: str = DEFAULT_RULES,
+    master: str | None = None,
+    max_record_bytes: int = job.DEFAULT_MAX_RECORD_BYTES,
+    force: bool = False,
+    shard_bytes: int | None = None,
+    app_name: str = "redecode",
+    spark_conf: dict[str, str] | None = None,
+    forward_env: bool = True,
+    on_error: Callable[[str], None] | None = None,
+) -> job.RunSummary:
+    """Re-decode every record of ``inputs`` into run directory ``out`` on Spark; return the summary.
+
+    Same inputs, outputs, markers, resume (``force``) and manifest as :func:`redecode.job.run`;
+    ``inputs`` and ``out`` may also be URLs (``s3://...``) and ``@list.txt`` manifest files.
+    ``master``: a Spark master URL (``local[2]``, ``spark://host:7077``, ``yarn``...), None to take it
+    from ``spark-submit`` / the active session (``local[*]`` when there is none), or ``"inline"``
+    to run the tasks in this process without Spark. An active SparkSession is reused (and left
+    running); one created here is stopped at the end. ``spark_conf``: extra Spark settings for a
+    session created here. ``forward_env``: copy :data:`FORWARDED_ENV` (AWS credentials, endpoint,
+    region) from the driver's environment to the tasks; set False where executors have their own
+    (instance roles).
+
+    Raises :class:`FileNotFoundError` for an input matching nothing, :class:`KeyError` for unknown
+    rules, :class:`ImportError` without pyspark (or without fsspec/s3fs for URLs), and Spark's
+    error when a task fails for good (shards completed before it keep their markers, so a rerun
+    resumes).
+    """
+    wall_start = time.perf_counter()
+    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    cpu_start = job._cpu_seconds()
+    rules_obj = get_rules(rules)
+    paths, shards = plan(inputs, shard_bytes=shard_bytes)
+    storage.makedirs(out)
+    storage.makedirs(storage.join(out, "_done"))
+    _clean(out)
+
+    markers = {} if force else _valid_markers(out, shards, rules_obj.digest)
+    todo = [s for s in shards if (s.path, s.index) not in markers]
+
+    info: dict = {"name": "inline" if master == "inline" else "spark", "master": master}
+    results: list[dict] = []
+    if todo and master == "inline":
+        results = [run_task(s, out, rules_obj.name, max_record_bytes) for s in todo]
+    elif todo:
+        results, info = _map_spark(
+            todo,
+            out,
+            rules_obj.name,
+            max_record_bytes,
+            master=master,
+            app_name=app_name,
+            conf=spark_conf,
+            forward_env=forward_env,
+        )
+    for marker in results:
+        markers[(marker["path"], marker["shard"])] = marker
+    if not storage.is_remote(out):
+        try:
+            os.rmdir(os.path.join(out, "_staging"))  # empty once every task has published
+        except OSError:
+            pass
+
+    manifest = job._manifest(paths, shards, markers, rules_obj, started_at, wall_start, cpu_start)
+    task_cpu = sum(m.get("cpu_seconds", 0.0) for m in results)
+    manifest["cpu_seconds"] = round(manifest["cpu_seconds"] + task_cpu, 3)
+    info.update(
+        tasks=len(results),
+        shards_skipped=len(shards) - len(todo),
+        task_wall_seconds=round(sum(m.get("wall_seconds", 0.0) for m in results), 3),
+        task_cpu_seconds=round(task_cpu, 3),
+    )
+    manifest["executor"] = info
+    import json  # noqa: PLC0415
+
+    storage.write_bytes(
+        storage.join(out, "_run.json"), (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    )
+    errors = [entry["error"] for entry in manifest["inputs"] if entry["error"]]
+    if on_error:
+        for message in errors:
+            on_error(message)
+    return job.RunSummary(manifest=manifest, errors=errors)
+
+
+# ---------------------------------------------------------------------------------------------
+# spark-submit entry point
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Driver entry point for ``spark-submit``: ``main(["INPUT", ..., "--out", "DIR"])``.
+
+    The same as ``redecode run --executor spark``, for a two-line driver file
+    (``import sys; from redecode.spark import main; sys.exit(main())``, see the README) where the
+    ``redecode`` console script is not at hand. (Not runnable as ``spark-submit .../spark.py``:
+    that would put ``lib/redecode`` first on ``sys.path``, where ``http.py`` shadows the standard
+    library's.) The master comes from spark-submit. Prints the counts as JSON on stdout; returns
+    the run's exit code.
+    """
+    import argparse  # noqa: PLC0415
+    import json  # noqa: PLC0415
+
+    parser = argparse.ArgumentParser(prog="redecode-spark", description=main.__doc__)
+    parser.add_argument("inputs", nargs="+")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--rules", default=DEFAULT_RULES)
+    parser.add_argument("--master", default=None)
+    parser.add_argument("--force", action="store_true")
+    parser.add_argument("--max-record-bytes", type=int, default=job.DEFAULT_MAX_RECORD_BYTES)
+    args = parser.parse_args(argv)
+    summary = run_spark(
+        args.inputs,
+        args.out,
+        rules=args.rules,
+        master=args.master,
+        force=args.force,
+        max_record_bytes=args.max_record_bytes,
+        on_error=lambda m: print(f"redecode: error: {m}", file=sys.stderr),
+    )
+    print(json.dumps({"counts": summary.counts, "executor": summary.manifest["executor"]}, indent=2, sort_keys=True))
+    return summary.exit_code
+

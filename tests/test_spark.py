@@ -1,0 +1,200 @@
+"""The Spark executor (issue 11): same parts, rows, markers and counts as the local executor.
+
+The Spark test runs ``local[2]`` (Java 17 and pyspark, the ``[spark]`` extra); without them it is
+skipped with the reason. The publish protocol tests (retries, killed attempts) need no Spark: they
+run the task function exactly as a Spark task runs it.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import time
+
+import pyarrow.parquet as pq
+import pytest
+
+from redecode import archive, job, spark
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SAMPLE = os.path.normpath(os.path.join(HERE, "..", "sample_warcs"))
+
+#: Manifest keys that differ between two runs of the same work (times, executor facts).
+_RUN_KEYS = ("started_at", "finished_at", "wall_seconds", "cpu_seconds", "executor")
+
+
+def rows_by_part(out: str) -> dict[str, list[dict]]:
+    """Every part of a run directory, by file name: its rows, in file order (all columns)."""
+    return {
+        os.path.basename(p): pq.read_table(p).to_pylist() for p in sorted(glob.glob(os.path.join(out, "*.parquet")))
+    }
+
+
+def markers_of(out: str) -> dict[str, dict]:
+    found = {}
+    for p in sorted(glob.glob(os.path.join(out, "_done", "*.json"))):
+        with open(p, encoding="utf-8") as f:
+            m = json.load(f)
+        found[os.path.basename(p)] = {k: v for k, v in m.items() if k not in ("wall_seconds", "cpu_seconds")}
+    return found
+
+
+def comparable_manifest(out: str) -> dict:
+    with open(os.path.join(out, "_run.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    return {k: v for k, v in manifest.items() if k not in _RUN_KEYS}
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("local") / "out")
+    summary = job.run([SAMPLE], out, workers=1)
+    assert summary.exit_code == 0
+    return out
+
+
+def _sample_list(tmp_path) -> str:
+    """An ``@list`` file naming the sample inputs, one per line, as the local run expands them."""
+    paths = archive.iter_inputs([SAMPLE])
+    listing = tmp_path / "inputs.txt"
+    listing.write_text("# the sample crawl\n" + "\n".join(paths) + "\n\n", encoding="utf-8")
+    return str(listing)
+
+
+# ---------------------------------------------------------------------------------------------
+# Spark, local[2]
+
+
+@pytest.fixture(scope="module")
+def spark_session():
+    pytest.importorskip("pyspark", reason="pyspark not installed (pip install '.[spark]')")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("no Java runtime (Spark needs Java 17)")
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", os.sys.executable)
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("redecode-test")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        # a small JVM starts faster on a loaded 2-core machine
+        .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
+        .config("spark.sql.shuffle.partitions", "2")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def test_spark_local2_equals_local_executor(spark_session, local_run, tmp_path):
+    """Issue 11: ``local[2]`` over sample_warcs (given as an ``@list`` file) gives the local
+    executor's parts, row for row and column for column, the same markers and the same manifest
+    counts; a rerun skips every shard without starting a Spark job."""
+    out = str(tmp_path / "spark-out")
+    started = time.perf_counter()
+    summary = spark.run_spark(["@" + _sample_list(tmp_path)], out, master="local[2]")
+    elapsed = time.perf_counter() - started
+    assert summary.exit_code == 0
+    executor = summary.manifest["executor"]
+    assert executor["name"] == "spark" and executor["master"] == "local[2]"
+    assert executor["tasks"] == len(rows_by_part(local_run)) == 4  # one task per archive
+
+    expected, got = rows_by_part(local_run), rows_by_part(out)
+    assert sorted(got) == sorted(expected)
+    for name in expected:
+        assert got[name] == expected[name], name
+    assert sum(len(r) for r in got.values()) == summary.counts["records_seen"] == 44
+    assert markers_of(out) == markers_of(local_run)
+    assert comparable_manifest(out) == comparable_manifest(local_run)
+    assert not os.path.exists(os.path.join(out, "_staging"))
+    assert not glob.glob(os.path.join(out, "**", ".tmp-*"), recursive=True)
+
+    again = spark.run_spark(["@" + _sample_list(tmp_path)], out, master="local[2]")
+    assert again.manifest["executor"]["tasks"] == 0
+    assert again.manifest["executor"]["shards_skipped"] == 4
+    assert again.counts == summary.counts
+    assert rows_by_part(out) == got
+    print(f"spark local[2] sample run: {elapsed:.1f} s")
+
+
+# ---------------------------------------------------------------------------------------------
+# the publish protocol, without Spark
+
+
+def _first_shard() -> job.Shard:
+    path = archive.iter_inputs([SAMPLE])[0]
+    return job.Shard(path, 0, *job.plan_shards(path)[0])
+
+
+def test_retried_task_replaces_never_duplicates(local_run, tmp_path):
+    """A task retried after it published (the executor died before reporting) writes the same part
+    under the same name: one part, the same rows, one marker."""
+    out = str(tmp_path / "out")
+    os.makedirs(os.path.join(out, "_done"))
+    shard = _first_shard()
+    first = spark.run_task(shard, out, "browser-2026.11", job.DEFAULT_MAX_RECORD_BYTES)
+    second = spark.run_task((shard.path, shard.index, shard.start, shard.end), out, "browser-2026.11",
+                            job.DEFAULT_MAX_RECORD_BYTES)
+    assert first["part"] == second["part"]
+    parts = rows_by_part(out)
+    assert list(parts) == [first["part"]]
+    assert parts[first["part"]] == rows_by_part(local_run)[first["part"]]
+    assert len(os.listdir(os.path.join(out, "_done"))) == 1
+    assert os.listdir(os.path.join(out, "_staging")) == []  # each attempt removes its own staging
+
+
+def test_killed_attempts_leave_nothing_visible(local_run, tmp_path):
+    """An attempt killed while writing leaves files only in its staging directory (or ``.tmp-*``);
+    a part without a marker (killed between the two publishes) is redone. The next run cleans up
+    and its output equals the local executor's."""
+    out = str(tmp_path / "out")
+    shard = _first_shard()
+    stem = job.part_stem(shard.path, shard.index)
+    staging = os.path.join(out, "_staging", stem + "-dead")
+    os.makedirs(os.path.join(staging, "_done"))
+    with open(os.path.join(staging, ".tmp-" + stem + ".parquet"), "wb") as f:
+        f.write(b"PAR1 half a part")
+    os.makedirs(os.path.join(out, "_done"))
+    with open(os.path.join(out, ".tmp-" + stem + ".parquet"), "wb") as f:
+        f.write(b"PAR1")
+    # published part, marker never written: the shard is not complete
+    shutil.copy(os.path.join(local_run, stem + ".parquet"), os.path.join(out, stem + ".parquet"))
+
+    summary = spark.run_spark([SAMPLE], out, master="inline")
+    assert summary.manifest["executor"]["tasks"] == 4
+    assert rows_by_part(out) == rows_by_part(local_run)
+    assert markers_of(out) == markers_of(local_run)
+    assert comparable_manifest(out) == comparable_manifest(local_run)
+    assert not os.path.exists(os.path.join(out, "_staging"))
+    assert not glob.glob(os.path.join(out, "**", ".tmp-*"), recursive=True)
+
+
+def test_marker_for_other_rules_is_redone(local_run, tmp_path):
+    out = str(tmp_path / "out")
+    shutil.copytree(local_run, out)
+    summary = spark.run_spark([SAMPLE], out, master="inline", rules="seed-2026.10")
+    assert summary.manifest["executor"]["tasks"] == 4
+    assert {r["rules"] for rows in rows_by_part(out).values() for r in rows} == {"seed-2026.10"}
+    summary = spark.run_spark([SAMPLE], out, master="inline", rules="seed-2026.10")
+    assert summary.manifest["executor"]["tasks"] == 0
+
+
+def test_list_file_relative_entries_and_comments(tmp_path):
+    from redecode import storage
+
+    (tmp_path / "a.warc.gz").write_bytes(b"")
+    (tmp_path / "sub").mkdir()
+    listing = tmp_path / "sub" / "list.txt"
+    listing.write_text("# comment\n../a.warc.gz\n\n/abs/b.warc.gz\ns3://bucket/c.warc.gz\n", encoding="utf-8")
+    assert storage.expand_inputs(["@" + str(listing)]) == sorted(
+        [os.path.join(str(tmp_path / "sub"), "../a.warc.gz"), "/abs/b.warc.gz", "s3://bucket/c.warc.gz"]
+    )
+
+
+def test_unknown_input_raises(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        spark.run_spark([str(tmp_path / "nothing-*.warc.gz")], str(tmp_path / "out"), master="inline")
