@@ -245,14 +245,6 @@ def _synth_id(path: str, offset: int) -> str:
     return f"<urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'{os.path.basename(path)}#{offset}')}>"
 
 
-def _content_length(value: str | None) -> int:
-    try:
-        n = int((value or "").strip())
-    except ValueError:
-        return 0
-    return max(n, 0)
-
-
 def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
     h = raw.fields
     rtype = (h.get("warc-type") or "").strip()
@@ -300,9 +292,7 @@ def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
     if len(block) < raw.content_length:
         rec.payload_length = max(len(block) - body_start, 0)
         rec.error_kind = "truncated"
-        rec.error = (
-            f"record block cut short: {len(block)} of {raw.content_length} bytes present"
-        )
+        rec.error = f"record block cut short: {len(block)} of {raw.content_length} bytes present"
         return rec
     body = block[body_start:] if body_start else block
     if head is None or not body:
@@ -335,7 +325,11 @@ def _read_block(read, content_length: int, cap: int) -> tuple[bytes, bool]:
 
 
 def _kind(path: str) -> str:
-    """'parquet', 'warc' or 'arc' from the first bytes of the file (decompressed when gzip)."""
+    """'parquet', 'warc', 'arc' or 'unknown' from the first bytes of the file (inflated when gzip).
+
+    An empty file is 'warc' (no records); a file that does not start with ``WARC/`` is 'arc' when it
+    is named ``.arc``/``.arc.gz`` or starts with an ARC ``filedesc:`` line, else 'unknown'.
+    """
     with open(path, "rb") as fh:
         head = fh.read(4096)
     if head[:4] == b"PAR1":
@@ -442,7 +436,9 @@ def _check_tail(path: str, end: int) -> None:
         ok, text = len(tail) <= _MAX_GAP, tail
     if not (ok and text.strip(b" \t\r\n") == b""):
         raise ArchiveError(
-            path, end, f"the archive is cut short or damaged here: {size - end} bytes that are not a complete record"
+            path,
+            end,
+            f"the archive is cut short or damaged here: {size - end} bytes that are not a complete record",
         )
 
 
@@ -777,7 +773,9 @@ def _iter_warc_auto(path: str, cap: int, start: int = 0) -> Iterator[_Raw]:
 # Parquet of raw responses
 
 
-def _parquet_records(path: str, cap: int, start: int = 0, limit: int | None = None) -> Iterator[ArchiveRecord]:
+def _parquet_records(
+    path: str, cap: int, start: int = 0, limit: int | None = None
+) -> Iterator[ArchiveRecord]:
     import pyarrow.parquet as pq  # only this input kind needs it
 
     try:
