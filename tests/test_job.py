@@ -199,3 +199,17 @@ def test_replay_same_rows_across_runs_and_worker_counts(tmp_path):
         outs.append(_comparable(rows_of(out)))
     assert outs[0] == outs[1] == outs[2]
     assert len(outs[0]) > 40
+
+
+def test_shards_cover_exactly_the_records_of_a_file(tmp_path):
+    """A file cut into shards gives the rows of the unsharded file, and a rerun with another shard
+    size leaves no stale part behind (no record twice in OUT/*.parquet)."""
+    big = os.path.join(SAMPLE, "sample-crawl-00000.warc.gz")
+    assert len(job.plan_shards(big, shard_bytes=32 * 1024)) > 3
+    whole, cut = str(tmp_path / "whole"), str(tmp_path / "cut")
+    job.run([big], whole)
+    job.run([big], cut, shard_bytes=32 * 1024, workers=2)
+    assert _comparable(rows_of(whole)) == _comparable(rows_of(cut))
+    job.run([big], cut)  # one shard again, into the same directory
+    assert _comparable(rows_of(whole)) == _comparable(rows_of(cut))
+    assert len(glob.glob(os.path.join(cut, "*.parquet"))) == 1

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from . import __version__
-from .archive import ArchiveError, ArchiveRecord, iter_inputs, iter_records
+from .archive import ArchiveError, ArchiveRecord, find_record_start, iter_inputs, iter_records
 from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
 from .rules import DEFAULT_RULES, Rules, get_rules
 from .schema import (
@@ -257,19 +257,22 @@ def process_archive(
     end: int | None = None,
     counts: ShardCounts | None = None,
     on_bytes: Callable[[int], None] | None = None,
+    boundary: dict | None = None,
 ) -> Iterator[dict]:
     """Yield one row dict (keys: :data:`redecode.schema.COLUMNS`) per row record of ``path``.
 
     ``start``/``end`` restrict to records whose offset (bytes) lies in ``[start, end)``. Records of
     other types are only counted in ``counts``. Raises :class:`redecode.archive.ArchiveError` after
     the last readable record when the archive is truncated or corrupt (the rows before it have been
-    yielded).
+    yielded). When ``boundary`` is a dict, ``boundary["next_offset"]`` is set to the offset of the
+    first record at or after ``end`` (None when the file was read to its end).
     """
     if isinstance(rules, str):
         rules = get_rules(rules)
     counts = counts if counts is not None else ShardCounts()
     last = start
-    for record in _records(path, max_record_bytes, start, end):
+    stream = iter_records(path, max_record_bytes=max_record_bytes, start=start, end=end)
+    for record in stream:
         counts.records_total += 1
         counts.by_record_type[record.record_type] += 1
         if record.offset is not None and on_bytes is not None and record.offset > last:
@@ -280,18 +283,45 @@ def process_archive(
         row = record_row(record, rules)
         counts.add_row(row)
         yield row
+    if boundary is not None:
+        boundary["next_offset"] = stream.next_offset
 
 
-def _records(path: str, max_record_bytes: int, start: int, end: int | None) -> Iterator[ArchiveRecord]:
-    if start == 0 and end is None:
-        yield from iter_records(path, max_record_bytes=max_record_bytes)
-        return
-    raise NotImplementedError("sharded reading")
+#: Default shard size (bytes of archive file). Shards are cut at fixed sizes so that the parts and
+#: their rows do not depend on the worker count; 16 MiB of gzip WARC is about 50 MB of records,
+#: a few seconds of work, so two workers share even a single archive evenly.
+DEFAULT_SHARD_BYTES = 16 * 1024 * 1024
 
 
 def plan_shards(path: str, *, shard_bytes: int | None = None) -> list[tuple[int, int | None]]:
-    """Byte ranges ``[(start, end), ...]`` (end None: to the end) to process independently."""
-    return [(0, None)]
+    """Byte ranges ``[(start, end), ...]`` of ``path`` to decode independently (end None: to EOF).
+
+    WARC and ARC files larger than 1.5 shards are cut near every ``shard_bytes`` bytes, at a
+    record start found by :func:`redecode.archive.find_record_start`; other inputs are one shard.
+    The cuts depend only on the file and ``shard_bytes``, never on the number of workers.
+    """
+    shard_bytes = shard_bytes or DEFAULT_SHARD_BYTES
+    if path.lower().endswith(".parquet"):
+        return [(0, None)]
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return [(0, None)]
+    if size <= shard_bytes * 3 // 2:
+        return [(0, None)]
+    cuts = [0]
+    target = shard_bytes
+    while target < size - shard_bytes // 2:
+        try:
+            at = find_record_start(path, target)
+        except (ArchiveError, OSError):
+            at = None
+        if at is None:
+            break
+        if at > cuts[-1]:
+            cuts.append(at)
+        target = max(at, target) + shard_bytes
+    return [(a, b) for a, b in zip(cuts, cuts[1:] + [None])]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -328,13 +358,16 @@ def _write_json_atomic(path: str, data: dict) -> None:
     os.replace(tmp, path)
 
 
-def _read_marker(out: str, stem: str, rules_digest: str) -> dict | None:
+def _read_marker(out: str, shard: "Shard", rules_digest: str) -> dict | None:
+    stem = part_stem(shard.path, shard.index)
     try:
         with open(_marker_path(out, stem), encoding="utf-8") as f:
             marker = json.load(f)
     except (FileNotFoundError, json.JSONDecodeError):
         return None
     if marker.get("rules_digest") != rules_digest:
+        return None
+    if (marker.get("start"), marker.get("end")) != (shard.start, shard.end):
         return None
     if not os.path.exists(os.path.join(out, marker["part"])):
         return None
@@ -378,6 +411,7 @@ def process_shard(
 
     started = time.perf_counter()
     cpu_started = time.process_time()
+    boundary: dict = {}
     with PartWriter(
         os.path.join(out, part),
         extra_metadata={"redecode.rules": rules.name, "redecode.rules_digest": rules.digest},
@@ -391,6 +425,7 @@ def process_shard(
                 end=shard.end,
                 counts=counts,
                 on_bytes=on_bytes,
+                boundary=boundary,
             ):
                 writer.write(row)
         except ArchiveError as exc:
@@ -412,6 +447,9 @@ def process_shard(
         "error_offset": error_offset,
         "rules": rules.name,
         "rules_digest": rules.digest,
+        # The shard read exactly up to the next shard's start (see RecordStream.next_offset); when
+        # not (a record start faked inside a payload), the run redoes the input as one shard.
+        "boundary_ok": outcome != "complete" or shard.end is None or boundary.get("next_offset") == shard.end,
         "counts": counts.to_json(),
         "wall_seconds": round(time.perf_counter() - started, 3),
         "cpu_seconds": round(time.process_time() - cpu_started, 3),
@@ -486,7 +524,7 @@ def run(
     markers: dict[tuple[str, int], dict] = {}
     todo: list[Shard] = []
     for shard in shards:
-        marker = None if force else _read_marker(out, part_stem(shard.path, shard.index), rules_obj.digest)
+        marker = None if force else _read_marker(out, shard, rules_obj.digest)
         if marker is not None:
             markers[(shard.path, shard.index)] = marker
         else:
@@ -544,6 +582,8 @@ def run(
             if on_progress:
                 on_progress(done, total)
 
+    shards = _redo_bad_boundaries(shards, markers, out, rules, max_record_bytes)
+    _remove_stale_parts(out, paths, shards)
     manifest = _manifest(paths, shards, markers, rules_obj, started_at, wall_start, cpu_start)
     _write_json_atomic(os.path.join(out, "_run.json"), manifest)
     errors = [entry["error"] for entry in manifest["inputs"] if entry["error"]]
@@ -551,6 +591,41 @@ def run(
         for message in errors:
             on_error(message)
     return RunSummary(manifest=manifest, errors=errors)
+
+
+def _redo_bad_boundaries(shards, markers, out, rules_name, max_record_bytes) -> list[Shard]:
+    """Redo as one shard every input whose shards did not meet exactly (see ``boundary_ok``)."""
+    bad = {s.path for s in shards if not markers[(s.path, s.index)].get("boundary_ok", True)}
+    if not bad:
+        return shards
+    kept = [s for s in shards if s.path not in bad]
+    for path in sorted(bad):
+        for s in [s for s in shards if s.path == path]:
+            del markers[(s.path, s.index)]
+            for name in (_marker_path(out, part_stem(path, s.index)),
+                          os.path.join(out, part_stem(path, s.index) + ".parquet")):
+                if os.path.exists(name):
+                    os.unlink(name)
+        whole = Shard(path, 0, 0, None)
+        markers[(path, 0)] = process_shard(whole, out, rules_name, max_record_bytes)
+        kept.append(whole)
+    return kept
+
+
+def _remove_stale_parts(out: str, paths: list[str], shards: list[Shard]) -> None:
+    """Remove parts and markers of this run's inputs that the current shard plan does not have
+    (left by an earlier run with another shard size), so ``OUT/*.parquet`` never holds a record
+    twice."""
+    wanted = {part_stem(s.path, s.index) for s in shards}
+    prefixes = {part_stem(p, 0)[: -len("0000")] for p in paths}
+    for directory, suffix in ((out, ".parquet"), (os.path.join(out, "_done"), ".json")):
+        for name in os.listdir(directory):
+            if not name.endswith(suffix):
+                continue
+            stem = name[: -len(suffix)]
+            prefix, _, index = stem.rpartition(".")
+            if prefix + "." in prefixes and stem not in wanted:
+                os.unlink(os.path.join(directory, name))
 
 
 def _cpu_seconds() -> float:
