@@ -203,7 +203,8 @@ def _decode_single_byte(data: bytes, name: str) -> tuple[str, int]:
     # windows-1252 maps 0x81 to U+0081 (the index has it); Python's cp1252 has no mapping, so the
     # index, not cp1252, is the table. No index maps to U+FFFD, so every U+FFFD is an error.
     text, _ = codecs.charmap_decode(data, "replace", _CHARMAPS[name])
-    return text, text.count(_FFFD) if _HAS_HOLES[name] else 0
+    # "in" returns at the first hit and scans fast; count() only runs when there are errors.
+    return text, text.count(_FFFD) if _HAS_HOLES[name] and _FFFD in text else 0
 
 
 # --------------------------------------------------------------------------------------------------
@@ -520,7 +521,7 @@ _FAST_OK = tuple(sys.version_info[:2]) == tuple(_tables.FAST_PATH_PYTHON)
 # encoding -> ((codec, fix, slow_chars, slow_bytes), ...) tried in order; see tools/gen_tables.py.
 # Presence checks are one ``c in text`` / ``u in data`` each: CPython scans for one character or a
 # short byte string far faster than a regular expression class does.
-_FAST: dict[str, tuple[tuple[str, tuple[tuple[str, str, int], ...], str, tuple[bytes, ...]], ...]] = (
+_FAST: dict[str, tuple[tuple[str, tuple[tuple[str, str, int, bytes], ...], str, tuple[bytes, ...]], ...]] = (
     dict(_tables.FAST_PATH) if _FAST_OK else {}
 )
 
@@ -543,7 +544,12 @@ def _fast(data: bytes, key: str) -> tuple[str, int] | None:
                 return None
         errors = 0
         table: dict[int, str] = {}
-        for c, rep, err in fix:
+        for c, rep, err, leads in fix:
+            for lead in leads:  # memchr over the input first: the text scan costs more
+                if lead in data:
+                    break
+            else:
+                continue
             if c in text:
                 table[ord(c)] = rep
                 if err:
