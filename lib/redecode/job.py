@@ -25,6 +25,7 @@ are counted per type. ``records_seen == decoded + skipped + failed`` for every i
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -68,6 +69,7 @@ _OUTPUT_PACKAGES = (
 )
 
 
+@functools.cache
 def dependency_versions() -> dict[str, str | None]:
     """Versions of Python and of every installed package that can change output."""
     versions: dict[str, str | None] = {"python": platform.python_version(), "warc-redecode": __version__}

@@ -45,7 +45,7 @@ _FIELDS: list[tuple[str, pa.DataType, str]] = [
                             "utf8-valid, detector, default"),
     ("confidence", pa.string(), "HTML Standard confidence: certain, tentative, irrelevant"),
     ("decode_errors", pa.int64(), "number of U+FFFD the decoder inserted"),
-    ("text", pa.large_string(), "decoded text, without BOM"),
+    ("text", pa.string(), "decoded text, without BOM"),
     ("status", pa.string(), "decoded, skipped or failed"),
     ("error", pa.string(), "error message for failed rows"),
     ("rules", pa.string(), "rules name, e.g. browser-2026.11"),
