@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 __all__ = [
     "MimeType",
@@ -237,6 +238,21 @@ def extract_mime_type(values: Sequence[str]) -> tuple[MimeType | None, str | Non
     ``["text/html; charset=gbk", "text/plain"]`` -> (``text/plain``, None). The charset is not
     looked up here (that is Encoding Standard "get an encoding", :mod:`redecode.labels`).
     """
+    # Crawls repeat a handful of Content-Type values; the result is immutable, so cache it
+    # (short values only: a cache must not keep megabyte-long header lines alive).
+    key = tuple(values)
+    if sum(map(len, key)) <= 256:
+        return _extract_cached(key)
+    return _extract(key)
+
+
+@lru_cache(maxsize=4096)
+def _extract_cached(values: tuple[str, ...]) -> tuple[MimeType | None, str | None]:
+    return _extract(values)
+
+
+def _extract(values: Sequence[str]) -> tuple[MimeType | None, str | None]:
+    """Uncached :func:`extract_mime_type`."""
     if not values:
         return None, None
     charset: str | None = None

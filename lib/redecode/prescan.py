@@ -132,6 +132,7 @@ _WS_GT = _WS | {0x3E}
 _TAGNAME_END = _WS | {0x2F, 0x3E}  # tokenizer "tag name state" ends at whitespace, "/", ">"
 _ATTRNAME_END = _WS | {0x2F, 0x3E, 0x3D}
 _ATTR_START = _WS | {0x2F}  # "<meta" must be followed by one of these
+_TAGNAME_END_MAP = bytes(0 if b in _TAGNAME_END else 1 for b in range(256))
 _ALPHA = frozenset(range(0x41, 0x5B)) | frozenset(range(0x61, 0x7B))
 _QUOTES = {0x22: b'"', 0x27: b"'"}
 _LT_RUN = b"<" * 64
@@ -184,41 +185,48 @@ def _tag_end(d: bytes, i: int, gt: int) -> int:
     byte of an attribute name (after whitespace/``/`` with no name pending, or after a ``/``).
     ``lo`` is the start of the current run of names/whitespace/slashes (no value inside).
     """
-    n = len(d)
+    find = d.find
     lo = i
     while True:
         if gt < i:
-            gt = d.find(b">", i)
+            gt = find(b">", i)
             if gt < 0:
                 return -1
-        eq = d.find(b"=", i, gt)
+        eq = find(b"=", i, gt)
         if eq < 0:
             return gt
         k = eq - 1
-        if k >= lo and d[k] in _WS:
-            seg = d[lo:eq]
-            k = lo + len(seg.rstrip(_WS_BYTES)) - 1
-        if k < lo or d[k] == 0x2F:
-            # "=" with no attribute name pending: it starts a name (get an attribute, step 4).
-            lo = eq
+        if k < lo:
+            lo = eq  # "=" with nothing before it in this run: it starts a name
             i = eq + 1
             continue
-        j = _skip_ws(d, eq + 1, n)
-        if j >= n:
-            return -1
+        b = d[k]
+        if b in _WS:
+            k = lo + len(d[lo:eq].rstrip(_WS_BYTES)) - 1
+            b = d[k] if k >= lo else 0x2F
+        if b == 0x2F:
+            lo = eq  # after "/" (or nothing): "=" starts a name (get an attribute, step 4)
+            i = eq + 1
+            continue
+        # A value. eq < gt, and whitespace never runs past ">", so j <= gt below.
+        j = eq + 1
         c = d[j]
+        if c in _WS:
+            j = _skip_ws(d, j, gt)
+            c = d[j]
         if c == 0x22 or c == 0x27:
-            close = d.find(_QUOTES[c], j + 1)
+            close = find(b'"' if c == 0x22 else b"'", j + 1)
             if close < 0:
                 return -1
             lo = i = close + 1
         elif c == 0x3E:
             return j
         else:
-            # Unquoted value: runs to whitespace or ">" (which is gt: j <= gt here).
-            lo = i = _find_ws_or_gt(d, j + 1, gt)
+            # Unquoted value: runs to whitespace or ">" (which is gt).
+            i = _find_ws_or_gt(d, j + 1, gt)
             if i == gt:
                 return gt
+            lo = i
 
 
 def _attributes(d: bytes, i: int, end: int) -> list[tuple[bytes, int, int]]:
@@ -384,64 +392,69 @@ def _none(ignored: list[str]) -> MetaResult | None:
     return MetaResult(encoding=None, label=None, offset=None, end=None, pragma=None, ignored=tuple(ignored))
 
 
-def _scan(d: bytes, late: bool, chromium: bool = True) -> MetaResult | None:
+def _scan(d: bytes, late: bool, chromium: bool = True, low: bytes | None = None) -> MetaResult | None:
     """The meta scan over all of *d*. ``late=False``: the prescan over a window (*d* is the
     window). ``late=True``: Chromium's rule, stop at a markup construct starting at or after
     :data:`UNCONDITIONAL_BYTES` once a non-head tag has been seen. ``chromium=False``: the
-    standard's prescan literally (no raw text; a tag name runs to whitespace or ``>``)."""
+    standard's prescan literally (no raw text; a tag name runs to whitespace or ``>``).
+    *low* is ``d.lower()`` when the caller has it (saves lower-casing each meta)."""
     n = len(d)
+    find = d.find
     pos = 0
     in_head = True
     ignored: list[str] = []
     while True:
-        lt = d.find(b"<", pos)
+        lt = find(b"<", pos)
         if lt < 0 or lt + 1 >= n:
             return _none(ignored)
         if late and not in_head and lt >= UNCONDITIONAL_BYTES:
             return _none(ignored)
         c = d[lt + 1]
-        if c == 0x21:  # "<!"
-            if d.startswith(b"--", lt + 2):
-                # "<!--": to the first ">" preceded by "--", which may be those of "<!--".
-                e = d.find(b"-->", lt + 2)
-                if e < 0:
-                    return _none(ignored)
-                pos = e + 3
-            else:
-                e = d.find(b">", lt + 2)
-                if e < 0:
-                    return _none(ignored)
-                pos = e + 1
-            continue
-        if c == 0x3F:  # "<?"
-            e = d.find(b">", lt + 2)
-            if e < 0:
-                return _none(ignored)
-            pos = e + 1
-            continue
-        end_tag = c == 0x2F
-        s = lt + 1
-        if end_tag:
+        if c in _ALPHA:
+            s = lt + 1
+            end_tag = False
+        elif c == 0x2F:  # "</"
             s = lt + 2
             if s >= n:
                 return _none(ignored)
             if d[s] not in _ALPHA:  # "</" not followed by a letter: to the next ">"
-                e = d.find(b">", s)
+                e = find(b">", s)
                 if e < 0:
                     return _none(ignored)
                 pos = e + 1
                 continue
-        elif c not in _ALPHA:
-            if c == 0x3C:  # a run of "<": only its last one can open markup
-                j = lt + 1
-                while d.startswith(_LT_RUN, j):
-                    j += 64
-                while j < n and d[j] == 0x3C:
-                    j += 1
-                pos = j - 1
+            end_tag = True
+        elif c == 0x21:  # "<!"
+            if d.startswith(b"--", lt + 2):
+                # "<!--": to the first ">" preceded by "--", which may be those of "<!--".
+                e = find(b"-->", lt + 2)
+                if e < 0:
+                    return _none(ignored)
+                pos = e + 3
             else:
-                pos = lt + 1
+                e = find(b">", lt + 2)
+                if e < 0:
+                    return _none(ignored)
+                pos = e + 1
             continue
+        elif c == 0x3F:  # "<?"
+            e = find(b">", lt + 2)
+            if e < 0:
+                return _none(ignored)
+            pos = e + 1
+            continue
+        elif c == 0x3C:  # a run of "<": only its last one can open markup
+            j = lt + 1
+            while d.startswith(_LT_RUN, j):
+                j += 64
+            while j < n and d[j] == 0x3C:
+                j += 1
+            pos = j - 1
+            continue
+        else:
+            pos = lt + 1
+            continue
+
         if not chromium:
             gt = -1
             if not end_tag and d[s : s + 4].lower() == b"meta" and s + 4 < n and d[s + 4] in _ATTR_START:
@@ -449,7 +462,7 @@ def _scan(d: bytes, late: bool, chromium: bool = True) -> MetaResult | None:
                 name = b"meta"
             else:
                 # The standard's generic tag: to the next whitespace or ">".
-                gt = d.find(b">", s)
+                gt = find(b">", s)
                 if gt < 0:
                     return _none(ignored)
                 j = _find_ws_or_gt(d, s, gt)
@@ -462,28 +475,33 @@ def _scan(d: bytes, late: bool, chromium: bool = True) -> MetaResult | None:
                 tname = d[s:j].split(b"/", 1)[0].lower()
                 if tname not in (_HEAD_END_TAGS if end_tag else _HEAD_START_TAGS):
                     in_head = False
-            if name and j < e and d[lt:e].lower().find(b"charset") >= 0:
+            if name and j < e and (
+                low.find(b"charset", lt, e) >= 0 if low is not None else b"charset" in d[lt:e].lower()
+            ):
                 found = _meta(d, lt, j, e, ignored)
                 if found is not None:
                     return found
             continue
-        # A tag: its name ends at whitespace, "/" or ">".
-        j = s + 1
-        lim = min(n, s + 16)
-        while j < lim and d[j] not in _TAGNAME_END:
-            j += 1
-        gt = -1
-        if j == lim and j < n and d[j] not in _TAGNAME_END:
-            gt = d.find(b">", j)
+
+        # A tag: its name ends at whitespace, "/" or ">" (tokenizer). Names that matter here
+        # have at most 9 letters; a longer name is found the slow way and matters only as
+        # "not head content".
+        k = d[s : s + 10].translate(_TAGNAME_END_MAP).find(b"\x00")
+        if k >= 0:
+            j = s + k
+            if j >= n:
+                return _none(ignored)
+            name = d[s:j].lower()
+            gt = -1
+        else:
+            gt = find(b">", s)
             if gt < 0:
                 return _none(ignored)
-            j = _find_ws_or_gt(d, j, gt)
-            k = d.find(b"/", s, j)
+            j = _find_ws_or_gt(d, s + 10, gt)
+            k = find(b"/", s, j)
             if k >= 0:
                 j = k
-        if j >= n:
-            return _none(ignored)
-        name = d[s:j].lower()
+            name = b""
         e = _tag_end(d, j, gt)
         if e < 0:
             return _none(ignored)
@@ -495,7 +513,9 @@ def _scan(d: bytes, late: bool, chromium: bool = True) -> MetaResult | None:
         if in_head and name not in _HEAD_START_TAGS:
             in_head = False
         if name == b"meta":
-            if j < e and d[lt:e].lower().find(b"charset") >= 0:
+            if j < e and (
+                low.find(b"charset", lt, e) >= 0 if low is not None else b"charset" in d[lt:e].lower()
+            ):
                 found = _meta(d, lt, j, e, ignored)
                 if found is not None:
                     return found
@@ -519,11 +539,12 @@ def prescan(data: bytes, *, window: int = WINDOW, chromium: bool = True) -> Meta
     ``<script>`` text counts). Never raises.
     """
     d = bytes(data[:window])
+    low = d.lower()
     # Exact shortcut: both ways to declare (a charset attribute, a content pragma) need these
     # letters in the window.
-    if b"charset" not in d.lower():
+    if b"charset" not in low:
         return None
-    return _scan(d, False, chromium)
+    return _scan(d, False, chromium, low)
 
 
 def head_scan(data: bytes, *, chromium: bool = True) -> MetaResult | None:

@@ -167,6 +167,23 @@ def tld_of(url: str | None) -> str | None:
     raises."""
     if not url:
         return None
+    # Fast path for the usual "scheme://host[:port]/..." without userinfo or IPv6 brackets.
+    k = url.find("://")
+    if 0 < k < 16:
+        start = k + 3
+        end = len(url)
+        for ch in "/?#":
+            e = url.find(ch, start, end)
+            if e >= 0:
+                end = e
+        host = url[start:end]
+        if host and "@" not in host and "[" not in host and "\\" not in host and host.isascii():
+            host = host.split(":", 1)[0].rstrip(".").lower()
+            dot = host.rfind(".")
+            if dot < 0:
+                return None
+            tld = host[dot + 1 :]
+            return tld if tld and not tld.isdigit() else None
     u = url.strip().strip("<>")
     if "//" not in u:
         u = "//" + u

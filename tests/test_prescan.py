@@ -1,0 +1,560 @@
+"""The meta prescan, Chromium's late-meta head scan, and the XML declaration.
+
+Expected values come from the HTML Standard's algorithms ("prescan a byte stream to determine
+its encoding", "get an attribute", "extracting a character encoding from a meta element", "get
+an XML encoding"), transcribed literally in ``_spec_prescan`` below as an independent oracle,
+and from Chromium's measured behaviour (issue "Browser-exact encoding decisions"; html5lib cases
+in ``test_html5lib_encoding.py``). Where Chromium's *source* is the only basis (not measured) the
+test says so.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from redecode.labels import get_encoding
+from redecode.prescan import (
+    MetaResult,
+    extract_meta_charset,
+    head_scan,
+    prescan,
+    xml_declaration,
+)
+
+# ------------------------------------------------------------------------------------------------
+# A literal, byte-by-byte transcription of the HTML Standard's prescan (the spec's behaviour, no
+# Chromium tokenizing), used as an oracle. Running out of bytes anywhere is failure.
+
+_WS = b"\t\n\x0c\r "
+
+
+class _EOF(Exception):
+    pass
+
+
+def _byte(b: bytes, pos: int) -> int:
+    if pos >= len(b):
+        raise _EOF
+    return b[pos]
+
+
+def _lower(c: int) -> int:
+    return c + 0x20 if 0x41 <= c <= 0x5A else c
+
+
+def _get_attribute(b: bytes, pos: int):
+    """HTML "get an attribute": (name, value, pos) or (None, None, pos) for "no attribute"."""
+    while _byte(b, pos) in _WS + b"/":  # step 1
+        pos += 1
+    if _byte(b, pos) == 0x3E:  # step 2
+        return None, None, pos
+    name, value = bytearray(), bytearray()  # step 3
+    while True:  # steps 4-5
+        c = _byte(b, pos)
+        if c == 0x3D and name:
+            pos += 1
+            break
+        if c in _WS:
+            while _byte(b, pos) in _WS:  # step 6 (spaces)
+                pos += 1
+            if _byte(b, pos) != 0x3D:  # step 7
+                return bytes(name), b"", pos
+            pos += 1  # step 8
+            break
+        if c in b"/>":
+            return bytes(name), b"", pos
+        name.append(_lower(c))
+        pos += 1
+    while _byte(b, pos) in _WS:  # step 9 (value)
+        pos += 1
+    c = _byte(b, pos)  # step 10
+    if c in b"\"'":
+        while True:
+            pos += 1
+            d = _byte(b, pos)
+            if d == c:
+                return bytes(name), bytes(value), pos + 1
+            value.append(_lower(d))
+    if c == 0x3E:
+        return bytes(name), b"", pos
+    value.append(_lower(c))
+    pos += 1
+    while True:  # steps 11-12
+        c = _byte(b, pos)
+        if c in _WS or c == 0x3E:
+            return bytes(name), bytes(value), pos
+        value.append(_lower(c))
+        pos += 1
+
+
+def _spec_extract(s: bytes):
+    """HTML "algorithm for extracting a character encoding from a meta element" -> label or None."""
+    pos = 0
+    while True:
+        k = s.lower().find(b"charset", pos)
+        if k < 0:
+            return None
+        pos = k + 7
+        while pos < len(s) and s[pos] in _WS:
+            pos += 1
+        if pos >= len(s) or s[pos] != 0x3D:
+            continue
+        pos += 1
+        while pos < len(s) and s[pos] in _WS:
+            pos += 1
+        if pos >= len(s):
+            return None
+        c = s[pos]
+        if c in b"\"'":
+            end = s.find(bytes([c]), pos + 1)
+            return None if end < 0 else s[pos + 1 : end]
+        end = pos
+        while end < len(s) and s[end] not in _WS and s[end] != 0x3B:
+            end += 1
+        return s[pos:end]
+
+
+def _spec_prescan(b: bytes) -> str | None:
+    """HTML "prescan a byte stream to determine its encoding" over all of *b* (steps 4-5; the
+    UTF-16 ``<?x`` step is xml_declaration's)."""
+    pos = 0
+    try:
+        while pos < len(b):
+            if b.startswith(b"<!--", pos):
+                k = b.find(b"-->", pos + 2)
+                if k < 0:
+                    return None
+                pos = k + 2
+            elif b[pos : pos + 5].lower() == b"<meta" and _byte(b, pos + 5) in _WS + b"/":
+                pos += 5
+                attrs, got_pragma, need_pragma, charset = [], False, None, "null"
+                while True:
+                    name, value, pos = _get_attribute(b, pos)
+                    if name is None:
+                        break
+                    if name in attrs:
+                        continue
+                    attrs.append(name)
+                    if name == b"http-equiv" and value == b"content-type":
+                        got_pragma = True
+                    elif name == b"content":
+                        label = _spec_extract(value)
+                        enc = get_encoding(label) if label is not None else None
+                        if enc is not None and charset == "null":
+                            charset, need_pragma = enc, True
+                    elif name == b"charset":
+                        charset, need_pragma = get_encoding(value) or "failure", False
+                if need_pragma is not None and not (need_pragma and not got_pragma) and charset != "failure":
+                    return {"UTF-16LE": "UTF-8", "UTF-16BE": "UTF-8", "x-user-defined": "windows-1252"}.get(
+                        charset, charset
+                    )
+            elif b[pos] == 0x3C and (
+                (_byte(b, pos + 1) in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+                or (b[pos + 1] == 0x2F and _byte(b, pos + 2) in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+            ):
+                while _byte(b, pos) not in _WS + b">":
+                    pos += 1
+                while True:
+                    name, _, pos = _get_attribute(b, pos)
+                    if name is None:
+                        break
+            elif b.startswith((b"<!", b"</", b"<?"), pos):
+                k = b.find(b">", pos + 1)
+                if k < 0:
+                    return None
+                pos = k
+            pos += 1
+    except _EOF:
+        return None
+    return None
+
+
+# ------------------------------------------------------------------------------------------------
+
+_TOKENS = [b"<meta", b"<META", b"<meta/", b" charset", b"charset", b"=", b"= ", b'"', b"'", b"utf-8",
+           b"koi8-r", b"utf-16be", b"x-user-defined", b"bogus", b" http-equiv", b"content-type",
+           b"Content-Type ", b" content", b"text/html;", b"charset='big5'", b">", b"/>", b"<!--",
+           b"-->", b"--", b"<!", b"</", b"<?", b"<a", b"<a/", b"</a", b"<script>", b"</script>",
+           b"<title>", b"</title>", b" ", b"\t", b"\n", b"/", b";", b"\x00", b"\xff", b"x"]
+soup = st.lists(st.sampled_from(_TOKENS), max_size=60).map(b"".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(soup)
+@example(b'<meta charset="utf-8">')
+@example(b'<a ="x><meta charset=koi8-r>">')
+@example(b'<a b ="x><meta charset=koi8-r>">')
+@example(b'<a b/="x><meta charset=koi8-r>">')
+@example(b'<a b="c" ="x><meta charset=koi8-r>"><meta charset=utf-8>')
+@example(b'<a = = "x><meta charset=koi8-r>"><meta charset=utf-8>')
+@example(b"<a b=c\"d><meta charset=koi8-r>")
+@example(b"<!--><meta charset=koi8-r>")
+@example(b"<!---><meta charset=koi8-r>")
+def test_spec_mode_equals_literal_spec(data):
+    """``chromium=False`` is the standard's prescan: same answer as the literal transcription."""
+    got = prescan(data, window=len(data) + 1, chromium=False)
+    assert (got.encoding if got is not None else None) == _spec_prescan(data)
+
+
+_NO_RAW_TEXT = [t for t in _TOKENS if t not in (b"<script>", b"</script>", b"<title>", b"</title>", b"<a/")]
+
+
+@settings(max_examples=250, deadline=None)
+@given(st.lists(st.sampled_from(_NO_RAW_TEXT), max_size=60).map(b"".join))
+def test_chromium_mode_equals_spec_without_raw_text(data):
+    """Without raw-text elements and slash-ended tag names, Chromium's tokenizing prescan and the
+    standard's agree (the departures are only those the module docstring lists)."""
+    got = prescan(data, window=len(data) + 1)
+    assert (got.encoding if got is not None else None) == _spec_prescan(data)
+
+
+# ------------------------------------------------------------------------------------------------
+# Individual rules
+
+
+def enc(data: bytes, **kw) -> str | None:
+    r = prescan(data, **kw)
+    return r.encoding if r is not None else None
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b'<meta charset="utf-8">', "UTF-8"),
+        (b"<meta charset='Shift_JIS'>", "Shift_JIS"),
+        (b"<META CHARSET=KOI8-R>", "KOI8-R"),
+        (b"<meta/charset=koi8-r>", "KOI8-R"),
+        (b"<meta charset=koi8-r/>", None),  # the label is "koi8-r/"
+        (b'<meta http-equiv="Content-Type" content="text/html; charset=big5">', "Big5"),
+        (b'<meta content="text/html; charset=big5" http-equiv="content-type">', "Big5"),
+        (b'<meta http-equiv=content-type content="charset=\'gbk\'">', "GBK"),
+        (b'<meta http-equiv=content-type content="text/html; charset = koi8-r;">', "KOI8-R"),
+        # content without http-equiv, or a near-miss http-equiv: no declaration
+        (b'<meta content="text/html; charset=big5">', None),
+        (b'<meta name="description" content="charset=gbk">', None),
+        (b'<meta http-equiv="Content-Type " content="text/html; charset=big5">', None),
+        (b'<meta http-equiv="refresh" content="0; charset=big5">', None),
+        # duplicate attributes: the first wins
+        (b"<meta charset=koi8-r charset=big5>", "KOI8-R"),
+        (b"<meta charset=bogus charset=big5>", None),
+        # charset attribute beats an earlier content pragma
+        (b'<meta http-equiv=content-type content="charset=big5" charset=koi8-r>', "KOI8-R"),
+        # remaps
+        (b'<meta charset="utf-16">', "UTF-8"),
+        (b'<meta charset="UTF-16BE">', "UTF-8"),
+        (b'<meta http-equiv=Content-Type content="text/html; charset=unicode">', "UTF-8"),
+        (b"<meta charset=x-user-defined>", "windows-1252"),
+        (b"<meta charset=iso-8859-1>", "windows-1252"),
+        # not labels
+        (b'<meta charset="iso-8859&#8211;1">', None),
+        (b"<meta charset=utf-7>", None),
+        (b'<meta charset="">', None),
+        # comments and bogus comments hide metas
+        (b"<!-- <meta charset=koi8-r> --><meta charset=big5>", "Big5"),
+        (b"<!--><meta charset=koi8-r>", "KOI8-R"),
+        (b"<! <meta charset=koi8-r> ><meta charset=big5>", "Big5"),
+        (b"<? <meta charset=koi8-r> ?><meta charset=big5>", "Big5"),
+        (b"</ <meta charset=koi8-r> ><meta charset=big5>", "Big5"),
+        # a quoted attribute value hides a meta; an unquoted one ends at whitespace
+        (b'<a title="<meta charset=koi8-r>"><meta charset=big5>', "Big5"),
+        (b"<a title=x<meta charset=koi8-r>", None),
+        (b"<a title=x <meta charset=koi8-r>", None),  # "<meta" is an attribute name of <a>
+        (b"<meta <meta charset='euc-jp'>", "EUC-JP"),
+        # the first declaring meta wins; an unknown label is skipped
+        (b"<meta charset=bogus><meta charset=koi8-r><meta charset=big5>", "KOI8-R"),
+        (b"<html a=\xf1><meta charset=utf-8>", "UTF-8"),
+    ],
+)
+def test_prescan_rules(data, expected):
+    assert enc(data) == expected
+
+
+def test_result_fields():
+    data = b'<html><meta charset="bogus"><META HTTP-EQUIV=Content-Type CONTENT="text/html; charset=UTF-16">'
+    r = prescan(data)
+    assert r == MetaResult(
+        encoding="UTF-8", label="UTF-16", offset=28, end=len(data), pragma=True, remapped_from="UTF-16LE",
+        ignored=("bogus",),
+    )
+    r = prescan(b"<meta charset=x-user-defined>")
+    assert (r.encoding, r.label, r.remapped_from, r.pragma) == ("windows-1252", "x-user-defined", "x-user-defined", False)
+    # Only unknown labels: a result without encoding that lists them.
+    r = prescan(b'<meta charset=foo><meta http-equiv=content-type content="charset=bar">')
+    assert r == MetaResult(encoding=None, label=None, offset=None, end=None, pragma=None, ignored=("foo", "bar"))
+    # An unknown label in a meta that would not have declared anyway is not recorded.
+    assert prescan(b'<meta name=x content="charset=bar">') is None
+
+
+@pytest.mark.parametrize("tag", [b"script", b"style", b"title", b"textarea", b"SCRIPT", b'script type="text/plain"'])
+def test_raw_text_hides_meta_chromium(tag):
+    """Chromium 156 (measured for script, script type=text/plain and style; title and textarea
+    are RCDATA in the same tokenizer call): a meta in raw text is no declaration."""
+    name = tag.split()[0]
+    data = b"<" + tag + b'>var s = "<meta charset=koi8-r>";</' + name + b"><meta charset=big5>"
+    assert enc(data) == "Big5"
+    assert enc(data, chromium=False) == "KOI8-R"  # the standard's prescan takes it
+
+
+@pytest.mark.parametrize("tag", [b"xmp", b"iframe", b"noembed", b"noframes"])
+def test_raw_text_unmeasured_elements(tag):
+    """From Chromium's tokenizer source (HTMLTokenizer::SpeculativeStateForTag), not measured."""
+    data = b"<" + tag + b"><meta charset=koi8-r></" + tag + b"><meta charset=big5>"
+    assert enc(data) == "Big5"
+
+
+def test_plaintext_ends_scanning():
+    assert enc(b"<plaintext><meta charset=koi8-r>") is None
+
+
+def test_noscript_is_not_raw_text():
+    # The meta parser's tokenizer runs with scripting off: <noscript> content is markup.
+    assert enc(b"<noscript><meta charset=koi8-r></noscript>") == "KOI8-R"
+
+
+def test_raw_text_end_tag_rules():
+    # The end tag needs whitespace, "/" or ">" after the name; case-insensitive.
+    assert enc(b"<script></scripts><meta charset=koi8-r></SCRIPT ><meta charset=big5>") == "Big5"
+    assert enc(b"<title>x</TITLE/><meta charset=koi8-r>") == "KOI8-R"
+    # An unterminated raw text element hides everything after it.
+    assert enc(b"<script><meta charset=koi8-r>") is None
+    # A <script> end tag inside <style> does not end the style.
+    assert enc(b"<style></script><meta charset=koi8-r></style>") is None
+
+
+def test_tag_name_ends_at_slash_chromium():
+    # Tokenizer: <a/b="x>..."> is one tag with attribute b; the standard runs the name to ">".
+    data = b'<a/b="x><meta charset=koi8-r>"><meta charset=big5>'
+    assert enc(data) == "Big5"
+    assert enc(data, chromium=False) == "KOI8-R"
+
+
+def test_label_cut_by_window():
+    pad = b" " * (1024 - len(b"<meta charset=windows-12"))
+    data = pad + b"<meta charset=windows-1251>"
+    assert prescan(data) is None  # "windows-12" is never looked up
+    assert enc(data, window=2048) == "windows-1251"
+    late = head_scan(data)
+    assert (late.encoding, late.offset) == ("windows-1251", len(pad))
+
+
+def test_window_boundary():
+    meta = b"<meta charset=koi8-r>"
+    ends_at_1024 = b" " * (1024 - len(meta)) + meta
+    assert len(ends_at_1024) == 1024
+    assert enc(ends_at_1024 + b"<p>") == "KOI8-R"
+    ends_at_1025 = b" " + ends_at_1024
+    assert prescan(ends_at_1025 + b"<p>") is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(prefix=soup, suffix=st.binary(max_size=200) | soup)
+def test_appending_after_window_changes_nothing(prefix, suffix):
+    base = (prefix + b" " * 1024)[:1024]
+    assert prescan(base + suffix) == prescan(base)
+
+
+# ------------------------------------------------------------------------------------------------
+# extracting a character encoding from a meta element
+
+
+@pytest.mark.parametrize(
+    ("value", "label"),
+    [
+        (b"text/html; charset=Shift_JIS", b"Shift_JIS"),
+        (b"text/html; CHARSET=utf-8", b"utf-8"),
+        (b"charset='utf-8'", b"utf-8"),
+        (b'charset="utf-8"', b"utf-8"),
+        (b"charset = 'utf-8'", b"utf-8"),
+        (b"charset='utf-8", None),  # unmatched quote
+        (b'charset="utf-8', None),
+        (b"charset=", None),
+        (b"charset= ", None),
+        (b"charset=utf-8; x=y", b"utf-8"),
+        (b"charset=utf-8 x", b"utf-8"),
+        (b"charsetcharset=koi8-r", b"koi8-r"),
+        (b"charset;charset=koi8-r", b"koi8-r"),
+        (b"text/html", None),
+        (b"", None),
+        (b"charset=iso8859-2\"", b"iso8859-2\""),
+    ],
+)
+def test_extract_meta_charset(value, label):
+    span = extract_meta_charset(value)
+    assert (value[span[0] : span[1]] if span is not None else None) == label
+
+
+# ------------------------------------------------------------------------------------------------
+# head scan (Chromium's HTMLMetaCharsetParser)
+
+PAD_COMMENT = b"<!--" + b"x" * 2000 + b"-->"
+
+
+@pytest.mark.parametrize("head", [b"<html><head>", b"", b"<!DOCTYPE html><html>"])
+def test_late_meta_in_head_is_honoured(head):
+    data = head + b"<title>t</title>" + PAD_COMMENT + b"<meta charset=koi8-r><body>"
+    r = head_scan(data)
+    assert r.encoding == "KOI8-R" and r.offset == data.find(b"<meta")
+
+
+def test_late_meta_after_200kb_of_head_content():
+    pad = (b"<script>var a = 1 < 2;</script>\n<style>p{}</style><link rel=x href=y>"
+           b"<noscript>n</noscript><!-- c --> text <base href=/><object></object><title>t</title>")
+    data = b"<html><head>" + pad * (200_000 // len(pad) + 1) + b'<meta http-equiv="content-type" content="text/html; charset=gbk">'
+    assert len(data) > 200_000
+    assert head_scan(data).encoding == "GBK"
+
+
+@pytest.mark.parametrize("stopper", [b"<body>", b"<div>", b"<p>", b"</head>", b"<span>", b"<h1>", b"<textarea></textarea>"])
+def test_late_meta_after_body_content_is_not(stopper):
+    data = b"<html><head>" + PAD_COMMENT + stopper + b"<meta charset=koi8-r>"
+    assert head_scan(data) is None
+
+
+def test_body_meta_within_first_1024_counts():
+    assert head_scan(b"<body><p>x</p><meta charset=koi8-r>" + b" " * 2000).encoding == "KOI8-R"
+
+
+def test_body_meta_straddling_1024():
+    # Chromium checks its stop condition between tokens: a meta that starts before byte 1024
+    # is read to its end even in the body.
+    body = b"<body>"
+    meta = b"<meta charset=koi8-r>"
+    data = body + b"x" * (1020 - len(body)) + meta + b"<p>"
+    assert data.find(b"<meta") == 1020
+    assert prescan(data) is None
+    assert head_scan(data).encoding == "KOI8-R"
+    later = body + b"x" * (1025 - len(body)) + meta
+    assert head_scan(later) is None
+
+
+def test_head_scan_ignores_raw_text():
+    data = b"<head><script>" + b"x" * 2000 + b"<meta charset=koi8-r></script><meta charset=big5>"
+    assert head_scan(data).encoding == "Big5"
+
+
+# ------------------------------------------------------------------------------------------------
+# linear time on adversarial input: count the work (bytes examined), not the clock
+
+
+class Counting(bytes):
+    """bytes that count how many bytes the scanner's operations examine."""
+
+    work = 0
+
+    def find(self, sub, start=None, end=None):
+        s = 0 if start is None else max(0, start)
+        e = len(self) if end is None else min(len(self), end)
+        r = bytes.find(self, sub, s, e)
+        Counting.work += ((r + len(sub)) if r >= 0 else e) - s + 1
+        return r
+
+    def startswith(self, prefix, start=0, end=None):
+        Counting.work += 1 + (len(prefix) if isinstance(prefix, bytes) else sum(map(len, prefix)))
+        return bytes.startswith(self, prefix, start, len(self) if end is None else end)
+
+    def __getitem__(self, k):
+        Counting.work += (max(0, len(range(*k.indices(len(self))))) + 1) if isinstance(k, slice) else 1
+        return bytes.__getitem__(self, k)
+
+
+def _work(fn, data: bytes) -> int:
+    Counting.work = 0
+    fn(Counting(data))
+    return Counting.work
+
+
+MB = 1 << 20
+ADVERSARIAL_10MB = {
+    "lt": b"<" * (10 * MB),
+    "meta-space": b"<meta " * (10 * MB // 6),
+}
+# Smaller inputs where the counting wrapper's per-call cost would make the test slow; the
+# scaling test below checks the growth rate directly.
+KB256 = MB // 4
+ADVERSARIAL_SMALL = {
+    "meta-space-gt": b"<meta " * (KB256 // 6) + b">",
+    "meta-charset": b"<meta charset=" * (KB256 // 14) + b">",
+    "comment-open": b"<!--" * (KB256 // 4),
+    "bang": b"<!" * (KB256 // 2),
+    "end-tag-open": b"</" * (KB256 // 2),
+    "quote-open": b'<a b="' * (KB256 // 6),
+    "eq-name-start": b"<a =" * (KB256 // 4) + b">",
+    "eq-values": b"<a " + b"b=c " * (KB256 // 4) + b">",
+    "spaces-before-eq": b"<a b" + b" " * KB256 + b"=x>",
+    "long-name": b"<" + b"a" * KB256 + b">",
+    "script-open": b"<script>" * (KB256 // 8),
+    "scripts": b"<head>" + b"<script></script>" * (KB256 // 17),
+    "titles": b"<html><head>" + b"<title>x</title >" * (KB256 // 17),
+    "lt-space": b"< " * (KB256 // 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL_10MB) + sorted(ADVERSARIAL_SMALL))
+def test_head_scan_is_linear(name):
+    data = ADVERSARIAL_10MB.get(name) or ADVERSARIAL_SMALL[name]
+    w = _work(head_scan, data)
+    assert w <= 12 * len(data), (name, w / len(data))
+    # and the prescan reads at most its window (plus bookkeeping)
+    assert _work(prescan, data) <= 4 * 1024
+
+
+def test_head_scan_work_scales_linearly():
+    unit = b"<html><head>" + b"<link rel=a href='b'><script>x</script><!-- c --><meta name=x content=y>" * 2000
+    w1 = _work(head_scan, unit)
+    w2 = _work(head_scan, unit.replace(b"<head>", b"<head>" + unit[12:]))
+    assert w2 <= 2.2 * w1
+
+
+# ------------------------------------------------------------------------------------------------
+# XML declaration
+
+
+@pytest.mark.parametrize(
+    ("data", "label", "encoding"),
+    [
+        (b'<?xml version="1.0" encoding="EUC-JP"?><html>', "EUC-JP", "EUC-JP"),
+        (b"<?xml version='1.0' encoding='windows-1251'?>", "windows-1251", "windows-1251"),
+        (b'<?xml version="1.0" encoding = "koi8-r" ?>', "koi8-r", "KOI8-R"),
+        (b'<?xml version="1.0" encoding="UTF-16"?>', "UTF-16", "UTF-8"),
+        (b'<?xml version="1.0" encoding="utf-16be"?>', "utf-16be", "UTF-8"),
+        (b'<?xml version="1.0" encoding="bogus"?>', "bogus", None),
+    ],
+)
+def test_xml_declaration(data, label, encoding):
+    r = xml_declaration(data)
+    assert (r.label, r.encoding) == (label, encoding)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b' <?xml version="1.0" encoding="EUC-JP"?>',  # not at offset 0
+        b'\n<?xml version="1.0" encoding="EUC-JP"?>',
+        b'<?xml version="1.0"?>',
+        b'<?xml version="1.0" ENCODING="EUC-JP"?>',  # case-sensitive
+        b'<?xml version="1.0" encoding=EUC-JP?>',  # unquoted
+        b'<?xml version="1.0" encoding="EUC JP"?>',  # space in label
+        b'<?xml version="1.0" encoding="EUC-JP',  # no ">"
+        b'<?xml version="1.0"><x encoding="EUC-JP">',  # after the declaration's ">"
+        b'<?XML version="1.0" encoding="EUC-JP"?>',
+        b"",
+    ],
+)
+def test_xml_declaration_absent(data):
+    assert xml_declaration(data) is None
+
+
+def test_xml_declaration_utf16_patterns():
+    le = "<?xml version='1.0'?>".encode("utf-16-le")
+    be = "<?xml version='1.0'?>".encode("utf-16-be")
+    assert (xml_declaration(le).encoding, xml_declaration(le).utf16) == ("UTF-16LE", True)
+    assert (xml_declaration(be).encoding, xml_declaration(be).utf16) == ("UTF-16BE", True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300) | soup)
+def test_total(data):
+    for fn in (prescan, head_scan, xml_declaration):
+        fn(data)
