@@ -212,6 +212,8 @@ def test_builder_is_deterministic(tmp_path):
     """Rebuilding gives the committed bytes (so the fixtures can always be regenerated)."""
     builder.build(str(tmp_path))
     for name in list(EXPECTED) + ["README.md", "expected.json"]:
+        if EXPECTED.get(name, {}).get("version_dependent_bytes"):
+            continue  # brotli / zstd output: its behaviour is tested, its bytes may vary
         with open(os.path.join(BROKEN, name), "rb") as a, open(tmp_path / name, "rb") as b:
             assert a.read() == b.read(), f"{name} differs from a fresh build"
 
@@ -251,7 +253,7 @@ def test_broken_input(job_tmp, name):
         assert "error" not in res.stderr.lower(), res.stderr
 
 
-@pytest.mark.parametrize("name", ["gzip-bomb.warc.gz", "big-record.warc.gz"])
+@pytest.mark.parametrize("name", ["gzip-bomb.warc.gz", "big-record.warc.gz", "coding-bombs.warc.gz"])
 def test_over_a_small_cap(job_tmp, name):
     """With --max-record-bytes 1 MiB the bomb and the 100 MB record fail as too-large, and the
     small record after each still decodes."""
@@ -286,20 +288,32 @@ def test_arc_record_ids_are_deterministic(job_tmp, tmp_path):
     assert sorted(r["record_id"] for r in first.rows) == sorted(r["record_id"] for r in again.rows)
 
 
-def test_workers_and_shards_do_not_change_the_output(job_tmp):
-    """Bad input read in parallel, cut into small shards, gives the same rows, counts and errors
-    as one worker reading each file whole."""
+# A record whose Content-Length runs past the next record's start: the shard cut found at that
+# record start overlaps the previous record's block, and job.process_shard forces boundary_ok to
+# True when a shard ends in an error, so the input is not redone as one shard.
+_SHARD_BUG = pytest.mark.xfail(strict=True, reason=(
+    "job.py: shards after a corrupt spot are kept (boundary_ok is True for a shard whose outcome "
+    "is not complete): 3 rows sharded vs 1 unsharded, plus the error at 507"))
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=_SHARD_BUG) if n == "content-length-larger.warc" else n
+    for n in sorted(EXPECTED)])
+def test_shards_and_workers_do_not_change_the_output(job_tmp, name):
+    """Bad input cut into 400-byte shards and read by two workers gives the same rows, counts and
+    errors as one worker reading the file whole (the job promises rows independent of how the
+    work is split)."""
     from redecode import job
 
-    inputs = [os.path.join(BROKEN, n) for n in sorted(EXPECTED)]
-    one = job.run(inputs, os.path.join(job_tmp, "w1"), workers=1)
-    two = job.run(inputs, os.path.join(job_tmp, "w2"), workers=2, shard_bytes=400)
-    assert _rows_key(read_rows(os.path.join(job_tmp, "w1"))) == _rows_key(
-        read_rows(os.path.join(job_tmp, "w2")))
-    assert sorted(one.errors) == sorted(two.errors)
+    whole = run_broken(job_tmp, name)
+    out = os.path.join(job_tmp, f"sharded-{name}")
+    sharded = job.run([os.path.join(BROKEN, name)], out, workers=2, shard_bytes=400)
+    assert _rows_key(read_rows(out)) == _rows_key(whole.rows)
+    assert [e["error"] for e in sharded.manifest["inputs"]] == [
+        e["error"] for e in whole.manifest["inputs"]]
     drop = {"bytes_read"}
-    assert ({k: v for k, v in one.counts.items() if k not in drop}
-            == {k: v for k, v in two.counts.items() if k not in drop})
+    assert ({k: v for k, v in sharded.counts.items() if k not in drop}
+            == {k: v for k, v in whole.manifest["counts"].items() if k not in drop})
 
 
 def test_every_row_can_be_read_again_at_its_offset(job_tmp):
@@ -329,7 +343,7 @@ _MEMORY_PROBE = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("name", ["gzip-bomb.warc.gz", "big-record.warc.gz"])
+@pytest.mark.parametrize("name", ["gzip-bomb.warc.gz", "big-record.warc.gz", "coding-bombs.warc.gz"])
 @pytest.mark.parametrize("cap,budget_mib", [(MIB, 32), (64 * MIB, 256)])
 def test_memory_bounded(tmp_path, name, cap, budget_mib):
     """Peak RSS growth while reading the 80 MiB bomb / the 100 MB record stays within a budget set
@@ -344,7 +358,8 @@ def test_memory_bounded(tmp_path, name, cap, budget_mib):
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout.strip().splitlines()[-1])
     growth_mib = (data["peak_kib"] - data["base_kib"]) / 1024
-    assert data["counts"]["failed"] == 1 and data["counts"]["decoded"] == 1, data
+    assert data["counts"]["failed"] == data["counts"]["records_seen"] - 1, data
+    assert data["counts"]["decoded"] == 1, data
     assert growth_mib < budget_mib, f"{name} cap {cap}: RSS grew {growth_mib:.0f} MiB"
 
 

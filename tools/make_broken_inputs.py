@@ -287,6 +287,35 @@ def b_gzip_bomb(name):
     }
 
 
+def b_coding_bombs(name):
+    """Bombs in the other content codings (and a double gzip): each inflates to 80 MiB."""
+    import brotli
+    import zstandard
+
+    big = b"<!doctype html><html><body>" + b"A" * BOMB_INFLATED_BYTES
+    codings = [
+        (b"br", brotli.compress(big, quality=5)),
+        (b"zstd", zstandard.ZstdCompressor(level=3, write_content_size=False).compress(big)),
+        (b"deflate", zlib.compress(big, 9)),
+        (b"gzip, gzip", gz(gz(big))),
+    ]
+    del big
+    recs = [gz(warc_record(rid(name, i), http_block(payload, [
+        (b"Content-Type", b"text/html"), (b"Content-Encoding", coding)])))
+        for i, (coding, payload) in enumerate(codings)]
+    recs.append(gz(warc_record(rid(name, 9), http_block(
+        zstandard.ZstdCompressor(level=3).compress(page("zstd control")),
+        [(b"Content-Type", b"text/html; charset=utf-8"), (b"Content-Encoding", b"zstd")]))))
+    too_large = {"status": ["failed"], "error_kind": ["too-large"]}
+    return b"".join(recs), {
+        "rows": {**{rid(name, i): too_large for i in range(len(codings))},
+                 rid(name, 9): {"status": ["decoded"], "text": page("zstd control").decode()}},
+        "cut_short": False,
+        # brotli's and zstd's output may change with their versions: compare by behaviour only
+        "version_dependent_bytes": True,
+    }
+
+
 def b_big_record(name):
     head = http_block(b"", [(b"Content-Type", b"text/html; charset=utf-8")])
     opening = b"<!doctype html><html><body>"
@@ -498,6 +527,9 @@ SPECS: list[Spec] = [
          b_not_gzip),
     Spec("gzip-bomb.warc.gz", "a ~80 KB gzip payload that inflates to 80 MiB",
          "failed row, error_kind too-large, memory bounded; the next record decodes", b_gzip_bomb),
+    Spec("coding-bombs.warc.gz", "br, zstd, deflate and 'gzip, gzip' payloads inflating to 80 MiB",
+         "failed rows, error_kind too-large, memory bounded; a zstd control decodes",
+         b_coding_bombs),
     Spec("big-record.warc.gz", "a 100 MB text/html record (one ~100 KB gzip member)",
          "failed row, error_kind too-large (over 64 MiB), memory bounded; next record decodes",
          b_big_record),
