@@ -346,6 +346,7 @@ def build_key(warc_paths: list[str], truth_path: str) -> dict:
                 "encoding": enc,
                 "mode": t["mode"],
                 "python_differs": py != text,
+                "http_status": t.get("status"),
             }
     missing = set(truth) - set(key)
     if missing:

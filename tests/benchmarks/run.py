@@ -353,32 +353,38 @@ def score(parquet_dir: str, key: dict) -> dict:
                     st = f"{st}: {why}"
                 got[rid] = (answer_key.text_digest(text) if text is not None else None, enc, st)
     cats: dict[str, dict] = {}
-    wrong_examples: dict[tuple, int] = {}
+    missing: dict[tuple, int] = {}
+    wrong: dict[tuple, int] = {}
     for rid, k in key.items():
         c = cats.setdefault(k["category"], {"pages": 0, "exact": 0, "wrong": 0, "missing": 0})
         c["pages"] += 1
         g = got.get(rid)
         if g is None or g[0] is None:
             c["missing"] += 1
-            tag = (k["category"], k["mode"], k["encoding"], "no text", g[2] if g else "no row")
-            wrong_examples[tag] = wrong_examples.get(tag, 0) + 1
+            tag = (g[2] if g else "no row", k.get("http_status"))
+            missing[tag] = missing.get(tag, 0) + 1
         elif g[0] == k["digest"]:
             c["exact"] += 1
         else:
             c["wrong"] += 1
-            tag = (k["category"], k["mode"], k["encoding"], g[1], g[2])
-            wrong_examples[tag] = wrong_examples.get(tag, 0) + 1
+            tag = (k["category"], k["mode"], k["encoding"], g[1])
+            wrong[tag] = wrong.get(tag, 0) + 1
     for c in cats.values():
         c["accuracy"] = c["exact"] / c["pages"] if c["pages"] else None
         # Of the pages the pipeline gave a text for (rows skipped or failed left out).
         given = c["pages"] - c["missing"]
         c["accuracy_of_given"] = c["exact"] / given if given else None
-    top = sorted(wrong_examples.items(), key=lambda kv: -kv[1])[:20]
+    by_reason: dict[str, dict] = {}
+    for (reason, http_status), n in missing.items():
+        r = by_reason.setdefault(str(reason), {"pages": 0, "http_status": {}})
+        r["pages"] += n
+        r["http_status"][str(http_status)] = r["http_status"].get(str(http_status), 0) + n
     return {
         "categories": cats,
-        "misses": [
-            {"category": t[0], "mode": t[1], "expected": t[2], "got": t[3], "status": t[4], "pages": n}
-            for t, n in top
+        "no_text": [{"reason": k, **v} for k, v in sorted(by_reason.items(), key=lambda kv: -kv[1]["pages"])],
+        "wrong": [
+            {"category": t[0], "mode": t[1], "expected": t[2], "got": t[3], "pages": n}
+            for t, n in sorted(wrong.items(), key=lambda kv: -kv[1])[:12]
         ],
     }
 
@@ -649,11 +655,14 @@ def target_lines(results: dict, d: dict, double: dict | None) -> list[str]:
         cats = r1["accuracy"]["categories"]
         missing = {k: c["missing"] for k, c in cats.items() if c["missing"]}
         if missing:
-            reasons = sorted({m["status"] for m in r1["accuracy"]["misses"] if m["got"] == "no text"})
+            reasons = "; ".join(
+                f"{m['reason']}: HTTP " + ", ".join(f"{st} x{n}" for st, n in sorted(m["http_status"].items()))
+                for m in r1["accuracy"]["no_text"]
+            )
             out.append(
                 "- redecode 1 worker gave no text for "
                 + ", ".join(f"{n} {k}" for k, n in missing.items())
-                + f" pages ({'; '.join(str(r) for r in reasons)}); of the pages it decoded, exact: "
+                + f" pages ({reasons}); of the pages it decoded, exact: "
                 + ", ".join(f"{k} {100 * c['accuracy_of_given']:.2f}%" for k, c in cats.items()
                             if c["accuracy_of_given"] is not None)
             )
@@ -681,12 +690,20 @@ def target_lines(results: dict, d: dict, double: dict | None) -> list[str]:
 def miss_lines(results: dict) -> list[str]:
     out = []
     for row, res in results.items():
-        misses = res.get("accuracy", {}).get("misses") if isinstance(res, dict) else None
-        if misses:
-            out.append(f"- {row}: " + "; ".join(
-                f"{m['pages']} {m['category']}/{m['mode']} pages expected {m['expected']}, got "
-                f"{m['got']}" + (f" [{m['status']}]" if m["status"] else "")
-                for m in misses))
+        acc = res.get("accuracy") if isinstance(res, dict) else None
+        if not acc:
+            continue
+        parts = [
+            f"{m['pages']} {m['category']} pages ({m['mode']}) expected {m['expected']}, decoded as {m['got']}"
+            for m in acc["wrong"]
+        ]
+        parts += [
+            f"{m['pages']} pages without text ({m['reason']}; HTTP "
+            + ", ".join(f"{st} x{n}" for st, n in sorted(m["http_status"].items())) + ")"
+            for m in acc["no_text"]
+        ]
+        if parts:
+            out.append(f"- {row}: " + "; ".join(parts))
     return out
 
 
