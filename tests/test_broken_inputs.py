@@ -223,7 +223,19 @@ def test_committed_size_is_small():
     assert total < 2 * MIB, total
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+#: Inputs on which another module has a known bug (strict xfail: a fix makes the test fail
+#: until the mark is removed). Reported in issue 10's thread.
+KNOWN_BUGS = {
+    "content-length-swallows.warc": (
+        "archive.py: a record not followed by CRLFCRLF is accepted silently (warcio's warning is "
+        "suppressed and its err_count not reported), so a Content-Length that swallows the next "
+        "record loses it with exit 0"),
+}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[n]))
+    if n in KNOWN_BUGS else n for n in sorted(EXPECTED)])
 def test_broken_input(job_tmp, name):
     exp = EXPECTED[name]
     res = run_broken(job_tmp, name)
@@ -271,7 +283,8 @@ def test_all_inputs_in_one_run(job_tmp):
     check_generic_rows(res)
     check_counts(res)
     for name in names:
-        check_expected(res, name, EXPECTED[name])
+        if name not in KNOWN_BUGS:  # those fail (strict xfail) in test_broken_input
+            check_expected(res, name, EXPECTED[name])
     cut = [e for e in res.manifest["inputs"] if e["outcome"] != "complete"]
     assert cut and res.exit_code == 1
     for entry in cut:

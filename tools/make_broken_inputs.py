@@ -182,6 +182,30 @@ def b_cl_larger(name):
     }
 
 
+def b_cl_swallows(name):
+    a_body = page("content-length covers the next record and ends 10 bytes before its end")
+    a_block = http_block(a_body)
+    b = warcio_response(rid(name, 1), page("swallowed record"))
+    c = warcio_response(rid(name, 2), page("third"))
+    # A's block runs over its own CRLFCRLF and all of B but B's last 10 bytes and CRLFCRLF, so
+    # the reader finds one stray line ("/html>" ...) where the separator should be, then C.
+    lie = len(a_block) + 4 + len(b) - 4 - 10
+    a = warc_record(rid(name, 0), a_block, content_length=lie)
+    data = a + b + c
+    # a's declared record (header + lie bytes) ends 10 bytes + CRLFCRLF before C
+    a_end = len(a) - len(a_block) - 4 + lie
+    return data, {
+        "rows": {rid(name, 0): {}},
+        "maybe_rows": [rid(name, 1), rid(name, 2)],
+        # WARC 1.1 "record": every record ends in CRLFCRLF. Here one does not: the reader must not
+        # carry on silently past a record it has lost.
+        "cut_short": "either",
+        "error_offset_min": 0, "error_offset_max": len(data),
+        "if_not_cut_short_rows": [rid(name, 1), rid(name, 2)],
+        "a_declared_end": a_end,
+    }
+
+
 def b_cl_larger_at_end(name):
     a = warcio_response(rid(name, 0), page("first"))
     body = page("last record: content-length promises 200 more bytes than the file has")
@@ -513,6 +537,10 @@ SPECS: list[Spec] = [
     Spec("content-length-larger.warc", "a Content-Length 40 bytes larger than the block, mid-file",
          "row for record 0; the damaged record 1 and later ones read or an error with offset",
          b_cl_larger),
+    Spec("content-length-swallows.warc",
+         "a Content-Length that covers the next record and ends one line short of the one after",
+         "row for record 0; record 1 read, or an error (never exit 0 with record 1 lost)",
+         b_cl_swallows),
     Spec("content-length-larger-at-end.warc",
          "the last record's Content-Length runs past the end of the file",
          "row for record 0; cut short (exit 1) with the last record's offset", b_cl_larger_at_end),
