@@ -62,7 +62,7 @@ Deviations (from the HTML Standard's prescan):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .labels import get_encoding
 
@@ -84,9 +84,9 @@ WINDOW = 1024
 UNCONDITIONAL_BYTES = 1024
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MetaResult:
-    """What the meta scan found.
+class MetaResult(NamedTuple):
+    """What the meta scan found (immutable; a NamedTuple because the scan builds one per page
+    and a frozen dataclass costs several times more to construct).
 
     ``encoding`` is the WHATWG name the declaring meta gives, after the prescan's remaps
     (UTF-16BE/LE -> UTF-8, x-user-defined -> windows-1252); ``remapped_from`` is the name before
@@ -109,8 +109,7 @@ class MetaResult:
     ignored: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class XmlDeclResult:
+class XmlDeclResult(NamedTuple):
     """An XML declaration's encoding.
 
     ``label`` is the raw ``encoding="..."`` value (None for the UTF-16 ``<?x`` patterns, whose
@@ -129,6 +128,7 @@ class XmlDeclResult:
 _WS_BYTES = b"\t\n\x0c\r "
 _WS = frozenset(_WS_BYTES)
 _WS_GT = _WS | {0x3E}
+_WS_SLASH = _WS | {0x2F}
 _TAGNAME_END = _WS | {0x2F, 0x3E}  # tokenizer "tag name state" ends at whitespace, "/", ">"
 _ATTRNAME_END = _WS | {0x2F, 0x3E, 0x3D}
 _ATTR_START = _WS | {0x2F}  # "<meta" must be followed by one of these
@@ -142,6 +142,8 @@ _RAW_TEXT = frozenset((b"title", b"textarea", b"script", b"style", b"xmp", b"ifr
 # HTMLMetaCharsetParser: tags that keep it "in the head section" (start tags also html, head).
 _HEAD_END_TAGS = frozenset((b"script", b"noscript", b"style", b"link", b"meta", b"object", b"title", b"base"))
 _HEAD_START_TAGS = _HEAD_END_TAGS | {b"html", b"head"}
+# Tag names the scan acts on: 1 meta, 2 raw text, 3 plaintext.
+_SPECIAL = {b"meta": 1, b"plaintext": 3, **{name: 2 for name in _RAW_TEXT}}
 
 _REMAP = {"UTF-16LE": "UTF-8", "UTF-16BE": "UTF-8", "x-user-defined": "windows-1252"}
 
@@ -492,7 +494,9 @@ def _scan(d: bytes, late: bool, chromium: bool = True, low: bytes | None = None)
             if j >= n:
                 return _none(ignored)
             name = d[s:j].lower()
-            gt = -1
+            gt = find(b">", j)
+            if gt < 0:
+                return _none(ignored)
         else:
             gt = find(b">", s)
             if gt < 0:
@@ -502,29 +506,56 @@ def _scan(d: bytes, late: bool, chromium: bool = True, low: bytes | None = None)
             if k >= 0:
                 j = k
             name = b""
-        e = _tag_end(d, j, gt)
-        if e < 0:
-            return _none(ignored)
+        # Where the tag ends (see _tag_end). Inlined for the usual shapes: no value at all, or
+        # name="value" pairs; anything else goes to _tag_end from a clean state.
+        eq = find(b"=", j, gt)
+        if eq < 0:
+            e = gt
+        else:
+            i = j
+            while True:
+                c = d[eq + 1]  # eq < gt, so this exists
+                if (c == 0x22 or c == 0x27) and eq > i and d[eq - 1] not in _WS_SLASH:
+                    close = find(b'"' if c == 0x22 else b"'", eq + 2)
+                    if close < 0:
+                        return _none(ignored)
+                    i = close + 1
+                    if gt < i:
+                        gt = find(b">", i)
+                        if gt < 0:
+                            return _none(ignored)
+                    eq = find(b"=", i, gt)
+                    if eq < 0:
+                        e = gt
+                        break
+                else:
+                    e = _tag_end(d, i, gt)
+                    if e < 0:
+                        return _none(ignored)
+                    break
         pos = e + 1
         if end_tag:
-            if in_head and name not in _HEAD_END_TAGS:
+            if late and in_head and name not in _HEAD_END_TAGS:
                 in_head = False
             continue
-        if in_head and name not in _HEAD_START_TAGS:
+        if late and in_head and name not in _HEAD_START_TAGS:
             in_head = False
-        if name == b"meta":
+        special = _SPECIAL.get(name)
+        if special is None:
+            continue
+        if special == 1:  # meta
             if j < e and (
                 low.find(b"charset", lt, e) >= 0 if low is not None else b"charset" in d[lt:e].lower()
             ):
                 found = _meta(d, lt, j, e, ignored)
                 if found is not None:
                     return found
-        elif name in _RAW_TEXT:
+        elif special == 2:  # raw text
             k = _raw_text_end(d, pos, name)
             if k < 0:
                 return _none(ignored)
             pos = k
-        elif name == b"plaintext":
+        else:  # plaintext
             return _none(ignored)
 
 
