@@ -145,13 +145,20 @@ def uncompressed_size(paths: list[str]) -> int:
 
 
 def prepare_crawl(workdir: str, size_mb: float, seed: int, n_shards: int, script: str) -> dict:
-    """Generate (once) and shard the crawl; return its description (cached in ``crawl.json``)."""
+    """Generate (once) and shard the crawl; return its description.
+
+    Cached in ``WORKDIR/crawl-<size>mb-seed<seed>/``: the generated crawl (``generated.ok`` marks it
+    complete), the shards, ``answer_key.json`` and ``crawl-<n>shards.json`` (rebuilt when the answer
+    key's ``KEY_VERSION`` changes).
+    """
     name = f"crawl-{size_mb:g}mb-seed{seed}"
     cdir = os.path.join(workdir, name)
     meta_path = os.path.join(cdir, f"crawl-{n_shards}shards.json")
     if os.path.exists(meta_path):
         with open(meta_path) as fh:
-            return json.load(fh)
+            meta = json.load(fh)
+        if meta.get("key_version") == answer_key.KEY_VERSION:
+            return meta
     os.makedirs(cdir, exist_ok=True)
     warc = os.path.join(cdir, "bench.warc.gz")
     truth = os.path.join(cdir, "bench_truth.jsonl")
@@ -195,6 +202,7 @@ def prepare_crawl(workdir: str, size_mb: float, seed: int, n_shards: int, script
         "records": gen.get("warc_records"),
         "html_responses": gen.get("html_responses"),
         "key": key_path,
+        "key_version": answer_key.KEY_VERSION,
     }
     with open(meta_path, "w") as fh:
         json.dump(meta, fh, indent=1)
