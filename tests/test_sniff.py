@@ -273,6 +273,18 @@ def test_kind_xml_order():
     assert (d.encoding, d.source, d.xml_charset) == ("UTF-8", "bom", "windows-1251")
 
 
+def test_late_meta_not_scanned_when_header_decided():
+    page = pad_to(HEAD_PAD, 1100) + b"<meta charset=windows-1251>"
+    d = decide(page, content_type=["text/html; charset=utf-8"])
+    assert (d.encoding, d.source, d.meta_charset, d.conflict) == ("UTF-8", "transport", None, ())
+
+
+def test_constructed_decision_equals_dataclass_init():
+    d = decide(b"\xef\xbb\xbf<meta charset=foo>", content_type=["text/html; charset=koi8-r"], url="http://a.jp/")
+    again = Decision(**{f.name: getattr(d, f.name) for f in dataclasses.fields(Decision)})
+    assert d == again and hash(d) == hash(again) and repr(d) == repr(again)
+
+
 def test_late_meta_off():
     page = pad_to(HEAD_PAD, 1100) + b"<meta charset=windows-1251>"
     assert decide(page, late_meta=False).source == "default"

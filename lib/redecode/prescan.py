@@ -569,7 +569,9 @@ def prescan(data: bytes, *, window: int = WINDOW, chromium: bool = True) -> Meta
     are appended after it. ``chromium=False`` runs the standard's algorithm literally (a meta in
     ``<script>`` text counts). Never raises.
     """
-    d = bytes(data[:window])
+    d = data[:window]
+    if type(d) is not bytes:
+        d = bytes(d)
     low = d.lower()
     # Exact shortcut: both ways to declare (a charset attribute, a content pragma) need these
     # letters in the window.

@@ -42,7 +42,11 @@ Every declaration examined is recorded whether it decided or not: ``header_chars
 ``meta_charset`` + ``meta_offset``, ``xml_charset`` (raw labels as found), unknown labels in
 ``ignored_labels``, and declarations naming another encoding than the decision in ``conflict``
 as ``"where:label"`` (``where`` is the step name: ``transport``, ``prescan``, ``head-scan``,
-``xml-declaration``).
+``xml-declaration``). The prescan window and the XML declaration are always examined (a
+``<meta charset=big5>`` under a ``charset=utf-8`` header is a recorded conflict); the head scan
+past byte 1024 runs only when the BOM and the header have not decided, as in a browser, so a
+late meta on a page whose header decided is not recorded (it costs a scan of the head for a
+declaration no browser reads).
 
 Deviations (from what a browser does):
     * Step 6 (``utf8-valid``) is ours: Chromium shows undeclared UTF-8 as windows-1252 on
