@@ -386,6 +386,10 @@ ADVERSARIAL = {
     "meta-charset": (b"<html><head>", b"<meta charset="),
     "comment": (b"<html><head>", b"<!--"),
     "attr": (b"<html><head><meta ", b"a="),
+    # the slowest shapes found by probing (each unit opens a tag the head scan must look into)
+    "head-meta": (b"<html>", b"<head><meta "),
+    "noscript": (b"<html><head>", b"<noscript>"),
+    "script": (b"<html><head>", b"<script>"),
 }
 
 
@@ -432,7 +436,9 @@ def test_scan_is_linear(fn_name, kind):
     small = big[: len(big) // 8]
     fn(small)  # warm up
     t_small = _cpu_time(fn, small)
-    t_big = _cpu_time(fn, big, repeat=2)
+    t_big = _cpu_time(fn, big, repeat=1)
+    if t_big > max(24 * t_small, 0.05):  # one more try before blaming the code: noise is one-sided
+        t_big = min(t_big, _cpu_time(fn, big, repeat=1))
     # 50 ms is a floor for timer and scheduler noise, not a time limit: a scan that stops at a
     # window does bounded work and lands under it; a quadratic one on 10 MB is far above.
     assert t_big <= max(24 * t_small, 0.05), (
