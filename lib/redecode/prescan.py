@@ -322,6 +322,32 @@ _FAILURE = object()  # the prescan's "charset is failure"
 
 def _meta(d: bytes, lt: int, attrs_start: int, gt: int, ignored: list[str]) -> MetaResult | None:
     """The prescan's ``<meta`` steps 2-16 for the meta at *lt* whose ``>`` is at *gt*."""
+    # Shortcut for the usual <meta charset=...>: when the first attribute is "charset" with an
+    # "=" right after it, that attribute alone decides (charset is set, need pragma false; a
+    # later http-equiv cannot matter, a later content cannot override a non-null charset, and a
+    # later charset is a duplicate), so the other attributes need not be read.
+    i = attrs_start
+    if d[i] in _WS and d[i + 1 : i + 9].lower() == b"charset=":
+        vs = i + 9
+        if vs < gt:
+            c = d[vs]
+            if c == 0x22 or c == 0x27:
+                ve = d.find(b'"' if c == 0x22 else b"'", vs + 1, gt)
+                vs += 1
+            elif c in _WS:
+                ve = -1  # whitespace before the value: the general path
+            else:
+                ve = _find_ws_or_gt(d, vs + 1, gt)
+            if ve >= 0:
+                label = d[vs:ve]
+                enc = get_encoding(label)
+                if enc is None:
+                    ignored.append(_isomorphic(label))
+                    return None
+                return MetaResult(
+                    _REMAP.get(enc, enc), _isomorphic(label), lt, gt + 1, False,
+                    enc if enc in _REMAP else None, tuple(ignored),
+                )
     seen: set[bytes] = set()
     got_pragma = False
     need_pragma: bool | None = None
