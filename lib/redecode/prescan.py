@@ -616,11 +616,20 @@ def head_scan(data: bytes, *, chromium: bool = True) -> MetaResult | None:
     comments; any other tag (``<body>``, ``<div>``, ``<p>``, ``</head>``...) ends it. Within the
     first 1024 bytes any meta counts, as in :func:`prescan`, and a meta that starts before byte
     1024 counts even if it ends after it. Same result shape as :func:`prescan`. Linear time,
-    never raises.
+    never raises. ``chromium=False`` reads markup as the standard's prescan does (no raw text)
+    with the same stop rule; Chromium has no such mode, it exists for rule sets that turn the
+    tokenizing off.
     """
     if not isinstance(data, bytes):
         data = bytes(data)
+    # Exact shortcut (as in prescan), taken only where lower-casing the whole payload costs less
+    # than scanning a typical head: no "charset" anywhere, no declaration anywhere.
+    if len(data) <= _SHORTCUT_MAX and b"charset" not in data.lower():
+        return None
     return _scan(data, True, chromium)
+
+
+_SHORTCUT_MAX = 64 * 1024
 
 
 def xml_declaration(data: bytes, *, window: int = WINDOW) -> XmlDeclResult | None:
