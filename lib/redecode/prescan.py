@@ -7,7 +7,9 @@ Spec concept -> function:
 HTML Standard (https://html.spec.whatwg.org/multipage/parsing.html)    here
 =====================================================================  =======================
 "prescan a byte stream to determine its encoding" (first 1024 bytes)   :func:`prescan`
-"get an attribute" (the prescan's attribute reader)                    ``_attributes``
+"get an attribute" (the prescan's attribute reader)                    ``_attributes`` (names
+                                                                       and values), ``_tag_end``
+                                                                       (only where a tag ends)
 "algorithm for extracting a character encoding from a meta element"    :func:`extract_meta_charset`
 Chromium ``HTMLMetaCharsetParser`` (meta past 1024 bytes while in      :func:`head_scan`
   the head)
@@ -25,11 +27,14 @@ followed by whitespace or ``/``, ``<``/``</`` + ASCII letter, ``<!``, ``</``, ``
 "get an attribute" is followed step for step. ``bytes.find`` only jumps over stretches whose
 bytes the algorithm ignores (text up to the next ``<``, a comment up to ``-->``, a quoted value
 up to its closing quote). A tag that is not a ``<meta>`` containing the letters ``charset`` (in
-any case) is only *skipped*, by :func:`_tag_end`, which finds where "get an attribute" would end
+any case) is only *skipped*, by ``_tag_end``, which finds where "get an attribute" would end
 that tag without building names and values (a ``<meta>`` without ``charset`` cannot declare:
-both the ``charset`` attribute and the ``content`` pragma need those letters). Every loop
-advances, and every ``find`` starts past the previous one, so the work is linear in the input
-(``tests/test_prescan.py`` counts it on 10 MB adversarial inputs).
+both the ``charset`` attribute and the ``content`` pragma need those letters; for the same
+reason a window, or a head-scanned payload up to 64 KB, without those letters is answered
+without scanning). Every loop advances, and every ``find`` starts past the previous one, so the
+work is linear in the input (``tests/test_prescan.py`` counts it on 10 MB adversarial inputs).
+``tests/test_prescan.py`` also checks the standard-mode scan (``chromium=False``) against a
+literal byte-by-byte transcription of the standard's algorithm on generated markup.
 
 Chromium (measured with version 156, see ``tests/data/html5lib/chromium-156.jsonl``) tokenizes
 instead of prescanning. The one difference that changes results on real pages is followed here:
