@@ -318,6 +318,16 @@ def test_decision_shape():
     assert [f.name for f in dataclasses.fields(Detection)] == ["encoding", "confidence", "detector"]
 
 
+def test_utf8_validity_of_large_payloads():
+    from redecode.sniff import _utf8_valid
+
+    big = "é".encode() * (1 << 20)  # 2 MiB; the chunk boundary falls inside a character
+    assert _utf8_valid(big) and _utf8_valid(b"a" + big)
+    assert not _utf8_valid(big + b"\xc3")  # truncated at the end
+    assert not _utf8_valid(big[:-1] + b"\xff")
+    assert not _utf8_valid(b"a" * (3 << 20) + b"\xed\xa0\x80")  # a surrogate
+
+
 def test_empty_payload():
     d = decide(b"")
     assert (d.encoding, d.source, d.ascii_only) == ("windows-1252", "default", True)

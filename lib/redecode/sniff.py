@@ -62,6 +62,7 @@ Deviations (from what a browser does):
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from urllib.parse import urlsplit
@@ -214,11 +215,24 @@ def default_encoding(tld: str | None) -> str:
 
 
 def _utf8_valid(payload: bytes) -> bool:
+    """Whether *payload* is entirely valid UTF-8 (Python's UTF-8 decoder rejects surrogates and
+    overlongs, as the Encoding Standard's does). Large payloads are checked 1 MiB at a time so
+    that the check never holds a decoded copy of a 100 MB record."""
     try:
-        payload.decode("utf-8")
+        if len(payload) <= _UTF8_CHUNK:
+            payload.decode("utf-8")
+            return True
+        dec = codecs.getincrementaldecoder("utf-8")("strict")
+        view = memoryview(payload)
+        for i in range(0, len(payload), _UTF8_CHUNK):
+            dec.decode(view[i : i + _UTF8_CHUNK])
+        dec.decode(b"", final=True)
     except UnicodeDecodeError:
         return False
     return True
+
+
+_UTF8_CHUNK = 1 << 20
 
 
 def decide(
