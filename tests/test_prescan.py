@@ -179,10 +179,13 @@ _TOKENS = [b"<meta", b"<META", b"<meta/", b" charset", b"charset", b"=", b"= ", 
            b"-->", b"--", b"<!", b"</", b"<?", b"<a", b"<a/", b"</a", b"<script>", b"</script>",
            b"<title>", b"</title>", b" ", b"\t", b"\n", b"/", b";", b"\x00", b"\xff", b"x"]
 soup = st.lists(st.sampled_from(_TOKENS), max_size=60).map(b"".join)
+_WHOLE = [b"<meta charset=koi8-r>", b'<meta charset="utf-8">', b"<META CHARSET='big5'/>",
+          b'<meta http-equiv=content-type content="text/html; charset=gbk">', b"<meta charset=bogus>"]
+rich_soup = st.lists(st.sampled_from(_TOKENS + _WHOLE * 3 + [b'<a title="', b" b=c", b'="']), max_size=60).map(b"".join)
 
 
 @settings(max_examples=400, deadline=None)
-@given(soup)
+@given(soup | rich_soup)
 @example(b'<meta charset="utf-8">')
 @example(b'<a ="x><meta charset=koi8-r>">')
 @example(b'<a b ="x><meta charset=koi8-r>">')
@@ -208,6 +211,214 @@ def test_chromium_mode_equals_spec_without_raw_text(data):
     standard's agree (the departures are only those the module docstring lists)."""
     got = prescan(data, window=len(data) + 1)
     assert (got.encoding if got is not None else None) == _spec_prescan(data)
+
+
+# A second oracle: the HTML Standard's *tokenizer* states that matter here (tag open, tag name,
+# attribute name/value states, comments, bogus comments, RCDATA/RAWTEXT/script data with their
+# appropriate end tag, PLAINTEXT), byte by byte, with the prescan's meta rules applied to each
+# <meta> start tag token. This is what Chromium's HTMLMetaCharsetParser runs. Simplifications,
+# which the generated markup cannot reach: no character references (no "&"), no "--!>", no
+# script-data escape states.
+
+_ALPHA = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_RAW = {b"title", b"textarea", b"script", b"style", b"xmp", b"iframe", b"noembed", b"noframes"}
+
+
+def _meta_decision(attrs: list[tuple[bytes, bytes]]):
+    got_pragma, need_pragma, charset = False, None, "null"
+    for name, value in attrs:
+        if name == b"http-equiv" and value.lower() == b"content-type":
+            got_pragma = True
+        elif name == b"content":
+            label = _spec_extract(value)
+            enc = get_encoding(label) if label is not None else None
+            if enc is not None and charset == "null":
+                charset, need_pragma = enc, True
+        elif name == b"charset":
+            charset, need_pragma = get_encoding(value) or "failure", False
+    if need_pragma is None or (need_pragma and not got_pragma) or charset == "failure":
+        return None
+    return {"UTF-16LE": "UTF-8", "UTF-16BE": "UTF-8", "x-user-defined": "windows-1252"}.get(charset, charset)
+
+
+def _tokenizer_prescan(b: bytes) -> str | None:
+    n, i = len(b), 0
+    while i < n:
+        if b[i] != 0x3C:  # data state
+            i += 1
+            continue
+        if i + 1 >= n:
+            return None
+        c = b[i + 1]
+        if c == 0x21:  # markup declaration open
+            if b.startswith(b"<!--", i):
+                k = b.find(b"-->", i + 2)  # "<!-->", "<!--->" and "-->" end it
+                if k < 0:
+                    return None
+                i = k + 3
+            else:  # DOCTYPE or bogus comment: to the first ">"
+                k = b.find(b">", i + 2)
+                if k < 0:
+                    return None
+                i = k + 1
+            continue
+        if c == 0x3F:  # bogus comment
+            k = b.find(b">", i + 2)
+            if k < 0:
+                return None
+            i = k + 1
+            continue
+        end = c == 0x2F
+        j = i + 2 if end else i + 1
+        if j >= n:
+            return None
+        if b[j] not in _ALPHA:
+            if end:  # "</" + other: bogus comment ("</>" is dropped, same effect)
+                k = b.find(b">", j)
+                if k < 0:
+                    return None
+                i = k + 1
+            else:
+                i += 1  # "<" as text
+            continue
+        # tag name state
+        name = bytearray()
+        while True:
+            if j >= n:
+                return None
+            c = b[j]
+            if c in _WS + b"/>":
+                break
+            name.append(_lower(c))
+            j += 1
+        raw: list[list] = []  # [name, value] per attribute, in order; duplicates removed below
+        state = "before-name"
+        while True:
+            if j >= n:
+                return None  # EOF in a tag: the token is never emitted
+            c = b[j]
+            if state == "before-name":
+                if c in _WS:
+                    j += 1
+                elif c in b"/>":
+                    state = "after-name"
+                else:  # a new attribute; "=" here is its first name character
+                    raw.append([bytearray([_lower(c)]), bytearray()])
+                    state = "name"
+                    j += 1
+            elif state == "name":
+                if c in _WS + b"/>":
+                    state = "after-name"
+                elif c == 0x3D:
+                    state = "before-value"
+                    j += 1
+                else:
+                    raw[-1][0].append(_lower(c))
+                    j += 1
+            elif state == "after-name":
+                if c in _WS:
+                    j += 1
+                elif c == 0x2F:
+                    state = "self-closing"
+                    j += 1
+                elif c == 0x3D:
+                    state = "before-value"
+                    j += 1
+                elif c == 0x3E:
+                    break
+                else:
+                    raw.append([bytearray(), bytearray()])
+                    state = "name"
+            elif state == "before-value":
+                if c in _WS:
+                    j += 1
+                elif c in b"\"'":
+                    state = "dq" if c == 0x22 else "sq"
+                    j += 1
+                elif c == 0x3E:
+                    break
+                else:
+                    state = "unquoted"
+            elif state in ("dq", "sq"):
+                if c == (0x22 if state == "dq" else 0x27):
+                    state = "after-quoted"
+                else:
+                    raw[-1][1].append(c)
+                j += 1
+            elif state == "unquoted":
+                if c in _WS:
+                    state = "before-name"
+                    j += 1
+                elif c == 0x3E:
+                    break
+                else:
+                    raw[-1][1].append(c)
+                    j += 1
+            elif state == "after-quoted":
+                if c in _WS:
+                    state = "before-name"
+                    j += 1
+                elif c == 0x2F:
+                    state = "self-closing"
+                    j += 1
+                elif c == 0x3E:
+                    break
+                else:
+                    state = "before-name"
+            elif state == "self-closing":
+                if c == 0x3E:
+                    break
+                state = "before-name"
+        attrs: list[tuple[bytes, bytes]] = []
+        seen: set[bytes] = set()
+        for an, av in raw:  # a duplicate attribute is dropped; the first one stays
+            if bytes(an) not in seen:
+                seen.add(bytes(an))
+                attrs.append((bytes(an), bytes(av)))
+        i = j + 1  # past ">"
+        if end:
+            continue
+        name = bytes(name)
+        if name == b"meta":
+            found = _meta_decision(attrs)
+            if found is not None:
+                return found
+        elif name in _RAW:
+            while True:
+                k = b.find(b"</", i)
+                if k < 0 or k + 2 + len(name) >= n:
+                    return None
+                if b[k + 2 : k + 2 + len(name)].lower() == name and b[k + 2 + len(name)] in _WS + b"/>":
+                    i = k
+                    break
+                i = k + 2
+        elif name == b"plaintext":
+            return None
+    return None
+
+
+_WHOLE_METAS = [b"<meta charset=koi8-r>", b'<meta charset="utf-8">', b"<META CHARSET='big5'/>",
+                b'<meta http-equiv=content-type content="text/html; charset=gbk">', b"<meta charset=bogus>"]
+_CHROMIUM_TOKENS = _TOKENS + _WHOLE_METAS * 3 + [
+    b"<style>", b"</style>", b"<textarea>", b"</TEXTAREA >", b"<plaintext>", b"<xmp>", b"</xmp>",
+    b"<noscript>", b"<script/>", b"</script", b"<title/", b'<a title="', b"<p ", b" b=c", b'="',
+]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_CHROMIUM_TOKENS), max_size=60).map(b"".join))
+@example(b'<a/b="x><meta charset=koi8-r>"><meta charset=utf-8>')
+@example(b'<script>"<meta charset=koi8-r>"</script><meta charset=utf-8>')
+@example(b"<title/><meta charset=koi8-r></title/><meta charset=utf-8>")
+def test_chromium_mode_equals_tokenizer(data):
+    """The default (Chromium) scan gives the tokenizer oracle's answer, and the head scan the
+    same on inputs shorter than 1024 bytes (where its stop rule cannot apply)."""
+    want = _tokenizer_prescan(data)
+    got = prescan(data, window=len(data) + 1)
+    assert (got.encoding if got is not None else None) == want
+    if len(data) < 1024:
+        late = head_scan(data)
+        assert (late.encoding if late is not None else None) == want
 
 
 # ------------------------------------------------------------------------------------------------
