@@ -15,9 +15,10 @@ which decision rules apply to a MIME type (this project)    :func:`text_kind`
 ==========================================================  ===============================
 
 Sources: the section names above are those of the MIME Sniffing Standard
-(https://mimesniff.spec.whatwg.org/) and the Fetch Standard (https://fetch.spec.whatwg.org/). Strings are ``str`` as a header reader hands
-them over (bytes isomorphic-decoded, i.e. latin-1); a byte outside U+0000..U+00FF is not an HTTP
-quoted-string token code point, so such a parameter is dropped, as the standard says.
+(https://mimesniff.spec.whatwg.org/) and the Fetch Standard (https://fetch.spec.whatwg.org/).
+Strings are ``str`` as a header reader hands them over (bytes isomorphic-decoded, i.e. latin-1);
+a character outside U+0000..U+00FF is not an HTTP quoted-string token code point, so such a
+parameter is dropped, as the standard says.
 
 Deviations:
     * :func:`sniff_unknown_mime_type` leaves out the two audio/video signatures that need a
