@@ -27,12 +27,14 @@ The order (the step that decided goes into :attr:`Decision.source`):
 4. ``head-scan`` - a ``<meta>`` after that, while only head content has been seen (Chromium's
    late-meta scan, :func:`redecode.prescan.head_scan`). Tentative.
 5. ``xml-declaration`` - ``<?xml ... encoding="..."?>`` at byte 0 when no meta declared
-   (Chromium, for text/html). Tentative.
+   (Chromium, for text/html; a UTF-16 label there means UTF-8), or the bytes ``<?x`` in UTF-16
+   without BOM (the prescan's first step). Tentative.
 6. ``utf8-valid`` - nothing declared, the payload is valid UTF-8 with at least one non-ASCII
    byte. Tentative. (Deviation, below.)
 7. ``detector`` - the *detector* callable's answer, given the TLD. Tentative.
 8. ``default`` - by TLD (:data:`TLD_DEFAULTS`), else windows-1252. Tentative. Pure-ASCII pages
-   that declare nothing land here (their text is the same in every ASCII-compatible encoding).
+   that declare nothing land here without asking the detector (their text is the same in every
+   ASCII-compatible encoding).
 
 ``kind="text"`` (text/plain and other text): steps 3-5 are skipped. ``kind="xml"`` (XML media
 types): XML's own order, BOM, transport, XML declaration (certain: an XML processor never
