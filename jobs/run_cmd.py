@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from redecode.job import DEFAULT_MAX_RECORD_BYTES, run as run_job
+from redecode.job import DEFAULT_MAX_RECORD_BYTES, RunDirectoryLocked, run as run_job
 from redecode.rules import DEFAULT_RULES, RULES
 
 
@@ -74,6 +74,8 @@ def run(inputs, out, rules, workers, force, max_record_bytes, quiet, as_json) ->
         )
     except (ValueError, FileNotFoundError) as exc:
         raise click.UsageError(str(exc)) from exc
+    except RunDirectoryLocked as exc:
+        raise click.ClickException(str(exc)) from exc
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)

@@ -301,17 +301,7 @@ def test_arc_record_ids_are_deterministic(job_tmp, tmp_path):
     assert sorted(r["record_id"] for r in first.rows) == sorted(r["record_id"] for r in again.rows)
 
 
-# A record whose Content-Length runs past the next record's start: the shard cut found at that
-# record start overlaps the previous record's block, and job.process_shard forces boundary_ok to
-# True when a shard ends in an error, so the input is not redone as one shard.
-_SHARD_BUG = pytest.mark.xfail(strict=True, reason=(
-    "job.py: shards after a corrupt spot are kept (boundary_ok is True for a shard whose outcome "
-    "is not complete): 3 rows sharded vs 1 unsharded, plus the error at 507"))
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=_SHARD_BUG) if n == "content-length-larger.warc" else n
-    for n in sorted(EXPECTED)])
+@pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_shards_and_workers_do_not_change_the_output(job_tmp, name):
     """Bad input cut into 400-byte shards and read by two workers gives the same rows, counts and
     errors as one worker reading the file whole (the job promises rows independent of how the
@@ -558,9 +548,6 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.xfail(strict=True, reason=(
-    "job.py: ProcessPoolExecutor workers outlive a SIGKILLed parent (they finish their queued "
-    "shards, then block forever); a rerun started meanwhile shares .tmp-* names with them"))
 def test_workers_do_not_outlive_a_killed_run(crash_corpus, tmp_path):
     """When only the parent is killed (the OOM killer picks one process), its workers must not
     go on writing into the run directory, nor linger: a rerun would race with them."""

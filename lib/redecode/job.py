@@ -108,6 +108,7 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
         payload_length=len(record.payload) if record.payload is not None else record.payload_length,
         payload_digest=record.payload_digest,
         record_type=record.record_type,
+        warning=getattr(record, "warning", None),
         rules=rules.name,
         rules_digest=rules.digest,
         tld=tld_of(record.target_uri) if record.target_uri else None,
@@ -382,6 +383,47 @@ _PROGRESS_QUEUE = None
 def _init_worker(queue) -> None:
     global _PROGRESS_QUEUE
     _PROGRESS_QUEUE = queue
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this worker when its parent dies (prctl PR_SET_PDEATHSIG), so that a
+    run killed by the OOM killer or SIGKILL leaves no worker writing into its directory."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() == 1:  # the parent died before prctl took effect
+            os._exit(1)
+    except (OSError, AttributeError):
+        pass
+
+
+class RunDirectoryLocked(RuntimeError):
+    """Another process holds the run directory's lock (``OUT/_lock``)."""
+
+
+def _lock_run_directory(out: str):
+    """Take an exclusive lock on ``OUT/_lock`` for the duration of a run; returns the open file.
+
+    Raises :class:`RunDirectoryLocked` when another run (or a worker it left) holds it."""
+    import fcntl
+
+    fh = open(os.path.join(out, "_lock"), "a+")
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        fh.close()
+        raise RunDirectoryLocked(
+            f"{out} is being written by another redecode run (lock {out}/_lock); "
+            "wait for it to finish, or stop it, then run again"
+        ) from None
+    return fh
 
 
 def process_shard(
@@ -449,9 +491,13 @@ def process_shard(
         "error_offset": error_offset,
         "rules": rules.name,
         "rules_digest": rules.digest,
-        # The shard read exactly up to the next shard's start (see RecordStream.next_offset); when
-        # not (a record start faked inside a payload), the run redoes the input as one shard.
-        "boundary_ok": outcome != "complete" or shard.end is None or boundary.get("next_offset") == shard.end,
+        # The shard read exactly up to the next shard's start (see RecordStream.next_offset). When
+        # not (a record start faked inside a payload), or when a shard of a cut file hit damage
+        # (a later cut may lie inside a damaged record's block), the run redoes the input as one
+        # shard, so that rows never depend on how the file was cut.
+        "boundary_ok": shard.end is None
+        or (shard.start == 0 and shard.end is None)
+        or (outcome == "complete" and boundary.get("next_offset") == shard.end),
         "counts": counts.to_json(),
         "wall_seconds": round(time.perf_counter() - started, 3),
         "cpu_seconds": round(time.process_time() - cpu_started, 3),
@@ -516,6 +562,16 @@ def run(
     rules_obj = get_rules(rules)
     paths = iter_inputs(inputs)
     os.makedirs(os.path.join(out, "_done"), exist_ok=True)
+    lock = _lock_run_directory(out)
+    try:
+        return _run_locked(paths, out, rules, rules_obj, workers, force, max_record_bytes, shard_bytes,
+                           on_progress, on_error, started_at, wall_start, cpu_start)
+    finally:
+        lock.close()
+
+
+def _run_locked(paths, out, rules, rules_obj, workers, force, max_record_bytes, shard_bytes,
+                on_progress, on_error, started_at, wall_start, cpu_start) -> RunSummary:
     _clean_tmp(out)
 
     shards: list[Shard] = []
@@ -597,7 +653,16 @@ def run(
 
 def _redo_bad_boundaries(shards, markers, out, rules_name, max_record_bytes) -> list[Shard]:
     """Redo as one shard every input whose shards did not meet exactly (see ``boundary_ok``)."""
-    bad = {s.path for s in shards if not markers[(s.path, s.index)].get("boundary_ok", True)}
+    counts = Counter(s.path for s in shards)
+    bad = {
+        s.path
+        for s in shards
+        if counts[s.path] > 1
+        and (
+            not markers[(s.path, s.index)].get("boundary_ok", True)
+            or markers[(s.path, s.index)]["outcome"] != "complete"
+        )
+    }
     if not bad:
         return shards
     kept = [s for s in shards if s.path not in bad]

@@ -61,7 +61,9 @@ _FIELDS: list[tuple[str, pa.DataType, str]] = [
     ("tld", pa.string(), "top-level domain of target_uri"),
     ("decoder", pa.string(), "decoder used: 'whatwg' or 'python:<codec>'"),
     ("skip_reason", pa.string(), "not-text, revisit, no-payload, http-status, ..."),
-    ("error_kind", pa.string(), "content-encoding, too-large, chunked, http-parse, decode, ..."),
+    ("error_kind", pa.string(), "content-encoding, too-large, chunked, truncated, decode, ..."),
+    ("warning", pa.string(), "a tolerated oddity of the record, e.g. a gzip stream that ends early "
+                             "(the decoded prefix is kept)"),
     ("utf8_valid", pa.bool_(), "payload is valid UTF-8 (when examined)"),
     ("ascii_only", pa.bool_(), "payload is pure ASCII (when examined)"),
     ("text_length", pa.int64(), "characters in text"),
