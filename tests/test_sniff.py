@@ -22,7 +22,9 @@ from redecode.sniff import (
     Decision,
     Detection,
     bom_sniff,
+    choose,
     decide,
+    gather,
     tld_of,
 )
 
@@ -309,6 +311,8 @@ def test_decision_shape():
         "encoding", "source", "confidence", "bom", "header_charset", "meta_charset", "meta_offset",
         "xml_charset", "ignored_labels", "conflict", "detector", "detector_confidence", "tld",
         "utf8_valid", "ascii_only",
+        # not in DESIGN.md's list: what backfill needs to replay a decision from a row
+        "meta_source", "xml_encoding",
     ]
     d = decide(b"")
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -445,3 +449,54 @@ def test_prescan_step_ignores_bytes_after_window_in_decide(prefix, suffix):
     b = decide(base + suffix)
     if a.source == "prescan":
         assert (b.encoding, b.source, b.meta_offset) == (a.encoding, a.source, a.meta_offset)
+
+
+# --- gather / choose (the decision replayed from stored facts) -----------------------------
+
+_REPLAY_CASES = [
+    (b"\xef\xbb\xbf<meta charset=koi8-r>x", ["text/html; charset=gbk"], "html"),
+    (b"<meta charset=koi8-r>\xc1", ["text/html; charset=bogus"], "html"),
+    (b"<meta charset=koi8-r>\xc1", ["text/html; charset=gbk"], "html"),
+    (b"<title>t</title>" + b" " * 2000 + b"<meta charset=big5>\xa4\x40", ["text/html"], "html"),
+    (b"<?xml version='1.0' encoding='euc-jp'?><p>\xa4\xa2", ["text/html"], "html"),
+    (b"<?xml version='1.0' encoding='euc-jp'?><p>\xa4\xa2", ["application/xml"], "xml"),
+    (b"<\x00?\x00x\x00m\x00l\x00", ["text/html"], "html"),
+    (b"<\x00?\x00x\x00m\x00l\x00", ["text/html; charset=utf-8"], "html"),
+    (b"plain ascii", ["text/plain"], "text"),
+    (b"caf\xc3\xa9", ["text/plain"], "text"),
+    (b"caf\xe9", ["text/html"], "html"),
+    (b"<meta charset=foo><meta charset=utf-16>\xc3\xa9", [], "html"),
+]
+
+
+@pytest.mark.parametrize("payload,ct,kind", _REPLAY_CASES)
+def test_decide_is_choose_of_gather(payload, ct, kind):
+    # The refactoring contract: decide = choose(gather(...)), field for field.
+    det = Detection("windows-1251", 0.5, "fake@1")
+    for url in ("http://example.jp/", "http://example.com/", None):
+        want = decide(payload, content_type=ct, url=url, kind=kind, detector=lambda p, t: det)
+        facts = gather(payload, content_type=ct, url=url, kind=kind)
+        assert choose(facts, detection=det) == want
+        assert choose(facts, detection=lambda: det) == want
+
+
+def test_choose_needs_bytes_for_missing_facts():
+    facts = gather(b"caf\xe9", content_type=["text/html"], url="http://x.de/")
+    assert facts.ascii_only is False and facts.utf8_valid is False
+    assert choose(facts) is None  # the detector's answer is needed
+    assert choose(facts, detection=None).source == "default"
+    assert choose(facts._replace(utf8_valid=None)) is None
+    assert choose(facts._replace(ascii_only=None), detection=None) is None
+    # Declared pages never need them.
+    declared = gather(b"caf\xe9", content_type=["text/html; charset=latin1"])
+    assert declared.ascii_only is None and choose(declared).encoding == "windows-1252"
+
+
+def test_meta_source_and_xml_encoding_recorded():
+    late = b"<title>t</title>" + b" " * 2000 + b"<meta charset=big5>"
+    d = decide(late)
+    assert (d.source, d.meta_source, d.meta_charset) == ("head-scan", "head-scan", "big5")
+    d = decide(b"<meta charset=big5>", content_type=["text/html; charset=utf-8"])
+    assert (d.meta_source, d.conflict) == ("prescan", ("prescan:big5",))
+    d = decide(b"<\x00?\x00x\x00", content_type=["text/html; charset=utf-8"])
+    assert (d.xml_charset, d.xml_encoding, d.conflict) == (None, "UTF-16LE", ("xml-declaration:",))

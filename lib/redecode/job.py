@@ -160,6 +160,9 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
         ignored_labels=list(facts.ignored_labels),
         utf8_valid=facts.utf8_valid,
         ascii_only=facts.ascii_only,
+        # schema 1.1, for redecode.backfill's replay of the decision (sniff.choose)
+        meta_source=facts.meta_source,
+        xml_encoding=facts.xml_encoding,
         conflict=list(decision.conflict),
         detector=decision.detector,
         detector_confidence=decision.detector_confidence,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: meta_source, xml_encoding (for backfill)
 SCHEMA_VERSION_KEY = b"redecode.schema_version"
 
 #: Row status values.
@@ -67,6 +67,10 @@ _FIELDS: list[tuple[str, pa.DataType, str]] = [
     ("utf8_valid", pa.bool_(), "payload is valid UTF-8 (when examined)"),
     ("ascii_only", pa.bool_(), "payload is pure ASCII (when examined)"),
     ("text_length", pa.int64(), "characters in text"),
+    # -- 1.1: what redecode.backfill needs to replay the browser decision from a row --
+    ("meta_source", pa.string(), "step that found the meta in meta_charset: prescan or head-scan"),
+    ("xml_encoding", pa.string(), "WHATWG encoding the XML declaration names (also the label-less "
+                                  "UTF-16 '<?x' patterns); null for none or an unknown label"),
 ]
 
 #: Column name -> description (used by the README column reference and ``redecode query``).

@@ -7,7 +7,8 @@ Spec concept -> function:
 concept                                                                  here
 =======================================================================  ======================
 HTML Standard "determining the character encoding" (BOM sniff,           :func:`decide`
-  transport layer, prescan, XML declaration, "otherwise" steps)
+  transport layer, prescan, XML declaration, "otherwise" steps)          (= :func:`choose` of
+                                                                          :func:`gather`)
 HTML Standard "BOM sniff" (Encoding Standard: UTF-8, UTF-16BE/LE only)   :func:`bom_sniff`
 the default for a page that declares nothing, by top-level domain        :data:`TLD_DEFAULTS`,
                                                                           :func:`default_encoding`
@@ -67,6 +68,7 @@ from __future__ import annotations
 import codecs
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from .labels import get_encoding
@@ -80,8 +82,12 @@ __all__ = [
     "Decision",
     "Detection",
     "Detector",
+    "Facts",
+    "NEEDED",
     "bom_sniff",
+    "choose",
     "decide",
+    "gather",
     "default_encoding",
     "tld_of",
 ]
@@ -133,7 +139,11 @@ class Decision:
     ``ignored_labels`` raw labels that named no encoding (header first, then metas, then the XML
     declaration); ``conflict`` ``"where:label"`` for each declaration naming another encoding
     than ``encoding``; ``detector``/``detector_confidence`` when a detector was asked; ``tld``;
-    ``utf8_valid`` and ``ascii_only`` when examined, else None.
+    ``utf8_valid`` and ``ascii_only`` when examined, else None; ``meta_source`` ``prescan`` or
+    ``head-scan`` for the meta in ``meta_charset`` (None without one); ``xml_encoding`` the
+    WHATWG encoding the XML declaration (or a UTF-16 ``<?x`` pattern, which has no label) names,
+    None for none or an unknown label. The last two are not in docs/DESIGN.md's list: they are
+    what a stored row needs to replay the decision (:func:`choose`).
     """
 
     encoding: str
@@ -151,6 +161,10 @@ class Decision:
     tld: str | None = None
     utf8_valid: bool | None = None
     ascii_only: bool | None = None
+    # Added for replaying decisions (redecode.backfill); after the DESIGN.md fields so that
+    # positional construction of the older fields is unchanged.
+    meta_source: str | None = None
+    xml_encoding: str | None = None
 
 
 def bom_sniff(payload: bytes) -> str | None:
@@ -237,35 +251,72 @@ def _utf8_valid(payload: bytes) -> bool:
 _UTF8_CHUNK = 1 << 20
 
 
-def decide(
+class Facts(NamedTuple):
+    """What :func:`gather` found in one record: everything :func:`choose` needs but a detector's
+    answer. Every field is also an output column (``header_encoding`` and ``meta_encoding`` are
+    recomputed from the raw labels by "get an encoding"), so a decision can be replayed from a
+    stored row (:mod:`redecode.backfill`).
+
+    ``kind`` ``html``/``xml``/``text``; ``bom``; ``header_charset`` raw label and
+    ``header_encoding`` its WHATWG name (None: unknown label or no charset); ``meta_charset``,
+    ``meta_encoding`` (after the prescan's remaps), ``meta_offset`` (bytes) and ``meta_source``
+    (``prescan``/``head-scan``) of the meta that declared a known encoding, all None without one;
+    ``xml_charset`` raw label of the XML declaration (None for the UTF-16 ``<?x`` patterns) and
+    ``xml_encoding`` what it names (None: none or unknown); ``ignored`` unknown labels in order;
+    ``tld``; ``ascii_only`` and ``utf8_valid``: None when not examined (gather examines them only
+    when no declaration decides; ``utf8_valid`` only for non-ASCII payloads and with
+    ``utf8_step``).
+    """
+
+    kind: str
+    bom: str | None
+    header_charset: str | None
+    header_encoding: str | None
+    meta_charset: str | None
+    meta_encoding: str | None
+    meta_offset: int | None
+    meta_source: str | None
+    xml_charset: str | None
+    xml_encoding: str | None
+    ignored: tuple[str, ...]
+    tld: str | None
+    ascii_only: bool | None
+    utf8_valid: bool | None
+
+
+class _Needed:
+    """Sentinel type: :func:`choose` was not given the detector's answer."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NEEDED"
+
+
+#: Default of :func:`choose`'s *detection*: the answer is not known (choose returns None if the
+#: decision reaches the detector step).
+NEEDED = _Needed()
+
+
+def gather(
     payload: bytes,
     *,
     content_type: Sequence[str] = (),
     url: str | None = None,
     kind: str = "html",
-    detector: Detector | None = None,
     utf8_step: bool = True,
     late_meta: bool = True,
     chromium_tokenizer: bool = True,
-) -> Decision:
-    """Decide the encoding of one record's *payload* (bytes, content codings removed).
-
-    *content_type*: every ``Content-Type`` header value of the response, in order (strings as
-    read, latin-1); *url*: the record's URL (for the TLD); *kind*: ``"html"``, ``"xml"`` or
-    ``"text"`` (:func:`redecode.mime.text_kind`); *detector*: called as
-    ``detector(payload, tld)`` only when nothing is declared and the payload is neither pure
-    ASCII nor (with *utf8_step*) valid UTF-8; *late_meta*: run the head scan past 1024 bytes;
-    *chromium_tokenizer*: skip raw text as Chromium does. See the module docstring for the
-    order. Raises ValueError for an unknown *kind*; never raises because of the payload or the
-    header values.
-    """
+) -> Facts:
+    """The facts of *payload* that :func:`choose` decides from (arguments as for :func:`decide`):
+    BOM sniff, Content-Type charset, prescan and (when neither BOM nor header decided) the late-meta
+    head scan, XML declaration, TLD, and, only when no declaration decides, ASCII-only and UTF-8
+    validity. Raises ValueError for an unknown *kind*; never raises because of the payload."""
     if kind not in _KINDS:
         raise ValueError(f"kind must be 'html', 'xml' or 'text', not {kind!r}")
     if type(payload) is not bytes:
         payload = bytes(payload)
     ignored: list[str] = []
-    # Each declaration found: (step name, raw label, WHATWG encoding).
-    declared: list[tuple[str, str, str]] = []
 
     bom = bom_sniff(payload) if payload[:1] in _BOM_FIRST else None
 
@@ -275,14 +326,13 @@ def decide(
         header_enc = get_encoding(header_charset)
         if header_enc is None:
             ignored.append(header_charset)
-        else:
-            declared.append(("transport", header_charset, header_enc))
     certain = bom is not None or header_enc is not None
 
     meta: MetaResult | None = None
-    meta_source = "prescan"
+    meta_source = None
     if kind == "html":
         meta = prescan(payload, chromium=chromium_tokenizer)
+        meta_source = "prescan"
         # Past the window only when the decision can depend on it: a browser reads no meta once
         # the BOM or the header has decided (so a late meta is not recorded on such pages).
         if (
@@ -299,9 +349,7 @@ def decide(
         if meta is not None:
             if meta.ignored:
                 ignored.extend(meta.ignored)
-            if meta.encoding is not None:
-                declared.append((meta_source, meta.label, meta.encoding))
-            else:
+            if meta.encoding is None:
                 meta = None
 
     xml = None
@@ -310,13 +358,52 @@ def decide(
         body = payload[3:] if bom == "UTF-8" else payload
         if body.startswith(_XML_STARTS):
             xml = xml_declaration(body)
-            if xml is not None:
-                if xml.encoding is None:
-                    ignored.append(xml.label or "")
-                else:
-                    declared.append(("xml-declaration", xml.label or "", xml.encoding))
+            if xml is not None and xml.encoding is None:
+                ignored.append(xml.label or "")
 
-    tld = tld_of(url)
+    ascii_only = None
+    utf8_valid = None
+    if (
+        not certain
+        and meta is None
+        and (xml is None or xml.encoding is None)
+        and kind != "xml"
+    ):
+        ascii_only = payload.isascii()
+        if not ascii_only and utf8_step:
+            utf8_valid = _utf8_valid(payload)
+
+    if meta is None:
+        return Facts(kind, bom, header_charset, header_enc, None, None, None, None,
+                     xml.label if xml is not None else None, xml.encoding if xml is not None else None,
+                     tuple(ignored), tld_of(url), ascii_only, utf8_valid)
+    return Facts(kind, bom, header_charset, header_enc, meta.label, meta.encoding, meta.offset,
+                 meta_source, xml.label if xml is not None else None,
+                 xml.encoding if xml is not None else None, tuple(ignored), tld_of(url), ascii_only,
+                 utf8_valid)
+
+
+def choose(
+    facts: Facts,
+    *,
+    detection: "Detection | None | _Needed | Callable[[], Detection | None]" = NEEDED,
+    utf8_step: bool = True,
+) -> Decision | None:
+    """The decision :func:`decide` makes from *facts* (see the module docstring for the order).
+
+    *detection*: the detector's answer for this payload (a :class:`Detection`, or None when there
+    is no detector or it had no answer), a zero-argument callable returning it (called only when
+    the decision reaches the detector step), or :data:`NEEDED` when unknown. Returns None ("I need
+    the bytes") when the decision needs a fact that *facts* does not hold: ``ascii_only``, or
+    ``utf8_valid`` (with *utf8_step*), or the detector's answer. Never raises for facts that
+    :func:`gather` made.
+    """
+    bom = facts.bom
+    header_enc = facts.header_encoding
+    meta_enc = facts.meta_encoding
+    xml_enc = facts.xml_encoding
+    kind = facts.kind
+    tld = facts.tld
     utf8_valid = None
     ascii_only = None
     det_name = None
@@ -326,50 +413,99 @@ def decide(
         encoding, source, confidence = bom, "bom", "certain"
     elif header_enc is not None:
         encoding, source, confidence = header_enc, "transport", "certain"
-    elif meta is not None:
-        encoding, source, confidence = meta.encoding, meta_source, "tentative"
-    elif xml is not None and xml.encoding is not None:
-        encoding, source = xml.encoding, "xml-declaration"
+    elif meta_enc is not None:
+        encoding, source, confidence = meta_enc, facts.meta_source, "tentative"
+    elif xml_enc is not None:
+        encoding, source = xml_enc, "xml-declaration"
         confidence = "certain" if kind == "xml" else "tentative"
     elif kind == "xml":
         encoding, source, confidence = "UTF-8", "default", "certain"
     else:
-        ascii_only = payload.isascii()
+        ascii_only = facts.ascii_only
+        if ascii_only is None:
+            return None
         if ascii_only:
             encoding, source, confidence = default_encoding(tld), "default", "tentative"
         else:
             if utf8_step:
-                utf8_valid = _utf8_valid(payload)
+                utf8_valid = facts.utf8_valid
+                if utf8_valid is None:
+                    return None
             if utf8_valid:
                 encoding, source, confidence = "UTF-8", "utf8-valid", "tentative"
             else:
-                found = detector(payload, tld) if detector is not None else None
+                if detection is NEEDED:
+                    return None
+                found = detection() if callable(detection) else detection
                 if found is not None:
                     encoding, source, confidence = found.encoding, "detector", "tentative"
                     det_name, det_conf = found.detector, found.confidence
                 else:
                     encoding, source, confidence = default_encoding(tld), "default", "tentative"
 
+    # Declarations naming another encoding than the decision, in step order.
     conflict: tuple[str, ...] = ()
-    if declared:
-        conflict = tuple(f"{where}:{label}" for where, label, enc in declared if enc != encoding)
+    if header_enc is not None or meta_enc is not None or xml_enc is not None:
+        c = []
+        if header_enc is not None and header_enc != encoding:
+            c.append(f"transport:{facts.header_charset}")
+        if meta_enc is not None and meta_enc != encoding:
+            c.append(f"{facts.meta_source}:{facts.meta_charset}")
+        if xml_enc is not None and xml_enc != encoding:
+            c.append(f"xml-declaration:{facts.xml_charset or ''}")
+        conflict = tuple(c)
     return _new_decision(
         encoding,
         source,
         confidence,
         bom,
-        header_charset,
-        meta.label if meta is not None else None,
-        meta.offset if meta is not None else None,
-        xml.label if xml is not None else None,
-        tuple(ignored),
+        facts.header_charset,
+        facts.meta_charset,
+        facts.meta_offset,
+        facts.xml_charset,
+        facts.ignored,
         conflict,
         det_name,
         det_conf,
         tld,
         utf8_valid,
         ascii_only,
+        facts.meta_source,
+        xml_enc,
     )
+
+
+def decide(
+    payload: bytes,
+    *,
+    content_type: Sequence[str] = (),
+    url: str | None = None,
+    kind: str = "html",
+    detector: Detector | None = None,
+    utf8_step: bool = True,
+    late_meta: bool = True,
+    chromium_tokenizer: bool = True,
+) -> Decision:
+    """Decide the encoding of one record's *payload* (bytes, content codings removed):
+    ``choose(gather(payload, ...), detection=...)``.
+
+    *content_type*: every ``Content-Type`` header value of the response, in order (strings as
+    read, latin-1); *url*: the record's URL (for the TLD); *kind*: ``"html"``, ``"xml"`` or
+    ``"text"`` (:func:`redecode.mime.text_kind`); *detector*: called as
+    ``detector(payload, tld)`` only when nothing is declared and the payload is neither pure
+    ASCII nor (with *utf8_step*) valid UTF-8; *late_meta*: run the head scan past 1024 bytes;
+    *chromium_tokenizer*: skip raw text as Chromium does. See the module docstring for the
+    order. Raises ValueError for an unknown *kind*; never raises because of the payload or the
+    header values.
+    """
+    facts = gather(payload, content_type=content_type, url=url, kind=kind, utf8_step=utf8_step,
+                   late_meta=late_meta, chromium_tokenizer=chromium_tokenizer)
+    if detector is None:
+        detection = None
+    else:
+        def detection() -> Detection | None:
+            return detector(payload if type(payload) is bytes else bytes(payload), facts.tld)
+    return choose(facts, detection=detection, utf8_step=utf8_step)  # type: ignore[return-value]
 
 
 _KINDS = frozenset(("html", "xml", "text"))
