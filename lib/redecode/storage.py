@@ -11,6 +11,7 @@ extra) never imports fsspec and behaves exactly as before.
 | stream an archive, or read one record by offset (ranged GETs, never a whole download) | `open_input` |
 | size, existence, listing | `size`, `exists`, `listdir` |
 | whole small files (markers, manifests, ``@list`` files) | `read_bytes`, `write_bytes` |
+| where to write a file before publishing it | `staging_dir` |
 | publish a finished local file under its final name | `publish_file` |
 | command-line inputs: files, directories, globs, ``@list.txt`` manifest files | `expand_inputs` |
 | bytes fetched from remote storage (for backfill's "bytes read" and tests) | `STATS`, `ReadStats` |
@@ -61,6 +62,7 @@ __all__ = [
     "read_bytes",
     "remove",
     "size",
+    "staging_dir",
     "storage_options",
     "write_bytes",
 ]
@@ -245,8 +247,8 @@ def staging_dir(dest_dir: str, name: str) -> str:
     """A fresh local directory to write files destined for ``dest_dir`` in.
 
     For a local ``dest_dir`` it is ``dest_dir/_staging/<name>-<random>`` (same filesystem, so
-    `publish_file` is a rename); for a URL a temporary directory (``TMPDIR``, or Spark's local dirs
-    when run in a task). The caller removes it.
+    `publish_file` is a rename); for a URL a fresh directory under Python's temporary directory
+    (``TMPDIR``). The caller removes it.
     """
     if is_remote(dest_dir):
         return tempfile.mkdtemp(prefix=f"redecode-{name}-")
