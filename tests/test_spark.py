@@ -198,3 +198,20 @@ def test_list_file_relative_entries_and_comments(tmp_path):
 def test_unknown_input_raises(tmp_path):
     with pytest.raises(FileNotFoundError):
         spark.run_spark([str(tmp_path / "nothing-*.warc.gz")], str(tmp_path / "out"), master="inline")
+
+
+def test_sharded_inputs_same_parts_as_local(tmp_path):
+    """With archives cut into byte-range shards (64 KiB here), the executor plans the local
+    executor's shards and writes the same parts; a rerun with another shard size replaces them
+    (no part of the old plan is left to double a record)."""
+    local_out, out = str(tmp_path / "local"), str(tmp_path / "spark")
+    job.run([SAMPLE], local_out, workers=1, shard_bytes=64 * 1024)
+    summary = spark.run_spark([SAMPLE], out, master="inline", shard_bytes=64 * 1024)
+    assert summary.manifest["executor"]["tasks"] > 4  # the 236 KB archive is cut
+    assert rows_by_part(out) == rows_by_part(local_out)
+    assert comparable_manifest(out) == comparable_manifest(local_out)
+
+    spark.run_spark([SAMPLE], out, master="inline")
+    whole = str(tmp_path / "whole")
+    job.run([SAMPLE], whole, workers=1)
+    assert rows_by_part(out) == rows_by_part(whole)

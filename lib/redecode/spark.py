@@ -44,11 +44,15 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
+from typing import TypeVar
 
 from redecode import job, storage
 from redecode.rules import DEFAULT_RULES, get_rules
 
-__all__ = ["FORWARDED_ENV", "plan", "run_spark", "run_task", "main"]
+__all__ = ["FORWARDED_ENV", "main", "map_tasks", "plan", "run_spark", "run_task", "stage_and_publish"]
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 #: Environment variables copied from the driver to the Python workers of the job, so that tasks
 #: reach the same object store with the same credentials as the driver (see ``forward_env``).
@@ -85,7 +89,8 @@ def plan(inputs: Iterable[str], *, shard_bytes: int | None = None) -> tuple[list
 
 
 def _valid_markers(out: str, shards: list[job.Shard], rules_digest: str) -> dict[tuple[str, int], dict]:
-    """Markers of complete shards: same rules digest, and the part they name exists.
+    """Markers of complete shards: same rules digest, same byte range, and the part they name exists
+    (:func:`redecode.job._read_marker`'s test).
 
     One listing of ``out`` and one of ``out/_done`` (not a request per shard), then one read per
     marker found.
@@ -110,7 +115,12 @@ def _valid_markers(out: str, shards: list[job.Shard], rules_digest: str) -> dict
         markers = list(pool.map(read, listed))
     found: dict[tuple[str, int], dict] = {}
     for shard, marker in zip(listed, markers):
-        if marker and marker.get("rules_digest") == rules_digest and marker.get("part") in part_names:
+        if (
+            marker
+            and marker.get("rules_digest") == rules_digest
+            and (marker.get("start"), marker.get("end")) == (shard.start, shard.end)
+            and marker.get("part") in part_names
+        ):
             found[(shard.path, shard.index)] = marker
     return found
 
@@ -126,8 +136,80 @@ def _clean(out: str) -> None:
     shutil.rmtree(os.path.join(out, "_staging"), ignore_errors=True)
 
 
+def _redo_bad_boundaries(
+    shards: list[job.Shard], markers: dict[tuple[str, int], dict], out: str
+) -> tuple[list[job.Shard], list[job.Shard]]:
+    """``(shards, to_redo)``: :func:`redecode.job._redo_bad_boundaries`'s rule, for any ``out``.
+
+    An input cut into several shards whose shards did not meet exactly (a marker with
+    ``boundary_ok`` false) or did not all complete loses its parts and markers and gets one
+    whole-file shard, returned in ``to_redo`` for the caller to run.
+    """
+    counts: dict[str, int] = {}
+    for s in shards:
+        counts[s.path] = counts.get(s.path, 0) + 1
+    bad = {
+        s.path
+        for s in shards
+        if counts[s.path] > 1
+        and (not markers[(s.path, s.index)].get("boundary_ok", True) or markers[(s.path, s.index)]["outcome"] != "complete")
+    }
+    if not bad:
+        return shards, []
+    kept = [s for s in shards if s.path not in bad]
+    redo = []
+    for path in sorted(bad):
+        for s in [s for s in shards if s.path == path]:
+            del markers[(s.path, s.index)]
+            stem = job.part_stem(path, s.index)
+            storage.remove(storage.join(out, "_done", stem + ".json"))  # marker first: never a marker without its part
+            storage.remove(storage.join(out, stem + ".parquet"))
+        whole = job.Shard(path, 0, 0, None)
+        kept.append(whole)
+        redo.append(whole)
+    return kept, redo
+
+
+def _remove_stale_parts(out: str, paths: list[str], shards: list[job.Shard]) -> None:
+    """:func:`redecode.job._remove_stale_parts` for any ``out``: parts and markers of this run's
+    inputs that the current shard plan does not have (an earlier run's other shard size) go, so
+    ``OUT/*.parquet`` never holds a record twice."""
+    wanted = {job.part_stem(s.path, s.index) for s in shards}
+    prefixes = {job.part_stem(p, 0)[: -len("0000")] for p in paths}
+    for directory, suffix in ((out, ".parquet"), (storage.join(out, "_done"), ".json")):
+        for name in storage.listdir(directory):
+            if not name.endswith(suffix):
+                continue
+            stem = name[: -len(suffix)]
+            prefix, _, _index = stem.rpartition(".")
+            if prefix + "." in prefixes and stem not in wanted:
+                storage.remove(storage.join(directory, name))
+
+
 # ---------------------------------------------------------------------------------------------
 # the task (executor)
+
+
+def stage_and_publish(out: str, part: str, work: Callable[[str], T]) -> T:
+    """Run ``work(staging_dir)``, which writes ``part`` and ``_done/<stem>.json`` into the staging
+    directory it is given (as :func:`redecode.job.process_shard` writes into ``out``), then
+    publish the part and then the marker under ``out``; return what ``work`` returned.
+
+    The staging directory is private to this call (one per task attempt) and removed afterwards,
+    whatever happens. For any per-shard function with the job's layout (``process_shard``,
+    backfill's shard function).
+    """
+    stem = part[: -len(".parquet")] if part.endswith(".parquet") else part
+    staging = storage.staging_dir(out, stem)
+    try:
+        os.makedirs(os.path.join(staging, "_done"), exist_ok=True)
+        result = work(staging)
+        # part first: a published marker always names a published part
+        storage.publish_file(os.path.join(staging, part), storage.join(out, part))
+        storage.publish_file(os.path.join(staging, "_done", stem + ".json"), storage.join(out, "_done", stem + ".json"))
+        return result
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def run_task(shard: job.Shard | tuple, out: str, rules_name: str, max_record_bytes: int) -> dict:
@@ -140,19 +222,8 @@ def run_task(shard: job.Shard | tuple, out: str, rules_name: str, max_record_byt
     """
     if not isinstance(shard, job.Shard):
         shard = job.Shard(*shard)
-    stem = job.part_stem(shard.path, shard.index)
-    staging = storage.staging_dir(out, stem)
-    try:
-        os.makedirs(os.path.join(staging, "_done"), exist_ok=True)
-        marker = job.process_shard(shard, staging, rules_name, max_record_bytes)
-        # part first: a published marker always names a published part
-        storage.publish_file(os.path.join(staging, marker["part"]), storage.join(out, marker["part"]))
-        storage.publish_file(
-            os.path.join(staging, "_done", stem + ".json"), storage.join(out, "_done", stem + ".json")
-        )
-        return marker
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    part = job.part_stem(shard.path, shard.index) + ".parquet"
+    return stage_and_publish(out, part, lambda staging: job.process_shard(shard, staging, rules_name, max_record_bytes))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -181,18 +252,28 @@ def _spark_session(master: str | None, app_name: str, conf: dict[str, str] | Non
     return builder.getOrCreate(), True
 
 
-def _map_spark(
-    todo: list[job.Shard],
-    out: str,
-    rules_name: str,
-    max_record_bytes: int,
+def map_tasks(
+    items: list,
+    fn: Callable[[object], R],
     *,
-    master: str | None,
-    app_name: str,
-    conf: dict[str, str] | None,
-    forward_env: bool,
-) -> tuple[list[dict], dict]:
-    session, created = _spark_session(master, app_name, conf)
+    master: str | None = None,
+    app_name: str = "redecode",
+    spark_conf: dict[str, str] | None = None,
+    forward_env: bool = True,
+    description: str = "redecode",
+) -> tuple[list[R], dict]:
+    """``([fn(item) for item in items], executor_info)``, one Spark task per item (one partition
+    each, so a failed item is retried alone), or in this process when ``master == "inline"``.
+
+    ``fn`` is pickled with cloudpickle (closures are fine) and must be importable-clean on the
+    executors (the package installed there). ``master``, ``spark_conf``, ``forward_env``: see
+    :func:`run_spark`. Results come back in the order of ``items``.
+    """
+    if master == "inline":
+        return [fn(item) for item in items], {"name": "inline", "master": "inline"}
+    if not items:
+        return [], {"name": "spark", "master": master}
+    session, created = _spark_session(master, app_name, spark_conf)
     try:
         sc = session.sparkContext
         if forward_env:
@@ -200,19 +281,18 @@ def _map_spark(
             for name in FORWARDED_ENV:
                 if name in os.environ:
                     sc.environment[name] = os.environ[name]
-        items = [(s.path, s.index, s.start, s.end) for s in todo]
-
-        def task(item, out=out, rules_name=rules_name, max_record_bytes=max_record_bytes):
-            return run_task(item, out, rules_name, max_record_bytes)
-
-        sc.setJobDescription(f"redecode {len(items)} shard(s) -> {out}")
-        # one partition per shard: a task per archive shard, retried alone
-        markers = sc.parallelize(items, numSlices=len(items)).map(task).collect()
-        info = {"name": "spark", "master": sc.master, "spark_version": sc.version, "default_parallelism": sc.defaultParallelism}
+        sc.setJobDescription(description)
+        results = sc.parallelize(items, numSlices=len(items)).map(fn).collect()
+        info = {
+            "name": "spark",
+            "master": sc.master,
+            "spark_version": sc.version,
+            "default_parallelism": sc.defaultParallelism,
+        }
     finally:
         if created:
             session.stop()
-    return markers, info
+    return results, info
 
 
 def run_spark(
@@ -253,40 +333,55 @@ def run_spark(
     paths, shards = plan(inputs, shard_bytes=shard_bytes)
     storage.makedirs(out)
     storage.makedirs(storage.join(out, "_done"))
-    _clean(out)
+    # a local run directory gets the local executor's lock (flock: one run per directory); an
+    # object store has no locks, so two runs into one URL are the caller's to avoid
+    lock = None if storage.is_remote(out) else job._lock_run_directory(out)
+    try:
+        _clean(out)
+        markers = {} if force else _valid_markers(out, shards, rules_obj.digest)
+        todo = [s for s in shards if (s.path, s.index) not in markers]
+        rules_name = rules_obj.name
 
-    markers = {} if force else _valid_markers(out, shards, rules_obj.digest)
-    todo = [s for s in shards if (s.path, s.index) not in markers]
+        def task(item, out=out, rules_name=rules_name, max_record_bytes=max_record_bytes):
+            return run_task(item, out, rules_name, max_record_bytes)
 
-    info: dict = {"name": "inline" if master == "inline" else "spark", "master": master}
-    results: list[dict] = []
-    if todo and master == "inline":
-        results = [run_task(s, out, rules_obj.name, max_record_bytes) for s in todo]
-    elif todo:
-        results, info = _map_spark(
-            todo,
-            out,
-            rules_obj.name,
-            max_record_bytes,
-            master=master,
-            app_name=app_name,
-            conf=spark_conf,
-            forward_env=forward_env,
-        )
-    for marker in results:
-        markers[(marker["path"], marker["shard"])] = marker
-    if not storage.is_remote(out):
-        try:
-            os.rmdir(os.path.join(out, "_staging"))  # empty once every task has published
-        except OSError:
-            pass
+        def run_shards(batch: list[job.Shard]) -> tuple[list[dict], dict]:
+            return map_tasks(
+                [(s.path, s.index, s.start, s.end) for s in batch],
+                task,
+                master=master,
+                app_name=app_name,
+                spark_conf=spark_conf,
+                forward_env=forward_env,
+                description=f"redecode {len(batch)} shard(s) -> {out}",
+            )
+
+        results, info = run_shards(todo)
+        for marker in results:
+            markers[(marker["path"], marker["shard"])] = marker
+        # as the local executor does: an input whose shards did not meet exactly is redone whole
+        shards, redone = _redo_bad_boundaries(shards, markers, out)
+        if redone:
+            more, _ = run_shards(redone)
+            results += more
+            for marker in more:
+                markers[(marker["path"], marker["shard"])] = marker
+        _remove_stale_parts(out, paths, shards)
+        if not storage.is_remote(out):
+            try:
+                os.rmdir(os.path.join(out, "_staging"))  # empty once every task has published
+            except OSError:
+                pass
+    finally:
+        if lock is not None:
+            lock.close()
 
     manifest = job._manifest(paths, shards, markers, rules_obj, started_at, wall_start, cpu_start)
     task_cpu = sum(m.get("cpu_seconds", 0.0) for m in results)
     manifest["cpu_seconds"] = round(manifest["cpu_seconds"] + task_cpu, 3)
     info.update(
         tasks=len(results),
-        shards_skipped=len(shards) - len(todo),
+        shards_skipped=len(shards) - len(todo) - len(redone),
         task_wall_seconds=round(sum(m.get("wall_seconds", 0.0) for m in results), 3),
         task_cpu_seconds=round(task_cpu, 3),
     )
