@@ -225,12 +225,7 @@ def test_committed_size_is_small():
 
 #: Inputs on which another module has a known bug (strict xfail: a fix makes the test fail
 #: until the mark is removed). Reported in issue 10's thread.
-KNOWN_BUGS = {
-    "content-length-swallows.warc": (
-        "archive.py: a record not followed by CRLFCRLF is accepted silently (warcio's warning is "
-        "suppressed and its err_count not reported), so a Content-Length that swallows the next "
-        "record loses it with exit 0"),
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [

@@ -51,6 +51,14 @@ Deviations:
   ``ArchiveError`` naming its offset. A short block followed by more records (a Content-Length
   larger than the block inside a gzip member) only flags that record
   (``test_archive.py::test_truncated_*``).
+- warcio skips the first line after a block even when it is not blank (a Content-Length that is
+  wrong). We look at what it skipped (``_tail_check``): when the block holds the start of another
+  record (a Content-Length that swallows the next record), that record is failed as ``truncated``
+  and the iteration ends with ``ArchiveError`` at the swallowed record's offset, rather than losing
+  it silently; when bytes that are not blank lines were skipped (a Content-Length smaller than the
+  block, or garbage after it) the record gets a ``warning`` naming how many bytes were ignored. Other
+  blank lines than CRLFCRLF (LF-only, extra or missing) stay tolerated, as in warcio
+  (``test_archive_content_length.py``).
 """
 
 from __future__ import annotations
@@ -219,6 +227,7 @@ class _Raw:
     block_complete: bool  # False when only a prefix was read (too large)
     is_arc: bool
     cut: str | None = None  # why the record is known to be cut short, beyond a short block
+    warning: str | None = None  # a tolerated oddity of the record's extent (see _tail_check)
 
 
 def _wanted_fields(headers: list[tuple[str, str]]) -> dict[str, str]:
@@ -265,6 +274,7 @@ def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
         payload_digest=h.get("warc-payload-digest"),
     )
     warc_ct = h.get("content-type")
+    rec.warning = raw.warning
     if raw.cut:
         rec.error_kind = "truncated"
         rec.error = raw.cut
@@ -302,7 +312,8 @@ def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
     rec.payload = res.payload
     rec.error_kind = res.error_kind
     rec.error = res.error
-    rec.warning = res.warning
+    if res.warning:
+        rec.warning = f"{rec.warning}; {res.warning}" if rec.warning else res.warning
     return rec
 
 
@@ -389,20 +400,31 @@ class _QuietWarcioIterator(_WarcioIterator):
         # nothing has been read yet: swap in the reader that does not print
         self.reader = _QuietReader(self.fh, block_size=self.reader.block_size)
 
+    #: after each record: the bytes warcio skipped after its block (blank lines, and a first line
+    #: that is not blank), and whether that first line was not blank (warcio's ``err_count`` case)
+    gap: bytes = b""
+    gap_odd: bool = False
+
     def _consume_blanklines(self):
         empty_size = 0
         first_line = True
+        lines: list[bytes] = []
+        self.gap_odd = False
         while True:
             line = self.reader.readline()
             if len(line) == 0:
+                self.gap = b"".join(lines)
                 return None, empty_size
             stripped = line.rstrip()
             if len(stripped) == 0 or first_line:
                 empty_size += len(line)
+                lines.append(line)
                 if len(stripped) != 0:
                     self.err_count += 1
+                    self.gap_odd = True
                 first_line = False
                 continue
+            self.gap = b"".join(lines)
             return line, empty_size
 
 
@@ -440,6 +462,41 @@ def _check_tail(path: str, end: int) -> None:
             end,
             f"the archive is cut short or damaged here: {size - end} bytes that are not a complete record",
         )
+
+
+_EMBEDDED_RECORD = re.compile(rb"\n\r?\n(WARC/[0-9]+\.[0-9]+\r?\n[!-9;-~]+:)")
+
+
+def _tail_check(
+    block: bytes, clen: int, gap: bytes, gap_odd: bool, block_start: int | None
+) -> tuple[str | None, str | None, int | None]:
+    """What the bytes after a block that are not exactly CRLFCRLF (ISO 28500 section 4) mean.
+
+    ``gap`` the bytes warcio skipped after the block (blank lines, and a first line that is not
+    blank when ``gap_odd``); ``block_start`` the block's file offset (uncompressed files) or None.
+    Returns ``(cut, warning, lost)``: ``cut`` when the block holds the start of another record (a
+    Content-Length that swallows the record after it: reading stops with ArchiveError, that record
+    would be lost silently otherwise), with ``lost`` its file offset (uncompressed files); else
+    ``warning`` when bytes that are not blank lines were skipped (a
+    Content-Length shorter than the block, or garbage after it); else neither (LF-only or extra blank
+    lines, tolerated as warcio does).
+    """
+    m = _EMBEDDED_RECORD.search(block)
+    if m is not None:
+        lost = None if block_start is None else block_start + m.start(1)
+        where = f"offset {lost}" if lost is not None else f"byte {m.start(1)} of the block"
+        return (
+            f"Content-Length {clen} runs past the end of this record: its block holds the start of "
+            f"another record (at {where})",
+            None,
+            lost,
+        )
+    if gap_odd:
+        return None, (
+            f"Content-Length {clen} is shorter than the record block (or bytes that are not a record "
+            f"follow it); {len(gap)} bytes before the next record ignored"
+        ), None
+    return None, None, None
 
 
 def _iter_warcio(
@@ -488,7 +545,8 @@ def _iter_warcio(
                 clen = record.length if isinstance(record.length, int) and record.length > 0 else 0
                 block: bytes | None = None
                 complete = True
-                if rtype in _PAYLOAD_TYPES:
+                if rtype in _PAYLOAD_TYPES or not is_arc:
+                    # other types' blocks too: the tail check looks into them
                     block, complete = _read_block(record.raw_stream.read, clen, cap)
                 it.read_to_end(record)
                 offset, length = it.member_info
@@ -504,6 +562,17 @@ def _iter_warcio(
                     cut = "the file ends inside this record's gzip member"
                 elif not is_arc and record.rec_headers.get_header("Content-Length") is None:
                     cut = "WARC record without a Content-Length field (cut short in its header, or damaged)"
+                warning = None
+                lost: int | None = None  # where a record swallowed by this one starts
+                if cut is None and not is_arc and it.gap != b"\r\n\r\n" and len(block) >= clen:
+                    plain = it.reader.decompressor is None
+                    cut, warning, lost = _tail_check(
+                        block, clen, it.gap, it.gap_odd, offset + length - clen if plain else None
+                    )
+                    if cut is not None and lost is None:
+                        lost = it.offset  # gzip: the member after this one
+                if rtype not in _PAYLOAD_TYPES:
+                    block = None
                 if length < 0:
                     # warcio measures a gzip that is not one member per record as a negative length;
                     # the record has no extent of its own, so say "unknown" (0)
@@ -517,7 +586,15 @@ def _iter_warcio(
             count += 1
             if ends is not None:
                 ends.append(end_pos)
-            yield _Raw(offset, length, fields, clen, block, complete, is_arc, cut)
+            yield _Raw(offset, length, fields, clen, block, complete, is_arc, cut, warning)
+            if lost is not None:
+                # the records after this one are not where warcio would look for them: stop here
+                raise ArchiveError(
+                    path,
+                    lost,
+                    f"a record here is inside the block of the record at offset {offset}, whose "
+                    f"Content-Length ({clen}) runs past its end; reading stops",
+                )
 
 
 # --------------------------------------------------------------------------------------------
@@ -588,7 +665,8 @@ def _member_is_record(fd: int, start: int, end: int, head: bytes, clen: int) -> 
     """The slow check for a gzip member whose size is not header + block + CRLFCRLF: inflate it and compare.
 
     True when ``[start, end)`` is one gzip member holding exactly the header FastWARC parsed (as
-    as FastWARC writes it back), the block, and nothing after it but blank lines, which warcio skips.
+    FastWARC writes it back), the block, and nothing after it but blank lines, which warcio skips,
+    and the block holds no other record's start (see ``_tail_check``).
     """
     expected = len(head) + clen
     data = os.pread(fd, end - start, start)
@@ -603,6 +681,7 @@ def _member_is_record(fd: int, start: int, end: int, head: bytes, clen: int) -> 
         len(member) >= expected
         and member.startswith(head)
         and member[expected:].strip(b" \t\r\n") == b""
+        and _EMBEDDED_RECORD.search(member, len(head), expected) is None
     )
 
 
@@ -621,6 +700,18 @@ def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0) -> Iterat
         # bytes as FastWARC writes them back, its Content-Length, and (gzip) the CRC-32 so far
         pending: tuple[_Raw, bytes, int, int | None] | None = None
         resume = start
+
+        def no_record_inside(raw: _Raw, head: bytes) -> bool:
+            # For a block followed by blank lines other than CRLFCRLF: warcio's reading (and
+            # _tail_check) accepts it quietly unless the block holds another record's start.
+            block = raw.block
+            if block is None:
+                if raw.content_length > cap:
+                    return False  # not at hand: let warcio read it
+                block = os.pread(fd, raw.content_length, raw.offset + len(head))
+            elif not raw.block_complete:
+                return False
+            return _EMBEDDED_RECORD.search(block) is None
 
         def finish(nxt: int) -> _Raw:
             raw, head, clen, crc = pending
@@ -641,7 +732,8 @@ def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0) -> Iterat
                 raw.length = nxt - raw.offset
             else:
                 # The block ends at offset + header + Content-Length; warcio then skips blank lines
-                # and the next record must start on a line of its own.
+                # and the next record must start on a line of its own. Bytes that are not blank
+                # go to warcio (_tail_check: a warning, or a swallowed record).
                 end = raw.offset + expected
                 gap = nxt - end
                 ok = 0 <= gap <= _MAX_GAP and os.pread(fd, len(head), raw.offset) == head
@@ -650,6 +742,8 @@ def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0) -> Iterat
                     ok = region[:gap].strip(b" \t\r\n") == b""
                     if nxt < size:
                         ok = ok and gap > 0 and region[gap - 1 : gap] == b"\n" and region[gap:] == b"WARC/"
+                    if ok and region[:gap] != b"\r\n\r\n":
+                        ok = no_record_inside(raw, head)
                 raw.length = expected
             if checked and not ok:
                 raise _Diverged(raw.offset)
