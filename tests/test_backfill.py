@@ -217,9 +217,12 @@ def test_same_text_rules():
     # latin-1 differs from windows-1252 in 0x80-0x9F.
     assert not same_text(latin1, w1252, errors=0, **kw)
     assert same_text(latin1, w1252, errors=0, bom=None, ascii_only=True, same_version=True)
-    # Valid UTF-8 is the same text in both UTF-8 decoders; a BOM makes them differ.
+    # Valid UTF-8 is the same text in both UTF-8 decoders, with or without a UTF-8 BOM.
     assert same_text(("python", "utf-8"), ("whatwg", "UTF-8"), errors=0, **kw)
-    assert not same_text(("python", "utf-8"), ("whatwg", "UTF-8"), errors=0, bom="UTF-8",
+    assert same_text(("python", "utf-8"), ("whatwg", "UTF-8"), errors=0, bom="UTF-8",
+                     ascii_only=None, same_version=True)
+    assert not same_text(("python", "utf-8"), ("whatwg", "UTF-8"), errors=1, **kw)
+    assert not same_text(("python", "utf-8"), ("whatwg", "UTF-8"), errors=0, bom="UTF-16LE",
                          ascii_only=None, same_version=True)
     # Multi-byte decoders of different families are never assumed equal...
     assert not same_text(("python", "cp932"), ("whatwg", "Shift_JIS"), errors=0, **kw)

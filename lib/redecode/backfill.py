@@ -36,9 +36,10 @@ Text equivalences (:func:`same_text`) are computed from the decoders, never list
 - the same decoder (``decoder`` string, and for ``whatwg`` the same encoding) at the same version
   (``Rules.versions()["decoder"]`` and ``["encoding_standard"]``): same bytes -> same text;
 - zero decode errors in the prior row, no BOM, and both decoders single-byte with equal mappings for
-  every byte the prior decoder maps (:func:`byte_table`, over all 256 bytes), or both UTF-8 (a valid
-  UTF-8 payload decodes identically in Python's and the Encoding Standard's UTF-8 decoder, both of
-  which reject surrogates and overlongs);
+  every byte the prior decoder maps (:func:`byte_table`, over all 256 bytes);
+- zero decode errors, no BOM or a UTF-8 one, and both decoders UTF-8 (a valid UTF-8 payload decodes
+  identically in Python's and the Encoding Standard's UTF-8 decoder, both of which reject
+  surrogates and overlongs; every procedure removes a UTF-8 BOM);
 - an ``ascii_only`` payload under two ASCII-compatible decoders (:func:`ascii_compatible`, checked
   over every ASCII byte and every pair of ASCII bytes, which rules out escape sequences).
 
@@ -270,6 +271,11 @@ def same_text(old: tuple[str, str], new: tuple[str, str], *, errors: int, bom: s
     docstring). *same_version*: the two rule sets' decoder versions are equal."""
     if old == new and same_version:
         return True
+    if errors == 0 and bom in (None, "UTF-8") and _is_utf8(old) and _is_utf8(new):
+        # Both UTF-8 decoders give the same text for valid UTF-8, and every path removes a UTF-8
+        # BOM: the WHATWG decode sniffs it, the seed procedure strips it (source "bom"),
+        # requests strips the leading U+FEFF of a utf* codec's text.
+        return True
     if bom is not None:
         # BOM handling differs between the decoders (WHATWG decode sniffs it; the Python-codec
         # procedures strip it in their own ways): read again.
@@ -278,8 +284,6 @@ def same_text(old: tuple[str, str], new: tuple[str, str], *, errors: int, bom: s
         return True
     if errors != 0:
         return False
-    if _is_utf8(old) and _is_utf8(new):
-        return True
     t_old, t_new = byte_table(old), byte_table(new)
     if t_old is None or t_new is None:
         return False
