@@ -247,6 +247,9 @@ def _spark_session(master: str | None, app_name: str, conf: dict[str, str] | Non
     builder = SparkSession.builder.appName(app_name)
     if master:
         builder = builder.master(master)
+    if not sys.stderr.isatty():
+        # Spark's console progress bar is a stream of carriage returns in a log file
+        builder = builder.config("spark.ui.showConsoleProgress", "false")
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
     return builder.getOrCreate(), True
