@@ -102,11 +102,15 @@ def test_engines_on_fixtures(engine, tld, text, codec, expected):
     assert 0.0 <= d.confidence <= 1.0
 
 
-def test_default_engine_is_majority_and_exact_on_fixtures():
-    assert D.DEFAULT_ENGINE == "majority"
+def test_default_engine_is_cascade_and_exact_on_fixtures():
+    assert D.DEFAULT_ENGINE == "cascade"
     for tld, text, codec, expected in FIXTURES:
-        d = D.detect(text.encode(codec), tld=tld)
-        assert d is not None and same_text(text.encode(codec), d.encoding, expected)
+        data = text.encode(codec)
+        for bounds in ({}, {"max_bytes": D.DEFAULT_MAX_BYTES, "min_nonascii": D.DEFAULT_MIN_NONASCII,
+                            "consult_bytes": D.DEFAULT_CONSULT_BYTES},
+                       {"max_bytes": 300, "min_nonascii": 100, "consult_bytes": 200}):
+            d = D.detect(data, tld=tld, **bounds)
+            assert d is not None and same_text(data, d.encoding, expected), (tld, bounds)
 
 
 @settings(max_examples=40, deadline=None)
@@ -131,7 +135,7 @@ def test_chardetng_confidence_mapping():
 
 def test_detector_ids():
     for engine, dist in D.ENGINES.items():
-        if engine in ("majority", "cchardet"):
+        if engine in ("majority", "cascade", "cchardet"):
             continue
         assert D.detector_id(engine) == f"{engine}@{importlib.metadata.version(dist)}"
     import cchardet
@@ -139,6 +143,8 @@ def test_detector_ids():
     assert D.detector_id("cchardet") == f"cchardet@{cchardet.__version__}"
     assert D.detector_id("majority") == "majority(" + ",".join(
         D.detector_id(e) for e in D.MAJORITY_OF) + ")"
+    assert D.detector_id("cascade") == "cascade(" + ",".join(
+        D.detector_id(e) for e in D.MAJORITY_OF) + ";consult=windows-1251,windows-1252)"
     assert re.fullmatch(r"[a-z-]+@\S+", D.detect(b"\xe4\xf6\xfc" * 20, tld="de",
                                                   engine="chardetng").detector)
 
@@ -157,22 +163,178 @@ def test_non_standard_answer_is_dropped(monkeypatch):
     assert D.detect(b"\xa4\xa4\xa4\xe5" * 10, tld=None, engine="cchardet") is None
 
 
-def test_majority_vote_and_tie_break(monkeypatch):
-    answers = {"chardetng": "windows-1250", "cchardet": "windows-1252",
-               "charset-normalizer": "windows-1252"}
-
-    def fake(payload, *, tld, engine, allow_utf8=False, _real=D.detect_raw):
-        if engine == "majority":
-            return _real(payload, tld=tld, engine=engine, allow_utf8=allow_utf8)
+def _fake_engines(monkeypatch, answers, calls=None):
+    def fake(engine, data, tld, allow_utf8, whole):
+        if calls is not None:
+            calls.append((engine, data, whole))
         return D.RawDetection(answer=answers[engine], encoding=answers[engine], mapping="exact",
                               confidence=0.5, detector=engine)
 
-    monkeypatch.setattr(D, "detect_raw", fake)
+    monkeypatch.setattr(D, "_run", fake)
+
+
+def test_majority_vote_and_tie_break(monkeypatch):
+    answers = {"chardetng": "windows-1250", "cchardet": "windows-1252",
+               "charset-normalizer": "windows-1252"}
+    _fake_engines(monkeypatch, answers)
     r = D.detect_raw(b"x", tld=None, engine="majority")
     assert (r.encoding, r.confidence) == ("windows-1252", 2 / 3)
     answers["charset-normalizer"] = "ISO-8859-2"
     r = D.detect_raw(b"x", tld=None, engine="majority")
     assert (r.encoding, r.confidence) == ("windows-1250", 1 / 3)  # no majority: chardetng
+
+
+def test_cascade_consults_only_on_chardetngs_weak_answers(monkeypatch):
+    answers = {"chardetng": "Shift_JIS", "cchardet": "EUC-JP", "charset-normalizer": "EUC-JP"}
+    calls: list = []
+    _fake_engines(monkeypatch, answers, calls)
+    r = D.detect_raw(b"\x82\xa0", tld="jp", engine="cascade")
+    # Not a weak answer: chardetng alone decides, the others are not even run.
+    assert [c[0] for c in calls] == ["chardetng"]
+    assert (r.encoding, r.confidence, r.detector) == ("Shift_JIS", 0.5, D.detector_id("cascade"))
+    for weak in sorted(D.CASCADE_CONSULT):
+        # cchardet and charset-normalizer outvote chardetng.
+        calls.clear()
+        answers.update({"chardetng": weak, "cchardet": "x-mac-cyrillic",
+                        "charset-normalizer": "x-mac-cyrillic"})
+        r = D.detect_raw(b"\xcc\xee", tld=None, engine="cascade")
+        assert [c[0] for c in calls] == list(D.MAJORITY_OF)
+        assert (r.encoding, r.confidence) == ("x-mac-cyrillic", 2 / 3)
+        # No majority: chardetng's answer.
+        answers["charset-normalizer"] = "KOI8-R"
+        r = D.detect_raw(b"\xcc\xee", tld=None, engine="cascade")
+        assert (r.encoding, r.confidence) == (weak, 1 / 3)
+        # charset-normalizer sides with chardetng.
+        answers["charset-normalizer"] = weak
+        r = D.detect_raw(b"\xcc\xee", tld=None, engine="cascade")
+        assert (r.encoding, r.confidence) == (weak, 2 / 3)
+        # cchardet agrees with chardetng: that is a majority whatever the third says, so
+        # charset-normalizer is not run.
+        calls.clear()
+        answers.update({"cchardet": weak, "charset-normalizer": "x-mac-cyrillic"})
+        r = D.detect_raw(b"\xcc\xee", tld=None, engine="cascade")
+        assert [c[0] for c in calls] == ["chardetng", "cchardet"]
+        assert (r.encoding, r.confidence) == (weak, 2 / 3)
+
+
+def test_cascade_equals_majority_on_weak_answers(monkeypatch):
+    # Whatever the three engines answer, a consulted cascade answers what majority answers.
+    names = ["windows-1251", "windows-1252", "x-mac-cyrillic", None]
+    for a in sorted(D.CASCADE_CONSULT):
+        for b in names:
+            for c in names:
+                answers = {"chardetng": a, "cchardet": b, "charset-normalizer": c}
+                _fake_engines(monkeypatch, answers)
+                want = D.detect_raw(b"\xe0", tld=None, engine="majority")
+                got = D.detect_raw(b"\xe0", tld=None, engine="cascade")
+                assert got.encoding == want.encoding, answers
+
+
+def test_engines_see_the_sample_and_chardetng_is_told_it_is_not_the_end(monkeypatch):
+    answers = {"chardetng": "windows-1251", "cchardet": "KOI8-R",
+               "charset-normalizer": "windows-1251"}
+    calls: list = []
+    _fake_engines(monkeypatch, answers, calls)
+    page = b"<p>" + b"\xcf\xf0\xe8\xe2\xe5\xf2 " * 2000 + b"</p>\n"
+    D.detect_raw(page, tld=None, engine="cascade", max_bytes=1000, min_nonascii=500)
+    sample = D.detector_sample(page, max_bytes=1000, min_nonascii=500)
+    assert [(e, d, w) for e, d, w in calls] == [(e, sample, False) for e in D.MAJORITY_OF]
+    calls.clear()
+    D.detect_raw(page[:900], tld=None, engine="cascade", max_bytes=1000, min_nonascii=500)
+    assert all(d == page[:900] and w for _, d, w in calls)  # short payload: whole, and the end
+    calls.clear()
+    D.detect_raw(page, tld=None, engine="chardetng")  # no bounds: whole payload
+    assert calls == [("chardetng", page, True)]
+    # consult_bytes: the consulted engines see the sample's first bytes, cut between characters.
+    calls.clear()
+    D.detect_raw(page, tld=None, engine="cascade", max_bytes=1000, min_nonascii=500,
+                 consult_bytes=100)
+    assert calls[0] == ("chardetng", sample, False)
+    head = calls[1][1]
+    assert calls[1:] == [("cchardet", head, False), ("charset-normalizer", head, False)]
+    assert sample.startswith(head) and 90 < len(head) <= 100 and head.endswith(b" ")
+    with pytest.raises(ValueError, match="at least 1"):
+        D.detect_raw(page, tld=None, engine="cascade", consult_bytes=0)
+
+
+# --- detector_sample ---------------------------------------------------------------------
+
+
+def test_sample_short_payload_is_the_payload():
+    data = b"<p>caf\xe9</p>\n" * 10
+    assert D.detector_sample(data, max_bytes=len(data), min_nonascii=1) == data
+    assert D.detector_sample(b"", max_bytes=1, min_nonascii=1) == b""
+
+
+def test_sample_keeps_only_lines_with_non_ascii_or_esc_in_order():
+    lines = [b"<html><head><style>p{}</style>", b"<p>Gr\xfc\xdfe</p>", b"<script>x=1</script>",
+             b"\x1b$B$3$s\x1b(B", b"<div>plain</div>", b"<p>\xe9t\xe9</p>"]
+    data = b"\n".join(lines * 50)
+    s = D.detector_sample(data, max_bytes=200, min_nonascii=10)
+    # 2 + 2 + 2 evidence bytes a round: the 10th is in the second round's ESC line.
+    assert s == b"\n".join([lines[1], lines[3], lines[5], lines[1], lines[3]])
+    # 12 + 1 + 10 + 1 + 10 + 1 + 12 + 1 + 10 = 58 bytes; the next line is cut to the 1 byte left.
+    s = D.detector_sample(data, max_bytes=60, min_nonascii=1000)
+    assert s == b"\n".join([lines[1], lines[3], lines[5], lines[1], lines[3], b"<"])
+
+
+def test_sample_cut_keeps_multibyte_characters_whole():
+    # One long line: cut at the last ASCII non-digit byte before the bound, so the sample
+    # decodes without error in the page's own encoding.
+    for text, codec in ((JAPANESE, "shift_jis"), (CHINESE, "gb18030"), (KOREAN, "euc_kr"),
+                        (RUSSIAN, "cp1251")):
+        line = ("<p>" + text.replace("。", "。<br>") + "</p>").encode(codec) * 20
+        for bound in range(1000, 1040):
+            s = D.detector_sample(line, max_bytes=bound, min_nonascii=10**6)
+            assert len(s) <= bound and line.startswith(s)
+            s.decode(codec)  # no split character
+            assert len(s) > bound - 200
+
+
+def test_sample_with_no_safe_cut_is_cut_at_the_bound():
+    data = "中文".encode("gbk") * 5000  # D6 D0 CE C4: no ASCII byte at all
+    s = D.detector_sample(data, max_bytes=1001, min_nonascii=10**6)
+    assert s == data[:1001]
+    # chardetng still says GBK (or its superset gb18030): it is told that the stream goes on past
+    # the cut character. (Told that the stream ends there, it answers windows-1251.)
+    d = D.detect(data, tld=None, engine="chardetng", max_bytes=1001, min_nonascii=10**6)
+    assert d.encoding in ("GBK", "gb18030") and same_text(data, d.encoding, "GBK")
+
+
+def test_sample_finds_text_far_into_the_page():
+    head = b"<html><head><script>\n" + b"var a = 1;\n" * 20000 + b"</script></head>\n"
+    page = head + ("<p>" + JAPANESE + "</p>\n").encode("shift_jis") * 10
+    s = D.detector_sample(page, max_bytes=4096, min_nonascii=2048)
+    assert s and s.isascii() is False and len(s) <= 4096
+    d = D.detect(page, tld=None, max_bytes=4096, min_nonascii=2048)
+    assert d is not None and d.encoding == "Shift_JIS"
+
+
+def test_sample_bounds_must_be_positive():
+    for kw in ({"max_bytes": 0, "min_nonascii": 1}, {"max_bytes": 1, "min_nonascii": 0}):
+        with pytest.raises(ValueError, match="at least 1"):
+            D.detector_sample(b"x", **kw)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.binary(max_size=3000), max_bytes=st.integers(1, 1500),
+       min_nonascii=st.integers(1, 800))
+def test_sample_properties(data, max_bytes, min_nonascii):
+    s = D.detector_sample(data, max_bytes=max_bytes, min_nonascii=min_nonascii)
+    assert s == D.detector_sample(data, max_bytes=max_bytes, min_nonascii=min_nonascii)
+    if len(data) <= max_bytes:
+        assert s == data
+        return
+    assert len(s) <= max_bytes
+    lines = data.split(b"\n")
+    kept = s.split(b"\n") if s else []
+    evidence = [ln for ln in lines if not ln.isascii() or b"\x1b" in ln]
+    # Whole evidence lines in order, the last one possibly cut short.
+    assert kept[:-1] == evidence[: len(kept) - 1]
+    if kept:
+        assert evidence[len(kept) - 1].startswith(kept[-1])
+    if evidence and not kept:
+        assert False, "a payload with evidence gives a non-empty sample"
 
 
 def test_chardet_compatible_is_charset_normalizers_detect():
@@ -198,5 +360,32 @@ def test_default_engine_at_least_chardetng_on_chardet_tests():
     finally:
         sys.path.pop(0)
     pages = [p for p in E.chardet_pages(CORPUS, []) if not E._is_utf8(p[1])]
-    res = E.evaluate(pages, {n: E.ENGINES[n] for n in ("chardetng", D.DEFAULT_ENGINE)})
-    assert res[D.DEFAULT_ENGINE]["right"] >= res["chardetng"]["right"]
+    from redecode.rules import get_rules, DEFAULT_RULES
+
+    rules = get_rules(DEFAULT_RULES)
+    shipped = (f"{rules.detector}@{rules.detector_min_nonascii}/{rules.detector_max_bytes}"
+               f"/{rules.detector_consult_bytes}")
+    res = E.evaluate(pages, {n: E.engine(n) for n in ("chardetng", shipped)})
+    assert res[shipped]["right"] >= res["chardetng"]["right"]
+
+
+def test_default_rules_detect_on_a_bounded_sample(monkeypatch):
+    from redecode.rules import DEFAULT_RULES, get_rules
+
+    rules = get_rules(DEFAULT_RULES)
+    assert (rules.detector, rules.detector_max_bytes, rules.detector_min_nonascii,
+            rules.detector_consult_bytes) == ("cascade", D.DEFAULT_MAX_BYTES,
+                                              D.DEFAULT_MIN_NONASCII, D.DEFAULT_CONSULT_BYTES)
+    seen: list[int] = []
+    real = D._run
+
+    def spy(engine, data, tld, allow_utf8, whole):
+        seen.append(len(data))
+        return real(engine, data, tld, allow_utf8, whole)
+
+    monkeypatch.setattr(D, "_run", spy)
+    body = ("<p>" + RUSSIAN + "</p>\n").encode("cp1251") * 200  # ~150 KB, every line Cyrillic
+    page = b"<html><head><title>x</title></head><body>\n" + body + b"</body></html>"
+    d = rules.decide(page, content_type=["text/html"], url="http://example.ru/", kind="html")
+    assert (d.source, d.encoding) == ("detector", "windows-1251")
+    assert seen and max(seen) <= D.DEFAULT_MAX_BYTES and len(page) > 30 * D.DEFAULT_MAX_BYTES

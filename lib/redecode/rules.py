@@ -195,8 +195,12 @@ def python_decode(data: bytes, codec: str) -> tuple[str, int]:
 class Rules:
     """A named, immutable rule set. Every field but ``name`` and ``description`` is a parameter.
 
-    ``procedure``: ``browser`` (uses ``detector``, ``detector_allow_utf8``, ``tld_hint``,
-    ``utf8_step``, ``late_meta``, ``chromium_tokenizer``), ``seed-decode-html`` (uses
+    ``procedure``: ``browser`` (uses ``detector``, ``detector_allow_utf8``,
+    ``detector_max_bytes`` and ``detector_min_nonascii`` (the detectors see
+    :func:`redecode.detect.detector_sample` of the payload; None: the whole payload),
+    ``detector_consult_bytes`` (engine ``cascade``: how much of that sample the engines it
+    consults see; None: all of it),
+    ``tld_hint``, ``utf8_step``, ``late_meta``, ``chromium_tokenizer``), ``seed-decode-html`` (uses
     ``label_map``, ``header_pattern``, ``meta_pattern``, ``meta_window``, ``detector``,
     ``fallback_codec``) or ``requests-text`` (``text_default``, ``json_default``, ``detector``,
     ``fallback_codec``). ``decoders``: ``whatwg`` or ``python``. Fields a procedure does not use
@@ -209,6 +213,9 @@ class Rules:
     decoders: Literal["whatwg", "python"]
     detector: str | None = None
     detector_allow_utf8: bool | None = None
+    detector_max_bytes: int | None = None
+    detector_min_nonascii: int | None = None
+    detector_consult_bytes: int | None = None
     tld_hint: bool | None = None
     utf8_step: bool | None = None
     late_meta: bool | None = None
@@ -238,7 +245,8 @@ class Rules:
 
         ``encoding_standard`` (tables revision), ``decision_code`` (:data:`DECISION_CODE_VERSION`),
         ``decoder`` (``whatwg@DECODER_VERSION`` or ``python@MAJOR.MINOR``), ``detector``
-        (``name@version``, all three for ``majority``) and, for the browser procedure,
+        (``name@version``, all three for ``majority`` and ``cascade``) and, for the browser
+        procedure,
         ``tld_defaults`` (sniff's default-step table).
         """
         v = {
@@ -331,7 +339,9 @@ class Rules:
     def _detector(self) -> Callable[[bytes, str | None], Any] | None:
         if self.detector is None:
             return None
-        return _browser_detector(self.detector, bool(self.detector_allow_utf8), bool(self.tld_hint))
+        return _browser_detector(self.detector, bool(self.detector_allow_utf8), bool(self.tld_hint),
+                                 self.detector_max_bytes, self.detector_min_nonascii,
+                                 self.detector_consult_bytes)
 
 
 @cache
@@ -342,10 +352,12 @@ def _digest(rules: Rules) -> str:
 
 
 @cache
-def _browser_detector(engine: str, allow_utf8: bool, tld_hint: bool) -> Callable[..., Any]:
+def _browser_detector(engine: str, allow_utf8: bool, tld_hint: bool, max_bytes: int | None,
+                      min_nonascii: int | None, consult_bytes: int | None) -> Callable[..., Any]:
     def run(payload: bytes, tld: str | None):
         return _detect.detect(payload, tld=tld if tld_hint else None, engine=engine,
-                              allow_utf8=allow_utf8)
+                              allow_utf8=allow_utf8, max_bytes=max_bytes,
+                              min_nonascii=min_nonascii, consult_bytes=consult_bytes)
 
     return run
 
@@ -551,12 +563,17 @@ _BROWSER = Rules(
     description=(
         "Browser-exact decision (BOM, HTTP charset, Chromium's tokenizing prescan and late-meta "
         "head scan, XML declaration), then UTF-8 validity, then detection restricted to Encoding "
-        "Standard encodings with the TLD as hint, then the TLD default; Encoding Standard decoders."
+        "Standard encodings with the TLD as hint (chardetng on a bounded sample of the page, "
+        "cchardet and charset-normalizer consulted on its windows-1251/1252 answers), then the "
+        "TLD default; Encoding Standard decoders."
     ),
     procedure="browser",
     decoders="whatwg",
     detector=_detect.DEFAULT_ENGINE,
     detector_allow_utf8=False,
+    detector_max_bytes=_detect.DEFAULT_MAX_BYTES,
+    detector_min_nonascii=_detect.DEFAULT_MIN_NONASCII,
+    detector_consult_bytes=_detect.DEFAULT_CONSULT_BYTES,
     tld_hint=True,
     utf8_step=True,
     late_meta=True,
