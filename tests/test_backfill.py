@@ -268,3 +268,41 @@ def test_bench_crawl_seed_to_browser_reads_under_30_percent(tmp_path):
     assert summary.stats["bytes_fraction"] < 0.30, summary.describe()
     run([str(warc)], str(tmp_path / "browser"), rules="browser-2026.11", workers=2)
     _assert_same_output(tmp_path / "bf", tmp_path / "browser")
+
+
+def test_sharded_prior_keeps_its_shards(tmp_path):
+    # Inputs cut into several shards: the parts and markers follow the prior run's cuts, as a run
+    # with the same shard size would.
+    runs = {}
+    for name in ("seed-2026.10", "browser-2026.11"):
+        runs[name] = tmp_path / name
+        run([str(SAMPLE)], str(runs[name]), rules=name, workers=1, shard_bytes=16 * 1024)
+    assert any(p.name.endswith(".0002.parquet") for p in runs["seed-2026.10"].glob("*.parquet"))
+    backfill(str(runs["seed-2026.10"]), "browser-2026.11", str(tmp_path / "bf"))
+    _assert_same_output(tmp_path / "bf", runs["browser-2026.11"])
+
+
+def test_detection_reused_only_for_the_same_detector(full_runs):
+    import dataclasses
+
+    from redecode.backfill import replay_row
+    from redecode.rules import get_rules
+
+    _, runs = full_runs
+    browser = get_rules("browser-2026.11")
+    rows = [r for r in _rows(runs["browser-2026.11"]) if r["source"] in ("detector", "utf8-valid", "prescan")]
+    detected = [r for r in rows if r["source"] == "detector"]
+    if not detected:
+        pytest.skip("no detector-decided record in these archives")
+    for row in rows:
+        # Same rules: the replay gives the row back, detection reused.
+        assert replay_row(row, browser, browser, replayable=True) == row
+    # Another detector setting: the detector's answer is not known, the record is read again;
+    # rows not decided by the detector are still replayed.
+    other = dataclasses.replace(browser, name="browser-test", detector_min_nonascii=(browser.detector_min_nonascii or 0) + 1)
+    for row in rows:
+        got = replay_row(row, browser, other, replayable=True)
+        if row["source"] == "detector":
+            assert got is None
+        else:
+            assert got is not None and got["encoding"] == row["encoding"] and got["rules"] == "browser-test"
