@@ -17,6 +17,10 @@ Tasks (``python tests/benchmarks/baselines.py TASK OUTDIR SHARD...``):
     warcio + the seed article's ``decode_html`` + pyarrow zstd Parquet of the text.
 ``baseline-b``
     FastWARC + Resiliparse's ``bytes_to_str`` + the same Parquet writer.
+``floor``
+    What any such job pays at least: FastWARC, one codec decode per text record (the header's
+    charset when Python knows it, else UTF-8 with replacement; no decision, not scored) and Parquet
+    of the text as the job writes it (zstd level 1, no dictionary and no statistics for ``text``).
 
 Both baselines decode the same records as ``redecode run``: ``response`` records whose Content-Type is
 ``text/*``, ``application/xhtml+xml``, ``application/xml`` or ``+xml`` (the issue "The re-decode job
@@ -229,6 +233,49 @@ def task_baseline_b(outdir: str, shards: list[str]) -> dict:
     return {"records": n_records, "text_records": n_text}
 
 
+def task_floor(outdir: str, shards: list[str]) -> dict:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from fastwarc.warc import ArchiveIterator, WarcRecordType
+
+    n_text = 0
+    for i, shard in enumerate(shards):
+        schema = pa.schema([("record_id", pa.string()), ("target_uri", pa.string()),
+                            ("encoding", pa.string()), ("text", pa.string())])
+        small = ["record_id", "target_uri", "encoding"]
+        writer = pq.ParquetWriter(os.path.join(outdir, f"part-{i:03d}.parquet"), schema,
+                                  compression="zstd", compression_level=1, use_dictionary=small,
+                                  write_statistics=small)
+        cols: tuple[list, list, list, list] = ([], [], [], [])
+        size = 0
+
+        def flush() -> None:
+            writer.write_table(pa.Table.from_arrays([pa.array(c, pa.string()) for c in cols], schema=schema))
+            for c in cols:
+                c.clear()
+
+        for record in ArchiveIterator(shard, record_types=WarcRecordType.response):
+            if not record.is_http or not is_text_mime(record.http_content_type):
+                continue
+            body = record.reader.read()
+            codec = record.http_charset or "utf-8"
+            try:
+                text = body.decode(codec, "replace")
+            except LookupError:
+                codec = "utf-8"
+                text = body.decode(codec, "replace")
+            for col, value in zip(cols, (record.record_id, record.headers.get("WARC-Target-URI"), codec, text)):
+                col.append(value)
+            size += len(text)
+            n_text += 1
+            if size >= ROW_GROUP_TEXT_BYTES:
+                flush()
+                size = 0
+        flush()
+        writer.close()
+    return {"text_records": n_text}
+
+
 # --------------------------------------------------------------------------------------------
 # floors: inflate only, read only
 # --------------------------------------------------------------------------------------------
@@ -296,6 +343,7 @@ TASKS = {
     "fastwarc": task_fastwarc,
     "baseline-a": task_baseline_a,
     "baseline-b": task_baseline_b,
+    "floor": task_floor,
 }
 
 

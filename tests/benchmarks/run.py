@@ -543,7 +543,7 @@ def profile_redecode(meta: dict, workdir: str, workers: int = 1, rate: int = 200
             "self_pct_by_file": top(self_file, 20), "self_pct_by_function": top(leaf_fn, 25)}
 
 
-ALL_ROWS = ["gzip-zlib", "gzip-isal", "warcio", "fastwarc", "baseline-a", "baseline-b",
+ALL_ROWS = ["gzip-zlib", "gzip-isal", "warcio", "fastwarc", "floor", "baseline-a", "baseline-b",
             "redecode-1w", "redecode-2w"]
 
 
@@ -586,6 +586,7 @@ LABELS = {
     "gzip-isal": "gzip inflate floor, ISA-L (isal)",
     "warcio": "warcio, every record and payload",
     "fastwarc": "FastWARC, every record and payload",
+    "floor": "floor: FastWARC + one decode + Parquet zstd-1 (no decision)",
     "baseline-a": "baseline A: warcio + decode_html + Parquet",
     "baseline-b": "baseline B: FastWARC + resiliparse + Parquet",
     "redecode-1w": "redecode run, 1 worker",
