@@ -7,8 +7,10 @@ What runs where:
 - driver: expand the inputs (:func:`redecode.storage.expand_inputs`: files, directories, globs,
   URLs, ``@list.txt`` manifest files), plan shards with :func:`redecode.job.plan_shards` (so the
   parts have the same names as the local executor's), skip shards whose completion marker is valid
-  (same rules digest, part present), run the rest as one Spark task each, collect the markers the
-  tasks return and write ``_run.json`` with :func:`redecode.job._manifest`.
+  (same rules digest and byte range, part present), run the rest as one Spark task each, collect
+  the markers the tasks return, redo whole any input whose shards did not meet exactly, remove
+  parts of an older shard plan, and write ``_run.json`` with :func:`redecode.job._manifest` (all
+  as :func:`redecode.job.run` does; a local run directory takes its lock too).
 - task (:func:`run_task`): :func:`redecode.job.process_shard`, exactly as the local executor runs
   it, into a private staging directory, then publish the part and then its marker under their
   final names (:func:`redecode.storage.publish_file`: ``os.replace`` locally, one atomic PUT on
