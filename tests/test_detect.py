@@ -106,7 +106,8 @@ def test_default_engine_is_cascade_and_exact_on_fixtures():
     assert D.DEFAULT_ENGINE == "cascade"
     for tld, text, codec, expected in FIXTURES:
         data = text.encode(codec)
-        for bounds in ({}, {"max_bytes": D.DEFAULT_MAX_BYTES, "min_nonascii": D.DEFAULT_MIN_NONASCII,
+        for bounds in ({}, {"max_bytes": D.DEFAULT_MAX_BYTES,
+                            "min_nonascii": D.DEFAULT_MIN_NONASCII,
                             "consult_bytes": D.DEFAULT_CONSULT_BYTES},
                        {"max_bytes": 300, "min_nonascii": 100, "consult_bytes": 200}):
             d = D.detect(data, tld=tld, **bounds)
@@ -389,3 +390,32 @@ def test_default_rules_detect_on_a_bounded_sample(monkeypatch):
     d = rules.decide(page, content_type=["text/html"], url="http://example.ru/", kind="html")
     assert (d.source, d.encoding) == ("detector", "windows-1251")
     assert seen and max(seen) <= D.DEFAULT_MAX_BYTES and len(page) > 30 * D.DEFAULT_MAX_BYTES
+
+
+def test_next_evidence_across_blocks():
+    # The block scan finds exactly what a plain regular-expression search finds.
+    pattern = re.compile(rb"[\x80-\xff\x1b]")
+    for hit in (0, 1, 4095, 4096, 4097, 8191, 8192, 20000):
+        for byte in (b"\x80", b"\xff", b"\x1b"):
+            data = b"a" * hit + byte + b"b" * 5000 + b"\xe9"
+            for pos in (0, 1, max(hit - 1, 0), hit, hit + 1):
+                m = pattern.search(data, pos)
+                assert D._next_evidence(data, pos) == (m.start() if m else -1), (hit, byte, pos)
+    assert D._next_evidence(b"x" * 10000, 0) == -1
+    assert D._next_evidence(b"", 0) == -1
+
+
+@settings(max_examples=60, deadline=None)
+@given(pad=st.integers(0, 12000), data=st.binary(max_size=400), max_bytes=st.integers(1, 600),
+       min_nonascii=st.integers(1, 300))
+def test_sample_properties_past_the_first_block(pad, data, max_bytes, min_nonascii):
+    payload = b"<!-- x -->\n" * (pad // 11) + data + b"\n\xe9" * 3
+    s = D.detector_sample(payload, max_bytes=max_bytes, min_nonascii=min_nonascii)
+    if len(payload) <= max_bytes:
+        assert s == payload
+        return
+    assert s and len(s) <= max_bytes
+    evidence = [ln for ln in payload.split(b"\n") if not ln.isascii() or b"\x1b" in ln]
+    kept = s.split(b"\n")
+    assert kept[:-1] == evidence[: len(kept) - 1]
+    assert evidence[len(kept) - 1].startswith(kept[-1])

@@ -31,8 +31,8 @@ encoding (both with this project's Encoding Standard decoders when ``redecode.de
 otherwise Python codecs; the output says which), so windows-1252 for an ISO-8859-1 page is right
 when the text is the same. A dropped answer (no standard equivalent) or no answer is wrong.
 
-Engines: ``chardetng``, ``cchardet``, ``charset-normalizer`` (through :func:`redecode.detect.detect_raw`,
-so exactly what ships) and combinations: ``chardetng>cchardet`` (chardetng; when its assessment
+Engines: ``chardetng``, ``cchardet``, ``charset-normalizer`` (through
+:func:`redecode.detect.detect_raw`, so exactly what ships) and combinations: ``chardetng>cchardet`` (chardetng; when its assessment
 is low, cchardet's mapped answer if it has one), ``cchardet>chardetng`` (cchardet when its
 confidence is >= 0.5 and its answer maps, else chardetng), ``majority`` (the answer at least two
 of chardetng, cchardet and charset-normalizer agree on, else chardetng's) and ``cascade``
@@ -47,17 +47,18 @@ Timing: ``ms/page`` is process CPU time (``time.process_time``) per page, the fa
 figures of one run with each other rather than across runs.
 
 Results (``--bench /tmp/bench.warc.gz``, seed 20240601, 300 MB; WHATWG decoders; 2026-11-29;
-``--repeat 3``; the first three columns from one run, the others from a second)::
+``--repeat 3``; majority from an earlier run of the same command)::
 
-    data set                                   pages  chardetng  majority  chardetng  cascade
-                                                       (whole)   (whole)  @2048/4096  @2048/4096/2048
+    data set                                   pages  chardetng  majority  chardetng   cascade
+                                                         whole     whole  @2048/4096  @2048/4096
+                                                                                      /2048
     bench: undeclared legacy                     165     100.0%    100.0%    100.0%     100.0%
-      ms/page                                              5.35     22.72      0.75       1.52
+      ms/page                                              5.34     22.72      0.64       1.31
     bench: all legacy (declarations in place)   1070     100.0%    100.0%    100.0%     100.0%
-      ms/page                                              6.07     25.91      0.73       1.26
+      ms/page                                              6.66     25.91      0.66       1.15
     chardet-tests, no declarations               207      88.9%     98.1%     88.9%      98.1%
     chardet-tests, detector step (not UTF-8)     192      94.3%     99.0%     94.3%      99.0%
-      ms/page                                              2.42      9.48      0.45       0.67
+      ms/page                                              2.41      9.48      0.45       0.67
 
     Whole-page accuracy of the single engines (earlier run): cchardet 98.8% / 98.2% / 95.7% /
     96.4%, charset-normalizer 81.2% / 93.1% / 95.7% / 95.3%; ng>cc as chardetng, cc>ng 100% /
@@ -72,7 +73,7 @@ Results (``--bench /tmp/bench.warc.gz``, seed 20240601, 300 MB; WHATWG decoders;
     and why they were not chosen: see the ``redecode.detect`` docstring.
 
     Choice: ``cascade@2048/4096/2048`` (detector of ``browser-2026.11``): majority's accuracy on
-    every set, at 1.5 ms/page on the bench against majority's 22.7 and chardetng's 5.4.
+    every set, at 1.3 ms/page on the bench against majority's 22.7 and chardetng's 5.3.
 """
 
 from __future__ import annotations

@@ -37,7 +37,8 @@ Engines (``engine=`` argument):
     ``latin_1``...), mapped with :func:`standard_encoding`. No TLD hint.
 ``cchardet`` (package ``cchardet``, uchardet)
     ``cchardet.detect(payload)``; its confidence, clamped to 0..1 (uchardet can exceed 1).
-    Answers are uchardet names (``WINDOWS-1252``, ``EUC-TW``...), mapped with :func:`standard_encoding`. No TLD hint.
+    Answers are uchardet names (``WINDOWS-1252``, ``EUC-TW``...), mapped with
+    :func:`standard_encoding`. No TLD hint.
 
 Answers outside the Encoding Standard: :func:`standard_encoding` maps a name first as an
 Encoding Standard label ("get an encoding": ``ISO-8859-1``/``ascii`` -> windows-1252,
@@ -80,25 +81,26 @@ look at a bounded part of the page (Chromium's detector at the first chunk it re
 
 Measured (``tools/eval_detectors.py --repeat 3``, 2026-11-29): share of pages decoded to their
 true text, answers restricted to the Encoding Standard; ms/page = process CPU time per page,
-fastest of 3 passes, on 2 cores shared with other jobs (read them as ratios). ``@K/M/C`` =
-``min_nonascii``/``max_bytes``/``consult_bytes``:
+fastest of 3 passes, on 2 cores shared with other jobs (read them as ratios; majority's from
+an earlier run of the same command). ``@K/M/C`` = ``min_nonascii``/``max_bytes``/``consult_bytes``:
 
 =========================================  =====  =========  ========  =================
 data set                                   pages  chardetng  majority  cascade@2048/4096
                                                   whole      whole     /2048 (default)
 =========================================  =====  =========  ========  =================
 bench crawl, undeclared legacy pages         165     100.0%    100.0%     100.0%
-  ms/page                                              5.35     22.72       1.52
+  ms/page                                              5.34     22.72       1.31
 bench crawl, all legacy pages               1070     100.0%    100.0%     100.0%
-  ms/page                                              6.07     25.91       1.26
+  ms/page                                              6.66     25.91       1.15
 chardet-tests without declarations           207      88.9%     98.1%      98.1%
   of which reach the detector (not UTF-8)    192      94.3%     99.0%      99.0%
-  ms/page (those 192)                                  2.42      9.48       0.67
+  ms/page (those 192)                                  2.41      9.48       0.67
 =========================================  =====  =========  ========  =================
 
-Other variants, same runs (bench undeclared / chardet-tests detector step; ms/page on the
-bench): ``chardetng@2048/4096`` alone 100% / 94.3%, 0.75 ms (exactly chardetng's accuracy, the
-cheapest variant meeting issue 3's floor, but it keeps chardetng's 9 x-mac-cyrillic misses);
+Other variants (bench undeclared / chardet-tests detector step; ms/page on the bench, from
+runs where the shipped variant took 1.52 ms, i.e. under heavier load): ``chardetng@2048/4096``
+alone 100% / 94.3%, 0.64 ms in the table's run (exactly chardetng's accuracy: the cheapest
+variant meeting issue 3's floor, but it keeps chardetng's 9 x-mac-cyrillic misses);
 ``cascade@2048/4096`` (consulted engines see the whole sample) 100% / 99.0%, 2.09 ms;
 ``cascade@1024/4096`` 100% / 99.0%, 1.44 ms, but chardetng alone on that sample loses a page;
 ``cascade@2048/8192`` 100% / 99.0%, 2.86 ms; ``cascade@2048/4096/1024`` 100% / 99.0%, 1.37 ms,
@@ -109,12 +111,13 @@ encoding). Plain byte prefixes (first 4/8/16 KB) were slower on Latin pages and 
 whose first non-ASCII byte comes late (up to 58 KB in on the bench).
 
 ``cascade`` with ``2048/4096/2048`` is the detector of ``browser-2026.11``: as accurate as
-``majority`` on every set above (it made no mistake that chardetng did not), about 15x cheaper
-than ``majority`` and 3.5x cheaper than chardetng on whole pages. Per page on the bench:
-chardetng on the sample ~0.75 ms, plus cchardet (and, when it disagrees, charset-normalizer)
-on the 72 of 165 pages chardetng calls windows-1251/1252, ~1.7 ms each, ~0.77 ms averaged
-over all pages. The sample and the short-circuit are pure functions of the payload: the same
-bytes always give the same answer.
+``majority`` on every set above (it made no mistake that chardetng did not), about 17x cheaper
+than ``majority`` and 4x cheaper than chardetng on whole pages. Per page on the bench: the
+sample ~0.07 ms, chardetng on it ~0.6 ms, plus cchardet (and, when it disagrees,
+charset-normalizer) on the 73 of 165 pages chardetng calls windows-1251/1252, ~1.5 ms each,
+~0.65 ms averaged over all pages: 0.22 s of CPU for the crawl's 165 pages. The sample and
+the short-circuit are pure functions of the payload: the same bytes always give the same
+answer.
 
 Deviations: the detectors read a bounded sample of the page (above), made of the lines that
 hold non-ASCII bytes rather than a contiguous prefix; Firefox feeds chardetng the document as
@@ -344,11 +347,11 @@ def detector_sample(payload: bytes, *, max_bytes: int, min_nonascii: int) -> byt
     parts: list[bytes] = []
     size = seen = pos = 0
     while seen < min_nonascii:
-        m = _EVIDENCE.search(data, pos)
-        if m is None:
+        hit = _next_evidence(data, pos)
+        if hit < 0:
             break
-        start = data.rfind(b"\n", 0, m.start()) + 1
-        end = data.find(b"\n", m.end())
+        start = data.rfind(b"\n", 0, hit) + 1
+        end = data.find(b"\n", hit + 1)
         if end < 0:
             end = n
         room = max_bytes - size - (1 if parts else 0)
@@ -363,6 +366,25 @@ def detector_sample(payload: bytes, *, max_bytes: int, min_nonascii: int) -> byt
         seen += len(line.translate(None, _NOT_EVIDENCE))
         pos = end + 1
     return b"\n".join(parts)
+
+
+def _next_evidence(data: bytes, pos: int) -> int:
+    """Offset of the first non-ASCII or ESC byte of *data* at or after *pos*, or -1."""
+    # bytes.isascii and the ESC memchr run at memory speed; the regular expression is about
+    # 100x slower, so it only runs on a block known to hold a hit (a 1 MB ASCII page with one
+    # non-ASCII byte at its end: 8 ms with the expression alone, well under 1 ms so).
+    n = len(data)
+    while pos < n:
+        end = min(pos + _BLOCK, n)
+        block = data[pos:end]
+        if not block.isascii() or b"\x1b" in block:
+            m = _EVIDENCE.search(data, pos, end)
+            return m.start() if m else -1  # never None: the block holds a hit
+        pos = end
+    return -1
+
+
+_BLOCK = 4096
 
 
 def _cut(data: bytes, n: int) -> bytes:
