@@ -30,9 +30,21 @@ from redecode.rules import DEFAULT_RULES, RULES
     show_default=True,
     help="Cap on a record's decoded payload size (bytes); larger records fail with 'too-large'.",
 )
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "spark"]),
+    default="local",
+    show_default=True,
+    help="local: processes on this machine; spark: one Spark task per archive (the [spark] extra).",
+)
+@click.option(
+    "--master",
+    default=None,
+    help="Spark master URL (local[4], spark://host:7077, yarn) [default: spark-submit's, else local[*]].",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON on stdout.")
-def run(inputs, out, rules, workers, force, max_record_bytes, quiet, as_json) -> None:
+def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, quiet, as_json) -> None:
     """Re-decode every record of INPUT... into UTF-8 Parquet with provenance in --out.
 
     INPUT is a file, a directory (searched recursively) or a glob of .warc, .warc.gz, .arc,
@@ -61,18 +73,20 @@ def run(inputs, out, rules, workers, force, max_record_bytes, quiet, as_json) ->
         click.echo(f"redecode: error: {message}", err=True)
 
     try:
-        summary = run_job(
-            list(inputs),
-            out,
-            rules=rules,
-            workers=workers,
-            force=force,
-            max_record_bytes=max_record_bytes,
-            quiet=quiet,
-            on_progress=on_progress,
-            on_error=on_error,
-        )
-    except (ValueError, FileNotFoundError) as exc:
+        if executor == "spark":
+            from redecode.spark import run_spark  # the [spark] extra; ImportError -> usage error
+
+            summary = run_spark(
+                list(inputs), out, rules=rules, master=master, force=force,
+                max_record_bytes=max_record_bytes, on_error=on_error,
+            )
+        else:
+            summary = run_job(
+                list(inputs), out, rules=rules, workers=workers, force=force,
+                max_record_bytes=max_record_bytes, quiet=quiet,
+                on_progress=on_progress, on_error=on_error,
+            )
+    except (ValueError, FileNotFoundError, ImportError) as exc:
         raise click.UsageError(str(exc)) from exc
     except RunDirectoryLocked as exc:
         raise click.ClickException(str(exc)) from exc

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from . import __version__
+from . import __version__, storage
 from .archive import ArchiveError, ArchiveRecord, find_record_start, iter_inputs, iter_records
 from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
 from .rules import DEFAULT_RULES, Rules, get_rules
@@ -307,8 +307,8 @@ def plan_shards(path: str, *, shard_bytes: int | None = None) -> list[tuple[int,
     The cuts depend only on the file and ``shard_bytes``, never on the number of workers.
     """
     shard_bytes = shard_bytes or DEFAULT_SHARD_BYTES
-    if path.lower().endswith(".parquet"):
-        return [(0, None)]
+    if path.lower().endswith(".parquet") or storage.is_remote(path):
+        return [(0, None)]  # a URL: one task per archive (find_record_start reads local files)
     try:
         size = os.path.getsize(path)
     except OSError:
@@ -479,7 +479,12 @@ def process_shard(
             outcome, error, error_offset = "truncated", str(exc), exc.offset
         except OSError as exc:
             outcome, error = "error", f"{shard.path}: {exc.strerror or exc}"
-    size = os.path.getsize(shard.path)
+    try:
+        size = storage.size(shard.path)
+    except OSError:  # an input named in an @list that is not there: its marker says so
+        size = 0
+        if outcome == "complete":
+            outcome, error = "error", f"{shard.path}: no such file"
     end = shard.end if shard.end is not None else size
     counts.bytes_read = end - shard.start
     marker = {
@@ -489,6 +494,7 @@ def process_shard(
         "end": shard.end,
         "part": part,
         "rows": counts.records_seen,
+        "size": size,
         "outcome": outcome,
         "error": error,
         "error_offset": error_offset,
@@ -563,7 +569,7 @@ def run(
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     cpu_start = _cpu_seconds()
     rules_obj = get_rules(rules)
-    paths = iter_inputs(inputs)
+    paths = storage.expand_inputs(inputs)
     os.makedirs(os.path.join(out, "_done"), exist_ok=True)
     lock = _lock_run_directory(out)
     try:
@@ -591,7 +597,7 @@ def _run_locked(paths, out, rules, rules_obj, workers, force, max_record_bytes, 
         else:
             todo.append(shard)
 
-    total = sum((s.end if s.end is not None else os.path.getsize(s.path)) - s.start for s in shards)
+    total = sum((s.end if s.end is not None else storage.size(s.path)) - s.start for s in shards)
     done = sum(m["counts"].get("bytes_read", 0) for m in markers.values())
     if on_progress:
         on_progress(done, total)
@@ -707,12 +713,17 @@ def _cpu_seconds() -> float:
 def _manifest(paths, shards, markers, rules: Rules, started_at, wall_start, cpu_start) -> dict:
     inputs = []
     total = ShardCounts()
+    by_path: dict[str, list[Shard]] = {}
+    for s in shards:
+        by_path.setdefault(s.path, []).append(s)
     for path in paths:
         counts = ShardCounts()
         parts, errors, offsets = [], [], []
         outcome = "complete"
-        for shard in (s for s in shards if s.path == path):
+        size = None
+        for shard in by_path.get(path, ()):
             marker = markers[(shard.path, shard.index)]
+            size = marker.get("size", size)
             counts.merge(ShardCounts.from_json(marker["counts"]))
             parts.append(marker["part"])
             if marker["outcome"] != "complete":
@@ -723,7 +734,7 @@ def _manifest(paths, shards, markers, rules: Rules, started_at, wall_start, cpu_
         inputs.append(
             {
                 "path": path,
-                "size": os.path.getsize(path),
+                "size": size if size is not None else storage.size(path),
                 "parts": parts,
                 "part": parts[0] if len(parts) == 1 else None,
                 "outcome": outcome,
