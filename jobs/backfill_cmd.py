@@ -61,4 +61,6 @@ def backfill(prior_dir, rules, out, workers, max_record_bytes, quiet, as_json) -
                               indent=2, sort_keys=True))
     elif not quiet:
         click.echo(f"{summary.describe()} -> {out}", err=True)
+    for message in summary.errors:
+        click.echo(f"redecode: error (as in the prior run): {message}", err=True)
     sys.exit(summary.exit_code)
