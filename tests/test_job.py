@@ -213,3 +213,51 @@ def test_shards_cover_exactly_the_records_of_a_file(tmp_path):
     job.run([big], cut)  # one shard again, into the same directory
     assert _comparable(rows_of(whole)) == _comparable(rows_of(cut))
     assert len(glob.glob(os.path.join(cut, "*.parquet"))) == 1
+
+
+CORPUS_WARCS = os.path.join(HERE, "..", "..", "shared", "corpus", "warcs")
+
+
+def _corpus_files() -> list[str]:
+    if not os.path.isdir(CORPUS_WARCS):
+        return []
+    found = []
+    for root, _, files in os.walk(CORPUS_WARCS):
+        for name in files:
+            if name.endswith((".warc", ".warc.gz", ".arc", ".arc.gz", ".warc.gz.bad")):
+                found.append(os.path.join(root, name))
+    return sorted(found)
+
+
+def _warcio_rows(path: str) -> tuple[int, bool]:
+    """(response/resource/revisit records warcio reads, whether warcio stopped with an error)."""
+    n = 0
+    try:
+        with open(path, "rb") as f:
+            for record in ArchiveIterator(f, arc2warc=True):
+                if record.rec_type in ("response", "resource", "revisit"):
+                    n += 1
+    except Exception:
+        return n, True
+    return n, False
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not _corpus_files(), reason="../shared/corpus/warcs not present")
+@pytest.mark.parametrize("path", _corpus_files(), ids=lambda p: os.path.relpath(p, CORPUS_WARCS))
+def test_corpus_archive_rows_match_warcio(path, tmp_path):
+    """Issue 2: for every real archive, one row per response/resource/revisit record warcio reads;
+    a malformed archive ends with a clear error (file and offset) and exit code 1, no traceback."""
+    expected, warcio_failed = _warcio_rows(path)
+    out = str(tmp_path / "out")
+    result = CliRunner().invoke(cli, ["run", path, "--out", out, "-q", "--workers", "1"])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    rows = rows_of(out)
+    if result.exit_code == 1:
+        assert path in result.stderr and "offset" in result.stderr
+        assert len(rows) >= expected or warcio_failed
+    else:
+        assert result.exit_code == 0, result.output
+        assert not warcio_failed, "warcio failed on a file the job read to its end"
+        assert len(rows) == expected
