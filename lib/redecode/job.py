@@ -52,7 +52,7 @@ from .schema import (
     empty_row,
 )
 from .sniff import decide as decide_facts, tld_of
-from .writer import PartWriter
+from .writer import TEXT_UTF8_KEY, PartWriter
 
 DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
 ROW_RECORD_TYPES = frozenset({"response", "resource", "revisit"})
@@ -177,6 +177,9 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
     )
     if decision.tld is not None:
         row["tld"] = decision.tld
+    if decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8"):
+        # A valid UTF-8 payload is its own UTF-8 text: hand the writer the bytes (no re-encode).
+        row[TEXT_UTF8_KEY] = payload[3:] if decoded.bom_removed else payload
     return row
 
 
