@@ -656,7 +656,7 @@ def build_captures(corpus: Path) -> list[Capture]:
     caps.append(servo_cap(
         "vk-redirect", "https://www.vk.com/", "redirect (302) with an empty body",
         origin="warcs/servo-warc-tests/VK/archive/rec-20180405000401368619-userland.warc.gz",
-        status="skipped", skip_reason="http-status"))
+        status="skipped", skip_reason="no-payload"))
     caps.append(servo_cap(
         "vk-windows-1251-header", "https://vk.com/", "windows-1251 in the header (and meta)",
         via="https://www.vk.com/", hops="R",
@@ -686,9 +686,10 @@ def build_captures(corpus: Path) -> list[Capture]:
         origin="warcs/servo-warc-tests/VK/archive/rec-20180405000401368619-userland.warc.gz",
         status="skipped", skip_reason="not-text"))
     caps.append(servo_cap(
-        "taobao-redirect", "https://www.taobao.com/", "redirect (302) with a small HTML body",
+        "taobao-redirect", "https://www.taobao.com/",
+        "redirect (302) with a small pure-ASCII HTML body, no declaration (default, .com)",
         origin="warcs/servo-warc-tests/Taobao/archive/rec-20180404234925145940-userland.warc.gz",
-        status="skipped", skip_reason="http-status"))
+        encoding="windows-1252", source="default"))
     json_url = servo["json"][3]  # type: ignore[misc]
     caps.append(servo_cap(
         "taobao-json", json_url, "JSON: application/json;charset=UTF-8 (not a text type for the job)",
@@ -1286,8 +1287,9 @@ def write_readme(caps: list[Capture], out: Path, corpus: Path, ids: dict[str, st
     w("facts each expectation relies on (the BOM is there, the meta is before or after byte 1024, the payload")
     w("is or is not valid UTF-8, is pure ASCII, contains GBK-only or UHC pairs or 81 60...).")
     w("")
-    w("Skip reasons follow the job's order (issue 2): a revisit is `revisit`; a non-2xx status is `http-status`")
-    w("(also for the 302 with an empty body); a non-text media type is `not-text`.")
+    w("Skip reasons follow the job's order (issue 2): a revisit is `revisit`; a status that has no content by")
+    w("HTTP (1xx, 204, 205, 304) is `http-status`; other statuses with a body are decoded like 200 (a redirect or")
+    w("error page is text too); an empty body is `no-payload`; a non-text media type is `not-text`.")
     w("")
     w("## Pages")
     w("")

@@ -56,6 +56,8 @@ from .writer import TEXT_UTF8_KEY, PartWriter
 
 DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
 ROW_RECORD_TYPES = frozenset({"response", "resource", "revisit"})
+#: Statuses whose responses have no content (RFC 9110: 1xx, 204, 205, 304 are skipped too).
+NO_CONTENT_STATUSES = frozenset({204, 205, 304})
 
 #: Packages whose version can change the output or the file format; recorded in the manifest.
 _OUTPUT_PACKAGES = (
@@ -122,7 +124,10 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
         return _skip(row, "revisit")
     if record.error_kind:
         return _fail(row, record.error_kind, record.error or record.error_kind)
-    if record.http_status is not None and not 200 <= record.http_status <= 299:
+    if record.http_status is not None and (record.http_status < 200 or record.http_status in NO_CONTENT_STATUSES):
+        # No content by HTTP's definition; every other status with a body (redirect and error
+        # pages included) is decoded: it is text the crawl kept, and `http_status` lets a
+        # query leave it out.
         return _skip(row, "http-status")
     payload = record.payload
     if not payload:
