@@ -29,7 +29,9 @@ from redecode.backfill import (
     ascii_compatible,
     backfill,
     byte_table,
+    python_units,
     same_text,
+    units_disagreeing,
 )
 from redecode.job import run
 from redecode.rules import RULES
@@ -216,6 +218,8 @@ def test_same_text_rules():
     assert not same_text(w1252, cp1252, errors=0, **kw)
     # latin-1 differs from windows-1252 in 0x80-0x9F.
     assert not same_text(latin1, w1252, errors=0, **kw)
+    assert not same_text(latin1, w1252, errors=0, text="caf\xe9 \x85", **kw)  # U+0085 from 0x85
+    assert same_text(latin1, w1252, errors=0, text="caf\xe9", **kw)
     assert same_text(latin1, w1252, errors=0, bom=None, ascii_only=True, same_version=True)
     # Valid UTF-8 is the same text in both UTF-8 decoders, with or without a UTF-8 BOM.
     assert same_text(("python", "utf-8"), ("whatwg", "UTF-8"), errors=0, **kw)
@@ -224,8 +228,20 @@ def test_same_text_rules():
     assert not same_text(("python", "utf-8"), ("whatwg", "UTF-8"), errors=1, **kw)
     assert not same_text(("python", "utf-8"), ("whatwg", "UTF-8"), errors=0, bom="UTF-16LE",
                          ascii_only=None, same_version=True)
-    # Multi-byte decoders of different families are never assumed equal...
-    assert not same_text(("python", "cp932"), ("whatwg", "Shift_JIS"), errors=0, **kw)
+    # Python's multi-byte codecs against the standard's decoders, unit by unit: cp932 and
+    # Shift_JIS differ on A0 and FD-FF only (cp932 maps them to private-use U+F8F0-U+F8F3, the
+    # standard makes them errors), so a cp932 text without those characters is the Shift_JIS text.
+    assert units_disagreeing("cp932", "Shift_JIS") == frozenset("\uf8f0\uf8f1\uf8f2\uf8f3")
+    assert same_text(("python", "cp932"), ("whatwg", "Shift_JIS"), errors=0, text="日本語", **kw)
+    assert not same_text(("python", "cp932"), ("whatwg", "Shift_JIS"), errors=0, text="x\uf8f0", **kw)
+    assert not same_text(("python", "cp932"), ("whatwg", "Shift_JIS"), errors=0, **kw)  # no text given
+    # big5hkscs's A1 45 is U+2022, Big5's U+2027.
+    assert "\u2022" in units_disagreeing("big5hkscs", "Big5")
+    # Codecs with longer units (gb18030's four bytes, euc_jp's three) or modes are not compared.
+    for codec in ("gb18030", "euc_jp", "iso2022_jp", "hz", "utf-7"):
+        assert python_units(codec) is None, codec
+    assert units_disagreeing("gb18030", "gb18030") is None
+    assert units_disagreeing("cp932", "ISO-2022-JP") is None
     # ... except on ASCII payloads; ISO-2022-JP and UTF-16 are not ASCII-compatible.
     assert same_text(("python", "cp932"), ("whatwg", "Shift_JIS"), errors=0, bom=None, ascii_only=True,
                      same_version=True)
@@ -306,3 +322,19 @@ def test_detection_reused_only_for_the_same_detector(full_runs):
             assert got is None
         else:
             assert got is not None and got["encoding"] == row["encoding"] and got["rules"] == "browser-test"
+
+
+def test_prior_of_other_job_code_is_read_again(full_runs, tmp_path):
+    # The record -> row code (status, skips) is versioned apart from the rules: a prior run made by
+    # another version of it is read again in full, and the output still equals a full run.
+    _, runs = full_runs
+    prior = tmp_path / "prior"
+    shutil.copytree(runs["seed-2026.10"], prior)
+    for marker in (prior / "_done").glob("*.json"):
+        doc = json.loads(marker.read_text())
+        doc.pop("row_code_version", None)
+        marker.write_text(json.dumps(doc))
+    summary = backfill(str(prior), "seed-2026.10", str(tmp_path / "bf"))
+    assert summary.stats["rows_copied"] == 0
+    assert summary.stats["prior_row_code_versions"] == ["None"]
+    _assert_same_output(tmp_path / "bf", runs["seed-2026.10"])

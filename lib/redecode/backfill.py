@@ -5,6 +5,8 @@
 column; same completion markers), reading the archive again only for the records whose row can
 differ. Each row of the prior run is handled by the first case that applies:
 
+0. **Other job code**: a shard whose marker names another ``job.ROW_CODE_VERSION`` (or none: made
+   before it existed) is read again in full; the record -> row code is not covered by the rules.
 1. **Same rules** (the row's ``rules_digest`` is the new rules' digest): copied as is.
 2. **Status independent of the rules**: ``skipped`` rows and ``failed`` rows whose ``error_kind``
    is not ``decode`` are made before any rule is consulted (:func:`redecode.job.record_row`):
@@ -37,6 +39,11 @@ Text equivalences (:func:`same_text`) are computed from the decoders, never list
   (``Rules.versions()["decoder"]`` and ``["encoding_standard"]``): same bytes -> same text;
 - zero decode errors in the prior row, no BOM, and both decoders single-byte with equal mappings for
   every byte the prior decoder maps (:func:`byte_table`, over all 256 bytes);
+- zero decode errors, no BOM, a Python codec whose units are at most two bytes and that has no
+  modes (:func:`python_units`, found with its incremental decoder), an Encoding Standard decoder
+  that keeps no mode between units, and a prior text without any character of the units the two
+  decoders decode differently (:func:`units_disagreeing`: e.g. cp932 and Shift_JIS differ only on
+  ``A0``, ``FD``-``FF``; cp949 and EUC-KR on none);
 - zero decode errors, no BOM or a UTF-8 one, and both decoders UTF-8 (a valid UTF-8 payload decodes
   identically in Python's and the Encoding Standard's UTF-8 decoder, both of which reject
   surrogates and overlongs; every procedure removes a UTF-8 BOM);
@@ -245,6 +252,72 @@ def ascii_compatible(key: tuple[str, str]) -> bool:
     return True
 
 
+@functools.cache
+def python_units(codec: str) -> dict[bytes, str] | None:
+    """Every unit a Python codec decodes from its initial state without error -- each single byte
+    and each two-byte sequence that completes a character -- mapped to its text; None when the
+    codec has longer units, modes (a sequence that changes the decoder's state, as ISO-2022's
+    and HZ's escapes do) or units that decode to nothing. Found with the codec's incremental
+    decoder: after each unit its state must be back to the initial ``(b"", 0)``."""
+    try:
+        dec = codecs.getincrementaldecoder(codec)("strict")
+    except (LookupError, TypeError):
+        return None
+    initial = (b"", 0)
+    units: dict[bytes, str] = {}
+    for x in range(256):
+        dec.reset()
+        try:
+            t = dec.decode(bytes([x]), final=False)
+            state = dec.getstate()
+        except UnicodeDecodeError:
+            continue
+        if t:
+            if state != initial:
+                return None
+            units[bytes([x])] = t
+            continue
+        if state != (bytes([x]), 0):
+            return None  # consumed silently: a mode switch
+        for y in range(256):
+            dec.reset()
+            try:
+                t = dec.decode(bytes([x, y]), final=False)
+                state = dec.getstate()
+            except UnicodeDecodeError:
+                continue
+            if not t or state != initial:
+                return None  # a unit longer than two bytes, or a mode
+            units[bytes([x, y])] = t
+    return units
+
+
+@functools.cache
+def units_disagreeing(codec: str, encoding: str) -> frozenset[str] | None:
+    """The characters produced by the units of Python codec *codec* (:func:`python_units`) that
+    the Encoding Standard decoder of *encoding*, run on the unit alone, decodes differently or
+    with an error (e.g. cp932's ``A0`` -> U+F8F0, an error in Shift_JIS; big5hkscs's ``A1 45``
+    -> U+2022 where Big5 gives U+2027). None when the decoders cannot be compared unit by unit:
+    the codec has longer units or modes, or the standard's decoder is not one that keeps no mode
+    between units by construction (its multi-byte, single-byte and UTF-8 decoders).
+
+    A text that *codec* decoded without error and that contains none of these characters is
+    made only of units on which both decoders agree, so the standard's decoder gives the same
+    text for the same bytes."""
+    fn = _decode._DECODERS.get(encoding)
+    if fn not in (_decode._decode_multibyte, _decode._decode_single_byte, _decode._decode_utf8):
+        return None
+    units = python_units(codec)
+    if units is None:
+        return None
+    bad: set[str] = set()
+    for unit, text in units.items():
+        r = _decode.decode(unit, encoding, bom_sniff=False)
+        if r.errors or r.text != text:
+            bad.update(text)
+    return frozenset(bad)
+
+
 def _is_utf8(key: tuple[str, str]) -> bool:
     return key == ("whatwg", "UTF-8") or (key[0] == "python" and _python_name(key[1]) == "utf-8")
 
@@ -265,10 +338,12 @@ WHATWG_BYTE_TABLES: dict[str, tuple[str | None, ...] | None] = {
 
 
 def same_text(old: tuple[str, str], new: tuple[str, str], *, errors: int, bom: str | None,
-              ascii_only: bool | None, same_version: bool) -> bool:
+              ascii_only: bool | None, same_version: bool, text: str | None = None) -> bool:
     """Whether decoder *new* provably gives the text that decoder *old* gave with *errors* decode
     errors on a payload with BOM *bom* and ASCII-only flag *ascii_only* (see the module
-    docstring). *same_version*: the two rule sets' decoder versions are equal."""
+    docstring). *same_version*: the two rule sets' decoder versions are equal; *text*: the text
+    *old* made (for the unit-by-unit comparison of a Python multi-byte codec with the standard's
+    decoder)."""
     if old == new and same_version:
         return True
     if errors == 0 and bom in (None, "UTF-8") and _is_utf8(old) and _is_utf8(new):
@@ -285,9 +360,12 @@ def same_text(old: tuple[str, str], new: tuple[str, str], *, errors: int, bom: s
     if errors != 0:
         return False
     t_old, t_new = byte_table(old), byte_table(new)
-    if t_old is None or t_new is None:
-        return False
-    return all(a is None or a == b for a, b in zip(t_old, t_new))
+    if t_old is not None and t_new is not None and all(a is None or a == b for a, b in zip(t_old, t_new)):
+        return True
+    if old[0] == "python" and new[0] == "whatwg" and text is not None:
+        bad = units_disagreeing(old[1], new[1])
+        return bad is not None and bad.isdisjoint(text)
+    return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -423,7 +501,7 @@ def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict |
     vo, vn = old.versions(), new.versions()
     same_version = (vo["decoder"], vo["encoding_standard"]) == (vn["decoder"], vn["encoding_standard"])
     if not same_text(old_key, replay.key, errors=row["decode_errors"] or 0, bom=row.get("bom"),
-                     ascii_only=row.get("ascii_only"), same_version=same_version):
+                     ascii_only=row.get("ascii_only"), same_version=same_version, text=row.get("text")):
         return None
     out = dict(row)
     out.update(
@@ -470,13 +548,17 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, rules_name: str,
         raise BackfillError(str(exc)) from None
     names = set(pf.schema_arrow.names)
     replayable = all(c in names for c in REPLAY_COLUMNS)
+    # Rows made by another version of the job's record -> row code (status, skips, HTTP handling;
+    # not covered by the rules digest) may differ under the same rules: read them all again.
+    same_code = marker.get("row_code_version") == _job.ROW_CODE_VERSION
     counts = _job.ShardCounts.from_json(marker["counts"])
     # Status counts are recomputed from the rows; the rest (record types, bytes) are facts of the
     # archive and carry over.
     counts.records_seen = counts.decoded = counts.skipped = counts.failed = 0
     counts.by_skip_reason.clear()
     counts.by_error_kind.clear()
-    stats = {"rows": 0, "rows_copied": 0, "rows_reread": 0, "bytes_read": 0, "prior_schema": version}
+    stats = {"rows": 0, "rows_copied": 0, "rows_reread": 0, "bytes_read": 0, "prior_schema": version,
+             "prior_row_code": marker.get("row_code_version")}
     with PartWriter(
         os.path.join(out, marker["part"]),
         extra_metadata={"redecode.rules": new.name, "redecode.rules_digest": new.digest},
@@ -487,7 +569,9 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, rules_name: str,
                     row.setdefault(c, None)
                 stats["rows"] += 1
                 new_row = None
-                if row["rules_digest"] == new.digest and replayable:
+                if not same_code:
+                    pass
+                elif row["rules_digest"] == new.digest and replayable:
                     new_row = row
                 else:
                     old = _known_rules(row["rules"], row["rules_digest"])
@@ -505,6 +589,7 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, rules_name: str,
     new_marker.update(
         rules=new.name,
         rules_digest=new.digest,
+        row_code_version=_job.ROW_CODE_VERSION,
         rows=counts.records_seen,
         counts=counts.to_json(),
         wall_seconds=round(time.perf_counter() - started, 3),
@@ -621,16 +706,19 @@ def backfill(
         _job._remove_stale_parts(out, paths, shards)
         run_manifest = _job._manifest(paths, shards, new_markers, new, started_at, wall_start, cpu_start)
         stats = {"rows": 0, "rows_copied": 0, "rows_reread": 0, "bytes_read": 0}
-        prior_schemas = set()
+        prior_schemas, prior_codes = set(), set()
         for _, s in results.values():
             for k in stats:
                 stats[k] += s[k]
             prior_schemas.add(s["prior_schema"])
+            prior_codes.add(str(s["prior_row_code"]))
         full = sum(entry["size"] for entry in run_manifest["inputs"])
         run_manifest["backfill"] = {
             "prior_dir": os.path.abspath(prior_dir),
             "prior_rules": manifest.get("rules"),
             "prior_schema_versions": sorted(prior_schemas),
+            # "None": made before job.ROW_CODE_VERSION existed; such shards are read again in full.
+            "prior_row_code_versions": sorted(prior_codes),
             **stats,
             "bytes_full_run": full,
             "bytes_fraction": round(stats["bytes_read"] / full, 6) if full else 0.0,

@@ -56,6 +56,11 @@ from .writer import TEXT_UTF8_KEY, PartWriter
 
 DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
 ROW_RECORD_TYPES = frozenset({"response", "resource", "revisit"})
+#: Version of the record -> row code outside the rules (status, skip reasons, HTTP and archive
+#: handling). Bump it whenever a change here, in archive/http/mime, can change a row for the same
+#: rules; it goes into every completion marker and the manifest, and backfill reads every record
+#: again when a prior run's version differs (the rules digest does not cover this code).
+ROW_CODE_VERSION = "2026.11.2"
 #: Statuses whose responses have no content (RFC 9110: 1xx, 204, 205, 304 are skipped too).
 NO_CONTENT_STATUSES = frozenset({204, 205, 304})
 
@@ -508,6 +513,7 @@ def process_shard(
         "error_offset": error_offset,
         "rules": rules.name,
         "rules_digest": rules.digest,
+        "row_code_version": ROW_CODE_VERSION,  # see ROW_CODE_VERSION (backfill compares it)
         # The shard read exactly up to the next shard's start (see RecordStream.next_offset). When
         # not (a record start faked inside a payload), or when a shard of a cut file hit damage
         # (a later cut may lie inside a damaged record's block), the run redoes the input as one
@@ -755,6 +761,7 @@ def _manifest(paths, shards, markers, rules: Rules, started_at, wall_start, cpu_
     return {
         "schema_version": SCHEMA_VERSION,
         "redecode_version": __version__,
+        "row_code_version": ROW_CODE_VERSION,
         "rules": {"name": rules.name, "digest": rules.digest, "parameters": rules.parameters()},
         "dependencies": dependency_versions(),
         "started_at": started_at,
