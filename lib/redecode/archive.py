@@ -110,6 +110,7 @@ _WANTED = (
     "content-length",
 )
 _WANTED_B = {n.encode(): n for n in _WANTED}
+_WANTED_SET = frozenset(_WANTED)
 _WANTED_KEYS = tuple((n, f"\r\n{n}:", len(n) + 3) for n in _WANTED)
 _HTTP_TYPES = frozenset({"response", "revisit"})
 
@@ -664,6 +665,32 @@ def _fast_fields(head: bytes, items_of) -> dict[str, str]:
     return out
 
 
+_LAYOUTS: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
+_MAX_LAYOUTS = 4096
+
+
+def _layout_fields(hdrs) -> dict[str, str]:
+    """``_fast_fields`` for an ASCII header block, from FastWARC's own lists of names and values.
+
+    A writer puts the same field names in the same order in most records: which positions hold the
+    wanted fields (first of each name, ASCII case-insensitive, names stripped as warcio does) is
+    worked out once per sequence of names and cached (at most ``_MAX_LAYOUTS`` sequences).
+    """
+    names = tuple(hdrs.keys())
+    layout = _LAYOUTS.get(names)
+    if layout is None:
+        at: dict[str, int] = {}
+        for i, k in enumerate(names):
+            lk = k.strip().lower()
+            if lk in _WANTED_SET and lk not in at:
+                at[lk] = i
+        layout = tuple(at.items())
+        if len(_LAYOUTS) < _MAX_LAYOUTS:
+            _LAYOUTS[names] = layout
+    values = hdrs.values()
+    return {lk: values[i].strip() for lk, i in layout}
+
+
 def _crc_rest(read, crc: int, seen: int, total: int) -> tuple[int, int]:
     """Continue a CRC-32 over the rest of a block read through ``read(n)``, 1 MiB at a time."""
     while seen < total:
@@ -798,6 +825,8 @@ def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0) -> Iterat
                     if checked:
                         raise _Diverged(pos)
                     fields = _fast_fields(b"\x80", hdrs.items_bytes)  # field by field
+                elif head.isascii():
+                    fields = _layout_fields(hdrs)
                 else:
                     fields = _fast_fields(head, hdrs.items_bytes)
                 clen = rec.content_length
