@@ -377,16 +377,27 @@ def _write_json_atomic(path: str, data: dict) -> None:
     os.replace(tmp, path)
 
 
-def _read_marker(out: str, shard: "Shard", rules_digest: str) -> dict | None:
+def marker_is_current(marker: dict, shard: "Shard", rules_digest: str, max_record_bytes: int | None = None) -> bool:
+    """Whether a completion ``marker`` proves ``shard`` done for this run: same rules digest, same
+    byte range, same record -> row code (:data:`ROW_CODE_VERSION`) and, when given, the same
+    ``max_record_bytes``. (The caller checks that the part it names exists.)"""
+    return (
+        marker.get("rules_digest") == rules_digest
+        and (marker.get("start"), marker.get("end")) == (shard.start, shard.end)
+        and marker.get("row_code_version") == ROW_CODE_VERSION
+        and (max_record_bytes is None or marker.get("max_record_bytes") == max_record_bytes)
+    )
+
+
+def _read_marker(out: str, shard: "Shard", rules_digest: str, max_record_bytes: int | None = None) -> dict | None:
+    """The completion marker of ``shard`` in ``out`` when it is this run's output, else None."""
     stem = part_stem(shard.path, shard.index)
     try:
         with open(_marker_path(out, stem), encoding="utf-8") as f:
             marker = json.load(f)
     except (FileNotFoundError, json.JSONDecodeError):
         return None
-    if marker.get("rules_digest") != rules_digest:
-        return None
-    if (marker.get("start"), marker.get("end")) != (shard.start, shard.end):
+    if not marker_is_current(marker, shard, rules_digest, max_record_bytes):
         return None
     if not os.path.exists(os.path.join(out, marker["part"])):
         return None
@@ -514,6 +525,7 @@ def process_shard(
         "rules": rules.name,
         "rules_digest": rules.digest,
         "row_code_version": ROW_CODE_VERSION,  # see ROW_CODE_VERSION (backfill compares it)
+        "max_record_bytes": max_record_bytes,
         # The shard read exactly up to the next shard's start (see RecordStream.next_offset). When
         # not (a record start faked inside a payload), or when a shard of a cut file hit damage
         # (a later cut may lie inside a damaged record's block), the run redoes the input as one
@@ -605,7 +617,7 @@ def _run_locked(paths, out, rules, rules_obj, workers, force, max_record_bytes, 
     markers: dict[tuple[str, int], dict] = {}
     todo: list[Shard] = []
     for shard in shards:
-        marker = None if force else _read_marker(out, shard, rules_obj.digest)
+        marker = None if force else _read_marker(out, shard, rules_obj.digest, max_record_bytes)
         if marker is not None:
             markers[(shard.path, shard.index)] = marker
         else:

@@ -90,9 +90,10 @@ def plan(inputs: Iterable[str], *, shard_bytes: int | None = None) -> tuple[list
     return paths, shards
 
 
-def _valid_markers(out: str, shards: list[job.Shard], rules_digest: str) -> dict[tuple[str, int], dict]:
-    """Markers of complete shards: same rules digest, same byte range, and the part they name exists
-    (:func:`redecode.job._read_marker`'s test).
+def _valid_markers(
+    out: str, shards: list[job.Shard], rules_digest: str, max_record_bytes: int | None = None
+) -> dict[tuple[str, int], dict]:
+    """Markers of complete shards (:func:`redecode.job.marker_is_current`) whose part exists.
 
     One listing of ``out`` and one of ``out/_done`` (not a request per shard), then one read per
     marker found.
@@ -119,8 +120,7 @@ def _valid_markers(out: str, shards: list[job.Shard], rules_digest: str) -> dict
     for shard, marker in zip(listed, markers):
         if (
             marker
-            and marker.get("rules_digest") == rules_digest
-            and (marker.get("start"), marker.get("end")) == (shard.start, shard.end)
+            and job.marker_is_current(marker, shard, rules_digest, max_record_bytes)
             and marker.get("part") in part_names
         ):
             found[(shard.path, shard.index)] = marker
@@ -343,7 +343,7 @@ def run_spark(
     lock = None if storage.is_remote(out) else job._lock_run_directory(out)
     try:
         _clean(out)
-        markers = {} if force else _valid_markers(out, shards, rules_obj.digest)
+        markers = {} if force else _valid_markers(out, shards, rules_obj.digest, max_record_bytes)
         todo = [s for s in shards if (s.path, s.index) not in markers]
         rules_name = rules_obj.name
 
