@@ -273,7 +273,7 @@ def test_corpus_warcs(old, new, tmp_path):
 @pytest.mark.corpus
 def test_bench_crawl_seed_to_browser_reads_under_30_percent(tmp_path):
     """Issue 7's target on a small crawl of the benchmark generator (--target-mb 20; the 300 MB
-    figure is in docs/README-backfill.md)."""
+    figure is in README.md, "Backfill after a rules update")."""
     if not BENCH.exists():
         pytest.skip("../shared/bench not present")
     warc = tmp_path / "bench.warc.gz"

@@ -1,8 +1,7 @@
 """`redecode query`: views, read-only SQL, the standard report, and the README's SQL examples.
 
 The report's numbers are checked against counts computed here with pyarrow directly (not through
-redecode.query). The README examples are read from README.md's "Questions you can ask" section,
-or from docs/README-queries.md until the section moves there.
+redecode.query). The README examples are read from README.md's "Questions you can ask" section.
 """
 
 from __future__ import annotations
@@ -307,10 +306,7 @@ def test_format_report_csv(run_dir):
 
 
 def _examples_source() -> Path:
-    readme = ROOT / "README.md"
-    if readme.exists() and re.search(rf"^#+\s*{SECTION}", readme.read_text(), re.M):
-        return readme
-    return ROOT / "docs" / "README-queries.md"
+    return ROOT / "README.md"
 
 
 def _examples() -> list[str]:
