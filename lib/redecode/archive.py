@@ -262,25 +262,29 @@ def _synth_id(path: str, offset: int) -> str:
 
 def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
     h = raw.fields
-    rtype = (h.get("warc-type") or "").strip()
-    record_id = _synth_id(path, raw.offset) if raw.is_arc else h.get("warc-record-id")
+    get = h.get
+    rtype = get("warc-type") or ""  # (field values are stripped)
+    record_id = _synth_id(path, raw.offset) if raw.is_arc else get("warc-record-id")
+    uri = get("warc-target-uri")
+    if uri and (uri[0] == "<" or " " in uri):
+        uri = _target_uri(uri)
     rec = ArchiveRecord(
         warc_path=path,
         offset=raw.offset,
         length=raw.length,
         record_type=rtype,
         record_id=record_id,
-        target_uri=_target_uri(h.get("warc-target-uri")),
-        warc_date=h.get("warc-date"),
+        target_uri=uri,
+        warc_date=get("warc-date"),
         content_type_values=[],
         http_status=None,
         http_headers=None,
         payload=None,
         payload_length=raw.content_length,
-        payload_digest=h.get("warc-payload-digest"),
+        payload_digest=get("warc-payload-digest"),
+        warning=raw.warning,
     )
-    warc_ct = h.get("content-type")
-    rec.warning = raw.warning
+    warc_ct = get("content-type")
     if raw.cut:
         rec.error_kind = "truncated"
         rec.error = raw.cut
