@@ -21,7 +21,8 @@ FastWARC writes back byte for byte; for ``.warc.gz`` the record must be exactly 
 trailer's ISIZE and CRC-32 are those of header + block + CRLFCRLF, and the next record starts with a
 gzip magic), for uncompressed WARC the record's header must be the file's bytes and the block must
 be followed only by blank lines up to the next ``WARC/`` or the end of the file. A record that fails
-the check, and any FastWARC error, is read by warcio instead (from that record's offset, primed as
+the check (and one followed by blank lines other than CRLFCRLF whose block holds what looks like
+another record's start, see ``_tail_check``), and any FastWARC error, is read by warcio instead (from that record's offset, primed as
 warcio reading from the start would be); after it FastWARC takes over again (at most 16 times per
 file, then warcio reads the rest), unless warcio found the record damaged or stopped. So the
 records, and the final error if any, are always those warcio reads; tests prove it for every WARC of
@@ -33,6 +34,10 @@ Offsets and lengths follow warcio's indexer (CDX ``offset``/``length``): for a g
 the offset of the gzip member and its compressed length; for an uncompressed file the offset of
 ``WARC/`` and the length of the record without the CRLFCRLF after it. For the Parquet input the
 offset is the row index and the length the size of ``body`` in bytes.
+
+Speed: on the FastWARC path the WARC fields come from FastWARC's name and value lists, with the
+positions of the wanted names cached per sequence of names (``_layout_fields``); the gzip CRC-32
+check uses ISA-L's ``crc32`` when the ``isal`` package is installed (zlib's otherwise).
 
 Memory is bounded: blocks are read with a cap (``max_record_bytes``); a record whose block is larger
 is reported with ``error_kind="too-large"`` after parsing only its first bytes (for the HTTP head).
@@ -151,7 +156,8 @@ class ArchiveRecord:
     not read whole; ``payload_digest`` the WARC-Payload-Digest value; ``error_kind`` one of
     ``too-large``, ``chunked``, ``content-encoding``, ``truncated`` with ``error`` the message;
     ``warning`` a tolerated oddity (a content-coded stream that ends early, a body declared chunked
-    that is not);
+    that is not, bytes other than blank lines between the block and the next record: a
+    Content-Length shorter than the block);
     ``is_http`` True when an HTTP response head was parsed from the block.
     """
 
