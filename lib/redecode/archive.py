@@ -84,6 +84,7 @@ from warcio.archiveiterator import ArchiveIterator as _WarcioIterator
 from warcio.bufferedreaders import DecompressingBufferedReader as _DecompressingBufferedReader
 
 from . import http as _http
+from . import storage
 
 try:  # ISA-L's CRC-32 (same values as zlib.crc32, ~3x faster); optional
     from isal.isal_zlib import crc32 as _crc32
@@ -369,7 +370,7 @@ def _kind(path: str) -> str:
     An empty file is 'warc' (no records); a file that does not start with ``WARC/`` is 'arc' when it
     is named ``.arc``/``.arc.gz`` or starts with an ARC ``filedesc:`` line, else 'unknown'.
     """
-    with open(path, "rb") as fh:
+    with storage.open_input(path) as fh:
         head = fh.read(4096)
     if head[:4] == b"PAR1":
         return "parquet"
@@ -469,10 +470,10 @@ def _check_tail(path: str, end: int) -> None:
     warcio ends quietly when the last gzip member is cut before it inflates to anything, or when it
     finds an empty record; the bytes it did not read mean the file was cut short or is damaged.
     """
-    size = os.path.getsize(path)
+    size = storage.size(path)
     if end >= size:
         return
-    with open(path, "rb") as fh:
+    with storage.open_input(path) as fh:
         fh.seek(end)
         tail = fh.read(_MAX_GAP + 1)
     if tail[:2] == b"\x1f\x8b":
@@ -540,7 +541,7 @@ def _iter_warcio(
     ``ends``, when given, gets the position after each record (blank lines included) appended
     before the record is yielded: where the next record starts.
     """
-    with open(path, "rb") as fh:
+    with storage.open_input(path) as fh:
         gz = fh.read(2) == b"\x1f\x8b"
         fh.seek(start)
         it = _QuietWarcioIterator(fh, no_record_parse=True, arc2warc=is_arc)
@@ -744,11 +745,11 @@ def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0) -> Iterat
 
     With ``checked``, raises _Diverged at the first record warcio could read otherwise.
     """
-    size = os.path.getsize(path)
+    size = storage.size(path)
     fd = os.open(path, os.O_RDONLY)
     source = None
     try:
-        with open(path, "rb") as probe:
+        with storage.open_input(path) as probe:
             gz = probe.read(2) == b"\x1f\x8b"
         # the record not yet yielded (its extent is known when the next one starts), its header
         # bytes as FastWARC writes them back, its Content-Length, and (gzip) the CRC-32 so far
@@ -806,7 +807,7 @@ def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0) -> Iterat
 
         if start:
             # FastWARC reports stream_pos from the file object's position, so offsets stay absolute
-            source = open(path, "rb")
+            source = storage.open_input(path)
             source.seek(start)
             it = iter(_FastIterator(source, parse_http=False, fsspec_args=False))
         else:
@@ -881,7 +882,7 @@ _MAX_HANDOVERS = 16  # FastWARC -> warcio hand-overs per file before warcio keep
 
 
 def _is_record_start(path: str, pos: int, gz: bool) -> bool:
-    with open(path, "rb") as fh:
+    with storage.open_input(path) as fh:
         fh.seek(pos)
         head = fh.read(5)
     return head[:2] == b"\x1f\x8b" if gz else head == b"WARC/"
@@ -892,7 +893,7 @@ def _iter_warc_auto(path: str, cap: int, start: int = 0) -> Iterator[_Raw]:
 
     After ``_MAX_HANDOVERS`` hand-overs (a file whose records are all odd) warcio reads the rest.
     """
-    with open(path, "rb") as fh:
+    with storage.open_input(path) as fh:
         gz = fh.read(2) == b"\x1f\x8b"
     handovers = 0
     while True:
@@ -930,7 +931,7 @@ def _parquet_records(
     import pyarrow.parquet as pq  # only this input kind needs it
 
     try:
-        pf = pq.ParquetFile(path)
+        pf = pq.ParquetFile(storage.open_input(path) if storage.is_remote(path) else path)
         names = set(pf.schema_arrow.names)
         missing = {"url", "content_type", "body"} - names
         if missing:
@@ -1068,7 +1069,8 @@ def _records(
         return
     if kind == "unknown":
         raise ArchiveError(p, 0, "not a WARC, ARC or Parquet file (it does not start with 'WARC/')")
-    if kind == "arc" or reader == "warcio":
+    if kind == "arc" or reader == "warcio" or storage.is_remote(p):
+        # a URL: warcio over ranged reads (the FastWARC check preads a local file descriptor)
         raws = _iter_warcio(p, start, cap, is_arc=kind == "arc")
     elif reader == "fastwarc":
         raws = _iter_fastwarc(p, cap, checked=False, start=start)

@@ -60,7 +60,7 @@ ROW_RECORD_TYPES = frozenset({"response", "resource", "revisit"})
 #: handling). Bump it whenever a change here, in archive/http/mime, can change a row for the same
 #: rules; it goes into every completion marker and the manifest, and backfill reads every record
 #: again when a prior run's version differs (the rules digest does not cover this code).
-ROW_CODE_VERSION = "2026.11.2"
+ROW_CODE_VERSION = "2026.11.3"
 #: Statuses whose responses have no content (RFC 9110: 1xx, 204, 205, 304 are skipped too).
 NO_CONTENT_STATUSES = frozenset({204, 205, 304})
 
