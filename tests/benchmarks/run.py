@@ -5,7 +5,7 @@ Usage (not collected by pytest; run from the repository root)::
 
     .venv/bin/python tests/benchmarks/run.py [--size MB] [--workdir DIR] [--repeat 3]
                                              [--shards 4] [--double] [--only ROW,...]
-                                             [--markdown docs/README-benchmark.md]
+                                             [--markdown /tmp/README-benchmark.md]
 
 What it does, in one run:
 
