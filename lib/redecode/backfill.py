@@ -114,16 +114,9 @@ class BackfillError(RuntimeError):
 
 
 @dataclass(slots=True)
-class BackfillSummary:
-    """What a backfill did: the manifest written to ``OUT/_run.json`` (with its ``backfill``
-    section) and the errors of inputs that were not read to their end in the prior run."""
-
-    manifest: dict
-    errors: list[str]
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if self.errors else 0
+class BackfillSummary(_job.RunSummary):
+    """What a backfill did: a :class:`redecode.job.RunSummary` whose manifest (``OUT/_run.json``)
+    has a ``backfill`` section, and the errors of inputs not read to their end in the prior run."""
 
     @property
     def stats(self) -> dict:
