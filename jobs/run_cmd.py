@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from redecode.job import DEFAULT_MAX_RECORD_BYTES, RunDirectoryLocked, run as run_job
+from redecode.job import DEFAULT_MAX_RECORD_BYTES, RunDirectoryConflict, RunDirectoryLocked, run as run_job
 from redecode.rules import DEFAULT_RULES, RULES
 
 
@@ -52,10 +52,14 @@ def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, 
     response, resource and revisit record; the run manifest is DIR/_run.json. Re-running into the
     same DIR skips inputs already complete.
 
+    One --out directory holds one rule set's output: a run with other rules into it is refused
+    (use another --out, or --force to replace it). Inputs completed there by earlier runs with the
+    same rules stay and are listed in _run.json.
+
     \b
     Exit codes: 0 every input read to its end; 1 an input was cut short or unreadable
     (the rows read before the error are kept; stderr and _run.json name the file and offset);
-    2 usage error.
+    2 usage error (bad option, no such input, --out locked or holding other rules' output).
     """
     show_bar = not quiet and sys.stderr.isatty()
     bar = None
@@ -88,8 +92,8 @@ def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, 
             )
     except (ValueError, FileNotFoundError, ImportError) as exc:
         raise click.UsageError(str(exc)) from exc
-    except RunDirectoryLocked as exc:
-        raise click.ClickException(str(exc)) from exc
+    except (RunDirectoryLocked, RunDirectoryConflict) as exc:
+        raise click.UsageError(str(exc)) from exc
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
@@ -99,11 +103,17 @@ def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, 
         click.echo(json.dumps(_summary_json(manifest), indent=2, sort_keys=True))
     elif not quiet:
         c = manifest["counts"]
+        n = len(manifest["inputs"])
+        resumed = len(summary.resumed)
         click.echo(
-            f"{len(manifest['inputs'])} inputs, {c['records_seen']} records: {c['decoded']} decoded, "
+            f"{n} input{'s' if n != 1 else ''}"
+            + (f" ({resumed} already complete, skipped; --force redoes them)" if resumed else "")
+            + f", {c['records_seen']} records: {c['decoded']} decoded, "
             f"{c['skipped']} skipped, {c['failed']} failed -> {out}",
             err=True,
         )
+        if n == 0:
+            click.echo("redecode: warning: no .warc, .warc.gz, .arc, .arc.gz or .parquet input found", err=True)
     if summary.exit_code:
         click.echo(
             f"redecode: {len(summary.errors)} input(s) could not be read to the end; "

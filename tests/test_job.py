@@ -261,3 +261,52 @@ def test_corpus_archive_rows_match_warcio(path, tmp_path):
         assert result.exit_code == 0, result.output
         assert not warcio_failed, "warcio failed on a file the job read to its end"
         assert len(rows) == expected
+
+
+def test_other_rules_into_the_same_directory_is_refused(tmp_path):
+    """One --out holds one rule set's output: parts, manifest and queries never mix rules."""
+    out = str(tmp_path / "out")
+    assert invoke("run", GOOD[0], "--out", out, "-q").exit_code == 0
+    result = CliRunner().invoke(cli, ["run", GOOD[0], "--out", out, "-q", "--rules", "seed-2026.10"])
+    assert result.exit_code == 2
+    assert "other rules" in result.output and "--force" in result.output
+    assert {r["rules"] for r in rows_of(out)} == {"browser-2026.11"}
+    # --force replaces them
+    assert invoke("run", GOOD[0], "--out", out, "-q", "--rules", "seed-2026.10", "--force").exit_code == 0
+    assert {r["rules"] for r in rows_of(out)} == {"seed-2026.10"}
+
+
+def test_earlier_inputs_stay_in_the_manifest(tmp_path):
+    """A nightly run that adds archives to the same --out: the manifest lists every input whose
+    rows are in the directory, so rows and manifest reconcile."""
+    out = str(tmp_path / "out")
+    assert invoke("run", GOOD[0], "--out", out, "-q").exit_code == 0
+    assert invoke("run", GOOD[1], "--out", out, "-q").exit_code == 0
+    with open(os.path.join(out, "_run.json")) as f:
+        manifest = json.load(f)
+    assert sorted(e["path"] for e in manifest["inputs"]) == sorted(GOOD[:2])
+    assert manifest["counts"]["records_seen"] == len(rows_of(out))
+
+
+def test_output_inside_an_input_directory_is_not_read_as_input(tmp_path):
+    src = tmp_path / "crawl"
+    src.mkdir()
+    shutil.copy(GOOD[0], src)
+    out = str(src / "out")
+    for _ in range(2):
+        result = invoke("run", str(src), "--out", out, "-q")
+        assert result.exit_code == 0, result.output
+    with open(os.path.join(out, "_run.json")) as f:
+        assert [os.path.basename(e["path"]) for e in json.load(f)["inputs"]] == [os.path.basename(GOOD[0])]
+
+
+def test_an_unreadable_input_is_an_error_not_a_truncation(tmp_path):
+    bogus = tmp_path / "not-an-archive.warc"
+    bogus.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    out = str(tmp_path / "out")
+    result = CliRunner().invoke(cli, ["run", str(bogus), GOOD[0], "--out", out, "-q"])
+    assert result.exit_code == 1
+    with open(os.path.join(out, "_run.json")) as f:
+        by_path = {e["path"]: e for e in json.load(f)["inputs"]}
+    assert by_path[str(bogus)]["outcome"] == "error"
+    assert by_path[GOOD[0]]["outcome"] == "complete"

@@ -308,7 +308,8 @@ def decode_content(data: bytes, coding: str, *, max_bytes: int = DEFAULT_MAX_BYT
     """RFC 9110 "Content Codings": remove one coding from ``data`` (bytes), output capped at ``max_bytes``.
 
     ``coding``: lowercased token: ``gzip``/``x-gzip``, ``deflate`` (zlib-wrapped, or raw deflate as
-    some servers send), ``br``, ``zstd``, ``identity``. Data not in the declared coding is an error of
+    some servers send), ``br``, ``zstd``, ``identity``; any other token is left as is with a warning,
+    as Chromium does. Data not in the declared coding is an error of
     kind ``content-encoding``; a stream cut short keeps its decoded prefix with a warning (see the
     module "Deviations"). Never raises.
     """
@@ -331,11 +332,10 @@ def decode_content(data: bytes, coding: str, *, max_bytes: int = DEFAULT_MAX_BYT
                 return _not_coded(coding)
             result, complete = _zstd_decode(data, max_bytes)
         else:
-            return BodyResult(
-                payload=None,
-                error_kind="content-encoding",
-                error=f"unsupported Content-Encoding {coding!r}",
-            )
+            # Chromium passes a body with a coding it does not know (``null``, ``none``, ``utf-8``,
+            # ``compress``...) through unchanged (URLRequestHttpJob::SetUpSourceStream: unknown
+            # types are skipped); so do we, with a warning, so that the MIME type still decides.
+            return BodyResult(payload=data, warning=f"unknown Content-Encoding {coding!r} left as is")
     except _TooLarge:
         return BodyResult(
             payload=None,

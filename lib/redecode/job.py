@@ -60,7 +60,7 @@ ROW_RECORD_TYPES = frozenset({"response", "resource", "revisit"})
 #: handling). Bump it whenever a change here, in archive/http/mime, can change a row for the same
 #: rules; it goes into every completion marker and the manifest, and backfill reads every record
 #: again when a prior run's version differs (the rules digest does not cover this code).
-ROW_CODE_VERSION = "2026.11.3"
+ROW_CODE_VERSION = "2026.11.4"
 #: Statuses whose responses have no content (RFC 9110: 1xx, 204, 205, 304 are skipped too).
 NO_CONTENT_STATUSES = frozenset({204, 205, 304})
 
@@ -128,6 +128,9 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
     if record.record_type == "revisit":
         return _skip(row, "revisit")
     if record.error_kind:
+        if mime is not None and text_kind(mime.essence) is None:
+            # A declared non-text payload (an image whose coding failed) is not text either way.
+            return _skip(row, "not-text")
         return _fail(row, record.error_kind, record.error or record.error_kind)
     if record.http_status is not None and (record.http_status < 200 or record.http_status in NO_CONTENT_STATUSES):
         # No content by HTTP's definition; every other status with a body (redirect and error
@@ -500,7 +503,10 @@ def process_shard(
             ):
                 writer.write(row)
         except ArchiveError as exc:
-            outcome, error, error_offset = "truncated", str(exc), exc.offset
+            # "error": nothing could be read at all (not an archive, unreadable); "truncated":
+            # the rows before the damage are kept.
+            nothing = counts.records_total == 0 and shard.start == 0
+            outcome, error, error_offset = ("error" if nothing else "truncated"), str(exc), exc.offset
         except OSError as exc:
             outcome, error = "error", f"{shard.path}: {exc.strerror or exc}"
     try:
@@ -551,6 +557,8 @@ class RunSummary:
 
     manifest: dict
     errors: list[str]
+    #: inputs found complete in the run directory and not redone
+    resumed: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -595,7 +603,7 @@ def run(
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     cpu_start = _cpu_seconds()
     rules_obj = get_rules(rules)
-    paths = storage.expand_inputs(inputs)
+    paths = _outside(storage.expand_inputs(inputs), out)
     os.makedirs(os.path.join(out, "_done"), exist_ok=True)
     lock = _lock_run_directory(out)
     try:
@@ -605,9 +613,85 @@ def run(
         lock.close()
 
 
+def _size(path: str) -> int:
+    """Size of an input in bytes, 0 when it cannot be read (its shard then records the error)."""
+    try:
+        return storage.size(path)
+    except OSError:
+        return 0
+
+
+def _outside(paths: list[str], out: str) -> list[str]:
+    """``paths`` without the files inside the run directory ``out`` (a run's own parts are not
+    raw-response inputs when ``redecode run . --out out`` runs twice)."""
+    if storage.is_remote(out):
+        return paths
+    inside = os.path.realpath(out) + os.sep
+    return [p for p in paths if storage.is_remote(p) or not os.path.realpath(p).startswith(inside)]
+
+
+class RunDirectoryConflict(RuntimeError):
+    """The run directory holds output made under other rules (or by other record -> row code)."""
+
+
+def _all_markers(out: str) -> list[dict]:
+    markers = []
+    directory = os.path.join(out, "_done")
+    for name in sorted(os.listdir(directory)):
+        if name.endswith(".json") and not name.startswith(".tmp-"):
+            try:
+                with open(os.path.join(directory, name), encoding="utf-8") as f:
+                    markers.append(json.load(f))
+            except (OSError, json.JSONDecodeError):
+                continue
+    return markers
+
+
+def _check_foreign(out: str, rules: Rules, force: bool) -> None:
+    """Refuse (or, with ``force``, remove) output in ``out`` made under other rules or by another
+    :data:`ROW_CODE_VERSION`: one run directory holds one rule set's rows, so that its parts, its
+    ``_run.json`` and every query over ``out/*.parquet`` agree."""
+    foreign = [
+        m for m in _all_markers(out)
+        if m.get("rules_digest") != rules.digest or m.get("row_code_version") != ROW_CODE_VERSION
+    ]
+    if not foreign:
+        return
+    if not force:
+        names = sorted({f"{m.get('rules')} ({str(m.get('rules_digest'))[:12]}, row code {m.get('row_code_version')})"
+                        for m in foreign})
+        raise RunDirectoryConflict(
+            f"{out} holds {len(foreign)} part(s) made under other rules or by another version of "
+            f"this job: {', '.join(names)}; this run uses {rules.name} ({rules.digest[:12]}, row code "
+            f"{ROW_CODE_VERSION}). Write to another --out, or add --force to replace them."
+        )
+    for m in foreign:
+        stem = m["part"][: -len(".parquet")]
+        for name in (os.path.join(out, m["part"]), _marker_path(out, stem)):
+            if os.path.exists(name):
+                os.unlink(name)
+
+
+def _earlier_inputs(out: str, paths: list[str], rules: Rules) -> tuple[list[str], list[Shard], dict]:
+    """Inputs completed in ``out`` by earlier runs with the same rules but not named this time:
+    they stay in the directory, so the manifest lists them too (a nightly run adds archives)."""
+    current = set(paths)
+    shards, markers = [], {}
+    for m in _all_markers(out):
+        if m.get("path") in current or m.get("rules_digest") != rules.digest:
+            continue
+        if not os.path.exists(os.path.join(out, m["part"])):
+            continue
+        shard = Shard(m["path"], m["shard"], m["start"], m["end"])
+        shards.append(shard)
+        markers[(shard.path, shard.index)] = m
+    return sorted({s.path for s in shards}), shards, markers
+
+
 def _run_locked(paths, out, rules, rules_obj, workers, force, max_record_bytes, shard_bytes,
                 on_progress, on_error, started_at, wall_start, cpu_start) -> RunSummary:
     _clean_tmp(out)
+    _check_foreign(out, rules_obj, force)
 
     shards: list[Shard] = []
     for path in paths:
@@ -623,7 +707,7 @@ def _run_locked(paths, out, rules, rules_obj, workers, force, max_record_bytes, 
         else:
             todo.append(shard)
 
-    total = sum((s.end if s.end is not None else storage.size(s.path)) - s.start for s in shards)
+    total = sum((s.end if s.end is not None else _size(s.path)) - s.start for s in shards)
     done = sum(m["counts"].get("bytes_read", 0) for m in markers.values())
     if on_progress:
         on_progress(done, total)
@@ -677,13 +761,17 @@ def _run_locked(paths, out, rules, rules_obj, workers, force, max_record_bytes, 
 
     shards = _redo_bad_boundaries(shards, markers, out, rules, max_record_bytes)
     _remove_stale_parts(out, paths, shards)
-    manifest = _manifest(paths, shards, markers, rules_obj, started_at, wall_start, cpu_start)
+    earlier_paths, earlier_shards, earlier_markers = _earlier_inputs(out, paths, rules_obj)
+    markers.update(earlier_markers)
+    manifest = _manifest(paths + earlier_paths, shards + earlier_shards, markers, rules_obj,
+                         started_at, wall_start, cpu_start)
+    resumed = sorted({s.path for s in shards if s not in todo} - set(earlier_paths))
     _write_json_atomic(os.path.join(out, "_run.json"), manifest)
     errors = [entry["error"] for entry in manifest["inputs"] if entry["error"]]
     if on_error:
         for message in errors:
             on_error(message)
-    return RunSummary(manifest=manifest, errors=errors)
+    return RunSummary(manifest=manifest, errors=errors, resumed=resumed)
 
 
 def _redo_bad_boundaries(shards, markers, out, rules_name, max_record_bytes) -> list[Shard]:
@@ -760,7 +848,7 @@ def _manifest(paths, shards, markers, rules: Rules, started_at, wall_start, cpu_
         inputs.append(
             {
                 "path": path,
-                "size": size if size is not None else storage.size(path),
+                "size": size if size is not None else _size(path),
                 "parts": parts,
                 "part": parts[0] if len(parts) == 1 else None,
                 "outcome": outcome,
