@@ -53,7 +53,7 @@ def backfill(prior_dir, rules, out, workers, max_record_bytes, quiet, as_json) -
     except BackfillError as exc:
         raise click.UsageError(str(exc)) from exc
     except RunDirectoryLocked as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.UsageError(str(exc)) from exc
     if as_json:
         m = summary.manifest
         click.echo(json.dumps({"backfill": m["backfill"], "counts": m["counts"], "rules": m["rules"]["name"],

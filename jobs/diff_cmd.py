@@ -82,9 +82,9 @@ def diff(paths, rules, out, as_json, check, old_key, old_text, old_codec, max_re
         hint = ""
         if not rules and "no redecode.schema_version" in str(exc):
             hint = "; for a Parquet made by another tool, give --old-key and --old-text"
-        raise click.ClickException(f"{exc}{hint}") from exc
+        raise click.UsageError(f"{exc}{hint}") from exc
     except (DiffError, QueryError) as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.UsageError(str(exc)) from exc
     if as_json:
         click.echo(json.dumps(summary.to_json(), indent=2, ensure_ascii=False, default=str))
     else:

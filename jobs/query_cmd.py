@@ -27,6 +27,10 @@ def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str)
     \b
     Example:
       redecode query out "SELECT encoding, source, count(*) FROM decodes GROUP BY ALL"
+
+    \b
+    Exit codes: 0 ok; 2 usage error (no such run directory, SQL that does not parse or
+    that would write).
     """
     runs = [directory, *more_runs]
     try:
@@ -39,5 +43,5 @@ def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str)
         finally:
             con.close()
     except (QueryError, SchemaVersionError) as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.UsageError(str(exc)) from exc
     click.echo("\n\n".join(format_result(r, fmt) for r in results))

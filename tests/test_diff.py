@@ -334,7 +334,7 @@ def test_external_cli_and_errors(external):
 
     result = runner.invoke(diff_cmd, [old_path, new, "--old-key", "id:record_id",
                                  "--old-text", "nope"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "no column nope" in result.output and "--old-text" in result.output
 
 
@@ -378,7 +378,7 @@ def test_cli_usage_errors(runs, tmp_path):
     r = runner.invoke(diff_cmd, ["--rules", "browser-2026.11", old])
     assert r.exit_code == 2 and "exactly twice" in r.output
     r = runner.invoke(diff_cmd, [old, str(tmp_path / "missing")])
-    assert r.exit_code == 1 and "no such run directory" in r.output
+    assert r.exit_code == 2 and "no such run directory" in r.output
 
 
 def test_refuses_unknown_schema_version(runs, tmp_path):
@@ -387,7 +387,7 @@ def test_refuses_unknown_schema_version(runs, tmp_path):
     foreign.mkdir()
     pq.write_table(pa.table({"record_id": ["x"], "text": ["y"]}), str(foreign / "x.parquet"))
     r = CliRunner().invoke(diff_cmd, [old, str(foreign)])
-    assert r.exit_code == 1
+    assert r.exit_code == 2
     assert "redecode.schema_version" in r.output and "x.parquet" in r.output
 
 
@@ -484,7 +484,7 @@ def test_rules_diff_cli(tmp_path):
     assert "windows-1252  UTF-8" in r.output
     assert "https://www.sina.com.cn/" in r.output and "新浪" in r.output  # excerpt, unescaped
     r = CliRunner().invoke(diff_cmd, ["--rules", "nope", "--rules", "browser-2026.11", SAMPLES])
-    assert r.exit_code == 1 and "unknown rules 'nope'" in r.output
+    assert r.exit_code == 2 and "unknown rules 'nope'" in r.output
 
 
 def test_rules_diff_truncated_archive_exits_1(tmp_path):
@@ -529,7 +529,7 @@ def test_foreign_parquet_without_old_options_hints(tmp_path, runs):
     old_path = str(tmp_path / "old.parquet")
     pq.write_table(pa.table({"record_id": ["x"], "text": ["y"]}), old_path)
     r = CliRunner().invoke(diff_cmd, [old_path, new])
-    assert r.exit_code == 1
+    assert r.exit_code == 2
     assert "give --old-key and --old-text" in r.output
 
 

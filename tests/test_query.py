@@ -291,9 +291,9 @@ def test_cli_report_and_errors(run_dir):
     data = json.loads(r.output)
     assert data["records"] == 20 and set(data["sections"]) == {k for k, _, _ in REPORT_SECTIONS}
     r = runner.invoke(query_cmd, [run_dir, "DELETE FROM decodes"])
-    assert r.exit_code == 1 and "read-only" in r.output
+    assert r.exit_code == 2 and "read-only" in r.output
     r = runner.invoke(query_cmd, [run_dir, "SELECT nope FROM decodes"])
-    assert r.exit_code == 1 and "nope" in r.output
+    assert r.exit_code == 2 and "nope" in r.output
 
 
 def test_format_report_csv(run_dir):
