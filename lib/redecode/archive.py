@@ -459,6 +459,11 @@ class _QuietWarcioIterator(_WarcioIterator):
 
 def _warcio_message(exc: BaseException) -> str:
     msg = " ".join(str(exc).split()) or type(exc).__name__
+    if "non-chunked gzip" in msg:
+        # warcio's own text is long and ends before its advice; say what to do.
+        return ("the file is one gzip stream, not one gzip member per record (a WARC gzipped "
+                "as a whole); records cannot be located by offset in it. Recompress it with "
+                "`warcio recompress IN.warc.gz OUT.warc.gz` and run on OUT")
     if len(msg) > 300:  # warcio quotes the offending line, which can be binary and long
         msg = msg[:300] + "..."
     return f"{msg} ({type(exc).__name__})"
