@@ -29,9 +29,21 @@ from redecode.rules import DEFAULT_RULES, RULES
     show_default=True,
     help="Cap on a re-read record's decoded payload size (bytes); use the prior run's value.",
 )
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "spark"]),
+    default="local",
+    show_default=True,
+    help="local: processes on this machine; spark: one Spark task per prior part (the [spark] extra).",
+)
+@click.option(
+    "--master",
+    default=None,
+    help="Spark master URL (local[4], spark://host:7077, yarn) [default: spark-submit's, else local[*]].",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print the backfill summary as JSON on stdout.")
-def backfill(prior_dir, rules, out, workers, max_record_bytes, quiet, as_json) -> None:
+def backfill(prior_dir, rules, out, workers, max_record_bytes, executor, master, quiet, as_json) -> None:
     """Write to --out what `redecode run --rules RULES` over PRIOR_DIR's inputs would write,
     reading again only the records whose result can change under RULES.
 
@@ -49,8 +61,9 @@ def backfill(prior_dir, rules, out, workers, max_record_bytes, quiet, as_json) -
     from redecode.backfill import BackfillError, backfill as run_backfill
 
     try:
-        summary = run_backfill(prior_dir, rules, out, workers=workers, max_record_bytes=max_record_bytes)
-    except BackfillError as exc:
+        summary = run_backfill(prior_dir, rules, out, workers=workers, max_record_bytes=max_record_bytes,
+                               executor=executor, master=master)
+    except (BackfillError, ImportError) as exc:
         raise click.UsageError(str(exc)) from exc
     except RunDirectoryLocked as exc:
         raise click.UsageError(str(exc)) from exc

@@ -38,8 +38,14 @@ def _key(value: str) -> tuple[str, str]:
               help="With --rules: inputs diffed in parallel processes.")
 @click.option("--examples", type=click.IntRange(min=0), default=10, show_default=True,
               help="Changed records shown in the summary.")
+@click.option("--executor", type=click.Choice(["local", "spark"]), default="local", show_default=True,
+              help="With --rules: local: --workers processes; spark: one Spark task per archive "
+                   "(the [spark] extra).")
+@click.option("--master", default=None,
+              help="With --executor spark: Spark master URL (local[4], spark://host:7077, yarn) "
+                   "[default: spark-submit's, else local[*]].")
 def diff(paths, rules, out, as_json, check, old_key, old_text, old_codec, max_record_bytes,
-         workers, examples) -> None:
+         workers, examples, executor, master) -> None:
     """Compare two decodes: OLD NEW run directories, or --rules A --rules B INPUT...
 
     \b
@@ -65,10 +71,12 @@ def diff(paths, rules, out, as_json, check, old_key, old_text, old_codec, max_re
                 raise click.UsageError("--old-key/--old-text/--old-codec compare run outputs, not --rules")
             summary = diff_rules(list(paths), rules[0], rules[1], out=out,
                                  max_record_bytes=max_record_bytes, workers=workers,
-                                 examples=examples)
+                                 examples=examples, executor=executor, master=master)
         else:
             if len(paths) != 2:
                 raise click.UsageError("give OLD and NEW (or --rules A --rules B INPUT...)")
+            if executor != "local" or master:
+                raise click.UsageError("--executor/--master scan archives: they go with --rules A --rules B")
             external = None
             if old_key or old_text or old_codec:
                 external = ExternalOld(
@@ -83,7 +91,7 @@ def diff(paths, rules, out, as_json, check, old_key, old_text, old_codec, max_re
         if not rules and "no redecode.schema_version" in str(exc):
             hint = "; for a Parquet made by another tool, give --old-key and --old-text"
         raise click.UsageError(f"{exc}{hint}") from exc
-    except (DiffError, QueryError) as exc:
+    except (DiffError, QueryError, ImportError) as exc:
         raise click.UsageError(str(exc)) from exc
     if as_json:
         click.echo(json.dumps(summary.to_json(), indent=2, ensure_ascii=False, default=str))

@@ -215,3 +215,125 @@ def test_sharded_inputs_same_parts_as_local(tmp_path):
     whole = str(tmp_path / "whole")
     job.run([SAMPLE], whole, workers=1)
     assert rows_by_part(out) == rows_by_part(whole)
+
+
+# ---------------------------------------------------------------------------------------------
+# backfill and diff --rules on the Spark executor (issue 11: "diff and backfill use the same
+# executor option where they scan archives")
+
+
+def _comparable_backfill(out: str) -> dict:
+    manifest = comparable_manifest(out)
+    manifest["backfill"] = {k: v for k, v in manifest["backfill"].items() if k != "wall_seconds"}
+    return manifest
+
+
+@pytest.fixture(scope="module")
+def local_backfill(local_run, tmp_path_factory):
+    """The local executor's backfill of the sample run (browser-2026.11) to requests-2.32."""
+    from redecode.backfill import backfill
+
+    out = str(tmp_path_factory.mktemp("backfill-local") / "out")
+    summary = backfill(local_run, "requests-2.32", out, workers=1)
+    assert summary.exit_code == 0 and summary.stats["rows"] == 44
+    assert "executor" not in summary.manifest
+    return out
+
+
+def _check_backfill_equals_local(local_run, local_backfill, out: str, master: str) -> None:
+    from redecode.backfill import backfill
+
+    summary = backfill(local_run, "requests-2.32", out, executor="spark", master=master)
+    assert summary.exit_code == 0
+    assert summary.manifest["executor"]["tasks"] == 4  # one task per prior part
+    expected, got = rows_by_part(local_backfill), rows_by_part(out)
+    assert sorted(got) == sorted(expected)
+    for name in expected:
+        assert got[name] == expected[name], name
+    assert markers_of(out) == markers_of(local_backfill)
+    assert _comparable_backfill(out) == _comparable_backfill(local_backfill)
+    assert not os.path.exists(os.path.join(out, "_staging"))
+    assert not glob.glob(os.path.join(out, "**", ".tmp-*"), recursive=True)
+
+
+def test_backfill_inline_equals_local_executor(local_run, local_backfill, tmp_path):
+    _check_backfill_equals_local(local_run, local_backfill, str(tmp_path / "out"), "inline")
+
+
+def test_backfill_spark_local2_equals_local_executor(spark_session, local_run, local_backfill, tmp_path):
+    _check_backfill_equals_local(local_run, local_backfill, str(tmp_path / "out"), "local[2]")
+
+
+def test_backfill_task_retry_replaces_never_duplicates(local_run, local_backfill, tmp_path):
+    """A backfill task run twice (a retry after it published) leaves one part with the local
+    executor's rows and one marker; leftovers of a killed attempt go at the next backfill."""
+    from redecode.backfill import _backfill_task, _load_prior
+
+    out = str(tmp_path / "out")
+    os.makedirs(os.path.join(out, "_done"))
+    _, markers = _load_prior(local_run)
+    marker = markers[0]
+    for _ in range(2):
+        _backfill_task(local_run, out, "requests-2.32", job.DEFAULT_MAX_RECORD_BYTES, marker)
+    assert list(rows_by_part(out)) == [marker["part"]]
+    assert rows_by_part(out)[marker["part"]] == rows_by_part(local_backfill)[marker["part"]]
+    assert os.listdir(os.path.join(out, "_done")) == [marker["part"][: -len(".parquet")] + ".json"]
+    os.makedirs(os.path.join(out, "_staging", "dead-attempt", "_done"))
+    from redecode.backfill import backfill
+
+    backfill(local_run, "requests-2.32", out, executor="spark", master="inline")
+    assert rows_by_part(out) == rows_by_part(local_backfill)
+    assert not os.path.exists(os.path.join(out, "_staging"))
+
+
+def _diff_outputs(out: str) -> tuple[list[dict], dict]:
+    with open(os.path.join(out, "_diff.json"), encoding="utf-8") as f:
+        summary = json.load(f)
+    summary.pop("out")
+    return pq.read_table(os.path.join(out, "diff.parquet")).to_pylist(), summary
+
+
+@pytest.fixture(scope="module")
+def local_diff(tmp_path_factory):
+    from redecode.diff import diff_rules
+
+    out = str(tmp_path_factory.mktemp("diff-local") / "out")
+    summary = diff_rules([SAMPLE], "requests-2.32", "browser-2026.11", out=out)
+    assert summary.records == 44 and summary.changed > 0  # the sample has records to compare
+    return out
+
+
+@pytest.mark.parametrize("master", ["inline", "local[2]"])
+def test_diff_rules_spark_equals_local_executor(master, local_diff, tmp_path, request):
+    """``diff --rules A --rules B`` on Spark (one task per archive) writes the local executor's
+    diff.parquet row for row and the same summary."""
+    from redecode.diff import diff_rules
+
+    if master != "inline":
+        request.getfixturevalue("spark_session")
+    out = str(tmp_path / "out")
+    summary = diff_rules([SAMPLE], "requests-2.32", "browser-2026.11", out=out, executor="spark", master=master)
+    assert summary.records == 44
+    assert _diff_outputs(out) == _diff_outputs(local_diff)
+
+
+def test_cli_backfill_and_diff_take_executor(local_run, local_backfill, local_diff, tmp_path):
+    """The commands pass --executor/--master through (inline: no Spark needed)."""
+    from click.testing import CliRunner
+
+    from redecode_jobs.backfill_cmd import backfill as backfill_cmd
+    from redecode_jobs.diff_cmd import diff as diff_cmd
+
+    runner = CliRunner()
+    out = str(tmp_path / "bf")
+    result = runner.invoke(backfill_cmd, [local_run, "--rules", "requests-2.32", "--out", out,
+                                          "--executor", "spark", "--master", "inline", "-q"])
+    assert result.exit_code == 0, result.output
+    assert rows_by_part(out) == rows_by_part(local_backfill)
+    out = str(tmp_path / "diff")
+    result = runner.invoke(diff_cmd, ["--rules", "requests-2.32", "--rules", "browser-2026.11", SAMPLE,
+                                      "--out", out, "--executor", "spark", "--master", "inline"])
+    assert result.exit_code == 0, result.output
+    assert _diff_outputs(out) == _diff_outputs(local_diff)
+    result = runner.invoke(diff_cmd, [local_run, local_run, "--executor", "spark"])
+    assert result.exit_code == 2 and "--rules" in result.output

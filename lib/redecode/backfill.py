@@ -592,6 +592,19 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, rules_name: str,
     return new_marker, stats
 
 
+def _backfill_task(prior_dir: str, out: str, rules_name: str, max_record_bytes: int,
+                   marker: dict) -> tuple[dict, dict]:
+    """:func:`_backfill_shard` as one Spark task: written in a private staging directory, then the
+    part and then its marker published under *out* (:func:`redecode.spark.stage_and_publish`), so
+    a retried or speculative attempt replaces the part under its one name, never adds rows."""
+    from . import spark as _spark  # noqa: PLC0415
+
+    return _spark.stage_and_publish(
+        out, marker["part"],
+        lambda staging: _backfill_shard(prior_dir, marker, staging, rules_name, max_record_bytes),
+    )
+
+
 def _stem(part: str) -> str:
     return part[: -len(".parquet")] if part.endswith(".parquet") else part
 
@@ -654,10 +667,20 @@ def backfill(
     *,
     workers: int | None = 1,
     max_record_bytes: int = _job.DEFAULT_MAX_RECORD_BYTES,
+    executor: str = "local",
+    master: str | None = None,
 ) -> BackfillSummary:
     """Write into run directory *out* what ``redecode run --rules RULES_NAME`` over the inputs of
     run directory *prior_dir* would write, re-reading only records whose row can change (see the
     module docstring). ``workers``: processes over the prior shards (None: all cores).
+    ``executor``: ``"local"`` (processes, ``workers``) or ``"spark"``: one task per prior shard
+    through :func:`redecode.spark.map_tasks` with ``master`` (a Spark master URL, None for
+    spark-submit's, ``"inline"`` for this process without Spark); each task writes its part and
+    marker in a private staging directory and publishes them with
+    :func:`redecode.spark.stage_and_publish`, so a retried task replaces its part, never adds
+    rows. *out* (and *prior_dir*, and the inputs) must then be on a filesystem every executor
+    sees (they are in ``local[N]``). The manifest then gains the ``executor`` block of
+    :func:`redecode.spark.run_spark`.
 
     Returns a :class:`BackfillSummary`; ``OUT/_run.json`` is the job's manifest plus a
     ``backfill`` section (``prior_dir``, ``prior_rules``, ``rows``, ``rows_reread``,
@@ -665,8 +688,12 @@ def backfill(
     ``bytes_full_run`` (sum of input sizes, bytes), ``bytes_fraction``, ``wall_seconds``).
 
     Raises :class:`BackfillError` (prior directory incomplete, of an unknown schema major version,
-    input missing), :class:`KeyError` for unknown rules, :class:`redecode.job.RunDirectoryLocked`.
+    input missing), :class:`KeyError` for unknown rules, :class:`redecode.job.RunDirectoryLocked`,
+    :class:`ValueError` for an unknown ``executor``, :class:`ImportError` for ``"spark"`` without
+    pyspark (unless ``master="inline"``).
     """
+    if executor not in ("local", "spark"):
+        raise ValueError(f"unknown executor {executor!r}: 'local' or 'spark'")
     wall_start = time.perf_counter()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     cpu_start = _job._cpu_seconds()
@@ -679,8 +706,27 @@ def backfill(
     try:
         _job._clean_tmp(out)
         results: dict[tuple[str, int], tuple[dict, dict]] = {}
+        executor_info = None
         n = workers or os.cpu_count() or 1
-        if n <= 1 or len(markers) <= 1:
+        if executor == "spark":
+            from . import spark as _spark  # noqa: PLC0415 - pyspark only when a Spark job starts
+
+            _spark._clean(out)  # staging left by killed attempts of an earlier backfill
+            done, executor_info = _spark.map_tasks(
+                markers,
+                functools.partial(_backfill_task, os.path.abspath(prior_dir), os.path.abspath(out),
+                                  rules_name, max_record_bytes),
+                master=master,
+                description=f"redecode backfill {len(markers)} shard(s) -> {out}",
+            )
+            for m, result in zip(markers, done):
+                results[(m["path"], m["shard"])] = result
+            try:
+                os.rmdir(os.path.join(out, "_staging"))  # empty once every task has published
+            except OSError:
+                pass
+            executor_info["tasks"] = len(done)
+        elif n <= 1 or len(markers) <= 1:
             for m in markers:
                 results[(m["path"], m["shard"])] = _backfill_shard(prior_dir, m, out, rules_name,
                                                                    max_record_bytes)
@@ -718,6 +764,9 @@ def backfill(
             "max_record_bytes": max_record_bytes,
             "wall_seconds": round(time.perf_counter() - wall_start, 3),
         }
+        if executor_info is not None:
+            executor_info["task_cpu_seconds"] = round(sum(r[0].get("cpu_seconds", 0.0) for r in results.values()), 3)
+            run_manifest["executor"] = executor_info
         _job._write_json_atomic(os.path.join(out, "_run.json"), run_manifest)
     finally:
         lock.close()

@@ -836,6 +836,11 @@ def _diff_input(path: str, old_rules, new_rules, limit: int) -> tuple[list[dict]
     return rows, None
 
 
+def _diff_task(old_rules, new_rules, limit: int, path: str) -> tuple[list[dict], dict | None]:
+    """:func:`_diff_input` with the input last, for :func:`redecode.spark.map_tasks`."""
+    return _diff_input(path, old_rules, new_rules, limit)
+
+
 def diff_rules(
     inputs: Sequence[str],
     old_rules,
@@ -845,6 +850,8 @@ def diff_rules(
     max_record_bytes: int | None = None,
     workers: int = 1,
     examples: int = 10,
+    executor: str = "local",
+    master: str | None = None,
 ) -> DiffSummary:
     """Decode every row record of *inputs* with *old_rules* and *new_rules* and diff the rows.
 
@@ -855,7 +862,16 @@ def diff_rules(
     that cannot be read to its end keeps the pairs read so far and is listed in ``input_errors``
     (:meth:`DiffSummary.exit_code` is then 1). Raises :class:`DiffError` for an unknown rules name
     or when no input is found.
+
+    *executor* ``"spark"`` diffs one input per Spark task (:func:`redecode.spark.map_tasks`,
+    *master* as there: a master URL, None for spark-submit's, ``"inline"`` for this process without
+    Spark) instead of *workers* processes; the tasks return their diff rows to the driver, which
+    writes the diff as the local executor does (tasks write nothing, so a retry cannot duplicate
+    rows). Inputs must be readable by every executor. Raises :class:`ValueError` for an unknown
+    *executor*, :class:`ImportError` for ``"spark"`` without pyspark (unless ``"inline"``).
     """
+    if executor not in ("local", "spark"):
+        raise ValueError(f"unknown executor {executor!r}: 'local' or 'spark'")
     from .archive import iter_inputs  # noqa: PLC0415
     from .job import DEFAULT_MAX_RECORD_BYTES  # noqa: PLC0415
     from .rules import get_rules  # noqa: PLC0415
@@ -874,7 +890,17 @@ def diff_rules(
     limit = max_record_bytes or DEFAULT_MAX_RECORD_BYTES
     rows: list[dict] = []
     errors: list[dict] = []
-    if workers > 1 and len(paths) > 1:
+    if executor == "spark":
+        import functools  # noqa: PLC0415
+
+        from . import spark  # noqa: PLC0415 - pyspark only when a Spark job starts
+
+        # registered rules go by name (the executors have them); others are pickled whole
+        task = functools.partial(_diff_task, old_rules if isinstance(old_rules, str) else ra,
+                                 new_rules if isinstance(new_rules, str) else rb, limit)
+        results, _info = spark.map_tasks(paths, task, master=master,
+                                         description=f"redecode diff {ra.name} {rb.name}: {len(paths)} input(s)")
+    elif workers > 1 and len(paths) > 1:
         import concurrent.futures as cf  # noqa: PLC0415
         import multiprocessing  # noqa: PLC0415
 
