@@ -81,6 +81,7 @@ from . import decode as _decode
 from . import detect as _detect
 from . import job as _job
 from . import rules as _rules
+from . import storage
 from .archive import ArchiveError, read_record_at
 from .labels import ENCODING_NAMES, get_encoding
 from .mime import text_kind
@@ -652,7 +653,7 @@ def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
             if not os.path.exists(os.path.join(prior_dir, part)):
                 raise BackfillError(f"{prior_dir}: part {part} named in _run.json is missing")
             markers.append(marker)
-        if not os.path.exists(entry["path"]):
+        if not storage.exists(entry["path"]):
             raise BackfillError(
                 f"input {entry['path']} of {prior_dir} is not there; backfill reads it again for the "
                 "records whose result can change (run from the directory the prior run ran in)"
