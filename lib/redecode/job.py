@@ -70,6 +70,7 @@ _OUTPUT_PACKAGES = (
     "fastwarc",
     "charset-normalizer",
     "chardetng-py",
+    "cchardet",
     "pyarrow",
     "brotli",
     "zstandard",
