@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from redecode_jobs.options import executor_options, workers_option
 from redecode.job import DEFAULT_MAX_RECORD_BYTES, RunDirectoryLocked
 from redecode.rules import DEFAULT_RULES, RULES
 
@@ -21,7 +22,7 @@ from redecode.rules import DEFAULT_RULES, RULES
     help="The new rules (see `redecode rules`).",
 )
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Run directory to write.")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Processes [default: all cores].")
+@workers_option
 @click.option(
     "--max-record-bytes",
     type=click.IntRange(min=1),
@@ -29,18 +30,7 @@ from redecode.rules import DEFAULT_RULES, RULES
     show_default=True,
     help="Cap on a re-read record's decoded payload size (bytes); use the prior run's value.",
 )
-@click.option(
-    "--executor",
-    type=click.Choice(["local", "spark"]),
-    default="local",
-    show_default=True,
-    help="local: processes on this machine; spark: one Spark task per prior part (the [spark] extra).",
-)
-@click.option(
-    "--master",
-    default=None,
-    help="Spark master URL (local[4], spark://host:7077, yarn) [default: spark-submit's, else local[*]].",
-)
+@executor_options("one Spark task per prior part")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print the backfill summary as JSON on stdout.")
 def backfill(prior_dir, rules, out, workers, max_record_bytes, executor, master, quiet, as_json) -> None:

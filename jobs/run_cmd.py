@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from redecode_jobs.options import executor_options, workers_option
 from redecode.job import DEFAULT_MAX_RECORD_BYTES, RunDirectoryConflict, RunDirectoryLocked, run as run_job
 from redecode.rules import DEFAULT_RULES, RULES
 
@@ -21,7 +22,7 @@ from redecode.rules import DEFAULT_RULES, RULES
     type=click.Choice(sorted(RULES)),
     help="Named, versioned rules (see `redecode rules`).",
 )
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Processes [default: all cores].")
+@workers_option
 @click.option("--force", is_flag=True, help="Redo inputs already complete in --out.")
 @click.option(
     "--max-record-bytes",
@@ -30,18 +31,7 @@ from redecode.rules import DEFAULT_RULES, RULES
     show_default=True,
     help="Cap on a record's decoded payload size (bytes); larger records fail with 'too-large'.",
 )
-@click.option(
-    "--executor",
-    type=click.Choice(["local", "spark"]),
-    default="local",
-    show_default=True,
-    help="local: processes on this machine; spark: one Spark task per archive (the [spark] extra).",
-)
-@click.option(
-    "--master",
-    default=None,
-    help="Spark master URL (local[4], spark://host:7077, yarn) [default: spark-submit's, else local[*]].",
-)
+@executor_options("one Spark task per archive")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON on stdout.")
 def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, quiet, as_json) -> None:
