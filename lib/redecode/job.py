@@ -116,7 +116,7 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
         payload_length=len(record.payload) if record.payload is not None else record.payload_length,
         payload_digest=record.payload_digest,
         record_type=record.record_type,
-        warning=getattr(record, "warning", None),
+        warning=record.warning,
         rules=rules.name,
         rules_digest=rules.digest,
         tld=tld_of(record.target_uri) if record.target_uri else None,
