@@ -207,17 +207,22 @@ def analyse_codec(name: str, codec: str) -> dict:
     * ``fix``: (char, replacement, errors, first bytes of its units) for each character the codec produces only for
       disagreeing units that all decode, in the standard, to the same replacement and leave the
       standard's decoder in its initial state (checked: decoding the unit followed by any byte b
-      equals decoding the unit, then b). Such characters are replaced (all at once, by
-      ``str.translate``), counting ``errors`` per occurrence.
+      equals decoding the unit, then b). Such characters are replaced, counting ``errors`` per
+      occurrence.
     * ``slow_chars``: other characters produced only by disagreeing units; present -> slow path.
-    * ``slow_bytes``: disagreeing units whose characters other units also produce (EUC-JP
-      ``8F A2 B7`` gives "~" in euc_jp); the input containing the unit as a substring -> slow
-      path (a misaligned occurrence only costs time).
+      U+FFFD is one of them when some unit of the codec produces it (an error in the standard, or
+      gb18030's valid ``84 31 A4 37``, must be counted by the slow path); when no unit produces it, a
+      strict decode cannot output it and it needs no check.
+    * ``slow_units``: (unit, the codec's output for it) for disagreeing units whose characters other
+      units also produce (EUC-JP ``8F A2 B7`` gives "~" in euc_jp); the codec's output for the unit
+      present in the text *and* the unit present in the input as a substring -> slow path (a
+      misaligned occurrence only costs time). Both are necessary conditions for the unit to have
+      been decoded, so checking the cheaper one first loses nothing.
 
-    U+FFFD is always a slow character. Then for every unit of the input: an agreeing unit decodes
-    alike; a disagreeing one either produced a fixed character (replaced by the standard's output,
-    same bytes consumed, same state after) or triggers the slow path. Units leave both decoders in
-    their initial state, so the whole outputs are equal.
+    Then for every unit of the input: an agreeing unit decodes alike (its standard decode alone has
+    no error, so the standard's decoder read exactly its bytes and is back in its initial state);
+    a disagreeing one either produced a fixed character (replaced by the standard's output, same
+    bytes consumed, same state after) or triggers the slow path. So the whole outputs are equal.
     """
     from redecode.decode import _decode_tokens
 
@@ -246,7 +251,9 @@ def analyse_codec(name: str, codec: str) -> dict:
                 return False
         return True
 
-    fix, slow_chars, slow_bytes = [], {"\ufffd"}, []
+    fix, slow_chars, slow_units = [], set(), []
+    if any("\ufffd" in text for _, text in units):
+        slow_chars.add("\ufffd")
     for c in sorted(bad_chars):
         us = producers[c]
         specs = {bad_units[u][1] for u in us if u in bad_units}
@@ -263,14 +270,14 @@ def analyse_codec(name: str, codec: str) -> dict:
         elif all(u in bad_units for u in us):
             slow_chars.add(c)
         else:
-            slow_bytes += [u for u in us if u in bad_units]
+            slow_units += [(u, bad_units[u][0]) for u in us if u in bad_units]
     return {
         "codec": codec,
         "agree": agree,
         "disagree": len(bad),
         "fix": fix,
         "slow_chars": "".join(sorted(slow_chars)),
-        "slow_bytes": sorted(set(slow_bytes)),
+        "slow_units": sorted(set(slow_units)),
     }
 
 
@@ -284,10 +291,10 @@ def compute_fast_sets() -> dict[str, list[dict]]:
         found = []
         for codec in candidates:
             a = analyse_codec(name, codec)
-            checks = len(a["fix"]) + len(a["slow_chars"]) + len(a["slow_bytes"])
+            checks = len(a["fix"]) + len(a["slow_chars"]) + len(a["slow_units"])
             print(
                 f"{name:10} {codec:15} agree {a['agree']:8} disagree {a['disagree']:5} fix {len(a['fix']):3}"
-                f" slow-chars {len(a['slow_chars']):4} slow-bytes {len(a['slow_bytes']):4}",
+                f" slow-chars {len(a['slow_chars']):4} slow-units {len(a['slow_units']):4}",
                 file=sys.stderr,
             )
             if checks <= MAX_CHECKS:
@@ -303,7 +310,7 @@ def compute_fast_sets() -> dict[str, list[dict]]:
 
 def fast_sets_source(fast_sets: dict[str, list[dict]]) -> str:
     lines = [
-        "# Fast path: encoding -> Python codecs to try in order, each (codec, fix, slow_chars, slow_bytes)",
+        "# Fast path: encoding -> Python codecs to try in order, each (codec, fix, slow_chars, slow_units)",
         "# as documented in tools/gen_tables.py analyse_codec. Computed exhaustively with the Python",
         "# version below; redecode.decode uses the fast path only under that version.",
         f"FAST_PATH_PYTHON = {tuple(sys.version_info[:2])!r}",
@@ -316,7 +323,7 @@ def fast_sets_source(fast_sets: dict[str, list[dict]]) -> str:
             lines.append(f"        ({a['codec']!r}, (")
             lines += [f"            ({ascii(c)}, {ascii(r)}, {e}, {lb!r})," for c, r, e, lb in a["fix"]]
             lines.append(f"        ), {ascii(a['slow_chars'])}, (")
-            lines += [f"            {u!r}," for u in a["slow_bytes"]]
+            lines += [f"            ({u!r}, {ascii(t)})," for u, t in a["slow_units"]]
             lines.append("        )),")
         lines.append("    ),")
     lines.append("}")

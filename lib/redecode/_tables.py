@@ -2528,7 +2528,7 @@ INDEX_GB18030_RANGES = (
     (189000, 0x10000),
 )
 
-# Fast path: encoding -> Python codecs to try in order, each (codec, fix, slow_chars, slow_bytes)
+# Fast path: encoding -> Python codecs to try in order, each (codec, fix, slow_chars, slow_units)
 # as documented in tools/gen_tables.py analyse_codec. Computed exhaustively with the Python
 # version below; redecode.decode uses the fast path only under that version.
 FAST_PATH_PYTHON = (3, 11)
@@ -2540,7 +2540,7 @@ FAST_PATH = {
             ('\uf8f1', '\ufffd', 1, b'\xfd'),
             ('\uf8f2', '\ufffd', 1, b'\xfe'),
             ('\uf8f3', '\ufffd', 1, b'\xff'),
-        ), '\ufffd', (
+        ), '', (
         )),
     ),
     'EUC-JP': (
@@ -2552,14 +2552,14 @@ FAST_PATH = {
             ('\u2016', '\u2225', 0, b'\xa1'),
             ('\u2212', '\uff0d', 0, b'\xa1'),
             ('\u301c', '\uff5e', 0, b'\xa1'),
-        ), '\ufffd', (
-            b'\x8f\xa2\xb7',
+        ), '', (
+            (b'\x8f\xa2\xb7', '~'),
         )),
     ),
     'EUC-KR': (
         # cp949 agrees on 17176 units, disagrees on 0
         ('cp949', (
-        ), '\ufffd', (
+        ), '', (
         )),
     ),
     'Big5': (
@@ -2574,15 +2574,15 @@ FAST_PATH = {
             ('\u2609', '\u2299', 0, b'\xa1'),
             ('\u2641', '\u2295', 0, b'\xa1'),
             ('\uff64', '\ufe51', 0, b'\xa1'),
-        ), '\ufffd', (
-            b'\xa2A',
-            b'\xa2B',
+        ), '', (
+            (b'\xa2A', '\uff0f'),
+            (b'\xa2B', '\uff3c'),
         )),
     ),
     'gb18030': (
         # gbk agrees on 21919 units, disagrees on 0
         ('gbk', (
-        ), '\ufffd', (
+        ), '', (
         )),
         # gb18030 agrees on 1112043 units, disagrees on 21
         ('gb18030', (

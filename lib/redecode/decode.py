@@ -518,11 +518,53 @@ def _decode_tokens(data: bytes, name: str) -> tuple[str, int]:
 # disagreement set computed by tools/gen_tables.py (only valid for the Python minor version it was
 # computed with).
 _FAST_OK = tuple(sys.version_info[:2]) == tuple(_tables.FAST_PATH_PYTHON)
-# encoding -> ((codec, fix, slow_chars, slow_bytes), ...) tried in order; see tools/gen_tables.py.
-# Presence checks are one ``c in text`` / ``u in data`` each: CPython scans for one character or a
-# short byte string far faster than a regular expression class does.
-_FAST: dict[str, tuple[tuple[str, tuple[tuple[str, str, int, bytes], ...], str, tuple[bytes, ...]], ...]] = (
-    dict(_tables.FAST_PATH) if _FAST_OK else {}
+
+# Presence checks are one C-level pass each: CPython finds a character in a UCS-2/UCS-4 string with
+# memchr on its low byte, which is very fast unless that byte is the low byte of a frequent
+# character: then every such character is a false hit, and counting (one plain loop, fixed cost)
+# is faster. These are the bytes of ASCII characters frequent in markup and Latin text. Only speed
+# depends on this choice, never the result.
+_COMMON_LOW = frozenset(b"\t\n\r !\"#%&'()*+,-./0123456789:;<=>?@[]_abcdefghijklmnopqrstuvwxyz{|}")
+
+
+def _probe(chars: str) -> Callable[[str, str], object]:
+    """``str.count`` or ``str.__contains__``, whichever is the cheaper presence test for *chars*."""
+    if len(chars) == 1 and ord(chars) > 0xFF and ord(chars) & 0xFF in _COMMON_LOW:
+        return str.count
+    return str.__contains__
+
+
+@dataclass(frozen=True, slots=True)
+class _FastCodec:
+    """One entry of ``_tables.FAST_PATH`` (see tools/gen_tables.py ``analyse_codec``), with a
+    presence test chosen per character."""
+
+    codec: str
+    slow_chars: tuple[tuple[str, Callable[[str, str], object]], ...]
+    # (first byte of the unit, the codec's output for it, presence test for that output, unit)
+    slow_units: tuple[tuple[int, str, Callable[[str, str], object], bytes], ...]
+    # (char, replacement, errors per occurrence, first bytes of its units, presence test)
+    fix: tuple[tuple[str, str, int, bytes, Callable[[str, str], object]], ...]
+    # Some replacement is itself a fixed character (gb18030 swaps U+E7C7 and U+1E3F): the fixes
+    # must be applied simultaneously (str.translate) rather than one str.replace after another.
+    chained: bool
+
+
+def _fast_codec(entry: tuple) -> _FastCodec:
+    codec, fix, slow_chars, slow_units = entry
+    keys = {c for c, *_ in fix}
+    return _FastCodec(
+        codec,
+        tuple((c, _probe(c)) for c in slow_chars),
+        tuple((u[0], out, _probe(out), u) for u, out in slow_units),
+        tuple((c, rep, err, leads, _probe(c)) for c, rep, err, leads in fix),
+        any(rep in keys for _c, rep, *_ in fix),
+    )
+
+
+# encoding -> Python codecs tried in order.
+_FAST: dict[str, tuple[_FastCodec, ...]] = (
+    {key: tuple(map(_fast_codec, chain)) for key, chain in _tables.FAST_PATH.items()} if _FAST_OK else {}
 )
 
 
@@ -531,31 +573,38 @@ def _fast(data: bytes, key: str) -> tuple[str, int] | None:
     equal to the standard's decode; else None."""
     if data.isascii():
         return data.decode("ascii"), 0
-    for codec, fix, slow_chars, slow_bytes in _FAST.get(key, ()):
+    for fc in _FAST.get(key, ()):
         try:
-            text = data.decode(codec)
+            text = data.decode(fc.codec)
         except UnicodeDecodeError:
             continue
-        for c in slow_chars:
-            if c in text:
+        for c, present in fc.slow_chars:
+            if present(text, c):
                 return None
-        for u in slow_bytes:
-            if u in data:
+        for lead, out, present, unit in fc.slow_units:
+            # Three necessary conditions, cheapest first: a memchr, a text scan, a substring search.
+            if lead in data and present(text, out) and unit in data:
                 return None
         errors = 0
-        table: dict[int, str] = {}
-        for c, rep, err, leads in fix:
+        found: list[tuple[str, str]] = []
+        for c, rep, err, leads, present in fc.fix:
             for lead in leads:  # memchr over the input first: the text scan costs more
                 if lead in data:
                     break
             else:
                 continue
-            if c in text:
-                table[ord(c)] = rep
+            if present(text, c):
+                found.append((c, rep))
                 if err:
                     errors += text.count(c) * err
-        if table:
-            text = text.translate(table)  # simultaneous: gb18030 swaps U+E7C7 and U+1E3F
+        if found:
+            if fc.chained:
+                text = text.translate({ord(c): rep for c, rep in found})
+            else:
+                # One str.replace per character: a C loop, where str.translate looks up a dict per
+                # character (~10x the decode itself on CJK text).
+                for c, rep in found:
+                    text = text.replace(c, rep)
         return text, errors
     return None
 
