@@ -26,6 +26,9 @@ def _key(value: str) -> tuple[str, str]:
               help="Write DIR/diff.parquet (every record, with its category) and DIR/_diff.json.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
 @click.option("--check", is_flag=True, help="Exit 3 when any record changed (0 otherwise).")
+@click.option("--check-text", is_flag=True,
+              help="Exit 3 when any record's text, status or presence changed; a change of "
+                   "encoding label with the same text is allowed.")
 @click.option("--old-key", "old_key", multiple=True, metavar="COL[:NEWCOL]",
               help="OLD is any Parquet; match its COL to the output column NEWCOL (default: the "
                    "same name if it is an output column, else record_id). Repeatable.")
@@ -44,7 +47,7 @@ def _key(value: str) -> tuple[str, str]:
 @click.option("--master", default=None,
               help="With --executor spark: Spark master URL (local[4], spark://host:7077, yarn) "
                    "[default: spark-submit's, else local[*]].")
-def diff(paths, rules, out, as_json, check, old_key, old_text, old_codec, max_record_bytes,
+def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_codec, max_record_bytes,
          workers, examples, executor, master) -> None:
     """Compare two decodes: OLD NEW run directories, or --rules A --rules B INPUT...
 
@@ -61,7 +64,7 @@ def diff(paths, rules, out, as_json, check, old_key, old_text, old_codec, max_re
     and whether the old text was mojibake of the new (mojibake_fixed).
 
     Exit codes: 0 ok; 1 an input archive could not be read to its end; 2 usage error;
-    3 with --check, something changed.
+    3 with --check, something changed (with --check-text, some text changed).
     """
     try:
         if rules:
@@ -99,4 +102,4 @@ def diff(paths, rules, out, as_json, check, old_key, old_text, old_codec, max_re
         click.echo(format_summary(summary))
     for e in summary.input_errors:
         click.echo(f"error: {e['path']}: {e['error']}", err=True)
-    click.get_current_context().exit(summary.exit_code(check=check))
+    click.get_current_context().exit(summary.exit_code(check=check, check_text=check_text))

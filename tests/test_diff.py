@@ -108,6 +108,39 @@ def test_each_category(runs, tmp_path):
     assert s.exit_code(check=True) == 3 and s.exit_code(check=False) == 0
 
 
+def test_check_text_allows_label_only_changes(tmp_path):
+    """--check fires on any change; --check-text only when a text (or status, or presence)
+    changed: an ASCII page whose label changed from UTF-8 to windows-1252 is the same text."""
+    ascii_page = "<p>plain ASCII</p>"
+    old = make_run(str(tmp_path / "old"), {"a.warc.gz": [
+        row(warc_offset=0, text=ascii_page, encoding="UTF-8", source="default"),
+        row(warc_offset=100, text="<p>same</p>"),
+    ]})
+    new = make_run(str(tmp_path / "new"), {"a.warc.gz": [
+        row(warc_offset=0, text=ascii_page, encoding="windows-1252", source="default"),
+        row(warc_offset=100, text="<p>same</p>"),
+    ]})
+    s = diff_runs(old, new)
+    assert s.categories["encoding-changed"] == 1 and s.changed == 1
+    assert s.label_only == 1 and s.text_changed == 0
+    assert s.exit_code(check=True) == 3
+    assert s.exit_code(check=False, check_text=True) == 0
+    assert CliRunner().invoke(diff_cmd, [old, new, "--check"]).exit_code == 3
+    result = CliRunner().invoke(diff_cmd, [old, new, "--check-text"])
+    assert result.exit_code == 0, result.output
+    assert "0 in text, 1 in encoding label only" in result.output
+    assert json.loads(CliRunner().invoke(diff_cmd, [old, new, "--json"]).output)["label_only"] == 1
+
+
+def test_check_text_fires_on_text_changes(runs):
+    old, new = runs
+    s = diff_runs(old, new)
+    # the mojibake record changed encoding AND text: not label-only
+    assert s.label_only == 0 and s.text_changed == s.changed == 6
+    assert s.exit_code(check=False, check_text=True) == 3
+    assert CliRunner().invoke(diff_cmd, [old, new, "--check-text"]).exit_code == 3
+
+
 def test_changed_record_details(runs, tmp_path):
     old, new = runs
     out = str(tmp_path / "d")

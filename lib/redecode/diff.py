@@ -347,17 +347,26 @@ class DiffSummary:
     examples: list[dict]
     input_errors: list[dict] = field(default_factory=list)
     out: str | None = None
+    #: ``encoding-changed`` records whose text is the same under both encodings (a label change
+    #: only, e.g. an ASCII page now called windows-1252 instead of UTF-8)
+    label_only: int = 0
 
     @property
     def changed(self) -> int:
         return sum(self.categories[c] for c in CHANGED_CATEGORIES)
 
-    def exit_code(self, *, check: bool) -> int:
+    @property
+    def text_changed(self) -> int:
+        """Changed records whose text (or status, or presence) differs: :attr:`changed` minus
+        :attr:`label_only`."""
+        return self.changed - self.label_only
+
+    def exit_code(self, *, check: bool, check_text: bool = False) -> int:
         """1 when an input could not be read to its end; with *check*, 3 when anything changed;
-        else 0."""
+        with *check_text*, 3 when a text changed (label-only changes allowed); else 0."""
         if self.input_errors:
             return 1
-        if check and self.changed:
+        if (check and self.changed) or (check_text and self.text_changed):
             return 3
         return 0
 
@@ -367,6 +376,8 @@ class DiffSummary:
             "new": self.new,
             "records": self.records,
             "changed": self.changed,
+            "label_only": self.label_only,
+            "text_changed": self.text_changed,
             "categories": self.categories,
             "mojibake_fixed": self.mojibake_fixed,
             "encoding_transitions": self.encoding_transitions,
@@ -395,6 +406,9 @@ def summarize(
         categories = {c: int(counts.get(c, 0)) for c in CATEGORIES}
         changed = "category <> 'unchanged'"
         mojibake = con.execute(f"SELECT count_if(mojibake_fixed) FROM d WHERE {changed}").fetchone()[0]
+        label_only = con.execute(
+            "SELECT count(*) FROM d WHERE category = 'encoding-changed' AND text_equal"
+        ).fetchone()[0]
         transitions = _dicts(
             con,
             "SELECT old_encoding, new_encoding, count(*) AS records, "
@@ -435,12 +449,14 @@ def summarize(
         examples=ex,
         input_errors=list(input_errors),
         out=out,
+        label_only=int(label_only or 0),
     )
 
 
 def format_summary(s: DiffSummary) -> str:
     """The summary as plain-text tables (for stdout)."""
-    out = [f"diff {s.old} -> {s.new}: {s.records} records, {s.changed} changed, "
+    out = [f"diff {s.old} -> {s.new}: {s.records} records, {s.changed} changed "
+           f"({s.text_changed} in text, {s.label_only} in encoding label only), "
            f"{s.mojibake_fixed} mojibake fixed"]
     out.append(render_table(("category", "records"), list(s.categories.items())))
 
