@@ -226,21 +226,7 @@ def analyse_codec(name: str, codec: str) -> dict:
     """
     from redecode.decode import _decode_tokens
 
-    agree = 0
-    bad: list[tuple[bytes, str, tuple[str, int]]] = []
-    producers: dict[str, list[bytes]] = {}
-    units = list(codec_units(codec))
-    for u, text in units:
-        spec = _decode_tokens(u, name)
-        if spec[0] == text:
-            agree += 1
-        else:
-            bad.append((u, text, spec))
-    bad_chars = {c for _, text, _ in bad for c in text}
-    for u, text in units:
-        for c in set(text) & bad_chars:
-            producers.setdefault(c, []).append(u)
-    bad_units = {u: (text, spec) for u, text, spec in bad}
+    units = [(u, text, _decode_tokens(u, name)) for u, text in codec_units(codec)]
 
     def initial_after(u: bytes) -> bool:
         su = _decode_tokens(u, name)
@@ -251,26 +237,43 @@ def analyse_codec(name: str, codec: str) -> dict:
                 return False
         return True
 
+    return classify(codec, units, initial_after)
+
+
+def classify(codec: str, compared: list[tuple[bytes, str, tuple[str, int]]], initial_after) -> dict:
+    """The fast-path sets of :func:`analyse_codec` from *compared*: (unit, codec output, standard's
+    (output, errors)) for every unit the codec accepts; ``initial_after(unit)`` says whether the
+    standard's decoder is in the same state after the unit as after any agreeing unit."""
+    # Units are referred to by their position in *compared*: the same bytes can be two units (a
+    # byte in the ASCII and in the Roman state of ISO-2022-JP).
+    agree = sum(1 for _, text, spec in compared if spec[0] == text)
+    bad = {i for i, (_, text, spec) in enumerate(compared) if spec[0] != text}
+    bad_chars = {c for i in bad for c in compared[i][1]}
+    producers: dict[str, list[int]] = {}
+    for i, (_, text, _spec) in enumerate(compared):
+        for c in set(text) & bad_chars:
+            producers.setdefault(c, []).append(i)
+
     fix, slow_chars, slow_units = [], set(), []
-    if any("\ufffd" in text for _, text in units):
+    if any("\ufffd" in text for _, text, _ in compared):
         slow_chars.add("\ufffd")
     for c in sorted(bad_chars):
         us = producers[c]
-        specs = {bad_units[u][1] for u in us if u in bad_units}
+        specs = {compared[i][2] for i in us}
         if (
-            all(u in bad_units and bad_units[u][0] == c for u in us)
+            all(i in bad and compared[i][1] == c for i in us)
             and len(specs) == 1
             and c != "\ufffd"
-            and all(initial_after(u) for u in us)
+            and all(initial_after(compared[i][0]) for i in us)
         ):
             (spec,) = specs
             # The first bytes of the units that produce c: if none is in the input, c cannot be in
             # the output, and a memchr over the input is much cheaper than a scan of the text.
-            fix.append((c, spec[0], spec[1], bytes(sorted({u[0] for u in us}))))
-        elif all(u in bad_units for u in us):
+            fix.append((c, spec[0], spec[1], bytes(sorted({compared[i][0][0] for i in us}))))
+        elif all(i in bad for i in us):
             slow_chars.add(c)
         else:
-            slow_units += [(u, bad_units[u][0]) for u in us if u in bad_units]
+            slow_units += [(compared[i][0], compared[i][1]) for i in us if i in bad]
     return {
         "codec": codec,
         "agree": agree,
@@ -279,6 +282,32 @@ def analyse_codec(name: str, codec: str) -> dict:
         "slow_chars": "".join(sorted(slow_chars)),
         "slow_units": sorted(set(slow_units)),
     }
+
+
+def analyse_iso2022jp() -> dict:
+    """Python's iso2022_jp against the standard's ISO-2022-JP decoder, on the units of the inputs
+    the fast path accepts (see ``_ISO2022JP_SHAPE`` in lib/redecode/decode.py): each byte except
+    ESC, 0x0E and 0x0F in the ASCII state and after ESC ( J (Roman), each pair of bytes 0x21..0x7E
+    after ESC $ @ and after ESC $ B. A unit is compared as the escape sequence plus the unit (the
+    escape sequence alone decodes to nothing in both). After every such unit both decoders stay in
+    the state they were in (the shape check guarantees what follows), so ``initial_after`` holds.
+    """
+    from redecode.decode import _decode_iso2022jp_slow
+
+    compared = []
+    for prefix in (b"", b"\x1b(J", b"\x1b$@", b"\x1b$B"):
+        if prefix[1:2] == b"$":
+            units = [bytes([a, b]) for a in range(0x21, 0x7F) for b in range(0x21, 0x7F)]
+        else:
+            units = [bytes([b]) for b in range(256) if b not in (0x0E, 0x0F, 0x1B)]
+        for u in units:
+            try:
+                text = (prefix + u).decode("iso2022_jp")
+            except UnicodeDecodeError:
+                assert prefix[1:2] == b"$" or u[0] >= 0x80, (prefix, u)  # every other byte decodes
+                continue
+            compared.append((u, text, _decode_iso2022jp_slow(prefix + u)))
+    return classify("iso2022_jp", compared, lambda u: True)
 
 
 def compute_fast_sets() -> dict[str, list[dict]]:
@@ -305,6 +334,7 @@ def compute_fast_sets() -> dict[str, list[dict]]:
         if more is not first and more["agree"] > first["agree"]:
             chain.append(more)
         result[name] = chain
+    result["ISO-2022-JP"] = [analyse_iso2022jp()]
     return result
 
 

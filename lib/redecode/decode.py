@@ -43,8 +43,12 @@ How it is fast (figures: ``tests/benchmarks/bench_decoders.py``):
   slow a whole page): ``re.split`` cuts the chunk into runs of single-byte tokens and runs of
   two-byte tokens (a lead byte and the byte it consumes), mapped in bulk by ``charmap_decode`` and
   by a 65,536-entry list; no Python loop runs per byte or per character.
-* ISO-2022-JP: escape sequences found with ``bytes.find``; the runs between them decoded per state
-  with the same tools.
+* ISO-2022-JP: Python's ``iso2022_jp``, strict, on inputs whose shape (one ``re`` match: only the
+  standard's four escape sequences, never two in a row, JIS X 0208 runs of bytes 0x21..0x7E only, no
+  0x0E/0x0F) rules out every way that codec departs from the standard besides its table, whose
+  disagreements ``tools/gen_tables.py`` computed as for the codecs above. Otherwise the slow path:
+  escape sequences found with ``bytes.find``; the runs between them decoded per state with the
+  same tools.
 
 Deviations: none known. ``bom_sniff=False`` is the "decode without BOM handling" of encoding_rs
 (not a named Encoding Standard algorithm; "UTF-8 decode without BOM" is its UTF-8 case).
@@ -570,10 +574,15 @@ _FAST: dict[str, tuple[_FastCodec, ...]] = (
 
 def _fast(data: bytes, key: str) -> tuple[str, int] | None:
     """The closest Python codec's strict decode, with the generator's fixes applied, when provably
-    equal to the standard's decode; else None."""
+    equal to the standard's decode; else None. For the stateless multi-byte encodings."""
     if data.isascii():
         return data.decode("ascii"), 0
-    for fc in _FAST.get(key, ()):
+    return _fast_codecs(data, _FAST.get(key, ()))
+
+
+def _fast_codecs(data: bytes, chain: tuple[_FastCodec, ...]) -> tuple[str, int] | None:
+    """Try each codec of *chain* in turn (see :func:`_fast`)."""
+    for fc in chain:
         try:
             text = data.decode(fc.codec)
         except UnicodeDecodeError:
@@ -692,9 +701,44 @@ def _iso2022jp_runs(state: int, runs: list[bytes]) -> list[str]:
     return out
 
 
+# ISO-2022-JP fast path: Python's iso2022_jp codec, on inputs of this shape only (checked by one
+# match): bytes other than ESC (ASCII state), then any number of escape sequences, each ESC ( B /
+# ESC ( J followed by a non-empty run without ESC, or ESC $ @ / ESC $ B followed by a non-empty run
+# of bytes 0x21..0x7E; no 0x0E or 0x0F anywhere (checked by memchr). On such an input:
+#
+# * every ESC starts one of the standard's four escape sequences, so neither decoder sees any other
+#   (iso2022_jp also accepts e.g. ESC $ ( B, and passes a lone ESC through: the standard's errors);
+# * every escape sequence is followed by a byte that unsets the standard's "ISO-2022-JP output" flag
+#   before the next one, so the standard's error for two escape sequences in a row never occurs;
+# * the ASCII and Roman runs hold no ESC, 0x0E, 0x0F, and both decoders map each byte alone (a byte
+#   0x80..0xFF makes iso2022_jp fail, so the strict decode rejects the input);
+# * the JIS X 0208 runs hold only 0x21..0x7E, which both decoders read in pairs from the run's start
+#   (iso2022_jp passes C0 controls through in that state, where the standard has errors: the shape
+#   excludes them); a run of odd length makes the strict decode fail (a lead byte before ESC or the
+#   end of input).
+#
+# So both decoders read the same units in the same states, and tools/gen_tables.py compared every
+# such unit (each byte in the ASCII and Roman states, each pair 0x21..0x7E after ESC $ @ and
+# ESC $ B): the disagreements are fixed or sent to the slow path exactly as for the other codecs.
+_ISO2022JP_SHAPE = re.compile(rb"[^\x1b]*+(?:\x1b(?:\([BJ][^\x1b]++|\$[@B][\x21-\x7e]++))*+")
+
+
+def _fast_iso2022jp(data: bytes) -> tuple[str, int] | None:
+    """Python's iso2022_jp, fixed as the generator proved, on inputs of the shape above; else None."""
+    chain = _FAST.get("ISO-2022-JP")
+    if not chain or b"\x0e" in data or b"\x0f" in data or _ISO2022JP_SHAPE.match(data).end() != len(data):
+        return None
+    return _fast_codecs(data, chain)
+
+
 def _decode_iso2022jp(data: bytes, _name: str) -> tuple[str, int]:
     if data.isascii() and b"\x1b" not in data and b"\x0e" not in data and b"\x0f" not in data:
         return data.decode("ascii"), 0
+    return _fast_iso2022jp(data) or _decode_iso2022jp_slow(data)
+
+
+def _decode_iso2022jp_slow(data: bytes) -> tuple[str, int]:
+    """Spec-exact ISO-2022-JP decoder (any input)."""
     # Pass 1, the state machine over escape sequences: the run between two ESC bytes is decoded
     # in one state throughout. Pass 2 decodes all runs of each state in one batch.
     runs: tuple[list[bytes], ...] = ([], [], [], [])

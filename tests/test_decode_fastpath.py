@@ -1,0 +1,251 @@
+"""Fast paths of redecode.decode against the spec-exact slow paths and the independent reference.
+
+Every fast path (a Python codec plus the checks and fixes computed by tools/gen_tables.py) must give
+exactly what the slow path gives, for every input: inputs built from the units where the codec and
+the standard disagree (fixed characters, slow units, also misaligned), from valid units around them,
+and, for ISO-2022-JP, from every escape sequence, control byte and JIS X 0208 pair the shape check
+has to accept or refuse.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_decode import MULTI, _pairs, reference
+
+import redecode.decode as d
+from redecode import _tables
+from redecode.decode import decode
+
+FAST_ON = bool(d._FAST)
+needs_fast = pytest.mark.skipif(not FAST_ON, reason="fast path disabled on this Python version")
+
+STATELESS = ["Shift_JIS", "EUC-JP", "EUC-KR", "Big5", "GBK", "gb18030"]
+
+
+def slow(data: bytes, name: str) -> tuple[str, int]:
+    if name == "ISO-2022-JP":
+        return d._decode_iso2022jp_slow(data)
+    return d._decode_tokens(data, "gb18030" if name == "GBK" else name)
+
+
+def agree(data: bytes, name: str) -> None:
+    r = decode(data, name, bom_sniff=False)
+    assert (r.text, r.errors) == slow(data, name), (name, data.hex(" "))
+
+
+def _key(name: str) -> str:
+    return "gb18030" if name == "GBK" else name
+
+
+@functools.cache
+def disputed_units(name: str) -> tuple[bytes, ...]:
+    """The units at which the codecs of the fast path disagree with the standard, and the slow
+    units (their bytes; for ISO-2022-JP the JIS X 0208 pairs)."""
+    units: set[bytes] = set()
+    for codec, fix, _slow_chars, slow_units in _tables.FAST_PATH.get(_key(name), ()):
+        fix_chars = {c for c, *_ in fix}
+        for u, _out in slow_units:
+            units.add(u)
+        if name == "ISO-2022-JP":
+            for a in range(0x21, 0x7F):
+                for b in range(0x21, 0x7F):
+                    u = bytes([a, b])
+                    if set((b"\x1b$B" + u).decode(codec, "replace")) & fix_chars:
+                        units.add(u)
+            continue
+        candidates = [bytes([b]) for b in range(256)] + _pairs(MULTI[name])
+        candidates += [bytes([0x8F, x, y]) for x in (0xA2, 0xA9) for y in range(0xA1, 0xFF)]
+        candidates += [c.encode(codec) for c in fix_chars]  # e.g. gb18030's four-byte units
+        for p in candidates:
+            try:
+                out = p.decode(codec)
+            except UnicodeDecodeError:
+                continue
+            if set(out) & fix_chars:
+                units.add(p)
+    return tuple(sorted(units))
+
+
+@functools.cache
+def valid_units(name: str, n: int = 400) -> tuple[bytes, ...]:
+    rng = random.Random(name)
+    pairs = [p for p in _pairs(MULTI[name]) if not p.isascii()]
+    rng.shuffle(pairs)
+    out = []
+    for p in pairs:
+        if reference(p, name)[1] == 0:
+            out.append(p)
+            if len(out) == n:
+                break
+    return tuple(out)
+
+
+# ------------------------------------------------------------------------------------------------
+# Stateless multi-byte encodings
+
+
+@needs_fast
+@pytest.mark.parametrize("name", STATELESS)
+def test_disputed_units_fast_equals_slow(name):
+    units = disputed_units(name)
+    if name not in ("EUC-KR", "GBK"):  # cp949 and gbk agree with the standard everywhere
+        assert units
+    valid = valid_units(name, 50)
+    for u in units:
+        for ctx in (b"", b"a", b"<p>", valid[0], valid[1] + b" "):
+            agree(ctx + u + ctx, name)
+            agree(u * 3, name)
+        agree(b"".join(valid[:10]) + u + b"".join(valid[10:20]), name)
+        # Misaligned: the unit's bytes across two units (a lead byte before it swallows its first).
+        for lead in MULTI[name][:: max(1, len(MULTI[name]) // 8)]:
+            agree(bytes([lead]) + u + b"x", name)
+    agree(b"".join(units), name)
+    agree(b"".join(units) + b"\xff", name)
+
+
+@needs_fast
+@pytest.mark.parametrize("name", STATELESS)
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_mixed_units_fast_equals_slow(name, data):
+    pool = [*disputed_units(name), *valid_units(name, 60)] + [b"a", b"<", b" ", b"~", b"\\", b"\x80", b"\xff", b"\n"]
+    pieces = data.draw(st.lists(st.sampled_from(pool), max_size=40))
+    raw = b"".join(pieces)
+    agree(raw, name)
+    assert (decode(raw, name, bom_sniff=False).text, decode(raw, name, bom_sniff=False).errors) == reference(raw, name)
+
+
+@needs_fast
+@pytest.mark.parametrize("name", STATELESS)
+def test_fast_path_taken_for_disputed_units(monkeypatch, name):
+    # A fixed character never costs the slow path; a slow unit does, but only when present.
+    fix_chars = {c for _codec, fix, _s, _u in _tables.FAST_PATH[_key(name)] for c, *_ in fix}
+    codec = _tables.FAST_PATH[_key(name)][0][0]
+    fixed = []
+    for u in disputed_units(name):
+        try:
+            out = u.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        if set(out) <= fix_chars:
+            fixed.append(u)
+    want = [slow(u, name) for u in fixed]
+    monkeypatch.setattr(d, "_decode_tokens", lambda *a: pytest.fail("slow path taken"))
+    for u, w in zip(fixed, want):
+        r = decode(u + b"abc", name, bom_sniff=False)
+        assert (r.text, r.errors) == (w[0] + "abc", w[1]), u
+
+
+# ------------------------------------------------------------------------------------------------
+# ISO-2022-JP
+
+
+ESCAPES = [b"\x1b(B", b"\x1b(J", b"\x1b$@", b"\x1b$B", b"\x1b(I", b"\x1b$(B", b"\x1b$)B", b"\x1b", b"\x1bN", b"\x1b$A"]
+ASCII_BITS = [b"a", b"\\", b"~", b"\n", b"\r\n", b"\t", b" ", b"\x00", b"\x0e", b"\x0f", b"\x7f", b"\x80", b"!", b"!!"]
+
+
+def _jis_pairs() -> list[bytes]:
+    return [bytes([a, b]) for a in range(0x21, 0x7F) for b in range(0x21, 0x7F)]
+
+
+@needs_fast
+def test_iso2022jp_every_pair_fast_equals_slow(monkeypatch):
+    # Every JIS X 0208 pair after ESC $ B and ESC $ @, in inputs of the fast path's shape: equal to
+    # the slow path and the reference, and decoded by the fast path.
+    pairs = _jis_pairs()
+    cases = []
+    for esc in (b"\x1b$B", b"\x1b$@"):
+        for i in range(0, len(pairs), 47):
+            cases.append(b"x" + esc + b"".join(pairs[i : i + 47]) + b"\x1b(Bz\n")
+        cases.append(esc + b"".join(pairs) + b"\x1b(J\\~")
+    for c in cases[::5]:
+        assert reference(c, "ISO-2022-JP") == slow(c, "ISO-2022-JP")
+    for c in cases:
+        agree(c, "ISO-2022-JP")
+    # The pairs iso2022_jp decodes (the others make its strict decode fail): the fast path.
+    fast = []
+    for esc in (b"\x1b$B", b"\x1b$@"):
+        ok = []
+        for p in pairs:
+            try:
+                (esc + p).decode("iso2022_jp")
+            except UnicodeDecodeError:
+                continue
+            ok.append(p)
+        assert len(ok) > 6800
+        fast += [b"x" + esc + b"".join(ok[i : i + 61]) + b"\x1b(J\\~\n" for i in range(0, len(ok), 61)]
+    want = [slow(c, "ISO-2022-JP") for c in fast]
+    monkeypatch.setattr(d, "_decode_iso2022jp_slow", lambda *a: pytest.fail("slow path taken"))
+    for c, w in zip(fast, want):
+        r = decode(c, "ISO-2022-JP", bom_sniff=False)
+        assert (r.text, r.errors) == w, c[:20]
+
+
+@needs_fast
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\x1b$B!!\n!!\x1b(B",  # control byte in the JIS X 0208 state: errors in the standard
+        b"\x1b$B!!\x1b(B\n\x1b$B!!",  # the same output from iso2022_jp, no error
+        b"\x1b$B\x1b(Ba",  # two escape sequences in a row
+        b"a\x1b$B",  # escape sequence at the end
+        b"\x1b$(B!!\x1b(B",  # accepted by iso2022_jp only
+        b"\x1b$)B!!",
+        b"a\x1bb",  # lone ESC
+        b"\x0e\x0f",
+        b"\x1b(J\x0e",
+        b"\x1b(I!\x1b(B",  # katakana
+        b"\x1b$B!A!B!]!q!r\"L\x1b(B",  # the six fixed pairs
+        b"\x1b$B!\x1b(B",  # odd run
+        b"\x1b$B!!!",
+        b"\x1b(J\\~\x1b(B\\~",
+        b"\x1b$@!!\x1b$B!!\x1b(Ba",
+    ],
+)
+@pytest.mark.parametrize("tail", [b"", b"a", b"\x1b(Bz"])
+def test_iso2022jp_shape_cases(data, tail):
+    agree(data + tail, "ISO-2022-JP")
+    r = decode(data + tail, "ISO-2022-JP", bom_sniff=False)
+    assert (r.text, r.errors) == reference(data + tail, "ISO-2022-JP")
+
+
+@needs_fast
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(ESCAPES),
+            st.sampled_from(ASCII_BITS),
+            st.sampled_from([b"!A", b"!B", b"!]", b"!q", b"!r", b'"L', b"0!", b"F|", b"t&", b"~~", b"!"]),
+        ),
+        max_size=30,
+    )
+)
+def test_iso2022jp_random_fast_equals_slow(pieces):
+    data = b"".join(pieces)
+    agree(data, "ISO-2022-JP")
+    r = decode(data, "ISO-2022-JP", bom_sniff=False)
+    assert (r.text, r.errors) == reference(data, "ISO-2022-JP")
+
+
+@needs_fast
+def test_iso2022jp_long_pages(monkeypatch):
+    rng = random.Random(2022)
+    pairs = _jis_pairs()
+    pieces = []
+    for _ in range(3000):
+        pieces.append(b"<p class=\"c\">" + bytes([rng.choice(b"abc \n\t\\~")]) * rng.randint(0, 3))
+        pieces.append(rng.choice([b"\x1b$B", b"\x1b$@"]) + b"".join(rng.choices(pairs, k=rng.randint(1, 12))))
+        pieces.append(rng.choice([b"\x1b(B", b"\x1b(J"]) + b"</p>\n")
+    data = b"".join(pieces)
+    want = slow(data, "ISO-2022-JP")
+    assert decode(data, "ISO-2022-JP", bom_sniff=False).errors == want[1]
+    assert decode(data, "ISO-2022-JP", bom_sniff=False).text == want[0]
+    for bad in (b"\x1b$B\n", b"\x1b(B\x1b$B", b"\x1b$(B", b"\x0e"):
+        pos = rng.randrange(len(data))
+        agree(data[:pos] + bad + data[pos:], "ISO-2022-JP")
