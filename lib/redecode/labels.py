@@ -47,6 +47,20 @@ def get_encoding(label: str | bytes) -> str | None:
     lower-cases to ``k``, does not turn ``"\\u212aoi8-r"`` into KOI8-R). Never raises for ``str`` or
     ``bytes`` input.
     """
+    if type(label) is str or type(label) is bytes:
+        # Pages and headers repeat a few dozen labels: cache the answer per short label (a str and
+        # a bytes label are different keys; the answer depends only on the characters).
+        enc = _CACHE.get(label, _MISS)
+        if enc is _MISS:
+            enc = _lookup(label)
+            if len(label) <= 64 and len(_CACHE) < _CACHE_MAX:
+                _CACHE[label] = enc
+        return enc  # type: ignore[return-value]
+    return _lookup(label)
+
+
+def _lookup(label: str | bytes) -> str | None:
+    """Uncached :func:`get_encoding`."""
     if isinstance(label, (bytes, bytearray, memoryview)):
         raw = bytes(label).strip(_ASCII_WS_BYTES)
         if not raw.isascii():
@@ -58,3 +72,8 @@ def get_encoding(label: str | bytes) -> str | None:
             return None
     # str.lower() on an ASCII-only string only maps A-Z to a-z.
     return _LABELS.get(key.lower())
+
+
+_MISS = object()
+_CACHE: dict[str | bytes, str | None] = {}
+_CACHE_MAX = 4096

@@ -66,6 +66,7 @@ Deviations (from what a browser does):
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import NamedTuple
@@ -188,6 +189,13 @@ def tld_of(url: str | None) -> str | None:
     raises."""
     if not url:
         return None
+    # Fastest path, one regular expression for the commonest shape: a scheme without ":", then a
+    # host of dot-separated LDH labels whose last label starts with a letter, an optional final
+    # dot and port, then the end or "/", "?", "#". The next path gives the same answer for
+    # these (the last label, lower-cased); tests/test_sniff_fast.py compares the two.
+    m = _SIMPLE_URL_TLD(url)
+    if m is not None:
+        return m.group(1).lower()
     # Fast path for the usual "scheme://host[:port]/..." without userinfo or IPv6 brackets.
     k = url.find("://")
     if 0 < k < 16:
@@ -221,6 +229,13 @@ def tld_of(url: str | None) -> str | None:
     if not tld or tld.isdigit():
         return None
     return tld
+
+
+# ASCII classes only (no re.IGNORECASE, whose Unicode folding would let U+212A KELVIN SIGN match
+# "k"), and \Z, not $ (which also matches before a final newline).
+_SIMPLE_URL_TLD = re.compile(
+    r"[^:]{1,15}://(?:[A-Za-z0-9-]+\.)+([A-Za-z][A-Za-z0-9-]*)\.?(?::[0-9]*)?(?:[/?#]|\Z)"
+).match
 
 
 def default_encoding(tld: str | None) -> str:
@@ -312,20 +327,32 @@ def gather(
     BOM sniff, Content-Type charset, prescan and (when neither BOM nor header decided) the late-meta
     head scan, XML declaration, TLD, and, only when no declaration decides, ASCII-only and UTF-8
     validity. Raises ValueError for an unknown *kind*; never raises because of the payload."""
+    return _gather(payload, content_type, url, kind, utf8_step, late_meta, chromium_tokenizer)
+
+
+def _gather(
+    payload: bytes,
+    content_type: Sequence[str],
+    url: str | None,
+    kind: str,
+    utf8_step: bool,
+    late_meta: bool,
+    chromium_tokenizer: bool,
+) -> Facts:
+    """:func:`gather` with positional arguments (what :func:`decide` calls)."""
     if kind not in _KINDS:
         raise ValueError(f"kind must be 'html', 'xml' or 'text', not {kind!r}")
     if type(payload) is not bytes:
         payload = bytes(payload)
-    ignored: list[str] = []
 
     bom = bom_sniff(payload) if payload[:1] in _BOM_FIRST else None
 
-    header_charset = extract_mime_type(content_type)[1] if content_type else None
-    header_enc = None
-    if header_charset is not None:
-        header_enc = get_encoding(header_charset)
-        if header_enc is None:
-            ignored.append(header_charset)
+    if content_type:
+        header_charset, header_enc = _header_facts(content_type)
+        ignored = [header_charset] if header_charset is not None and header_enc is None else []
+    else:
+        header_charset = header_enc = None
+        ignored = []
     certain = bom is not None or header_enc is not None
 
     meta: MetaResult | None = None
@@ -352,35 +379,54 @@ def gather(
             if meta.encoding is None:
                 meta = None
 
-    xml = None
+    xml_label = xml_enc = None
     if kind != "text":
         # After a UTF-8 BOM the declaration is still readable; it is recorded, the BOM decides.
         body = payload[3:] if bom == "UTF-8" else payload
         if body.startswith(_XML_STARTS):
             xml = xml_declaration(body)
-            if xml is not None and xml.encoding is None:
-                ignored.append(xml.label or "")
+            if xml is not None:
+                xml_label = xml.label
+                xml_enc = xml.encoding
+                if xml_enc is None:
+                    ignored.append(xml_label or "")
 
     ascii_only = None
     utf8_valid = None
-    if (
-        not certain
-        and meta is None
-        and (xml is None or xml.encoding is None)
-        and kind != "xml"
-    ):
+    if not certain and meta is None and xml_enc is None and kind != "xml":
         ascii_only = payload.isascii()
         if not ascii_only and utf8_step:
             utf8_valid = _utf8_valid(payload)
 
     if meta is None:
-        return Facts(kind, bom, header_charset, header_enc, None, None, None, None,
-                     xml.label if xml is not None else None, xml.encoding if xml is not None else None,
-                     tuple(ignored), tld_of(url), ascii_only, utf8_valid)
-    return Facts(kind, bom, header_charset, header_enc, meta.label, meta.encoding, meta.offset,
-                 meta_source, xml.label if xml is not None else None,
-                 xml.encoding if xml is not None else None, tuple(ignored), tld_of(url), ascii_only,
-                 utf8_valid)
+        return _new_facts(Facts, (kind, bom, header_charset, header_enc, None, None, None, None, xml_label,
+                                  xml_enc, tuple(ignored), tld_of(url), ascii_only, utf8_valid))
+    return _new_facts(Facts, (kind, bom, header_charset, header_enc, meta.label, meta.encoding, meta.offset,
+                              meta_source, xml_label, xml_enc, tuple(ignored), tld_of(url), ascii_only,
+                              utf8_valid))
+
+
+# Facts(*values) without NamedTuple's generated __new__ (same tuple, half the cost).
+_new_facts = tuple.__new__
+
+
+def _header_facts(values: Sequence[str]) -> tuple[str | None, str | None]:
+    """``(charset, encoding)`` of Content-Type header *values*: the raw ``charset`` that Fetch
+    "extract a MIME type" gives (:func:`redecode.mime.extract_mime_type`) and its "get an
+    encoding" (None for none or an unknown label). Cached per distinct short value list (crawls
+    repeat a few dozen Content-Type values)."""
+    key = tuple(values)
+    hit = _HEADER_FACTS.get(key)
+    if hit is None:
+        charset = extract_mime_type(key)[1]
+        hit = (charset, get_encoding(charset) if charset is not None else None)
+        if len(_HEADER_FACTS) < _HEADER_FACTS_MAX and sum(map(len, key)) <= 256:
+            _HEADER_FACTS[key] = hit
+    return hit
+
+
+_HEADER_FACTS: dict[tuple[str, ...], tuple[str | None, str | None]] = {}
+_HEADER_FACTS_MAX = 4096
 
 
 def choose(
@@ -398,6 +444,15 @@ def choose(
     ``utf8_valid`` (with *utf8_step*), or the detector's answer. Never raises for facts that
     :func:`gather` made.
     """
+    return _choose(facts, detection, utf8_step)
+
+
+def _choose(
+    facts: Facts,
+    detection: "Detection | None | _Needed | Callable[[], Detection | None]",
+    utf8_step: bool,
+) -> Decision | None:
+    """:func:`choose` with positional arguments (what :func:`decide` calls)."""
     bom = facts.bom
     header_enc = facts.header_encoding
     meta_enc = facts.meta_encoding
@@ -498,28 +553,41 @@ def decide(
     order. Raises ValueError for an unknown *kind*; never raises because of the payload or the
     header values.
     """
-    facts = gather(payload, content_type=content_type, url=url, kind=kind, utf8_step=utf8_step,
-                   late_meta=late_meta, chromium_tokenizer=chromium_tokenizer)
+    facts = _gather(payload, content_type, url, kind, utf8_step, late_meta, chromium_tokenizer)
     if detector is None:
         detection = None
     else:
         def detection() -> Detection | None:
             return detector(payload if type(payload) is bytes else bytes(payload), facts.tld)
-    return choose(facts, detection=detection, utf8_step=utf8_step)  # type: ignore[return-value]
+    return _choose(facts, detection, utf8_step)  # type: ignore[return-value]
 
 
 _KINDS = frozenset(("html", "xml", "text"))
 _BOM_FIRST = (b"\xef", b"\xfe", b"\xff")
 _XML_STARTS = (b"<?xml", b"<\x00?\x00x\x00", b"\x00<\x00?\x00x")
 _DECISION_FIELDS = tuple(f.name for f in fields(Decision))
-# The slots' own setters: the same values a Decision(**kw) call stores, at half the cost of a
-# frozen dataclass's __init__ (it matters at a few microseconds per record).
-_SETTERS = tuple(Decision.__dict__[name].__set__ for name in _DECISION_FIELDS)
 
 
-def _new_decision(*values: object) -> Decision:
-    """``Decision(**dict(zip(fields, values)))``, faster. *values* in field order."""
-    d = object.__new__(Decision)
-    for setter, value in zip(_SETTERS, values):
-        setter(d, value)
-    return d
+class _DecisionBuilder:
+    """Same slots, in the same order, as :class:`Decision`, without the frozen ``__setattr__``:
+    :func:`_new_decision` fills one with plain attribute stores and then sets its class to
+    Decision (CPython allows ``__class__`` assignment between classes of identical layout). The
+    result is an ordinary Decision, equal to ``Decision(**kw)`` and as frozen."""
+
+    __slots__ = _DECISION_FIELDS
+
+
+def _compile_new_decision():
+    # Generated so that each field is one attribute store (no loop, no setter calls): about a
+    # third of the cost of setting the slots through their descriptors, a fifth of Decision(**kw).
+    args = ", ".join(_DECISION_FIELDS)
+    body = "".join(f"    d.{name} = {name}\n" for name in _DECISION_FIELDS)
+    src = f"def _new_decision({args}):\n    d = _new(_Builder)\n{body}    d.__class__ = _Decision\n    return d\n"
+    ns = {"_new": object.__new__, "_Builder": _DecisionBuilder, "_Decision": Decision}
+    exec(src, ns)  # noqa: S102 - source built above from the dataclass's own field names
+    fn = ns["_new_decision"]
+    fn.__doc__ = "``Decision(**dict(zip(fields, values)))``, faster. Values positional, in field order."
+    return fn
+
+
+_new_decision = _compile_new_decision()
