@@ -28,9 +28,14 @@ STATELESS = ["Shift_JIS", "EUC-JP", "EUC-KR", "Big5", "GBK", "gb18030"]
 
 
 def slow(data: bytes, name: str) -> tuple[str, int]:
-    if name == "ISO-2022-JP":
-        return d._decode_iso2022jp_slow(data)
-    return d._decode_tokens(data, "gb18030" if name == "GBK" else name)
+    """The spec-exact path alone (no fast path anywhere, also not for the runs it decodes)."""
+    saved, d._FAST = d._FAST, {}
+    try:
+        if name == "ISO-2022-JP":
+            return d._decode_iso2022jp_slow(data)
+        return d._decode_tokens(data, "gb18030" if name == "GBK" else name)
+    finally:
+        d._FAST = saved
 
 
 def agree(data: bytes, name: str) -> None:
@@ -249,3 +254,36 @@ def test_iso2022jp_long_pages(monkeypatch):
     for bad in (b"\x1b$B\n", b"\x1b(B\x1b$B", b"\x1b$(B", b"\x0e"):
         pos = rng.randrange(len(data))
         agree(data[:pos] + bad + data[pos:], "ISO-2022-JP")
+
+
+# ------------------------------------------------------------------------------------------------
+# EUC-JP token path with JIS X 0212 (runs that take three-byte tokens)
+
+EUCJP_PIECES = [b"\x8f\xb0\xa1", b"\x8f\xa2\xb7", b"\x8f\xa2\xaf", b"\x8f\xfe\xfe", b"\x8f\xa1", b"\x8f", b"\x8f\x20",
+                b"\x8f\x8f", b"\x8f\xa1\x8f", b"\x8f\xa1\x20", b"\xa1\x8f", b"\xb0\xa1", b"\xa1\xc1", b"\x8e\xb1",
+                b"\x8e\x8f", b"\xa4\xa2", b"a", b" ", b"~", b"\xff", b"\x80", b"\xa1"]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(EUCJP_PIECES), max_size=40))
+def test_eucjp_jis0212_runs(pieces):
+    data = b"".join(pieces)
+    want = reference(data, "EUC-JP")
+    assert slow(data, "EUC-JP") == want  # findall + dict for runs with 8F
+    assert d._decode_tokens(data, "EUC-JP") == want  # the fast path for such runs where it applies
+    r = decode(data, "EUC-JP", bom_sniff=False)
+    assert (r.text, r.errors) == want
+
+
+def test_eucjp_jis0212_dense_long():
+    rng = random.Random(212)
+    units = [bytes([0x8F, a, b]) for a in range(0xA1, 0xFF) for b in range(0xA1, 0xFF)][::7]
+    units += [bytes([a, b]) for a in range(0xA1, 0xFF) for b in range(0xA1, 0xFF)][::11]
+    data = b"".join(rng.choices(units, k=20000))
+    for tail in (b"", b"\xa1", b"\x8f\xa1", b"\xa1 ", b"<p>"):
+        want = slow(data + tail, "EUC-JP")
+        assert d._decode_tokens(data + tail, "EUC-JP") == want
+        r = decode(data + tail, "EUC-JP", bom_sniff=False)
+        assert (r.text, r.errors) == want
+    sample = data[:3000] + b"\x8f\xa1 " + data[3000:6000]
+    assert slow(sample, "EUC-JP") == reference(sample, "EUC-JP")

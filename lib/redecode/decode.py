@@ -477,6 +477,31 @@ def _tokenizer(name: str) -> _Tokenizer:
     return tok
 
 
+# EUC-JP with 0x8F in the input (JIS X 0212): runs also take the three-byte tokens (and 8F followed
+# by a byte outside A1..FE, a two-byte token), so that text rich in JIS X 0212 is not cut into one
+# match per character; group 2 is then only 8F or 8F A1..FE cut by the end of the input. Runs that
+# hold an 8F are decoded by the fast path when it applies to them, else tokenized by findall (the
+# token's first byte says its length, as in the decoder) and mapped through a dict; the others go
+# through the uint16 table as usual.
+_EUCJP_SPLIT_8F = re.compile(
+    rb"((?:[\x8e\xa1-\xfe][\x00-\xff]|\x8f(?:[\xa1-\xfe][\x00-\xff]|[^\xa1-\xfe]))++)|(\x8f[\xa1-\xfe]?)"
+)
+_EUCJP_TOKEN = re.compile(rb"\x8f[\xa1-\xfe][\x00-\xff]|[\x00-\xff]{2}")
+_EUCJP_RUN_MAP: dict[bytes, str] = {}
+
+
+def _eucjp_run_map(tok: _Tokenizer) -> dict[bytes, str]:
+    """Every EUC-JP token that can occur in a run (bytes) -> its output; built on first use."""
+    if not _EUCJP_RUN_MAP:
+        m: dict[bytes, str] = {}
+        for lead in (0x8E, *range(0xA1, 0xFF)):
+            for b in range(256):
+                m[bytes((lead, b))] = tok.pairs[lead | b << 8 if _LITTLE else lead << 8 | b]
+        m.update((k, v) for k, v in tok.others.items() if k is not None and len(k) >= 2)
+        _EUCJP_RUN_MAP.update(m)
+    return _EUCJP_RUN_MAP
+
+
 def _decode_tokens(data: bytes, name: str) -> tuple[str, int]:
     """Spec-exact decode of a stateless multi-byte encoding (Shift_JIS, EUC-JP, EUC-KR, Big5,
     gb18030).
@@ -486,10 +511,11 @@ def _decode_tokens(data: bytes, name: str) -> tuple[str, int]:
     decoded by one ``charmap_decode``; all two-byte runs are joined (with ``00 00`` as separator),
     read as an ``array("H")`` so each token becomes one integer, and mapped through a 65,536-entry
     list; the outputs are split back on a sentinel and interleaved. No Python-level
-    loop runs per byte or per token.
+    loop runs per byte or per token. (EUC-JP input with 8F: see ``_EUCJP_SPLIT_8F``.)
     """
     tok = _tokenizer(name)
-    parts = tok.split.split(data)
+    with_8f = name == "EUC-JP" and b"\x8f" in data
+    parts = (_EUCJP_SPLIT_8F if with_8f else tok.split).split(data)
     step = tok.groups + 1
     singles = parts[0::step]
     # A lead byte is left in a single-byte run only as the last byte of the input: one error.
@@ -504,10 +530,24 @@ def _decode_tokens(data: bytes, name: str) -> tuple[str, int]:
     if runs:
         if step == 3:
             runs = [r or b"" for r in runs]
+        mixed: dict[int, bytes] = {}
+        if with_8f:
+            mixed = {i: r for i, r in enumerate(runs) if b"\x8f" in r}
+            if mixed:
+                runs = [b"" if i in mixed else r for i, r in enumerate(runs)]
         # array("H") reads each two-byte token as one native uint16 (a memcpy); str.translate or a
         # UTF-16 decode would not do: they pair up surrogate-valued tokens.
         pair_text = "".join(map(tok.pairs.__getitem__, array("H", b"\x00\x00".join(runs))))
-        parts[1::step] = pair_text.split(_SENTINEL)
+        run_texts = pair_text.split(_SENTINEL)
+        if mixed:
+            run_map = _eucjp_run_map(tok).__getitem__
+            for i, r in mixed.items():
+                # A run is whole tokens, decoded from the initial state to the initial state: its
+                # decode alone is its part of the whole decode, and the fast path (when it applies)
+                # is that decode.
+                fast = _fast(r, "EUC-JP")
+                run_texts[i] = fast[0] if fast else "".join(map(run_map, _EUCJP_TOKEN.findall(r)))
+        parts[1::step] = run_texts
     legit = 0
     if step == 3:
         others = parts[2::3]

@@ -8,7 +8,10 @@ script, characters drawn from the index, no characters of the fast-path disagree
 * ``valid``: ``decode()`` on it vs ``bytes.decode(codec)`` (``ratio`` = decode time / codec time);
 * ``slow``: the same page with one invalid byte sequence at the end, which sends the multi-byte
   decoders down the spec-exact path (and UTF-8/UTF-16 down their repair path);
-* ``slow-dense``: text of the script only, no ASCII (the worst case for the token path).
+* ``slow-dense``: text of the script only, no ASCII (the worst case for the token path), with one
+  invalid byte sequence at the end;
+* ``spec-dense``: the same input through the spec-exact path alone, with every fast path disabled
+  (also the ones the slow path uses for parts of the input it proved it can hand over).
 
 MB/s are input megabytes (10^6 bytes) per second, best of 25 runs for valid input (decode and codec alternated), of 9 for the slow path.
 """
@@ -24,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "lib"))
 
 from redecode import _tables  # noqa: E402
+import redecode.decode as _decode_module  # noqa: E402
 from redecode.decode import _FAST, decode  # noqa: E402
 
 # encoding -> (closest Python codec, characters to draw text from, invalid tail)
@@ -118,6 +122,12 @@ def row(label: str, name: str, codec: str | None, valid: bytes, slow: bytes | No
     if dense is not None:
         t_dense = best(lambda d: decode(d, name, bom_sniff=False), dense)
         cells.append(f"slow-dense {mbps(len(dense), t_dense):6.1f} MB/s")
+        saved, _decode_module._FAST = _decode_module._FAST, {}
+        try:
+            t_spec = best(lambda d: decode(d, name, bom_sniff=False), dense, runs=3)
+        finally:
+            _decode_module._FAST = saved
+        cells.append(f"spec-dense {mbps(len(dense), t_spec):6.1f} MB/s")
     print("  ".join(cells), flush=True)
 
 
