@@ -219,3 +219,28 @@ def test_fast_equals_full_exhaustive(suffix):
             continue
         seen.add(data)
         assert P.prescan(data) == full(data), data
+
+
+_CONTENT_PIECES = [b"charset", b"CHARSET", b"=", b" ", b"\t", b";", b"'", b'"', b"utf-8", b"koi8-r", b"bogus",
+                   b"text/html", b"x", b",", b"\\"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_CONTENT_PIECES), max_size=10).map(b"".join), st.booleans(), st.booleans())
+@example(b"text/html; charset=utf-8", True, False)
+@example(b"charset=utf-8'", True, False)
+@example(b"charset=utf-8;charset=koi8-r", True, True)
+@example(b"charset utf-8; charset=koi8-r", False, False)
+@example(b"charset = utf-8; charset=koi8-r", True, False)
+@example(b"charset= utf-8", True, False)
+@example(b"charset=", True, False)
+def test_pragma_content_values(value, double, reverse):
+    """The pragma's fast path (a plain label right after the first "charset=") against
+    "extracting a character encoding from a meta element" in the full scan."""
+    q = b'"' if double else b"'"
+    value = value.replace(q, b"")
+    content = b"content=" + q + value + q
+    equiv = b'http-equiv="Content-Type"'
+    meta = b"<meta " + (content + b" " + equiv if reverse else equiv + b" " + content) + b">"
+    for data in (meta, b"<p>" + meta + b"<meta charset=big5>"):
+        check(data)

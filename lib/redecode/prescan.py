@@ -470,16 +470,18 @@ _TAG_NAME = _atomic(rb"[a-z][^%s/>]*" % _W)  # the tokenizer's tag name: to whit
 _RAW_NAMES = (b"title", b"textarea", b"script", b"style", b"xmp", b"iframe", b"noembed", b"noframes")
 _PREFIX = re.compile(
     _atomic(
+        # The alternatives exclude each other (by their first bytes), so their order only
+        # matters for speed: the commonest first.
         rb"(?:"
         rb"[^<]+"  # text
-        rb"|<!(?=--)" + _atomic(rb"(?:[^-]+|-(?!->))*") + rb"-->"  # "<!--" to the first "-->" from its "--"
-        + rb"|<!(?!--)[^>]*>"  # "<!" to ">"
-        rb"|<\?[^>]*>"  # "<?" to ">"
-        rb"|</(?![a-z])[^>]*>"  # "</" + not a letter, to ">"
-        rb"|</" + _TAG_NAME + _PLAIN_ATTRS + rb">"  # an end tag
         # a start tag that is not raw text or plaintext (a <meta> here holds no "charset": the
         # match stops before the window's first "charset")
-        + rb"|<(?!(?:%s|plaintext)[%s/>])" % (b"|".join(_RAW_NAMES), _W) + _TAG_NAME + _PLAIN_ATTRS + rb">"
+        rb"|<(?!(?:%s|plaintext)[%s/>])" % (b"|".join(_RAW_NAMES), _W) + _TAG_NAME + _PLAIN_ATTRS + rb">"
+        + rb"|</" + _TAG_NAME + _PLAIN_ATTRS + rb">"  # an end tag
+        + rb"|<!(?!--)[^>]*>"  # "<!" to ">"
+        rb"|<!(?=--)" + _atomic(rb"(?:[^-]+|-(?!->))*") + rb"-->"  # "<!--" to the first "-->" from its "--"
+        + rb"|<\?[^>]*>"  # "<?" to ">"
+        rb"|</(?![a-z])[^>]*>"  # "</" + not a letter, to ">"
         # a raw-text start tag and its text, up to (not including) its end tag
         + b"".join(
             rb"|<%s(?=[%s/>])" % (name, _W) + _PLAIN_ATTRS + rb">"
@@ -543,19 +545,33 @@ def _plain_meta(d: bytes, low: bytes, lt: int) -> MetaResult | None:
         if m is None:
             return None
         vs, ve = m.span(m.lastindex)
-        span = extract_meta_charset(d[vs:ve])
-        if span is None:
-            return None
-        vs, ve = vs + span[0], vs + span[1]
+        # "extracting a character encoding": when the value's first "charset" is followed by
+        # "=" and a plain unquoted label that ends the value or is ended by whitespace or ";",
+        # that label is the answer; anything else goes to extract_meta_charset.
+        k = low.find(b"charset", vs, ve)
+        c = _CONTENT_CHARSET(low, k, ve) if k >= 0 else None
+        if c is not None:
+            vs, ve = c.span(1)
+        else:
+            span = extract_meta_charset(d[vs:ve])
+            if span is None:
+                return None
+            vs, ve = vs + span[0], vs + span[1]
         pragma = True
     label = d[vs:ve]
     enc = get_encoding(label)
     if enc is None:
         return None
     remapped = _REMAP.get(enc)
+    # MetaResult(...) without NamedTuple's generated __new__ (same tuple, half the cost).
     if remapped is None:
-        return MetaResult(enc, label.decode("latin-1"), lt, m.end(), pragma, None, ())
-    return MetaResult(remapped, label.decode("latin-1"), lt, m.end(), pragma, enc, ())
+        return _new_tuple(MetaResult, (enc, label.decode("latin-1"), lt, m.end(), pragma, None, ()))
+    return _new_tuple(MetaResult, (remapped, label.decode("latin-1"), lt, m.end(), pragma, enc, ()))
+
+
+_new_tuple = tuple.__new__
+# A plain label right after the first "charset=" of a content value (see _plain_meta).
+_CONTENT_CHARSET = re.compile(rb"charset=([^%s;\"']+)(?=[%s;]|\Z)" % (_W, _W)).match
 
 
 def _none(ignored: list[str]) -> MetaResult | None:
