@@ -51,6 +51,14 @@ past byte 1024 runs only when the BOM and the header have not decided, as in a b
 late meta on a page whose header decided is not recorded (it costs a scan of the head for a
 declaration no browser reads).
 
+Speed (the issue's target: a median under 20 microseconds per record without detection,
+``tests/benchmarks/bench_decide.py``): :func:`decide` calls the positional ``_gather`` and
+``_choose``; the Content-Type charset and its encoding are cached per distinct header value list,
+labels per distinct label (:func:`redecode.labels.get_encoding`); :func:`tld_of` reads the usual
+URL shape with one regular expression; a :class:`Decision` is built by plain attribute stores
+(``_new_decision``); the prescan has its own fast path (:mod:`redecode.prescan`). None of this
+changes a result: ``tests/test_sniff_fast.py`` compares each with the code it replaces.
+
 Deviations (from what a browser does):
     * Step 6 (``utf8-valid``) is ours: Chromium shows undeclared UTF-8 as windows-1252 on
       ``.com`` and Shift_JIS on ``.jp``; a re-decode exists to recover the author's text. Off
