@@ -45,7 +45,7 @@ declare anything; ``_plain_meta`` reads a ``<meta charset=...>`` or a
 goes to the loop from where they stopped. ``tests/test_prescan_fast.py`` compares the fast path
 with the loop from byte 0 on generated markup (every window size), exhaustively on short
 sequences of markup pieces, and on the html5lib-tests inputs. On the 300 MB benchmark crawl it
-took the median prescan of a window holding ``charset`` from about 11 to about 6 microseconds.
+took the median prescan of a window holding ``charset`` from about 11 to about 5 microseconds.
 
 Chromium (measured with version 156, see ``tests/data/html5lib/chromium-156.jsonl``) tokenizes
 instead of prescanning. The one difference that changes results on real pages is followed here:
