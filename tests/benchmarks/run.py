@@ -447,6 +447,7 @@ def run_rows(meta: dict, rows: list[str], repeat: int, workdir: str) -> dict:
     results: dict[str, dict] = {}
     ok, script = redecode_available()
     precompile()
+    active = []
     for row in rows:
         if row == "gzip-isal" and importlib.util.find_spec("isal") is None:
             results[row] = {"skipped": "isal is not installed (pip install isal)"}
@@ -455,9 +456,15 @@ def run_rows(meta: dict, rows: list[str], repeat: int, workdir: str) -> dict:
             results[row] = {"skipped": f"redecode run not measured: {script}"}
             log(f"{row}: skipped ({script})")
             continue
-        out = os.path.join(workdir, "out", row)
-        runs = []
-        for i in range(repeat):
+        active.append(row)
+    # Rounds: every row once per round, so that a slow spell of a shared machine hits all rows of
+    # a round alike; ratios are taken within each round (see ``derived``).
+    all_runs: dict[str, list[dict]] = {row: [] for row in active}
+    for i in range(repeat):
+        for row in active:
+            if row in results:
+                continue  # failed in an earlier round
+            out = os.path.join(workdir, "out", row)
             if os.path.exists(out):
                 shutil.rmtree(out)
             os.makedirs(out)
@@ -470,10 +477,13 @@ def run_rows(meta: dict, rows: list[str], repeat: int, workdir: str) -> dict:
             if m["returncode"] not in (0,):
                 log(f"{row}: exit {m['returncode']}\n{m['stderr'][-3000:]}")
                 results[row] = {"failed": f"exit code {m['returncode']}", "stderr": m["stderr"][-3000:]}
-                break
-            runs.append(m)
+                continue
+            all_runs[row].append(m)
             log(f"{row} #{i + 1}: cpu {m['cpu_s']:.2f} s, wall {m['wall_s']:.2f} s, "
                 f"{mb / m['cpu_s']:.0f} MB/s cpu, peak {m['maxrss_mb']:.0f} MB")
+    for row in active:
+        out = os.path.join(workdir, "out", row)
+        runs = all_runs[row]
         if row in results:
             continue
         cpu = statistics.median(r["cpu_s"] for r in runs)
@@ -499,7 +509,7 @@ def run_rows(meta: dict, rows: list[str], repeat: int, workdir: str) -> dict:
                 key = json.load(fh)
             res["accuracy"] = score(out, key)
         results[row] = res
-    return results
+    return {row: results[row] for row in rows if row in results}
 
 
 def _is_ours(path: str) -> bool:
@@ -628,12 +638,20 @@ def derived(results: dict) -> dict:
     r2 = results.get("redecode-2w", {})
     a = results.get("baseline-a", {})
     b = results.get("baseline-b", {})
+
+    def paired(num: dict, den: dict, key: str) -> float:
+        # the median over rounds of the ratio within a round (rows of a round ran back to back)
+        runs = f"{key}_runs"
+        if len(num.get(runs, ())) == len(den.get(runs, ())) > 0:
+            return statistics.median(n / m for n, m in zip(num[runs], den[runs]))
+        return num[key] / den[key]
+
     if "cpu_s" in r1 and "cpu_s" in a:
-        d["redecode_1w_vs_a"] = a["cpu_s"] / r1["cpu_s"]
+        d["redecode_1w_vs_a"] = paired(a, r1, "cpu_s")
     if "cpu_s" in r1 and "cpu_s" in b:
-        d["redecode_1w_vs_b"] = b["cpu_s"] / r1["cpu_s"]
+        d["redecode_1w_vs_b"] = paired(b, r1, "cpu_s")
     if "wall_s" in r1 and "wall_s" in r2:
-        d["wall_2w_over_1w"] = r2["wall_s"] / r1["wall_s"]
+        d["wall_2w_over_1w"] = paired(r2, r1, "wall_s")
     return d
 
 
@@ -755,7 +773,8 @@ def markdown(meta: dict, results: dict, d: dict, double: dict | None, mach: dict
         f"({meta['compressed_bytes'] / 1e6:.1f} MB gzip), {meta['records']} records, "
         f"{meta['html_responses']} HTML responses, cut into {len(meta['shards'])} files at capture "
         "boundaries. CPU = user + system seconds of the process and its workers, median of "
-        f"{args.repeat}; MB/s = uncompressed WARC MB (10^6 bytes) per CPU second. Accuracy = pages whose "
+        f"{args.repeat} rounds (each round runs every row once, back to back; the ratios below are "
+        "the median of the ratios within a round); MB/s = uncompressed WARC MB (10^6 bytes) per CPU second. Accuracy = pages whose "
         "text equals the Encoding Standard decode under the page's true encoding (the header's, for "
         "pages whose header is wrong, as a browser shows them).",
         "",
