@@ -8,7 +8,7 @@ import sys
 import click
 
 from redecode_jobs.options import executor_options, workers_option
-from redecode.job import DEFAULT_MAX_RECORD_BYTES, RunDirectoryLocked
+from redecode.job import DEFAULT_MAX_RECORD_BYTES, RunDirectoryConflict, RunDirectoryLocked
 from redecode.rules import DEFAULT_RULES, RULES
 
 
@@ -31,9 +31,11 @@ from redecode.rules import DEFAULT_RULES, RULES
     help="Cap on a re-read record's decoded payload size (bytes); use the prior run's value.",
 )
 @executor_options("one Spark task per prior part")
+@click.option("--force", is_flag=True,
+              help="Replace parts in --out made under other rules (otherwise refused, as by `run`).")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print the backfill summary as JSON on stdout.")
-def backfill(prior_dir, rules, out, workers, max_record_bytes, executor, master, quiet, as_json) -> None:
+def backfill(prior_dir, rules, out, workers, max_record_bytes, executor, master, force, quiet, as_json) -> None:
     """Write to --out what `redecode run --rules RULES` over PRIOR_DIR's inputs would write,
     reading again only the records whose result can change under RULES.
 
@@ -41,6 +43,8 @@ def backfill(prior_dir, rules, out, workers, max_record_bytes, executor, master,
     inputs must still be at the paths it recorded. Rows whose status does not depend on the rules
     are copied; decisions are replayed from the stored provenance where possible; the rest are
     read again by offset. _run.json gets a "backfill" section: rows re-read and copied, bytes read.
+    --out is a run directory like `run`'s: parts made there under other rules are refused (--force
+    replaces them); other inputs' parts made under the same rules stay and stay listed.
 
     \b
     Exit codes: 0 done; 1 an input of the prior run had been cut short (its rows up to the error
@@ -52,10 +56,10 @@ def backfill(prior_dir, rules, out, workers, max_record_bytes, executor, master,
 
     try:
         summary = run_backfill(prior_dir, rules, out, workers=workers, max_record_bytes=max_record_bytes,
-                               executor=executor, master=master)
+                               executor=executor, master=master, force=force)
     except (BackfillError, ImportError) as exc:
         raise click.UsageError(str(exc)) from exc
-    except RunDirectoryLocked as exc:
+    except (RunDirectoryLocked, RunDirectoryConflict) as exc:
         raise click.UsageError(str(exc)) from exc
     if as_json:
         m = summary.manifest

@@ -63,7 +63,7 @@ def _markers(run_dir: Path) -> dict[str, dict]:
     return out
 
 
-def _assert_same_output(got: Path, want: Path) -> None:
+def _assert_same_output(got: Path, want: Path, *, inputs_in_order: bool = True) -> None:
     assert sorted(p.name for p in got.glob("*.parquet")) == sorted(p.name for p in want.glob("*.parquet"))
     rows_got, rows_want = _rows(got), _rows(want)
     assert len(rows_got) == len(rows_want)
@@ -77,7 +77,11 @@ def _assert_same_output(got: Path, want: Path) -> None:
     assert m_got["counts"] == m_want["counts"]
     assert m_got["rules"] == m_want["rules"]
     strip = lambda inputs: [{k: v for k, v in e.items()} for e in inputs]  # noqa: E731
-    assert strip(m_got["inputs"]) == strip(m_want["inputs"])
+    if inputs_in_order:
+        assert strip(m_got["inputs"]) == strip(m_want["inputs"])
+    else:  # inputs added by separate invocations are listed in the order they were added
+        by_path = lambda inputs: sorted(strip(inputs), key=lambda e: e["path"])  # noqa: E731
+        assert by_path(m_got["inputs"]) == by_path(m_want["inputs"])
 
 
 @pytest.fixture(scope="module", params=["sample_warcs", "test_warcs"])
@@ -173,6 +177,47 @@ def test_refuses_incomplete_prior(full_runs, tmp_path):
         backfill(str(tmp_path), "browser-2026.11", str(tmp_path / "bf"))
     with pytest.raises(BackfillError, match="differ"):
         backfill(str(runs["seed-2026.10"]), "browser-2026.11", str(runs["seed-2026.10"]))
+
+
+def test_refuses_out_holding_other_rules_unless_force(full_runs, tmp_path):
+    """--out is a run directory like run's: another rule set's parts are not overwritten silently."""
+    from redecode.job import RunDirectoryConflict
+    from redecode_jobs.cli import cli
+
+    _, runs = full_runs
+    out = tmp_path / "out"
+    shutil.copytree(runs["requests-2.32"], out)
+    before = sorted(p.name for p in out.iterdir())
+    with pytest.raises(RunDirectoryConflict):
+        backfill(str(runs["seed-2026.10"]), "browser-2026.11", str(out))
+    assert sorted(p.name for p in out.iterdir()) == before
+    assert json.loads((out / "_run.json").read_text())["rules"]["name"] == "requests-2.32"
+    result = CliRunner().invoke(cli, ["backfill", str(runs["seed-2026.10"]), "--rules", "browser-2026.11",
+                                      "--out", str(out)])
+    assert result.exit_code == 2 and "--force" in result.output
+    result = CliRunner().invoke(cli, ["backfill", str(runs["seed-2026.10"]), "--rules", "browser-2026.11",
+                                      "--out", str(out), "--force"])
+    assert result.exit_code in (0, 1), result.output
+    _assert_same_output(out, runs["browser-2026.11"])
+
+
+def test_earlier_inputs_of_the_same_rules_stay_listed(tmp_path):
+    """Backfilling into a directory that already holds another input's parts (same rules) keeps
+    them and lists them in _run.json, as a run that adds archives does."""
+    a, b = sorted(SAMPLE.glob("*.warc.gz"))[:2]
+    run([str(a)], str(tmp_path / "out"), rules="browser-2026.11", workers=1)
+    run([str(b)], str(tmp_path / "prior"), rules="seed-2026.10", workers=1)
+    summary = backfill(str(tmp_path / "prior"), "browser-2026.11", str(tmp_path / "out"))
+    manifest = json.loads((tmp_path / "out" / "_run.json").read_text())
+    assert sorted(e["path"] for e in manifest["inputs"]) == sorted([str(a), str(b)])
+    rows = _rows(tmp_path / "out")
+    assert manifest["counts"]["records_seen"] == len(rows)
+    assert {r["warc_path"] for r in rows} == {str(a), str(b)}
+    # the backfill's own figures cover only its inputs
+    assert summary.stats["bytes_full_run"] == b.stat().st_size
+    # equal to one run over both archives
+    run([str(a), str(b)], str(tmp_path / "both"), rules="browser-2026.11", workers=1)
+    _assert_same_output(tmp_path / "out", tmp_path / "both", inputs_in_order=False)
 
 
 def test_cli(full_runs, tmp_path):

@@ -670,6 +670,7 @@ def backfill(
     max_record_bytes: int = _job.DEFAULT_MAX_RECORD_BYTES,
     executor: str = "local",
     master: str | None = None,
+    force: bool = False,
 ) -> BackfillSummary:
     """Write into run directory *out* what ``redecode run --rules RULES_NAME`` over the inputs of
     run directory *prior_dir* would write, re-reading only records whose row can change (see the
@@ -688,8 +689,15 @@ def backfill(
     ``rows_copied``, ``bytes_read`` (sum of ``warc_length`` of re-read records, bytes),
     ``bytes_full_run`` (sum of input sizes, bytes), ``bytes_fraction``, ``wall_seconds``).
 
+    *out* follows ``redecode run``'s rules for a run directory: when it already holds parts made
+    under other rules (or by another :data:`redecode.job.ROW_CODE_VERSION`),
+    :class:`redecode.job.RunDirectoryConflict` is raised and nothing is written, unless ``force``
+    (those parts are then removed); parts of other inputs made under the same rules stay and are
+    listed in the manifest, as after a run that adds archives.
+
     Raises :class:`BackfillError` (prior directory incomplete, of an unknown schema major version,
     input missing), :class:`KeyError` for unknown rules, :class:`redecode.job.RunDirectoryLocked`,
+    :class:`redecode.job.RunDirectoryConflict`,
     :class:`ValueError` for an unknown ``executor``, :class:`ImportError` for ``"spark"`` without
     pyspark (unless ``master="inline"``).
     """
@@ -706,6 +714,7 @@ def backfill(
     lock = _job._lock_run_directory(out)
     try:
         _job._clean_tmp(out)
+        _job._check_foreign(out, new, force)
         results: dict[tuple[str, int], tuple[dict, dict]] = {}
         executor_info = None
         n = workers or os.cpu_count() or 1
@@ -744,7 +753,12 @@ def backfill(
         shards = [_job.Shard(m["path"], m["shard"], m["start"], m["end"]) for m in markers]
         new_markers = {k: v[0] for k, v in results.items()}
         _job._remove_stale_parts(out, paths, shards)
-        run_manifest = _job._manifest(paths, shards, new_markers, new, started_at, wall_start, cpu_start)
+        # inputs completed in *out* earlier under the same rules stay, and so in the manifest
+        earlier_paths, earlier_shards, earlier_markers = _job._earlier_inputs(out, paths, new)
+        new_markers.update(earlier_markers)
+        run_manifest = _job._manifest(paths + earlier_paths, shards + earlier_shards, new_markers, new,
+                                      started_at, wall_start, cpu_start)
+        full = sum(e["size"] for e in run_manifest["inputs"] if e["path"] in set(paths))
         stats = {"rows": 0, "rows_copied": 0, "rows_reread": 0, "bytes_read": 0}
         prior_schemas, prior_codes = set(), set()
         for _, s in results.values():
@@ -752,7 +766,6 @@ def backfill(
                 stats[k] += s[k]
             prior_schemas.add(s["prior_schema"])
             prior_codes.add(str(s["prior_row_code"]))
-        full = sum(entry["size"] for entry in run_manifest["inputs"])
         run_manifest["backfill"] = {
             "prior_dir": os.path.abspath(prior_dir),
             "prior_rules": manifest.get("rules"),
