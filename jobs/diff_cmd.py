@@ -6,7 +6,7 @@ import json
 
 import click
 
-from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary
+from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary, input_error_message
 from redecode.query import QueryError
 from redecode.schema import COLUMNS, SchemaVersionError
 
@@ -101,5 +101,5 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
     else:
         click.echo(format_summary(summary))
     for e in summary.input_errors:
-        click.echo(f"error: {e['path']}: {e['error']}", err=True)
+        click.echo(f"redecode: error: {input_error_message(e)}", err=True)
     click.get_current_context().exit(summary.exit_code(check=check, check_text=check_text))

@@ -128,7 +128,7 @@ def test_check_text_allows_label_only_changes(tmp_path):
     assert CliRunner().invoke(diff_cmd, [old, new, "--check"]).exit_code == 3
     result = CliRunner().invoke(diff_cmd, [old, new, "--check-text"])
     assert result.exit_code == 0, result.output
-    assert "0 in text, 1 in encoding label only" in result.output
+    assert "1 changed (1 of them only in the encoding label, with the same text)" in result.output
     assert json.loads(CliRunner().invoke(diff_cmd, [old, new, "--json"]).output)["label_only"] == 1
 
 

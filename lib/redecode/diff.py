@@ -453,10 +453,16 @@ def summarize(
     )
 
 
+def input_error_message(e: dict) -> str:
+    """``path: error`` of an input error of a diff (``{"path", "error"}``), the path once."""
+    path, error = str(e.get("path")), str(e.get("error"))
+    return error if error.startswith(path) else f"{path}: {error}"
+
+
 def format_summary(s: DiffSummary) -> str:
     """The summary as plain-text tables (for stdout)."""
     out = [f"diff {s.old} -> {s.new}: {s.records} records, {s.changed} changed "
-           f"({s.text_changed} in text, {s.label_only} in encoding label only), "
+           f"({s.label_only} of them only in the encoding label, with the same text), "
            f"{s.mojibake_fixed} mojibake fixed"]
     out.append(render_table(("category", "records"), list(s.categories.items())))
 
@@ -471,7 +477,7 @@ def format_summary(s: DiffSummary) -> str:
           ("category", "target_uri", "old_encoding", "new_encoding", "mojibake_fixed",
            "old_excerpt", "new_excerpt"))
     for e in s.input_errors:
-        out.append(f"error: {e['path']}: {e['error']}")
+        out.append(f"error: {input_error_message(e)}")
     if s.out:
         out.append(f"diff written to {s.out}")
     return "\n\n".join(out)
