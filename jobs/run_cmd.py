@@ -89,6 +89,9 @@ def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, 
             bar.__exit__(None, None, None)
 
     manifest = summary.manifest
+    if not manifest["inputs"]:
+        # before the summary, and even with --quiet: a nightly run over an empty folder says so
+        click.echo("redecode: warning: no .warc, .warc.gz, .arc, .arc.gz or .parquet input found", err=True)
     if as_json:
         click.echo(json.dumps(_summary_json(manifest), indent=2, sort_keys=True))
     elif not quiet:
@@ -98,16 +101,14 @@ def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, 
         click.echo(
             f"{n} input{'s' if n != 1 else ''}"
             + (f" ({resumed} already complete, skipped; --force redoes them)" if resumed else "")
-            + f", {c['records_seen']} records: {c['decoded']} decoded, "
+            + f", {c['records_seen']} record{'s' if c['records_seen'] != 1 else ''}: {c['decoded']} decoded, "
             f"{c['skipped']} skipped, {c['failed']} failed -> {out}",
             err=True,
         )
-        if n == 0:
-            click.echo("redecode: warning: no .warc, .warc.gz, .arc, .arc.gz or .parquet input found", err=True)
     if summary.exit_code:
         click.echo(
             f"redecode: {len(summary.errors)} input(s) could not be read to the end; "
-            f"their rows up to the error are in {out}; see {out}/_run.json",
+            f"the rows read before the error are kept in {out}; see {out}/_run.json",
             err=True,
         )
     sys.exit(summary.exit_code)
