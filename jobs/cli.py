@@ -1,7 +1,7 @@
 """The ``redecode`` command: one click group, one module per subcommand.
 
 Exit codes: 0 ok, 1 failure (an input could not be read to its end, or a check failed), 2 usage
-error, 3 ``diff --check`` found changes.
+error, 3 ``diff --check`` (or ``--check-text``) found changes.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def cli() -> None:
 
     \b
     Exit codes: 0 ok; 1 an input failed (see stderr and _run.json); 2 usage error;
-    3 `diff --check` found changes.
+    3 `diff --check` (or `--check-text`) found changes.
     """
 
 
