@@ -39,8 +39,8 @@ _FIELDS: list[tuple[str, pa.DataType, str]] = [
     ("payload_digest", pa.string(), "WARC-Payload-Digest"),
     ("bom", pa.string(), "BOM found: UTF-8, UTF-16BE, UTF-16LE or null"),
     ("header_charset", pa.string(), "raw charset parameter of Content-Type"),
-    ("meta_charset", pa.string(), "raw label found in a <meta> (prescan or head scan)"),
-    ("encoding", pa.string(), "WHATWG encoding name used to decode"),
+    ("meta_charset", pa.string(), "raw label of the <meta> declaration the browser's prescan or head scan finds, whatever the rules (a label naming no encoding is in ignored_labels instead)"),
+    ("encoding", pa.string(), "WHATWG encoding name used to decode (NULL when rules that decode with Python codecs used one with no WHATWG equivalent; see decoder)"),
     ("source", pa.string(), "deciding step: bom, transport, prescan, head-scan, xml-declaration, "
                             "utf8-valid, detector, default"),
     ("confidence", pa.string(), "HTML Standard confidence: certain, tentative, irrelevant"),
