@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import click
 
@@ -66,12 +67,23 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
     Exit codes: 0 ok; 1 (with --rules) an input archive could not be read to its end; 2 usage error;
     3 with --check, something changed (with --check-text, some text changed).
     """
+    if out:
+        from redecode import storage
+
+        out = storage.local_path(out)
+        if storage.is_remote(out):
+            raise click.UsageError(f"--out {out}: diff writes a local directory, not a URL")
     try:
         if rules:
             if len(rules) != 2:
                 raise click.UsageError("--rules must be given exactly twice: --rules OLD --rules NEW")
             if old_key or old_text or old_codec:
                 raise click.UsageError("--old-key/--old-text/--old-codec compare run outputs, not --rules")
+            for p in paths:
+                if os.path.isfile(os.path.join(p, "_run.json")):
+                    raise click.UsageError(
+                        f"{p} is a run directory: --rules A --rules B reads archives; compare two runs "
+                        "with `redecode diff OLD NEW` (without --rules)")
             summary = diff_rules(list(paths), rules[0], rules[1], out=out,
                                  max_record_bytes=max_record_bytes, workers=workers,
                                  examples=examples, executor=executor, master=master)

@@ -46,6 +46,7 @@ import duckdb
 import ftfy
 import pyarrow as pa
 
+from . import storage
 from .query import QueryError, _sql_str, check_part_versions, load_run, render_table
 from .schema import COLUMNS
 
@@ -485,6 +486,9 @@ def format_summary(s: DiffSummary) -> str:
 
 def _write(table: pa.Table, out: str, summary: DiffSummary, meta: dict[str, str]) -> str:
     """Write *table* to ``out/diff.parquet`` (tmp name + rename) and the summary to ``_diff.json``."""
+    out = storage.local_path(out)
+    if storage.is_remote(out):
+        raise DiffError(f"--out {out}: diff writes a local directory, not a URL")
     os.makedirs(out, exist_ok=True)
     final = os.path.join(out, DIFF_FILE)
     tmp = os.path.join(out, f".tmp-{DIFF_FILE}")

@@ -613,8 +613,18 @@ def run(
     ``on_progress(bytes_done, bytes_total)`` is called as input bytes are consumed;
     ``on_error(message)`` once per input that could not be read to its end.
 
-    Raises :class:`FileNotFoundError` for an input that matches no file and :class:`KeyError` for unknown rules.
+    ``out`` is a local directory (a ``file://`` URL is taken as its path); for an object-store URL
+    use :func:`redecode.spark.run_spark`.
+
+    Raises :class:`FileNotFoundError` for an input that matches no file, :class:`KeyError` for
+    unknown rules and :class:`ValueError` for an ``out`` that is a URL of another filesystem.
     """
+    out = storage.local_path(out)
+    if storage.is_remote(out):
+        raise ValueError(
+            f"--out {out}: the local executor writes a local directory; to write to a URL use "
+            "--executor spark (--master 'local[N]' runs it on this machine)"
+        )
     wall_start = time.perf_counter()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     cpu_start = _cpu_seconds()

@@ -335,6 +335,7 @@ def run_spark(
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     cpu_start = job._cpu_seconds()
     rules_obj = get_rules(rules)
+    out = storage.local_path(out)
     paths, shards = plan(inputs, shard_bytes=shard_bytes)
     storage.makedirs(out)
     storage.makedirs(storage.join(out, "_done"))

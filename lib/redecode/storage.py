@@ -94,6 +94,12 @@ def _local(path: str) -> str:
     return path[len("file://"):] if path.startswith("file://") else path
 
 
+def local_path(path: str | os.PathLike[str]) -> str:
+    """``path`` with a ``file://`` scheme removed (``file:///tmp/x`` -> ``/tmp/x``); other paths
+    and URLs unchanged."""
+    return _local(os.fspath(path))
+
+
 # ---------------------------------------------------------------------------------------------
 # filesystems
 
