@@ -685,13 +685,13 @@ def target_lines(results: dict, d: dict, double: dict | None) -> list[str]:
 
     r1 = results.get("redecode-1w", {})
     if "redecode_1w_vs_a" in d:
-        out.append(f"- redecode 1 worker vs baseline A (CPU throughput): {d['redecode_1w_vs_a']:.2f}x "
+        out.append(f"- redecode 1 worker vs baseline A (CPU throughput): {d['redecode_1w_vs_a']:.3f}x "
                    f"(target >= {TARGET_VS_A}x: {mark(d['redecode_1w_vs_a'] >= TARGET_VS_A)})")
     if "redecode_1w_vs_b" in d:
-        out.append(f"- redecode 1 worker vs baseline B (CPU throughput): {d['redecode_1w_vs_b']:.2f}x "
+        out.append(f"- redecode 1 worker vs baseline B (CPU throughput): {d['redecode_1w_vs_b']:.3f}x "
                    f"(target >= {TARGET_VS_B}x: {mark(d['redecode_1w_vs_b'] >= TARGET_VS_B)})")
     if "wall_2w_over_1w" in d:
-        out.append(f"- wall time 2 workers / 1 worker: {d['wall_2w_over_1w']:.2f} "
+        out.append(f"- wall time 2 workers / 1 worker: {d['wall_2w_over_1w']:.3f} "
                    f"(target <= {TARGET_WALL_2W}: {mark(d['wall_2w_over_1w'] <= TARGET_WALL_2W)})")
     for row in ("redecode-1w", "redecode-2w"):
         res = results.get(row, {})
