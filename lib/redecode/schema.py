@@ -28,8 +28,8 @@ _FIELDS: list[tuple[str, pa.DataType, str]] = [
     # -- required columns, in the order of the job issue --
     ("record_id", pa.string(), "WARC-Record-ID (or a deterministic id for ARC/Parquet inputs)"),
     ("warc_path", pa.string(), "input archive path as given to the job"),
-    ("warc_offset", pa.int64(), "bytes: start of the record (its gzip member) in warc_path"),
-    ("warc_length", pa.int64(), "bytes: length of the record in the file (compressed for .gz)"),
+    ("warc_offset", pa.int64(), "bytes: start of the record (its gzip member) in warc_path; for a raw-response Parquet input, the row number"),
+    ("warc_length", pa.int64(), "bytes: length of the record in the file (compressed for .gz); for a raw-response Parquet input, the body's length"),
     ("target_uri", pa.string(), "WARC-Target-URI"),
     ("warc_date", pa.string(), "WARC-Date as written in the record"),
     ("http_status", pa.int32(), "HTTP status code, null without HTTP headers"),

@@ -151,8 +151,8 @@ class Decision:
     ``utf8_valid`` and ``ascii_only`` when examined, else None; ``meta_source`` ``prescan`` or
     ``head-scan`` for the meta in ``meta_charset`` (None without one); ``xml_encoding`` the
     WHATWG encoding the XML declaration (or a UTF-16 ``<?x`` pattern, which has no label) names,
-    None for none or an unknown label. The last two are not in docs/DESIGN.md's list: they are
-    what a stored row needs to replay the decision (:func:`choose`).
+    None for none or an unknown label. The last two are what a stored row needs to replay the
+    decision (:func:`choose`, used by :mod:`redecode.backfill`).
     """
 
     encoding: str
