@@ -68,6 +68,7 @@ Deviations:
 
 from __future__ import annotations
 
+import functools
 import glob
 import io
 import logging
@@ -80,8 +81,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from fastwarc.warc import ArchiveIterator as _FastIterator
-from warcio.archiveiterator import ArchiveIterator as _WarcioIterator
-from warcio.bufferedreaders import DecompressingBufferedReader as _DecompressingBufferedReader
 
 from . import http as _http
 from . import storage
@@ -391,70 +390,79 @@ def _kind(path: str) -> str:
 # warcio
 
 
-class _QuietReader(_DecompressingBufferedReader):
-    """warcio's reader, keeping the inflate error it would write to sys.stderr in ``inflate_error``.
+@functools.cache
+def _quiet_warcio_iterator():
+    """warcio's ArchiveIterator without its direct writes to sys.stderr (class built on first use:
+    warcio, and the fsspec it imports, cost ~80 ms of start-up that the FastWARC path never needs)."""
+    from warcio.archiveiterator import ArchiveIterator as _WarcioIterator
+    from warcio.bufferedreaders import DecompressingBufferedReader as _DecompressingBufferedReader
 
-    ``_decompress`` is warcio 1.8.1's (Apache-2.0) with the message stored instead of printed.
-    """
+    class _QuietReader(_DecompressingBufferedReader):
+        """warcio's reader, keeping the inflate error it would write to sys.stderr in ``inflate_error``.
 
-    inflate_error: str | None = None
+        ``_decompress`` is warcio 1.8.1's (Apache-2.0) with the message stored instead of printed.
+        """
 
-    def _decompress(self, data):
-        if self.decompressor and data:
-            try:
-                data = self.decompressor.decompress(data)
-            except Exception as e:
-                # first read: not compressed after all (warcio's behaviour)
-                if self.num_block_read == 0:
-                    if self.decomp_type == "deflate":
-                        self._init_decomp("deflate_alt")
-                        data = self._decompress(data)
+        inflate_error: str | None = None
+
+        def _decompress(self, data):
+            if self.decompressor and data:
+                try:
+                    data = self.decompressor.decompress(data)
+                except Exception as e:
+                    # first read: not compressed after all (warcio's behaviour)
+                    if self.num_block_read == 0:
+                        if self.decomp_type == "deflate":
+                            self._init_decomp("deflate_alt")
+                            data = self._decompress(data)
+                        else:
+                            self.decompressor = None
                     else:
-                        self.decompressor = None
-                else:
-                    self.inflate_error = str(e)
-                    return b""
-        return data
+                        self.inflate_error = str(e)
+                        return b""
+            return data
 
 
-class _QuietWarcioIterator(_WarcioIterator):
-    """warcio's ArchiveIterator without its direct writes to sys.stderr.
+    class _QuietWarcioIterator(_WarcioIterator):
+        """warcio's ArchiveIterator without its direct writes to sys.stderr.
 
-    ``_consume_blanklines`` is warcio 1.8.1's (Apache-2.0), minus the warning it prints when a record
-    is not followed by blank lines; the count stays in ``err_count``. The reader is ``_QuietReader``.
-    """
+        ``_consume_blanklines`` is warcio 1.8.1's (Apache-2.0), minus the warning it prints when a record
+        is not followed by blank lines; the count stays in ``err_count``. The reader is ``_QuietReader``.
+        """
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        # nothing has been read yet: swap in the reader that does not print
-        self.reader = _QuietReader(self.fh, block_size=self.reader.block_size)
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            # nothing has been read yet: swap in the reader that does not print
+            self.reader = _QuietReader(self.fh, block_size=self.reader.block_size)
 
-    #: after each record: the bytes warcio skipped after its block (blank lines, and a first line
-    #: that is not blank), and whether that first line was not blank (warcio's ``err_count`` case)
-    gap: bytes = b""
-    gap_odd: bool = False
+        #: after each record: the bytes warcio skipped after its block (blank lines, and a first line
+        #: that is not blank), and whether that first line was not blank (warcio's ``err_count`` case)
+        gap: bytes = b""
+        gap_odd: bool = False
 
-    def _consume_blanklines(self):
-        empty_size = 0
-        first_line = True
-        lines: list[bytes] = []
-        self.gap_odd = False
-        while True:
-            line = self.reader.readline()
-            if len(line) == 0:
+        def _consume_blanklines(self):
+            empty_size = 0
+            first_line = True
+            lines: list[bytes] = []
+            self.gap_odd = False
+            while True:
+                line = self.reader.readline()
+                if len(line) == 0:
+                    self.gap = b"".join(lines)
+                    return None, empty_size
+                stripped = line.rstrip()
+                if len(stripped) == 0 or first_line:
+                    empty_size += len(line)
+                    lines.append(line)
+                    if len(stripped) != 0:
+                        self.err_count += 1
+                        self.gap_odd = True
+                    first_line = False
+                    continue
                 self.gap = b"".join(lines)
-                return None, empty_size
-            stripped = line.rstrip()
-            if len(stripped) == 0 or first_line:
-                empty_size += len(line)
-                lines.append(line)
-                if len(stripped) != 0:
-                    self.err_count += 1
-                    self.gap_odd = True
-                first_line = False
-                continue
-            self.gap = b"".join(lines)
-            return line, empty_size
+                return line, empty_size
+
+    return _QuietWarcioIterator
 
 
 def _warcio_message(exc: BaseException) -> str:
@@ -549,7 +557,7 @@ def _iter_warcio(
     with storage.open_input(path) as fh:
         gz = fh.read(2) == b"\x1f\x8b"
         fh.seek(start)
-        it = _QuietWarcioIterator(fh, no_record_parse=True, arc2warc=is_arc)
+        it = _quiet_warcio_iterator()(fh, no_record_parse=True, arc2warc=is_arc)
         if gz and start:
             # Read as warcio reading from 0 would: its reads are blocks at multiples of block_size,
             # and the member at ``start`` first sees the rest of the block it begins in. (warcio
