@@ -92,6 +92,15 @@ def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, 
     if not manifest["inputs"]:
         # before the summary, and even with --quiet: a nightly run over an empty folder says so
         click.echo("redecode: warning: no .warc, .warc.gz, .arc, .arc.gz or .parquet input found", err=True)
+    skipped_files = manifest.get("files_not_read") or {}
+    if skipped_files.get("count"):
+        names = skipped_files["names"]
+        shown = ", ".join(names[:3]) + (", ..." if skipped_files["count"] > 3 else "")
+        click.echo(
+            f"redecode: note: {skipped_files['count']} file(s) in the inputs were not read (not named "
+            f".warc, .warc.gz, .arc, .arc.gz or .parquet): {shown}; see files_not_read in {out}/_run.json",
+            err=True,
+        )
     if as_json:
         click.echo(json.dumps(_summary_json(manifest), indent=2, sort_keys=True))
     elif not quiet:

@@ -176,6 +176,22 @@ def test_expand_remote_inputs(s3):
         storage.expand_inputs(["s3://arc-in/nothing/*.warc.gz"])
 
 
+def test_expand_remote_reports_archive_like_files_not_read(s3):
+    s3.pipe_file("arc-in/mixed/a.wacz", b"x")
+    s3.pipe_file("arc-in/mixed/README.md", b"x")
+    for p in archive.iter_inputs([SAMPLE]):
+        if p.endswith(".warc.gz"):
+            s3.put_file(p, f"arc-in/mixed/{os.path.basename(p)}")
+            break
+    not_read: list[str] = []
+    got = storage.expand_inputs(["s3://arc-in/mixed/"], not_read)
+    assert [u.rsplit("/", 1)[1] for u in got] == [os.path.basename(p)]
+    assert not_read == ["s3://arc-in/mixed/a.wacz"]
+    not_read = []
+    storage.expand_inputs(["s3://arc-in/mixed/*"], not_read)
+    assert not_read == ["s3://arc-in/mixed/a.wacz"]
+
+
 @needs_hook
 def test_inputs_from_bucket_equal_local(s3, local_run):
     """Archives and run directory both in buckets (inputs as an ``@list`` in the bucket): the local

@@ -98,6 +98,7 @@ __all__ = [
     "RecordStream",
     "find_record_start",
     "iter_inputs",
+    "looks_like_archive",
     "iter_records",
     "read_record_at",
 ]
@@ -188,15 +189,30 @@ def _is_input_name(name: str) -> bool:
     return name.lower().endswith(INPUT_SUFFIXES)
 
 
-def iter_inputs(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
+_ARCHIVE_LIKE = re.compile(r"\.(?:w?arc|wacz)(?:\.|$)|\.gz$")
+
+
+def looks_like_archive(name: str) -> bool:
+    """Whether a file name that :data:`INPUT_SUFFIXES` does not take still looks like crawl data
+    (``.warc`` or ``.arc`` inside the name, ``.wacz``, or a ``.gz`` ending): such files in an
+    input directory are reported as not read rather than passed over in silence; READMEs, licences
+    and other text beside the archives are not."""
+    return _ARCHIVE_LIKE.search(os.path.basename(name).lower()) is not None
+
+
+def iter_inputs(paths: Iterable[str | os.PathLike[str]], not_read: list[str] | None = None) -> list[str]:
     """Expand command-line inputs to a sorted, de-duplicated list of file paths.
 
     A file is taken as given (whatever its name); a directory is walked recursively for names
     ending in one of ``INPUT_SUFFIXES``; anything else is a glob pattern (``**`` allowed), whose
-    matching files are filtered the same way and whose matching directories are walked. Raises
-    ``FileNotFoundError`` naming the argument when it matches nothing.
+    matching files are filtered the same way and whose matching directories are walked. Files a
+    directory or glob held whose names look like archives but end otherwise
+    (:func:`looks_like_archive`: ``.wacz``, ``.warc.gz.bad``, ``.warc.1``...) are appended to
+    ``not_read`` when it is given, so the caller can say they were not read.
+    Raises ``FileNotFoundError`` naming the argument when it matches nothing.
     """
     found: set[str] = set()
+    other: set[str] = set()
 
     def walk(d: str) -> None:
         for root, dirs, files in os.walk(d):
@@ -204,6 +220,8 @@ def iter_inputs(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
             for f in files:
                 if _is_input_name(f):
                     found.add(os.path.join(root, f))
+                elif looks_like_archive(f):
+                    other.add(os.path.join(root, f))
 
     for p in paths:
         p = os.fspath(p)
@@ -220,6 +238,10 @@ def iter_inputs(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
                     walk(m)
                 elif _is_input_name(m):
                     found.add(m)
+                elif looks_like_archive(m):
+                    other.add(m)
+    if not_read is not None:
+        not_read.extend(sorted(other - found))
     return sorted(found)
 
 

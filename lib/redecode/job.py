@@ -629,12 +629,14 @@ def run(
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     cpu_start = _cpu_seconds()
     rules_obj = get_rules(rules)
-    paths = _outside(storage.expand_inputs(inputs), out)
+    not_read: list[str] = []
+    paths = _outside(storage.expand_inputs(inputs, not_read), out)
     os.makedirs(os.path.join(out, "_done"), exist_ok=True)
     lock = _lock_run_directory(out)
     try:
         return _run_locked(paths, out, rules, rules_obj, workers, force, max_record_bytes, shard_bytes,
-                           on_progress, on_error, started_at, wall_start, cpu_start)
+                           on_progress, on_error, started_at, wall_start, cpu_start,
+                           _outside(not_read, out))
     finally:
         lock.close()
 
@@ -645,6 +647,19 @@ def _size(path: str) -> int:
         return storage.size(path)
     except OSError:
         return 0
+
+
+#: How many names of files not read ``_run.json`` lists (the count is always complete).
+FILES_NOT_READ_LISTED = 100
+
+
+def files_not_read(names: list[str]) -> dict:
+    """The manifest's ``files_not_read``: files that the input directories, globs or prefixes held
+    under names that look like archives but are not taken as inputs
+    (:func:`redecode.archive.looks_like_archive`: ``.wacz``, ``.warc.gz.bad``...), which the run
+    did not read: ``{"count": N, "names": [first FILES_NOT_READ_LISTED, sorted]}``."""
+    names = sorted(names)
+    return {"count": len(names), "names": names[:FILES_NOT_READ_LISTED]}
 
 
 def _outside(paths: list[str], out: str) -> list[str]:
@@ -715,7 +730,7 @@ def _earlier_inputs(out: str, paths: list[str], rules: Rules) -> tuple[list[str]
 
 
 def _run_locked(paths, out, rules, rules_obj, workers, force, max_record_bytes, shard_bytes,
-                on_progress, on_error, started_at, wall_start, cpu_start) -> RunSummary:
+                on_progress, on_error, started_at, wall_start, cpu_start, not_read=()) -> RunSummary:
     _clean_tmp(out)
     _check_foreign(out, rules_obj, force)
 
@@ -791,6 +806,7 @@ def _run_locked(paths, out, rules, rules_obj, workers, force, max_record_bytes, 
     markers.update(earlier_markers)
     manifest = _manifest(paths + earlier_paths, shards + earlier_shards, markers, rules_obj,
                          started_at, wall_start, cpu_start)
+    manifest["files_not_read"] = files_not_read(not_read)
     resumed = sorted({s.path for s in shards if s not in todo} - set(earlier_paths))
     _write_json_atomic(os.path.join(out, "_run.json"), manifest)
     errors = [entry["error"] for entry in manifest["inputs"] if entry["error"]]

@@ -75,13 +75,15 @@ FORWARDED_ENV = (
 # planning (driver)
 
 
-def plan(inputs: Iterable[str], *, shard_bytes: int | None = None) -> tuple[list[str], list[job.Shard]]:
+def plan(inputs: Iterable[str], *, shard_bytes: int | None = None,
+         not_read: list[str] | None = None) -> tuple[list[str], list[job.Shard]]:
     """``(paths, shards)``: inputs expanded as :func:`redecode.storage.expand_inputs` does, and their
-    shards as :func:`redecode.job.plan_shards` cuts them (the local executor's plan).
+    shards as :func:`redecode.job.plan_shards` cuts them (the local executor's plan). Files the
+    inputs held under other names are appended to ``not_read`` when given.
 
     Raises :class:`FileNotFoundError` for an input that matches nothing.
     """
-    paths = storage.expand_inputs(list(inputs))
+    paths = storage.expand_inputs(list(inputs), not_read)
     shards = [
         job.Shard(path, index, start, end)
         for path in paths
@@ -336,7 +338,8 @@ def run_spark(
     cpu_start = job._cpu_seconds()
     rules_obj = get_rules(rules)
     out = storage.local_path(out)
-    paths, shards = plan(inputs, shard_bytes=shard_bytes)
+    not_read: list[str] = []
+    paths, shards = plan(inputs, shard_bytes=shard_bytes, not_read=not_read)
     storage.makedirs(out)
     storage.makedirs(storage.join(out, "_done"))
     # a local run directory gets the local executor's lock (flock: one run per directory); an
@@ -383,6 +386,7 @@ def run_spark(
             lock.close()
 
     manifest = job._manifest(paths, shards, markers, rules_obj, started_at, wall_start, cpu_start)
+    manifest["files_not_read"] = job.files_not_read(job._outside(not_read, out))
     task_cpu = sum(m.get("cpu_seconds", 0.0) for m in results)
     manifest["cpu_seconds"] = round(manifest["cpu_seconds"] + task_cpu, 3)
     info.update(

@@ -424,32 +424,40 @@ def _list_file_entries(list_path: str) -> list[str]:
     return entries
 
 
-def _expand_remote(url: str, suffixes: tuple[str, ...]) -> list[str]:
+def _expand_remote(url: str, suffixes: tuple[str, ...], not_read: list[str]) -> list[str]:
+    from .archive import looks_like_archive  # noqa: PLC0415 - archive is the input authority
+
     fs, p = filesystem(url)
 
     def wanted(name: str) -> bool:
         return name.lower().endswith(suffixes)
 
+    def split(names) -> list[str]:
+        keep = []
+        for f in names:
+            if wanted(f):
+                keep.append(_unstrip(fs, f))
+            elif looks_like_archive(f):
+                not_read.append(_unstrip(fs, f))
+        return keep
+
     if _GLOB_CHARS & set(p):
         found = []
         for m in fs.glob(p):
-            if fs.isdir(m):
-                found.extend(_unstrip(fs, f) for f in fs.find(m) if wanted(f))
-            elif wanted(m):
-                found.append(_unstrip(fs, m))
+            found.extend(split(fs.find(m) if fs.isdir(m) else [m]))
         if not found:
             raise FileNotFoundError(f"no input file matches {url!r}")
         return found
     if fs.isfile(p):
         return [url]
     if fs.isdir(p):
-        found = [_unstrip(fs, f) for f in fs.find(p) if wanted(f)]
+        found = split(fs.find(p))
         if found:
             return found
     raise FileNotFoundError(f"no input file matches {url!r}")
 
 
-def expand_inputs(inputs: Iterable[str | os.PathLike[str]]) -> list[str]:
+def expand_inputs(inputs: Iterable[str | os.PathLike[str]], not_read: list[str] | None = None) -> list[str]:
     """Expand command-line inputs to a sorted, de-duplicated list of paths and URLs.
 
     Each input is one of: a local file, directory or glob (expanded by
@@ -459,10 +467,15 @@ def expand_inputs(inputs: Iterable[str | os.PathLike[str]]) -> list[str]:
     remote) listing one path or URL per line (see `_list_file_entries`; entries are taken as files,
     unchecked and unexpanded).
 
+    Files that directories, prefixes and globs held under other names that still look like
+    archives are appended to ``not_read`` when it is given (see
+    :func:`redecode.archive.iter_inputs`).
+
     Raises :class:`FileNotFoundError` for an input that matches nothing.
     """
     from .archive import INPUT_SUFFIXES, iter_inputs  # noqa: PLC0415 - archive is the input authority
 
+    other: list[str] = []
     local: list[str] = []
     found: set[str] = set()
     for item in inputs:
@@ -470,9 +483,11 @@ def expand_inputs(inputs: Iterable[str | os.PathLike[str]]) -> list[str]:
         if s.startswith("@"):
             found.update(_list_file_entries(s[1:]))
         elif is_remote(s):
-            found.update(_expand_remote(s, INPUT_SUFFIXES))
+            found.update(_expand_remote(s, INPUT_SUFFIXES, other))
         else:
             local.append(_local(s))
     if local:
-        found.update(iter_inputs(local))
+        found.update(iter_inputs(local, other))
+    if not_read is not None:
+        not_read.extend(sorted(set(other) - found))
     return sorted(found)
