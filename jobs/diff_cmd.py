@@ -67,12 +67,6 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
     Exit codes: 0 ok; 1 (with --rules) an input archive could not be read to its end; 2 usage error;
     3 with --check, something changed (with --check-text, some text changed).
     """
-    if out:
-        from redecode import storage
-
-        out = storage.local_path(out)
-        if storage.is_remote(out):
-            raise click.UsageError(f"--out {out}: diff writes a local directory, not a URL")
     try:
         if rules:
             if len(rules) != 2:

@@ -707,9 +707,10 @@ def backfill(
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     cpu_start = _job._cpu_seconds()
     new = get_rules(rules_name)
-    out = storage.local_path(out)
-    if storage.is_remote(out):
-        raise BackfillError(f"--out {out}: backfill writes a local (or shared) directory, not a URL")
+    try:
+        out = storage.local_directory(out, "backfill")
+    except ValueError as exc:
+        raise BackfillError(str(exc)) from None
     if os.path.abspath(prior_dir) == os.path.abspath(out):
         raise BackfillError("--out must differ from the prior run directory")
     manifest, markers = _load_prior(prior_dir)

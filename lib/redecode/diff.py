@@ -484,11 +484,18 @@ def format_summary(s: DiffSummary) -> str:
     return "\n\n".join(out)
 
 
+def _local_out(out: str | None) -> str | None:
+    """*out* as a local directory (checked before any work), or None."""
+    if out is None:
+        return None
+    try:
+        return storage.local_directory(out, "diff")
+    except ValueError as exc:
+        raise DiffError(str(exc)) from None
+
+
 def _write(table: pa.Table, out: str, summary: DiffSummary, meta: dict[str, str]) -> str:
     """Write *table* to ``out/diff.parquet`` (tmp name + rename) and the summary to ``_diff.json``."""
-    out = storage.local_path(out)
-    if storage.is_remote(out):
-        raise DiffError(f"--out {out}: diff writes a local directory, not a URL")
     os.makedirs(out, exist_ok=True)
     final = os.path.join(out, DIFF_FILE)
     tmp = os.path.join(out, f".tmp-{DIFF_FILE}")
@@ -661,8 +668,10 @@ def diff_runs(
     Writes ``out/diff.parquet`` (:data:`DIFF_SCHEMA`, every record including unchanged ones) and
     ``out/_diff.json`` (the summary) when *out* is given. Raises :class:`DiffError` for a bad
     external spec, :class:`redecode.query.QueryError` for a path that is not a run, and
-    :class:`redecode.schema.SchemaVersionError` for parts of an unknown schema version.
+    :class:`redecode.schema.SchemaVersionError` for parts of an unknown schema version, and
+    :class:`DiffError` for an *out* that is a URL.
     """
+    out = _local_out(out)
     con = duckdb.connect(":memory:")
     try:
         new_files = _run_files(con, new)
@@ -894,10 +903,12 @@ def diff_rules(
     Spark) instead of *workers* processes; the tasks return their diff rows to the driver, which
     writes the diff as the local executor does (tasks write nothing, so a retry cannot duplicate
     rows). Inputs must be readable by every executor. Raises :class:`ValueError` for an unknown
-    *executor*, :class:`ImportError` for ``"spark"`` without pyspark (unless ``"inline"``).
+    *executor*, :class:`ImportError` for ``"spark"`` without pyspark (unless ``"inline"``),
+    :class:`DiffError` for an *out* that is a URL.
     """
     if executor not in ("local", "spark"):
         raise ValueError(f"unknown executor {executor!r}: 'local' or 'spark'")
+    out = _local_out(out)
     from .archive import iter_inputs  # noqa: PLC0415
     from .job import DEFAULT_MAX_RECORD_BYTES  # noqa: PLC0415
     from .rules import get_rules  # noqa: PLC0415

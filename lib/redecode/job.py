@@ -619,12 +619,9 @@ def run(
     Raises :class:`FileNotFoundError` for an input that matches no file, :class:`KeyError` for
     unknown rules and :class:`ValueError` for an ``out`` that is a URL of another filesystem.
     """
-    out = storage.local_path(out)
-    if storage.is_remote(out):
-        raise ValueError(
-            f"--out {out}: the local executor writes a local directory; to write to a URL use "
-            "--executor spark (--master 'local[N]' runs it on this machine)"
-        )
+    out = storage.local_directory(
+        out, "the local executor",
+        "; to write to a URL use --executor spark (--master 'local[N]' runs it on this machine)")
     wall_start = time.perf_counter()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     cpu_start = _cpu_seconds()

@@ -100,6 +100,16 @@ def local_path(path: str | os.PathLike[str]) -> str:
     return _local(os.fspath(path))
 
 
+def local_directory(path: str | os.PathLike[str], command: str, hint: str = "") -> str:
+    """The local directory an ``--out`` names (:func:`local_path`), for commands that write only
+    local directories. Raises :class:`ValueError` naming ``command`` (and ``hint``) for a URL of
+    another filesystem, before anything is created."""
+    p = local_path(path)
+    if is_remote(p):
+        raise ValueError(f"--out {p}: {command} writes a local directory, not a URL{hint}")
+    return p
+
+
 # ---------------------------------------------------------------------------------------------
 # filesystems
 
