@@ -147,6 +147,7 @@ __all__ = [
     "RawDetection",
     "detect",
     "chardet_compatible",
+    "preload",
     "detect_raw",
     "detector_id",
     "detector_sample",
@@ -524,6 +525,32 @@ def detect(
     if raw.encoding is None:
         return None
     return Detection(encoding=raw.encoding, confidence=raw.confidence, detector=raw.detector)
+
+
+def preload(engine: str) -> None:
+    """Import *engine* (``majority``/``cascade``: the engines they ask) and what it loads on its
+    first calls: for charset-normalizer, the Python codec of every encoding it may try
+    (``charset_normalizer.constant.IANA_SUPPORTED``), which it otherwise imports one by one as
+    payloads lead it to them. Used by :meth:`redecode.rules.Rules.preload` so that worker
+    processes forked afterwards share these modules. Returns None; ``KeyError`` for an engine not
+    in :data:`ENGINES`.
+    """
+    if engine not in ENGINES:
+        raise KeyError(f"unknown detector engine {engine!r}; known: {', '.join(ENGINES)}")
+    engines = MAJORITY_OF if engine in ("majority", "cascade") else (engine,)
+    for name in engines:
+        if name == "chardetng":
+            import chardetng_py  # noqa: F401
+        elif name == "cchardet":
+            import cchardet  # noqa: F401
+        else:
+            import charset_normalizer.constant
+
+            for codec in charset_normalizer.constant.IANA_SUPPORTED:
+                try:
+                    codecs.lookup(codec)
+                except LookupError:
+                    pass
 
 
 def chardet_compatible(payload: bytes) -> tuple[str | None, float | None]:

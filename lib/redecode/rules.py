@@ -336,12 +336,46 @@ class Rules:
         return Decoded(text=text, encoding=decision.encoding, decoder=f"python:{decision.codec}",
                        errors=errors, bom_removed=bom_removed)
 
+    def preload(self) -> None:
+        """Load now what :meth:`decide` and :meth:`decode` otherwise load on their first record:
+        the detector engines (charset-normalizer imports every Python codec), the multi-byte
+        decoders and their tables, the Python codecs the fast paths use.
+
+        Decides and decodes a few built-in samples (an undeclared windows-1252 page, one declared
+        page per multi-byte encoding); their results are dropped and nothing later depends on
+        them (the caches involved are keyed by their inputs). Worker processes forked afterwards
+        share what was loaded (copy-on-write) instead of each loading it again. Returns None;
+        never raises for a shipped rule set.
+        """
+        if self.detector is not None:
+            _detect.preload(self.detector)
+        undeclared = ("<p>" + "Grüße aus Köln, schöne Straße. " * 8 + "</p>").encode("cp1252")
+        self.decode(undeclared, self.decide(undeclared, url="http://example.de/"))
+        for label, codec, text in _PRELOAD_SAMPLES:
+            payload = f"<p>{text}</p>".encode(codec)
+            decision = self.decide(payload, content_type=(f"text/html; charset={label}",))
+            self.decode(payload, decision)
+
     def _detector(self) -> Callable[[bytes, str | None], Any] | None:
         if self.detector is None:
             return None
         return _browser_detector(self.detector, bool(self.detector_allow_utf8), bool(self.tld_hint),
                                  self.detector_max_bytes, self.detector_min_nonascii,
                                  self.detector_consult_bytes)
+
+
+#: (label, Python codec, text) declared pages that :meth:`Rules.preload` decides and decodes.
+_PRELOAD_SAMPLES: tuple[tuple[str, str, str], ...] = (
+    ("shift_jis", "shift_jis", "日本語のページ"),
+    ("euc-jp", "euc_jp", "日本語のページ"),
+    ("iso-2022-jp", "iso2022_jp", "日本語のページ"),
+    ("euc-kr", "euc_kr", "한국어 페이지"),
+    ("big5", "big5", "繁體中文網頁"),
+    ("gbk", "gbk", "简体中文网页"),
+    ("gb18030", "gb18030", "简体中文网页"),
+    ("windows-1251", "cp1251", "Русская страница"),
+    ("utf-16le", "utf-16-le", "page"),
+)
 
 
 @cache
