@@ -269,7 +269,7 @@ EUCJP_PIECES = [b"\x8f\xb0\xa1", b"\x8f\xa2\xb7", b"\x8f\xa2\xaf", b"\x8f\xfe\xf
 def test_eucjp_jis0212_runs(pieces):
     data = b"".join(pieces)
     want = reference(data, "EUC-JP")
-    assert slow(data, "EUC-JP") == want  # findall + dict for runs with 8F
+    assert slow(data, "EUC-JP") == want  # clean runs folded to pairs, other 8F tokens alone
     assert d._decode_tokens(data, "EUC-JP") == want  # the fast path for such runs where it applies
     r = decode(data, "EUC-JP", bom_sniff=False)
     assert (r.text, r.errors) == want
@@ -287,3 +287,45 @@ def test_eucjp_jis0212_dense_long():
         assert (r.text, r.errors) == want
     sample = data[:3000] + b"\x8f\xa1 " + data[3000:6000]
     assert slow(sample, "EUC-JP") == reference(sample, "EUC-JP")
+    # Errors inside long runs (the fast path refuses them; the fold takes them) and tokens that
+    # cut a clean run (a lead byte and 8F, 8F L 8F, 8F and a byte outside A1..FE).
+    for bad in (b"\x8f\xa1\xa0", b"\x8f\xa2\x41", b"\xa1\x8f", b"\x8f\xb0\x8f", b"\x8f\x41", b"\x8f\x8f\xa1"):
+        sample = data[:30000] + bad + data[30000:60000] + bad + data[60000:]
+        want = reference(sample, "EUC-JP")
+        assert slow(sample, "EUC-JP") == want, bad
+        r = decode(sample, "EUC-JP", bom_sniff=False)
+        assert (r.text, r.errors) == want, bad
+
+
+def _eucjp_tokens(data: bytes) -> list[bytes]:
+    """The EUC-JP decoder's tokens of *data* (whole tokens assumed), by its byte rules alone."""
+    out, i = [], 0
+    while i < len(data):
+        n = 3 if data[i] == 0x8F and i + 1 < len(data) and 0xA1 <= data[i + 1] <= 0xFE else 2
+        out.append(data[i : i + n])
+        i += n
+    return out
+
+
+def test_eucjp_every_three_byte_token():
+    # Every 8F L T between two-byte tokens, at the start and at the end of runs: against the
+    # reference decoder (T an ASCII byte is an error and T read again; T = 8F is not a clean token).
+    units = [bytes([0x8F, a, b]) for a in range(0xA1, 0xFF) for b in range(256)]
+    for sep in (b"\xa4\xa2", b"\xa1\x41", b"\x8e\xb1", b"<", b""):
+        data = sep.join(units) + sep
+        want = reference(data, "EUC-JP")
+        assert slow(data, "EUC-JP") == want, sep
+        r = decode(data, "EUC-JP", bom_sniff=False)
+        assert (r.text, r.errors) == want, sep
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"\x8f\xb0\xa1", b"\x8f\xa1\x41", b"\x8f\xfe\x00", b"\x8f\xa1\xff", b"\xa4\xa2",
+                                 b"\x8e\xb1", b"\xa1\x00", b"\xfe\xa1", b"\xb0\x8e"]), max_size=60))
+def test_eucjp_fold_0212(tokens):
+    # A clean run folded: each 8F L T becomes L-0x80 T, two-byte tokens stay, in order.
+    run = b"".join(tokens)
+    assert _eucjp_tokens(run) == tokens
+    want = b"".join(t if len(t) == 2 else bytes([t[1] - 0x80, t[2]]) for t in tokens)
+    assert d._eucjp_fold_0212(run) == want
+    assert d._eucjp_fold_0212(run + b"\x00\x00" + run) == want + b"\x00\x00" + want

@@ -42,7 +42,8 @@ How it is fast (figures: ``tests/benchmarks/bench_decoders.py``):
   path, per chunk of ~16 KB cut where the decoders are provably in step (so one bad byte does not
   slow a whole page): ``re.split`` cuts the chunk into runs of single-byte tokens and runs of
   two-byte tokens (a lead byte and the byte it consumes), mapped in bulk by ``charmap_decode`` and
-  by a 65,536-entry list; no Python loop runs per byte or per character.
+  by a 65,536-entry list (EUC-JP's three-byte JIS X 0212 tokens are first folded into pairs); no
+  Python loop runs per byte or per character.
 * ISO-2022-JP: Python's ``iso2022_jp``, strict, on inputs whose shape (one ``re`` match: only the
   standard's four escape sequences, never two in a row, JIS X 0208 runs of bytes 0x21..0x7E only, no
   0x0E/0x0F) rules out every way that codec departs from the standard besides its table, whose
@@ -467,6 +468,15 @@ def _tokenizer(name: str) -> _Tokenizer:
             pairs[lead | trail << 8 if _LITTLE else lead << 8 | trail] = out
     if name == "EUC-JP":
         others[b"\x8f"] = _FFFD
+        for lead in (0x8E, *range(0xA1, 0xFF)):
+            # Tokens that end a clean run (see _EUCJP_SPLIT_8F): a lead byte and 8F.
+            others[bytes((lead, 0x8F))] = pairs[lead | 0x8F << 8 if _LITTLE else lead << 8 | 0x8F]
+        for second in range(0xA1, 0xFF):
+            # The JIS X 0212 token 8F L T as folded by _eucjp_fold_0212: the pair (L - 0x80, T).
+            # No token of a run has a lead byte 0x21..0x7E, so these entries are otherwise unused.
+            for b in range(256):
+                lead = second - 0x80
+                pairs[lead | b << 8 if _LITTLE else lead << 8 | b] = others[bytes((0x8F, second, b))]
     sep = _LEADS[name][-1]
     singles[sep] = _SENTINEL
     assert pairs[0] == _FFFD  # 00 00 is no token: free to act as the run separator
@@ -477,29 +487,31 @@ def _tokenizer(name: str) -> _Tokenizer:
     return tok
 
 
-# EUC-JP with 0x8F in the input (JIS X 0212): runs also take the three-byte tokens (and 8F followed
-# by a byte outside A1..FE, a two-byte token), so that text rich in JIS X 0212 is not cut into one
-# match per character; group 2 is then only 8F or 8F A1..FE cut by the end of the input. Runs that
-# hold an 8F are decoded by the fast path when it applies to them, else tokenized by findall (the
-# token's first byte says its length, as in the decoder) and mapped through a dict; the others go
-# through the uint16 table as usual.
+# EUC-JP with 0x8F in the input (JIS X 0212): runs of clean tokens, where no byte 8F is a trail
+# byte and every 8F starts a three-byte token 8F L T (L in A1..FE, T not 8F); group 2 is any other
+# token with an 8F (a lead and 8F; 8F L 8F; 8F and a byte outside A1..FE), or 8F / 8F L cut by the
+# end of the input. Tokens are the decoder's either way: from a token start, a lead byte followed
+# by a byte other than 8F starts a clean token, and every other case is in group 2. In a clean run
+# the bytes 8F are exactly the token starts of the three-byte tokens, which _eucjp_fold_0212 turns
+# into pairs (every token then two bytes, for the uint16 table).
 _EUCJP_SPLIT_8F = re.compile(
-    rb"((?:[\x8e\xa1-\xfe][\x00-\xff]|\x8f(?:[\xa1-\xfe][\x00-\xff]|[^\xa1-\xfe]))++)|(\x8f[\xa1-\xfe]?)"
+    rb"((?:[\x8e\xa1-\xfe][^\x8f]|\x8f[\xa1-\xfe][^\x8f])++)"
+    rb"|([\x8e\xa1-\xfe]\x8f|\x8f(?:[\xa1-\xfe](?:\x8f|\Z)|[^\xa1-\xfe]|\Z))"
 )
-_EUCJP_TOKEN = re.compile(rb"\x8f[\xa1-\xfe][\x00-\xff]|[\x00-\xff]{2}")
-_EUCJP_RUN_MAP: dict[bytes, str] = {}
+_EUCJP_8F_FLAG = bytes(0x80 if b == 0x8F else 0 for b in range(256))
+_FAST_RUN = 4096  # bytes; a run with 8F at least this long is first offered to the fast path
 
 
-def _eucjp_run_map(tok: _Tokenizer) -> dict[bytes, str]:
-    """Every EUC-JP token that can occur in a run (bytes) -> its output; built on first use."""
-    if not _EUCJP_RUN_MAP:
-        m: dict[bytes, str] = {}
-        for lead in (0x8E, *range(0xA1, 0xFF)):
-            for b in range(256):
-                m[bytes((lead, b))] = tok.pairs[lead | b << 8 if _LITTLE else lead << 8 | b]
-        m.update((k, v) for k, v in tok.others.items() if k is not None and len(k) >= 2)
-        _EUCJP_RUN_MAP.update(m)
-    return _EUCJP_RUN_MAP
+def _eucjp_fold_0212(runs: bytes) -> bytes:
+    """Clean EUC-JP runs (see ``_EUCJP_SPLIT_8F``; bytes, joined by ``00 00``) with each three-byte
+    token 8F L T rewritten as the two bytes L-0x80 (0x21..0x7E, a lead byte no run token has) and
+    T, so that every token is two bytes at an even offset. The byte after each 8F is flagged by a
+    ``translate`` shifted one byte on (big-integer arithmetic, one C pass each), cleared of its bit
+    7, and the 8F bytes, now the only ones (L-0x80 and T are not 8F), are deleted."""
+    n = len(runs)
+    flags = int.from_bytes(runs.translate(_EUCJP_8F_FLAG), "little") << 8
+    folded = (int.from_bytes(runs, "little") ^ flags).to_bytes(n + 1, "little")[:n]
+    return folded.replace(b"\x8f", b"")
 
 
 def _decode_tokens(data: bytes, name: str) -> tuple[str, int]:
@@ -511,7 +523,8 @@ def _decode_tokens(data: bytes, name: str) -> tuple[str, int]:
     decoded by one ``charmap_decode``; all two-byte runs are joined (with ``00 00`` as separator),
     read as an ``array("H")`` so each token becomes one integer, and mapped through a 65,536-entry
     list; the outputs are split back on a sentinel and interleaved. No Python-level
-    loop runs per byte or per token. (EUC-JP input with 8F: see ``_EUCJP_SPLIT_8F``.)
+    loop runs per byte or per token. (EUC-JP input with 8F: see ``_EUCJP_SPLIT_8F`` and
+    ``_eucjp_fold_0212``.)
     """
     tok = _tokenizer(name)
     with_8f = name == "EUC-JP" and b"\x8f" in data
@@ -530,23 +543,26 @@ def _decode_tokens(data: bytes, name: str) -> tuple[str, int]:
     if runs:
         if step == 3:
             runs = [r or b"" for r in runs]
-        mixed: dict[int, bytes] = {}
-        if with_8f:
-            mixed = {i: r for i, r in enumerate(runs) if b"\x8f" in r}
-            if mixed:
-                runs = [b"" if i in mixed else r for i, r in enumerate(runs)]
+        fast_runs: dict[int, str] = {}
+        if with_8f and "EUC-JP" in _FAST:
+            # A run is whole tokens, decoded from the initial state to the initial state: its decode
+            # alone is its part of the whole decode, and the fast path (when it applies) is that
+            # decode. Tried on long runs only: it costs a codec call per run.
+            for i, r in enumerate(runs):
+                if len(r) >= _FAST_RUN and b"\x8f" in r:
+                    fast = _fast(r, "EUC-JP")
+                    if fast:
+                        fast_runs[i] = fast[0]
+            if fast_runs:
+                runs = [b"" if i in fast_runs else r for i, r in enumerate(runs)]
+        joined = b"\x00\x00".join(runs)
+        if with_8f and b"\x8f" in joined:
+            joined = _eucjp_fold_0212(joined)
         # array("H") reads each two-byte token as one native uint16 (a memcpy); str.translate or a
         # UTF-16 decode would not do: they pair up surrogate-valued tokens.
-        pair_text = "".join(map(tok.pairs.__getitem__, array("H", b"\x00\x00".join(runs))))
-        run_texts = pair_text.split(_SENTINEL)
-        if mixed:
-            run_map = _eucjp_run_map(tok).__getitem__
-            for i, r in mixed.items():
-                # A run is whole tokens, decoded from the initial state to the initial state: its
-                # decode alone is its part of the whole decode, and the fast path (when it applies)
-                # is that decode.
-                fast = _fast(r, "EUC-JP")
-                run_texts[i] = fast[0] if fast else "".join(map(run_map, _EUCJP_TOKEN.findall(r)))
+        run_texts = "".join(map(tok.pairs.__getitem__, array("H", joined))).split(_SENTINEL)
+        for i, text in fast_runs.items():
+            run_texts[i] = text
         parts[1::step] = run_texts
     legit = 0
     if step == 3:
