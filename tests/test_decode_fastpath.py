@@ -329,3 +329,86 @@ def test_eucjp_fold_0212(tokens):
     want = b"".join(t if len(t) == 2 else bytes([t[1] - 0x80, t[2]]) for t in tokens)
     assert d._eucjp_fold_0212(run) == want
     assert d._eucjp_fold_0212(run + b"\x00\x00" + run) == want + b"\x00\x00" + want
+
+
+# ------------------------------------------------------------------------------------------------
+# Big5: the disputed units looked for in the input (decode._big5_scan), not in the text
+
+# More than 8,192 bytes without A1 or A2: the scan is used for what follows.
+BIG5_FILLER = b"\xa4\xa4\xa4@ <p>" * 1100
+BIG5_PIECES = [b"a", b"E", b"<", b"\xa4\xa1", b"\xa4\xa2", b"\xa4E", b"\xa4\xc2", b"\x88b", b"\x8e\xa1", b"\xa0\xe3",
+               b"\xa1\x40", b"\xc2\xe3", b"\xa4", b"\xa1", b"\xa2", b"\x80", b"\xff"]  # fmt: skip
+
+
+def _big5_token_starts(data: bytes) -> set[int]:
+    """Offsets where the Big5 decoder starts a token (a lead byte 81..FE takes the next byte)."""
+    starts, i = set(), 0
+    while i < len(data):
+        starts.add(i)
+        i += 2 if 0x81 <= data[i] <= 0xFE else 1
+    return starts
+
+
+def _big5_scanned_units() -> set[bytes]:
+    fc = d._FAST["Big5"][0]
+    return {unit for *_, unit in fc.slow_units} | {u for f in fc.fix for u in f[5]}
+
+
+@needs_fast
+def test_big5_scan_units_are_the_disputed_units():
+    assert _big5_scanned_units() == set(disputed_units("Big5"))
+
+
+@needs_fast
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(BIG5_PIECES + list(disputed_units("Big5"))), max_size=40))
+def test_big5_scan_fast_equals_slow(pieces):
+    data = BIG5_FILLER + b"".join(pieces)
+    agree(data, "Big5")
+    try:
+        data.decode("big5hkscs")
+    except UnicodeDecodeError:
+        return  # the scan only runs on input the codec decoded strictly
+    starts = _big5_token_starts(data)
+    for p in range(len(data)):
+        if data[p] in (0xA1, 0xA2):
+            assert d._big5_token_start(data, p) == (p in starts), p
+    found = d._FAST["Big5"][0].scan(data)
+    assert found is not None
+    assert found == {data[s : s + 2] for s in starts} & _big5_scanned_units()
+
+
+@needs_fast
+def test_big5_scan_every_alignment():
+    # Each disputed unit as a token and as bytes across two tokens, after every kind of byte
+    # before it: start of input, ASCII, a run of A1..FE of either parity, a lead byte 81..A0.
+    prefixes = [b"", b"a", b"\xa4\xa4", b"\xa4\xa4" * 3, b"\x88b", b"\x8e\xa1", b"\x88", b"\xa4", b"\xa4\xa4\xa4"]
+    for u in disputed_units("Big5"):
+        for prefix in prefixes:
+            for suffix in (b"", b"a", b"\xa4\xa4", b"\xa1"):
+                agree(prefix + u + suffix, "Big5")
+                agree(BIG5_FILLER + prefix + u + suffix, "Big5")
+                agree(BIG5_FILLER + prefix + u + BIG5_FILLER, "Big5")
+
+
+@needs_fast
+def test_big5_scan_window_and_fallbacks():
+    fc = d._FAST["Big5"][0]
+    long_run = b"\xa4\xa4" * 400  # longer than the window: alignment left open, taken as a token
+    for u in disputed_units("Big5"):
+        for run in (long_run, b"\xa4" + long_run):
+            data = BIG5_FILLER + run + u + b"a"
+            agree(data, "Big5")
+            agree(b"a" + run + u + b"a", "Big5")
+    data = BIG5_FILLER + b"\xa4\xa4" * 300 + b"\xa4\xa1E"
+    assert d._big5_token_start(data, len(data) - 2) is None
+    assert fc.scan(data) == {b"\xa1E"}
+    # Many misaligned occurrences: the text checks decide.
+    data = BIG5_FILLER + b"\xa4\xa1E" * 100
+    assert fc.scan(data) is None
+    agree(data, "Big5")
+    agree(data + b"\xa1E", "Big5")
+    # A1 frequent at the start (punctuation): the text checks decide.
+    data = b"\xa1\x41\xa4\xa4" * 3000 + b"\xa1E"
+    assert fc.scan(data) is None
+    agree(data, "Big5")

@@ -204,7 +204,7 @@ def analyse_codec(name: str, codec: str) -> dict:
     Returns ``codec``, ``agree``/``disagree`` (unit counts) and the three parts of the fast path's
     proof obligation for a strict decode that succeeded:
 
-    * ``fix``: (char, replacement, errors, first bytes of its units) for each character the codec produces only for
+    * ``fix``: (char, replacement, errors, its units) for each character the codec produces only for
       disagreeing units that all decode, in the standard, to the same replacement and leave the
       standard's decoder in its initial state (checked: decoding the unit followed by any byte b
       equals decoding the unit, then b). Such characters are replaced, counting ``errors`` per
@@ -267,9 +267,9 @@ def classify(codec: str, compared: list[tuple[bytes, str, tuple[str, int]]], ini
             and all(initial_after(compared[i][0]) for i in us)
         ):
             (spec,) = specs
-            # The first bytes of the units that produce c: if none is in the input, c cannot be in
-            # the output, and a memchr over the input is much cheaper than a scan of the text.
-            fix.append((c, spec[0], spec[1], bytes(sorted({compared[i][0][0] for i in us}))))
+            # The units that produce c: if none of their first bytes is in the input, c cannot be
+            # in the output, and a memchr over the input is much cheaper than a scan of the text.
+            fix.append((c, spec[0], spec[1], tuple(sorted({compared[i][0] for i in us}))))
         elif all(i in bad for i in us):
             slow_chars.add(c)
         else:

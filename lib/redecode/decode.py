@@ -38,8 +38,9 @@ How it is fast (figures: ``tests/benchmarks/bench_decoders.py``):
   standard for this input: it compared the codec with the standard on every unit the codec accepts
   and recorded, per codec, characters to fix afterwards (e.g. euc_jp's U+301C for ``A1 C1`` is
   U+FF5E), characters and byte sequences whose presence sends the input to the slow path, for the
-  Python minor version it ran on (other versions: no fast path). Otherwise the slow, spec-exact
-  path, per chunk of ~16 KB cut where the decoders are provably in step (so one bad byte does not
+  Python minor version it ran on (other versions: no fast path); for Big5 the disputed units are
+  looked for in the input, where markup makes the text scans slow (``_big5_scan``). Otherwise the
+  slow, spec-exact path, per chunk of ~16 KB cut where the decoders are provably in step (so one bad byte does not
   slow a whole page): ``re.split`` cuts the chunk into runs of single-byte tokens and runs of
   two-byte tokens (a lead byte and the byte it consumes), mapped in bulk by ``charmap_decode`` and
   by a 65,536-entry list (EUC-JP's three-byte JIS X 0212 tokens are first folded into pairs); no
@@ -613,28 +614,102 @@ class _FastCodec:
     slow_chars: tuple[tuple[str, Callable[[str, str], object]], ...]
     # (first byte of the unit, the codec's output for it, presence test for that output, unit)
     slow_units: tuple[tuple[int, str, Callable[[str, str], object], bytes], ...]
-    # (char, replacement, errors per occurrence, first bytes of its units, presence test)
-    fix: tuple[tuple[str, str, int, bytes, Callable[[str, str], object]], ...]
+    # (char, replacement, errors per occurrence, first bytes of its units, presence test, units)
+    fix: tuple[tuple[str, str, int, bytes, Callable[[str, str], object], tuple[bytes, ...]], ...]
     # Some replacement is itself a fixed character (gb18030 swaps U+E7C7 and U+1E3F): the fixes
     # must be applied simultaneously (str.translate) rather than one str.replace after another.
     chained: bool
+    # Input -> the disputed units (slow units and fixed characters' units) that are tokens of it,
+    # or None (then the text checks decide); only for Big5 (see _big5_scan).
+    scan: Callable[[bytes], set[bytes] | None] | None = None
 
 
-def _fast_codec(entry: tuple) -> _FastCodec:
+def _fast_codec(entry: tuple, key: str) -> _FastCodec:
     codec, fix, slow_chars, slow_units = entry
     keys = {c for c, *_ in fix}
+    units = [u for u, _out in slow_units] + [u for *_, us in fix for u in us]
     return _FastCodec(
         codec,
         tuple((c, _probe(c)) for c in slow_chars),
         tuple((u[0], out, _probe(out), u) for u, out in slow_units),
-        tuple((c, rep, err, leads, _probe(c)) for c, rep, err, leads in fix),
+        tuple((c, rep, err, bytes(sorted({u[0] for u in us})), _probe(c), us) for c, rep, err, us in fix),
         any(rep in keys for _c, rep, *_ in fix),
+        _big5_scan(units) if key == "Big5" and codec == "big5hkscs" else None,
     )
+
+
+# Big5: every disputed unit of big5hkscs is two bytes, A1 or A2 and a trail byte, and six of their
+# characters share their low byte with an ASCII character frequent in markup (", <, >, d, tab), so that
+# each of their text checks is a full pass over the text. On input big5hkscs decoded strictly, the
+# units are looked for in the input instead (one regex per lead byte, a literal-prefix scan), and
+# each occurrence is a token or not according to the bytes before it (see _big5_token_start). Pages
+# where A1 or A2 is frequent (the A1 row is Big5's punctuation) keep the text checks: there the
+# scan stops at every A1. Only speed depends on that choice.
+_BIG5_HIGH_RUN = re.compile(rb"[\xa1-\xfe]*+")
+_BIG5_WINDOW = 512  # bytes looked at before an occurrence
+_BIG5_MAX_MISALIGNED = 64  # occurrences per lead byte that are no token, before giving up
+
+
+def _big5_token_start(data: bytes, p: int) -> bool | None:
+    """Whether byte offset *p* of *data*, which big5hkscs decoded strictly, starts a token; None
+    when the bytes A1..FE before *p* fill the window. In such input every lead byte (81..FE) takes
+    the next byte as its trail (40..7E or A1..FE), so a byte below 0x80 (a single-byte token or a
+    trail byte) is followed by a token start, a byte 81..A0 is a lead byte (no trail byte is), and
+    a run of bytes A1..FE that follows a token start pairs up from its start."""
+    lo = max(0, p - _BIG5_WINDOW)
+    k = _BIG5_HIGH_RUN.match(data[lo:p][::-1]).end()  # bytes A1..FE right before p
+    q = p - k
+    if q == 0:
+        return k % 2 == 0
+    if q == lo:
+        return None
+    # data[q - 1] is below 0x80 (q starts a token) or 81..A0 (a lead byte: q + 1 starts a token).
+    return k % 2 == (0 if data[q - 1] < 0x80 else 1)
+
+
+def _big5_scan(units: list[bytes]) -> Callable[[bytes], set[bytes] | None]:
+    """The scan of the input for *units* (big5hkscs's disputed units, bytes) described above."""
+    leads = sorted({u[0] for u in units})
+    # Two-byte units whose lead bytes are A1..FE (where _big5_token_start looks back from) and whose
+    # trail bytes are no lead byte of a unit: a match of one lead's pattern cannot hide another.
+    assert all(len(u) == 2 and 0xA1 <= u[0] <= 0xFE and u[1] not in leads for u in units), units
+    patterns = []
+    for lead in leads:
+        trails = bytes(sorted(u[1] for u in units if u[0] == lead))
+        patterns.append((bytes([lead]), re.compile(re.escape(bytes([lead])) + b"[" + re.escape(trails) + b"]")))
+
+    def scan(data: bytes) -> set[bytes] | None:
+        """The units that are tokens of *data* (or whose alignment the window leaves open); None
+        when the text checks are cheaper (a lead byte frequent in the first 8,192 bytes) or too
+        many occurrences are misaligned."""
+        sample = min(len(data), _SAMPLE)
+        for lead, _pattern in patterns:
+            if data.count(lead, 0, _SAMPLE) * 64 > sample:
+                return None
+        found: set[bytes] = set()
+        for lead, pattern in patterns:
+            misaligned = 0
+            # A match's second byte is no lead byte of a unit, so matches cannot hide one another.
+            for m in pattern.finditer(data):
+                unit = m.group()
+                if unit in found:
+                    continue
+                if _big5_token_start(data, m.start()) is False:
+                    misaligned += 1
+                    if misaligned > _BIG5_MAX_MISALIGNED:
+                        return None
+                else:
+                    found.add(unit)
+        return found
+
+    return scan
 
 
 # encoding -> Python codecs tried in order.
 _FAST: dict[str, tuple[_FastCodec, ...]] = (
-    {key: tuple(map(_fast_codec, chain)) for key, chain in _tables.FAST_PATH.items()} if _FAST_OK else {}
+    {key: tuple(_fast_codec(entry, key) for entry in chain) for key, chain in _tables.FAST_PATH.items()}
+    if _FAST_OK
+    else {}
 )
 
 
@@ -656,13 +731,23 @@ def _fast_codecs(data: bytes, chain: tuple[_FastCodec, ...]) -> tuple[str, int] 
         for c, present in fc.slow_chars:
             if present(text, c):
                 return None
-        for lead, out, present, unit in fc.slow_units:
-            # Three necessary conditions, cheapest first: a memchr, a text scan, a substring search.
-            if lead in data and present(text, out) and unit in data:
+        tokens = fc.scan(data) if fc.scan else None
+        if tokens is not None:
+            # The units that are tokens of the input are known: a slow unit among them sends the
+            # input to the slow path, a fixed character is replaced when one of its units is.
+            if any(unit in tokens for *_, unit in fc.slow_units):
                 return None
+            fix = [f for f in fc.fix if not tokens.isdisjoint(f[5])]
+        else:
+            for lead, out, present, unit in fc.slow_units:
+                # Three necessary conditions, cheapest first: a memchr, a text scan, a substring
+                # search.
+                if lead in data and present(text, out) and unit in data:
+                    return None
+            fix = fc.fix
         errors = 0
         found: list[tuple[str, str]] = []
-        for c, rep, err, leads, present in fc.fix:
+        for c, rep, err, leads, present, _units in fix:
             for lead in leads:  # memchr over the input first: the text scan costs more
                 if lead in data:
                     break
