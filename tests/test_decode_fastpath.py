@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import random
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -236,6 +237,28 @@ def test_iso2022jp_random_fast_equals_slow(pieces):
     agree(data, "ISO-2022-JP")
     r = decode(data, "ISO-2022-JP", bom_sniff=False)
     assert (r.text, r.errors) == reference(data, "ISO-2022-JP")
+
+
+# The shape as documented in decode.py, one run per repeat (the decoder's pattern is unrolled).
+PLAIN_SHAPE = re.compile(rb"[^\x1b]*+(?:\x1b(?:\([BJ][^\x1b]++|\$[@B][\x21-\x7e]++))*+")
+SHAPE_PIECES = [b"\x1b$B", b"\x1b$@", b"\x1b(B", b"\x1b(J", b"\x1b(I", b"\x1b$(B", b"\x1b$A", b"\x1b", b"!!", b"0!",
+                b"a", b"\n", b" ", b"\x80", b"~", b"\x0e", b"\x1b$B!!", b"\x1b$@0!", b"\x1b(Ba", b"\x1b(J~"]  # fmt: skip
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(SHAPE_PIECES), max_size=40))
+def test_iso2022jp_shape_unrolled(pieces):
+    data = b"".join(pieces)
+    assert d._ISO2022JP_SHAPE.match(data).end() == PLAIN_SHAPE.match(data).end()
+
+
+def test_iso2022jp_shape_unrolled_every_position():
+    # A valid page with one bad piece at every position: the match ends where the plain one does.
+    good = (b"<p>\x1b$B!!0!\x1b(Bab\x1b$@~~\x1b(J\\\n") * 8
+    for bad in (b"\x1b$B\n", b"\x1b(B\x1b$B", b"\x1b$(B", b"\x1b", b"\x1b(I!", b" "):
+        for pos in range(len(good) + 1):
+            data = good[:pos] + bad + good[pos:]
+            assert d._ISO2022JP_SHAPE.match(data).end() == PLAIN_SHAPE.match(data).end(), (bad, pos)
 
 
 @needs_fast

@@ -871,7 +871,17 @@ def _iso2022jp_runs(state: int, runs: list[bytes]) -> list[str]:
 # So both decoders read the same units in the same states, and tools/gen_tables.py compared every
 # such unit (each byte in the ASCII and Roman states, each pair 0x21..0x7E after ESC $ @ and
 # ESC $ B): the disagreements are fixed or sent to the slow path exactly as for the other codecs.
-_ISO2022JP_SHAPE = re.compile(rb"[^\x1b]*+(?:\x1b(?:\([BJ][^\x1b]++|\$[@B][\x21-\x7e]++))*+")
+#
+# The match is one sre repeat over the escape sequences and their runs; its cost is mostly per
+# iteration, so the usual alternation (a JIS X 0208 run, then an ASCII or Roman run) is unrolled to
+# four runs per iteration, with fewer as fallbacks: every alternative takes the next runs of the one
+# parse (each run is maximal), so the match ends where the plain (J|A)*+ would.
+_ISO2022JP_J = rb"\x1b\$[@B][\x21-\x7e]++"  # ESC $ @ or ESC $ B and a JIS X 0208 run
+_ISO2022JP_A = rb"\x1b\([BJ][^\x1b]++"  # ESC ( B or ESC ( J and an ASCII or Roman run
+_ISO2022JP_SHAPE = re.compile(
+    rb"[^\x1b]*+(?:%s|%s|%s|%s)*+"
+    % (_ISO2022JP_J + _ISO2022JP_A + _ISO2022JP_J + _ISO2022JP_A, _ISO2022JP_J + _ISO2022JP_A, _ISO2022JP_J, _ISO2022JP_A)
+)
 
 
 def _fast_iso2022jp(data: bytes) -> tuple[str, int] | None:
