@@ -431,7 +431,8 @@ def test_big5_scan_window_and_fallbacks():
     assert fc.scan(data) is None
     agree(data, "Big5")
     agree(data + b"\xa1E", "Big5")
-    # A1 frequent at the start (punctuation): the text checks decide.
-    data = b"\xa1\x41\xa4\xa4" * 3000 + b"\xa1E"
-    assert fc.scan(data) is None
-    agree(data, "Big5")
+    # A1 frequent (punctuation), also after a long ASCII head: the text checks decide.
+    for head in (b"", b"<script>x</script>\n" * 1000):
+        data = head + b"\xa1\x41\xa4\xa4" * 3000 + b"\xa1E"
+        assert fc.scan(data) is None
+        agree(data, "Big5")
