@@ -239,7 +239,9 @@ def _spark_session(master: str | None, app_name: str, conf: dict[str, str] | Non
     try:
         from pyspark.sql import SparkSession  # noqa: PLC0415 - the [spark] extra
     except ImportError as exc:
-        raise ImportError("the Spark executor needs the [spark] extra: pip install 'warc-redecode[spark]'") from exc
+        raise ImportError("the Spark executor needs the [spark] extra (PySpark, and Java 17+ on the machine); "
+                          "there is no PyPI release: install it from the checkout with "
+                          "pip install -e '.[spark,s3]'") from exc
     active = SparkSession.getActiveSession()
     if active is not None:
         return active, False

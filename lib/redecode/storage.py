@@ -130,6 +130,10 @@ def storage_options(protocol: str) -> dict:
     return opts
 
 
+#: How to get the [s3] extra (there is no PyPI release), for ImportError messages.
+_S3_INSTALL = "pip install -e '.[s3]'"
+
+
 def filesystem(url: str):
     """``(fs, path_in_fs)`` for a remote URL; fsspec caches the filesystem instance per options.
 
@@ -139,12 +143,13 @@ def filesystem(url: str):
     try:
         import fsspec  # noqa: PLC0415 - the [s3] extra; local runs never import it
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError(f"{url}: remote paths need the [s3] extra: pip install 'warc-redecode[s3]'") from exc
+        raise ImportError(f"{url}: remote paths need the [s3] extra; there is no PyPI release: "
+                          f"install it from the checkout with {_S3_INSTALL}") from exc
     protocol = url.split("://", 1)[0].lower()
     try:
         return fsspec.core.url_to_fs(url, **storage_options(protocol))
     except ImportError as exc:
-        raise ImportError(f"{url}: {exc} (pip install 'warc-redecode[s3]')") from exc
+        raise ImportError(f"{url}: {exc} (the [s3] extra: install it from the checkout with {_S3_INSTALL})") from exc
 
 
 def _unstrip(fs, path: str) -> str:
