@@ -23,8 +23,8 @@ SAMPLE = ROOT / "sample_warcs"
 GENERATOR = ROOT / "tools" / "make_sample_warcs.py"
 CORPUS = ROOT.parent / "shared" / "corpus"
 BROWSER_STEPS = ("bom", "transport", "prescan", "head-scan", "xml-declaration", "utf8-valid", "detector", "default")
-COLUMNS = ["record_id", "warc_path", "target_uri", "record_type", "encoding", "source", "status",
-           "skip_reason", "decode_errors", "text", "error"]
+COLUMNS = ["record_id", "warc_path", "warc_offset", "target_uri", "record_type", "encoding", "source",
+           "status", "skip_reason", "decode_errors", "text", "error"]
 
 
 def _expected() -> list[dict]:
@@ -35,16 +35,17 @@ def _expected() -> list[dict]:
 EXPECTED = _expected()
 
 
-def _key_of_expected(e: dict) -> tuple[str, str]:
-    # Parquet rows have no WARC-Record-ID; the job synthesises one, so match them by file and URL.
+def _key_of_expected(e: dict) -> tuple[str, str | int]:
+    # Parquet rows have no WARC-Record-ID (the job synthesises one): match them by file and row
+    # index, which the job writes as warc_offset (sample_warcs/README.md, "The answer key").
     if e["record_id"] is not None:
         return ("id", e["record_id"].strip("<>"))
-    return (e["input"], e["target_uri"])
+    return (e["input"], e["row"])
 
 
-def _key_of_row(r: dict) -> tuple[str, str]:
+def _key_of_row(r: dict) -> tuple[str, str | int]:
     if os.path.basename(r["warc_path"] or "").endswith(".parquet"):
-        return (os.path.basename(r["warc_path"]), r["target_uri"])
+        return (os.path.basename(r["warc_path"]), r["warc_offset"])
     return ("id", (r["record_id"] or "").strip("<>"))
 
 
@@ -80,6 +81,7 @@ def test_record_decodes_as_the_answer_key_says(rows, e):
     found = rows.get(_key_of_expected(e))
     assert found, f"no row for {e['case']} ({e['input']} {e['target_uri']})"
     r = found[0]
+    assert r["target_uri"] == e["target_uri"]
     assert (r["status"], r["skip_reason"], r["error"]) == (e["status"], e["skip_reason"], None)
     if e["status"] == "skipped":
         assert (r["encoding"], r["text"]) == (None, None)
@@ -90,6 +92,17 @@ def test_record_decodes_as_the_answer_key_says(rows, e):
         assert not r["text"].startswith("\ufeff")
         got = hashlib.sha256(r["text"].encode("utf-8")).hexdigest()
         assert got == e["text_sha256"], f"text of {e['case']} differs from the answer key"
+
+
+def test_parquet_rows_are_row_indexes_of_the_file():
+    """``row`` of a Parquet entry is the 0-based row index in that file (not the key's line number)."""
+    import pyarrow.parquet as pq
+
+    for name in {e["input"] for e in EXPECTED if e["input"].endswith(".parquet")}:
+        urls = pq.read_table(SAMPLE / name, columns=["url"]).column("url").to_pylist()
+        entries = [e for e in EXPECTED if e["input"] == name]
+        assert sorted(e["row"] for e in entries) == list(range(len(urls)))
+        assert all(urls[e["row"]] == e["target_uri"] for e in entries)
 
 
 def test_every_browser_step_occurs(rows):

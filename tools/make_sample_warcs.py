@@ -1150,10 +1150,13 @@ def write_parquet(caps: list[Capture], out: Path, capture_times: dict[str, dt.da
 
 def write_expected(caps: list[Capture], out: Path, ids: dict[str, str]) -> None:
     lines = []
-    for row, c in enumerate(caps):
+    # ``row``: the 0-based row index in raw_responses.parquet (written from the Parquet captures in
+    # this order by write_parquet), which the job reports as ``warc_offset``; not the line number.
+    parquet_rows = {c.key: i for i, c in enumerate(x for x in caps if x.warc == PARQUET_NAME)}
+    for c in caps:
         entry = {
             "input": c.warc,
-            "row": row if c.warc == PARQUET_NAME else None,
+            "row": parquet_rows.get(c.key),
             "record_id": ids.get(c.key) if c.warc != PARQUET_NAME else None,
             "record_type": c.record_type if c.warc != PARQUET_NAME else None,
             "target_uri": c.url,
@@ -1265,7 +1268,8 @@ def write_readme(caps: list[Capture], out: Path, corpus: Path, ids: dict[str, st
     w("")
     w("One JSON object per `response`/`resource`/`revisit` record and per Parquet row:")
     w("")
-    w("- `input`: the file; `row`: the Parquet row number (null for WARC records);")
+    w("- `input`: the file; `row`: the 0-based row index in the Parquet file, which the job writes as")
+    w("  `warc_offset` (null for WARC records): a Parquet row is matched by `input` and `row`;")
     w("- `record_id`: the WARC-Record-ID as written (`<urn:uuid:...>`; null for Parquet rows, whose id the job")
     w("  synthesises); `record_type`; `target_uri`; `case`: the short name used below;")
     w("- `encoding`: the expected WHATWG encoding name (null when skipped); `equivalent_encodings`: other")
