@@ -310,3 +310,59 @@ def test_an_unreadable_input_is_an_error_not_a_truncation(tmp_path):
         by_path = {e["path"]: e for e in json.load(f)["inputs"]}
     assert by_path[str(bogus)]["outcome"] == "error"
     assert by_path[GOOD[0]]["outcome"] == "complete"
+
+
+# -- outcome "error" vs "truncated" ------------------------------------------------------------
+
+
+def _warc_record(rtype: str, body: bytes, *, content_length: bool = True, extra: str = "") -> bytes:
+    head = (f"WARC/1.0\r\nWARC-Type: {rtype}\r\nWARC-Record-ID: <urn:uuid:{rtype}-{len(body)}>\r\n"
+            f"WARC-Date: 2024-01-01T00:00:00Z\r\n{extra}")
+    if rtype == "response":
+        head += "WARC-Target-URI: http://example.com/\r\nContent-Type: application/http; msgtype=response\r\n"
+    if content_length:
+        head += f"Content-Length: {len(body)}\r\n"
+    return head.encode() + b"\r\n" + body + b"\r\n\r\n"
+
+
+_INFO = _warc_record("warcinfo", b"software: test\r\n")
+_RESP = _warc_record("response", b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>caf\xc3\xa9</p>")
+
+
+def _outcome_of(tmp_path, name: str, data: bytes) -> tuple[dict, list[dict]]:
+    path = tmp_path / name
+    path.write_bytes(data)
+    out = str(tmp_path / f"out-{name}")
+    result = CliRunner().invoke(cli, ["run", str(path), "--out", out, "-q"])
+    with open(os.path.join(out, "_run.json")) as f:
+        (entry,) = json.load(f)["inputs"]
+    assert result.exit_code == (0 if entry["outcome"] == "complete" else 1)
+    return entry, rows_of(out)
+
+
+def test_outcome_error_for_a_file_gzipped_as_one_stream(tmp_path):
+    import gzip
+
+    entry, rows = _outcome_of(tmp_path, "one-stream.warc.gz", gzip.compress(_INFO + _RESP + _RESP))
+    assert (entry["outcome"], entry["error_offset"], rows) == ("error", 0, [])
+    assert "warcio recompress" in entry["error"]
+
+
+def test_outcome_error_for_an_unreadable_first_record(tmp_path):
+    # a first record with no Content-Length, and one whose header cannot be read at all
+    entry, rows = _outcome_of(tmp_path, "no-length.warc", _warc_record("warcinfo", b"x", content_length=False) + _RESP)
+    assert (entry["outcome"], entry["error_offset"], rows) == ("error", 0, [])
+    entry, rows = _outcome_of(tmp_path, "bad-head.warc", "WARC/1.0\r\n\u2603: snowman\r\n\r\n".encode() + _RESP)
+    assert (entry["outcome"], entry["error_offset"], rows) == ("error", 0, [])
+    assert entry["counts"]["by_record_type"] == {job.NO_RECORD_TYPE: 1}
+
+
+def test_outcome_truncated_when_rows_came_before_the_damage(tmp_path):
+    # damage after a row: truncated, the row kept
+    entry, rows = _outcome_of(tmp_path, "late.warc", _RESP + _warc_record("warcinfo", b"x", content_length=False))
+    assert entry["outcome"] == "truncated" and entry["error_offset"] > 0
+    assert [r["status"] for r in rows] == ["decoded"]
+    # a response cut inside the file's first record still gets its failed row: truncated, not error
+    entry, rows = _outcome_of(tmp_path, "cut.warc", _RESP[:-20])
+    assert entry["outcome"] == "truncated" and entry["error_offset"] == 0
+    assert [(r["status"], r["error_kind"]) for r in rows] == [("failed", "truncated")]

@@ -298,7 +298,7 @@ def process_archive(
     stream = iter_records(path, max_record_bytes=max_record_bytes, start=start, end=end)
     for record in stream:
         counts.records_total += 1
-        counts.by_record_type[record.record_type] += 1
+        counts.by_record_type[record.record_type or NO_RECORD_TYPE] += 1
         if record.offset is not None and on_bytes is not None and record.offset > last:
             on_bytes(record.offset - last)
             last = record.offset
@@ -309,6 +309,11 @@ def process_archive(
         yield row
     if boundary is not None:
         boundary["next_offset"] = stream.next_offset
+
+
+#: ``counts.by_record_type`` key of records whose WARC-Type could not be read (an unreadable
+#: header) or is empty.
+NO_RECORD_TYPE = "(none)"
 
 
 #: Default shard size (bytes of archive file). Shards are cut at fixed sizes so that the parts and
@@ -521,7 +526,12 @@ def process_shard(
         except ArchiveError as exc:
             # "error": nothing could be read at all (not an archive, unreadable); "truncated":
             # the rows before the damage are kept.
-            nothing = counts.records_total == 0 and shard.start == 0
+            # Nothing read: no record at all, or the damage is at the file's first record
+            # (offset 0: a file gzipped as one stream, a first record with no Content-Length) and
+            # no row came before it.
+            nothing = shard.start == 0 and (
+                counts.records_total == 0 or (exc.offset == 0 and counts.records_seen == 0)
+            )
             outcome, error, error_offset = ("error" if nothing else "truncated"), str(exc), exc.offset
         except OSError as exc:
             outcome, error = "error", f"{shard.path}: {exc.strerror or exc}"
