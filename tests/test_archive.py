@@ -28,9 +28,11 @@ from redecode.archive import (
     read_record_at,
 )
 
+import shared_paths
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data", "warcs")
-SHARED = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "corpus", "warcs"))
+SHARED = str(shared_paths.CORPUS / "warcs")
 ARCHIVE_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz", ".warc.gz.bad")
 PAYLOAD_TYPES = {"response", "resource", "revisit"}
 
@@ -46,7 +48,7 @@ SHARED_FILES = _archives(SHARED)
 def _shared(rel: str) -> str:
     path = os.path.join(SHARED, rel)
     if not os.path.exists(path):
-        pytest.skip("../shared/corpus not present")
+        pytest.skip(shared_paths.absent(path))
     return path
 
 
@@ -111,7 +113,7 @@ def test_counts_match_warcio_local(path):
 @pytest.mark.parametrize("path", SHARED_FILES or [None], ids=_ids(SHARED_FILES) or ["absent"])
 def test_counts_match_warcio_shared(path):
     if path is None:
-        pytest.skip("../shared/corpus not present")
+        pytest.skip(shared_paths.absent(SHARED))
     _check_counts_and_errors(path)
 
 

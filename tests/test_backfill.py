@@ -37,11 +37,13 @@ from redecode.job import run
 from redecode.rules import RULES
 from redecode.schema import SCHEMA_VERSION_KEY
 
+import shared_paths
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_warcs"
 TEST_WARCS = ROOT / "tests" / "data" / "warcs"
-BENCH = ROOT.parent / "shared" / "bench" / "make_bench_warc.py"
-CORPUS_WARCS = ROOT.parent / "shared" / "corpus" / "warcs"
+BENCH = shared_paths.BENCH / "make_bench_warc.py"
+CORPUS_WARCS = shared_paths.CORPUS / "warcs"
 
 RULE_NAMES = sorted(RULES)
 PAIRS = list(itertools.product(RULE_NAMES, RULE_NAMES))
@@ -299,14 +301,14 @@ def test_same_text_rules():
                          ascii_only=None, same_version=False)
 
 
-# --- larger corpora (skipped when ../shared is absent) ------------------------------------
+# --- larger corpora (skipped when $REDECODE_SHARED, default ../shared, is absent) ----------
 
 
 @pytest.mark.corpus
 @pytest.mark.parametrize("old,new", [("seed-2026.10", "browser-2026.11"), ("browser-2026.11", "requests-2.32")])
 def test_corpus_warcs(old, new, tmp_path):
     if not CORPUS_WARCS.is_dir():
-        pytest.skip("../shared/corpus/warcs not present")
+        pytest.skip(shared_paths.absent(CORPUS_WARCS))
     runs = {}
     for name in {old, new}:
         runs[name] = tmp_path / name
@@ -320,7 +322,7 @@ def test_bench_crawl_seed_to_browser_reads_under_30_percent(tmp_path):
     """Issue 7's target on a small crawl of the benchmark generator (--target-mb 20; the 300 MB
     figure is in README.md, "Backfill after a rules update")."""
     if not BENCH.exists():
-        pytest.skip("../shared/bench not present")
+        pytest.skip(shared_paths.absent(BENCH))
     warc = tmp_path / "bench.warc.gz"
     subprocess.run([sys.executable, str(BENCH), "--target-mb", "20", "--seed", "20240601", "--out",
                     str(warc), "--truth", str(tmp_path / "truth.jsonl")], check=True, capture_output=True)

@@ -13,9 +13,11 @@ from hypothesis import strategies as st
 from redecode import detect as D
 from redecode.labels import ENCODING_NAMES
 
+import shared_paths
+
 ALLOWED = set(ENCODING_NAMES) - {"replacement"}
 ENGINES = list(D.ENGINES)
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "chardet-tests"
+CORPUS = shared_paths.CORPUS / "chardet-tests"
 
 # Fixtures: text in a language, encoded in its legacy encoding; expected = that encoding's
 # Encoding Standard name (the truth, not what any detector said).
@@ -352,7 +354,7 @@ def test_default_engine_at_least_chardetng_on_chardet_tests():
     """Issue 3 step 7: the default detector is at least as accurate as chardetng on
     chardet-tests served without declarations (pages that reach the detector step)."""
     if not CORPUS.is_dir():
-        pytest.skip("../shared/corpus not present")
+        pytest.skip(shared_paths.absent(CORPUS))
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))

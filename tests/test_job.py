@@ -16,6 +16,8 @@ from redecode import job
 from redecode.schema import COLUMNS, REQUIRED_COLUMNS, SCHEMA, SCHEMA_VERSION, SCHEMA_VERSION_KEY
 from redecode_jobs.cli import cli
 
+import shared_paths
+
 HERE = os.path.dirname(__file__)
 WARCS = os.path.join(HERE, "data", "warcs")
 GOOD = [
@@ -215,7 +217,7 @@ def test_shards_cover_exactly_the_records_of_a_file(tmp_path):
     assert len(glob.glob(os.path.join(cut, "*.parquet"))) == 1
 
 
-CORPUS_WARCS = os.path.join(HERE, "..", "..", "shared", "corpus", "warcs")
+CORPUS_WARCS = str(shared_paths.CORPUS / "warcs")
 
 
 def _corpus_files() -> list[str]:
@@ -243,7 +245,7 @@ def _warcio_rows(path: str) -> tuple[int, bool]:
 
 
 @pytest.mark.corpus
-@pytest.mark.skipif(not _corpus_files(), reason="../shared/corpus/warcs not present")
+@pytest.mark.skipif(not _corpus_files(), reason=shared_paths.absent(CORPUS_WARCS))
 @pytest.mark.parametrize("path", _corpus_files(), ids=lambda p: os.path.relpath(p, CORPUS_WARCS))
 def test_corpus_archive_rows_match_warcio(path, tmp_path):
     """Issue 2: for every real archive, one row per response/resource/revisit record warcio reads;

@@ -18,10 +18,12 @@ from pathlib import Path
 
 import pytest
 
+import shared_paths
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_warcs"
 GENERATOR = ROOT / "tools" / "make_sample_warcs.py"
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = shared_paths.CORPUS
 BROWSER_STEPS = ("bom", "transport", "prescan", "head-scan", "xml-declaration", "utf8-valid", "detector", "default")
 COLUMNS = ["record_id", "warc_path", "warc_offset", "target_uri", "record_type", "encoding", "source",
            "status", "skip_reason", "decode_errors", "text", "error"]
@@ -123,7 +125,7 @@ def _sha256_tree(root: Path) -> dict[str, str]:
 
 def test_generator_rebuilds_identical_bytes(tmp_path):
     if not (CORPUS / "MANIFEST.md").exists():
-        pytest.skip("../shared/corpus not present")
+        pytest.skip(shared_paths.absent(CORPUS / "MANIFEST.md"))
     out = tmp_path / "sample"
     subprocess.run([sys.executable, str(GENERATOR), "--corpus", str(CORPUS), "--out", str(out)],
                    check=True, capture_output=True)
@@ -134,7 +136,7 @@ def test_reference_decoder_matches_encoding_rs_vectors():
     """The answer key's own decoder reproduces encoding_rs' decode vectors (errors included)."""
     data = CORPUS / "encoding_rs-test-data" / "test_data"
     if not data.exists():
-        pytest.skip("../shared/corpus not present")
+        pytest.skip(shared_paths.absent(data))
     spec = importlib.util.spec_from_file_location("make_sample_warcs", GENERATOR)
     gen = importlib.util.module_from_spec(spec)
     sys.modules.setdefault(spec.name, gen)  # dataclasses look their module up while the class is built

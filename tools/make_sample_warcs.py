@@ -71,7 +71,9 @@ class RefDecoder:
 
     Implements the decoders of: UTF-8, UTF-16LE/BE (shared UTF-16 decoder), the single-byte
     encodings, gb18030 (used for GBK), Big5, EUC-JP, Shift_JIS, EUC-KR. Index data is read from
-    ``whatwg-encoding/index-<name>.txt``. Returns ``(text, error_count)``.
+    ``whatwg-encoding/index-<name>.txt``, or, in a directory without them, from the same
+    revision's ``indexes.json`` (the same tables keyed by index name, as vendored in
+    ``tests/data/whatwg/``). Returns ``(text, error_count)``.
     """
 
     SINGLE_BYTE = {
@@ -87,11 +89,21 @@ class RefDecoder:
     def index(self, name: str) -> dict[int, int]:
         if name not in self._cache:
             table: dict[int, int] = {}
-            for line in (self.dir / f"index-{name}.txt").read_text(encoding="utf-8").splitlines():
-                if not line.strip() or line.startswith("#"):
-                    continue
-                pointer, cp = line.split("\t")[:2]
-                table[int(pointer)] = int(cp, 16)
+            txt = self.dir / f"index-{name}.txt"
+            if not txt.exists() and (self.dir / "indexes.json").exists():
+                # indexes.json: a list of code points by pointer (null: no code point), except
+                # gb18030-ranges, a list of [pointer, code point] pairs.
+                data = json.loads((self.dir / "indexes.json").read_text(encoding="utf-8"))[name]
+                pairs = data if name == "gb18030-ranges" else enumerate(data)
+                table = {int(pointer): int(cp) for pointer, cp in pairs if cp is not None}
+            else:
+                # split("\n"), not splitlines(): the ISO-8859-x files' comments hold U+0085
+                # (a line boundary for splitlines), which would cut their lines in two.
+                for line in txt.read_text(encoding="utf-8").split("\n"):
+                    if not line.strip() or line.startswith("#"):
+                        continue
+                    pointer, cp = line.split("\t")[:2]
+                    table[int(pointer)] = int(cp, 16)
             self._cache[name] = table
         return self._cache[name]
 

@@ -1,6 +1,6 @@
 """The benchmark's answer key: the text each HTML response should decode to (issue 9).
 
-``bench_truth.jsonl`` (written by ``../shared/bench/make_bench_warc.py``) gives, per HTML response, the
+``bench_truth.jsonl`` (written by ``$REDECODE_SHARED/bench/make_bench_warc.py``, default ``../shared``) gives, per HTML response, the
 Python codec that produced its bytes (``codec``) and how its charset was declared (``mode``). The right
 text of a page is what a browser shows when the page declares its encoding, and the author's text when
 it does not:
@@ -14,7 +14,8 @@ it does not:
 
 Choice: the expected text is computed with the project's reference implementation of the Encoding
 Standard's decoders (``RefDecoder`` in tools/make_sample_warcs.py, written from the spec's prose and
-checked there against encoding_rs' vectors), driven by the WHATWG index files, not with the
+checked there against encoding_rs' vectors), driven by the WHATWG index tables vendored in
+``tests/data/whatwg/indexes.json``, not with the
 project's ``redecode.decode`` (the code under test) and not with Python's codecs, whose tables
 differ from the Encoding Standard's (e.g. Python's ``big5`` is not Big5-HKSCS, ``cp1252`` leaves
 0x81/0x8D/0x8F/0x90/0x9D undefined, ``gbk`` lacks 0x80 = U+20AC). ``run.py`` reports how many pages the Python codec
@@ -36,7 +37,15 @@ from pathlib import Path
 KEY_VERSION = 2
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-WHATWG_DIR = os.path.join(os.path.dirname(REPO), "shared", "corpus", "whatwg-encoding")
+#: The folder holding bench/ (the crawl generator) and corpus/: $REDECODE_SHARED, default ../shared
+#: beside the repository.
+SHARED = os.path.abspath(os.environ.get("REDECODE_SHARED") or os.path.join(os.path.dirname(REPO), "shared"))
+#: The WHATWG index tables: the repository's vendored copy (tests/data/whatwg/indexes.json, the
+#: same revision's tables as the index-*.txt files, keyed by index name); the shared corpus's
+#: index-*.txt files only if that copy is missing.
+VENDORED_WHATWG_DIR = os.path.join(REPO, "tests", "data", "whatwg")
+WHATWG_DIR = (VENDORED_WHATWG_DIR if os.path.isfile(os.path.join(VENDORED_WHATWG_DIR, "indexes.json"))
+              else os.path.join(SHARED, "corpus", "whatwg-encoding"))
 
 #: truth-file codec (a Python codec name) -> Encoding Standard encoding of the page.
 TRUTH_CODEC_TO_WHATWG = {
@@ -55,15 +64,17 @@ TRUTH_CODEC_TO_WHATWG = {
 def _reference():
     """The project's one reference implementation of the Encoding Standard's decoders, kept apart
     from the code under test: ``RefDecoder`` of tools/make_sample_warcs.py (the sample's answer
-    key uses it too), reading the normative index files of ../shared/corpus/whatwg-encoding/
-    (the benchmark needs ../shared anyway for its crawl generator)."""
+    key uses it too), reading the normative index tables vendored in tests/data/whatwg/
+    (:data:`WHATWG_DIR`)."""
     import sys
 
     sys.path.insert(0, os.path.join(REPO, "tools"))
     from make_sample_warcs import RefDecoder  # noqa: PLC0415
 
     if not os.path.isdir(WHATWG_DIR):
-        raise SystemExit(f"the benchmark's answer key needs the WHATWG index files in {WHATWG_DIR}")
+        raise SystemExit(f"the benchmark's answer key needs the WHATWG index tables: neither "
+                         f"{VENDORED_WHATWG_DIR}/indexes.json nor {WHATWG_DIR} (set REDECODE_SHARED "
+                         f"to the folder holding corpus/whatwg-encoding/) is there")
     return RefDecoder(Path(WHATWG_DIR))
 
 

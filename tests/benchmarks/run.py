@@ -9,7 +9,8 @@ Usage (not collected by pytest; run from the repository root)::
 
 What it does, in one run:
 
-1. Builds the benchmark crawl with ``../shared/bench/make_bench_warc.py`` (seeded: every machine gets
+1. Builds the benchmark crawl with ``$REDECODE_SHARED/bench/make_bench_warc.py`` (``REDECODE_SHARED``:
+   the folder holding bench/ and corpus/, default ``../shared`` beside the repository; seeded: every machine gets
    the same bytes) of ``--size`` MB of uncompressed WARC (default 300), cached in
    ``WORKDIR/crawl-<size>mb-seed<seed>/``; ``--shards N`` cuts it at capture boundaries into N gzip
    WARC files (default 1: one big WARC, as in issue 9; the job shards each file by byte ranges itself).
@@ -58,7 +59,8 @@ sys.path.insert(0, HERE)
 import answer_key  # noqa: E402  (sibling module; this directory is not a package)
 
 DEFAULT_SEED = 20240601
-BENCH_SCRIPT = os.path.join(os.path.dirname(REPO), "shared", "bench", "make_bench_warc.py")
+#: $REDECODE_SHARED (default ../shared beside the repository)/bench/make_bench_warc.py
+BENCH_SCRIPT = os.path.join(answer_key.SHARED, "bench", "make_bench_warc.py")
 PY = sys.executable
 BASELINES = os.path.join(HERE, "baselines.py")
 
@@ -85,8 +87,9 @@ def locate_bench_script(path: str | None) -> str:
     if not os.path.isfile(script):
         sys.exit(
             f"error: the benchmark crawl generator is not at {script}.\n"
-            "It lives in the shared directory beside the repository (../shared/bench/make_bench_warc.py);\n"
-            "pass --bench-script PATH or set REDECODE_BENCH_SCRIPT to its location."
+            "It lives in bench/ of the shared folder: $REDECODE_SHARED, default ../shared beside the\n"
+            "repository. Set REDECODE_SHARED to the folder holding bench/ and corpus/, or pass\n"
+            "--bench-script PATH (or set REDECODE_BENCH_SCRIPT) to the script itself."
         )
     return script
 
