@@ -527,8 +527,10 @@ def _known_rules(name: str, digest: str) -> Rules | None:
 
 
 def _backfill_shard(prior_dir: str, marker: dict, out: str, rules_name: str,
-                    max_record_bytes: int) -> tuple[dict, dict]:
-    """Write the new part and marker of one prior shard; return ``(marker, stats)``."""
+                    max_record_bytes: int, base: str | None = None) -> tuple[dict, dict]:
+    """Write the new part and marker of one prior shard; return ``(marker, stats)``. *base*: the
+    prior run's working directory, against which relative input paths are resolved (see
+    :func:`_locate`)."""
     new = get_rules(rules_name)
     started, cpu_started = time.perf_counter(), time.process_time()
     part_path = os.path.join(prior_dir, marker["part"])
@@ -572,7 +574,7 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, rules_name: str,
                     if old is not None:
                         new_row = replay_row(row, old, new, replayable=replayable)
                 if new_row is None:
-                    new_row = _reread(row, new, max_record_bytes)
+                    new_row = _reread(row, new, max_record_bytes, base)
                     stats["rows_reread"] += 1
                     stats["bytes_read"] += row["warc_length"] or 0
                 else:
@@ -594,7 +596,7 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, rules_name: str,
 
 
 def _backfill_task(prior_dir: str, out: str, rules_name: str, max_record_bytes: int,
-                   marker: dict) -> tuple[dict, dict]:
+                   marker: dict, base: str | None = None) -> tuple[dict, dict]:
     """:func:`_backfill_shard` as one Spark task: written in a private staging directory, then the
     part and then its marker published under *out* (:func:`redecode.spark.stage_and_publish`), so
     a retried or speculative attempt replaces the part under its one name, never adds rows."""
@@ -602,7 +604,7 @@ def _backfill_task(prior_dir: str, out: str, rules_name: str, max_record_bytes: 
 
     return _spark.stage_and_publish(
         out, marker["part"],
-        lambda staging: _backfill_shard(prior_dir, marker, staging, rules_name, max_record_bytes),
+        lambda staging: _backfill_shard(prior_dir, marker, staging, rules_name, max_record_bytes, base),
     )
 
 
@@ -610,16 +612,29 @@ def _stem(part: str) -> str:
     return part[: -len(".parquet")] if part.endswith(".parquet") else part
 
 
-def _reread(row: dict, new: Rules, max_record_bytes: int) -> dict:
+def _locate(path: str, base: str | None) -> str:
+    """Where to read input *path* of a prior run: a relative path is taken relative to *base*,
+    the directory the prior run ran in (its manifest's ``cwd``), when it exists there, else
+    relative to the current directory; absolute paths and URLs as they are."""
+    if base and not os.path.isabs(path) and not storage.is_remote(path):
+        there = os.path.join(base, path)
+        if os.path.exists(there):
+            return there
+    return path
+
+
+def _reread(row: dict, new: Rules, max_record_bytes: int, base: str | None = None) -> dict:
     path, offset = row["warc_path"], row["warc_offset"]
     try:
-        record = read_record_at(path, offset, max_record_bytes=max_record_bytes)
+        record = read_record_at(_locate(path, base), offset, max_record_bytes=max_record_bytes)
     except (ArchiveError, OSError) as exc:
         raise BackfillError(
             f"cannot read the record at offset {offset} of {path} again ({exc}); backfill needs "
             "the prior run's inputs at the same paths"
         ) from None
-    return _job.record_row(record, new)
+    new_row = _job.record_row(record, new)
+    new_row["warc_path"] = path  # as the prior run (and a full run from its directory) names it
+    return new_row
 
 
 # ---------------------------------------------------------------------------------------------
@@ -653,10 +668,12 @@ def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
             if not os.path.exists(os.path.join(prior_dir, part)):
                 raise BackfillError(f"{prior_dir}: part {part} named in _run.json is missing")
             markers.append(marker)
-        if not storage.exists(entry["path"]):
+        if not storage.exists(_locate(entry["path"], manifest.get("cwd"))):
+            where = (f"neither in {manifest['cwd']} (where the prior run ran) nor here"
+                     if manifest.get("cwd") and not os.path.isabs(entry["path"]) else "not there")
             raise BackfillError(
-                f"input {entry['path']} of {prior_dir} is not there; backfill reads it again for the "
-                "records whose result can change (run from the directory the prior run ran in)"
+                f"input {entry['path']} of {prior_dir} is {where}; backfill reads it again for the "
+                "records whose result can change"
             )
     return manifest, markers
 
@@ -714,6 +731,7 @@ def backfill(
     if os.path.abspath(prior_dir) == os.path.abspath(out):
         raise BackfillError("--out must differ from the prior run directory")
     manifest, markers = _load_prior(prior_dir)
+    base = manifest.get("cwd")
     os.makedirs(os.path.join(out, "_done"), exist_ok=True)
     lock = _job._lock_run_directory(out)
     try:
@@ -729,7 +747,7 @@ def backfill(
             done, executor_info = _spark.map_tasks(
                 markers,
                 functools.partial(_backfill_task, os.path.abspath(prior_dir), os.path.abspath(out),
-                                  rules_name, max_record_bytes),
+                                  rules_name, max_record_bytes, base=base),
                 master=master,
                 description=f"redecode backfill {len(markers)} shard(s) -> {out}",
             )
@@ -743,13 +761,13 @@ def backfill(
         elif n <= 1 or len(markers) <= 1:
             for m in markers:
                 results[(m["path"], m["shard"])] = _backfill_shard(prior_dir, m, out, rules_name,
-                                                                   max_record_bytes)
+                                                                   max_record_bytes, base)
         else:
             ctx = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork")
             with cf.ProcessPoolExecutor(max_workers=min(n, len(markers)), mp_context=ctx,
                                         initializer=_job._die_with_parent) as pool:
                 futures = {pool.submit(_backfill_shard, prior_dir, m, out, rules_name,
-                                       max_record_bytes): m for m in markers}
+                                       max_record_bytes, base): m for m in markers}
                 for fut in cf.as_completed(futures):
                     m = futures[fut]
                     results[(m["path"], m["shard"])] = fut.result()
@@ -770,6 +788,9 @@ def backfill(
                 stats[k] += s[k]
             prior_schemas.add(s["prior_schema"])
             prior_codes.add(str(s["prior_row_code"]))
+        run_manifest["files_not_read"] = _job.files_not_read([])  # a backfill lists no inputs
+        if base:
+            run_manifest["cwd"] = base  # the inputs' relative paths are still the prior run's
         run_manifest["backfill"] = {
             "prior_dir": os.path.abspath(prior_dir),
             "prior_rules": manifest.get("rules"),

@@ -918,6 +918,9 @@ def _manifest(paths, shards, markers, rules: Rules, started_at, wall_start, cpu_
         "row_code_version": ROW_CODE_VERSION,
         "rules": {"name": rules.name, "digest": rules.digest, "parameters": rules.parameters()},
         "dependencies": dependency_versions(),
+        # what relative input paths (as given, and as rows' warc_path holds them) are relative to;
+        # backfill resolves them against it
+        "cwd": os.getcwd(),
         "started_at": started_at,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "wall_seconds": round(time.perf_counter() - wall_start, 3),
