@@ -496,7 +496,19 @@ def _warcio_message(exc: BaseException) -> str:
                 "`warcio recompress IN.warc.gz OUT.warc.gz` and run on OUT")
     if len(msg) > 300:  # warcio quotes the offending line, which can be binary and long
         msg = msg[:300] + "..."
+    for prefix, meaning in _WARCIO_MEANINGS:
+        if msg.startswith(prefix):
+            return f"{meaning} (its first line: {msg[len(prefix):].strip()})"
     return f"{msg} ({type(exc).__name__})"
+
+
+#: warcio's messages for bytes where a record should start, and what they mean for a user.
+_WARCIO_MEANINGS = (
+    ("Invalid WARC record, first line:",
+     "no WARC record starts here: damaged bytes, or the record before has a wrong Content-Length"),
+    ("Unknown archive format, first line:",
+     "no WARC or ARC record starts here: damaged bytes, or the record before has a wrong length"),
+)
 
 
 def _check_tail(path: str, end: int) -> None:

@@ -1,0 +1,37 @@
+"""Input errors say what is wrong in the project's words, not warcio's exception class."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from redecode.archive import ArchiveError, iter_records
+
+BROKEN = os.path.join(os.path.dirname(__file__), "data", "broken")
+
+
+def _error(path: str) -> ArchiveError:
+    with pytest.raises(ArchiveError) as info:
+        for _ in iter_records(path):
+            pass
+    return info.value
+
+
+def test_garbage_where_a_record_should_start():
+    exc = _error(os.path.join(BROKEN, "garbage-between.warc"))
+    assert "no WARC record starts here" in str(exc)
+    assert "this is not a WARC record" in str(exc)  # the line found there, quoted
+    assert "ArchiveLoadFailed" not in str(exc) and "Invalid WARC record" not in str(exc)
+
+
+def test_arc_with_a_cut_record(tmp_path):
+    # an ARC whose second record header is cut to its date: warcio's "Unknown archive format"
+    header = b"filedesc://x.arc 0.0.0.0 20080430204825 text/plain 76\n1 0 test\nURL IP-address Archive-date Content-type Archive-length\n"
+    body = b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\nhi"
+    rec = b"http://example.com/ 1.2.3.4 20080430204825 text/html %d\n" % len(body) + body + b"\n"
+    path = tmp_path / "cut.arc"
+    path.write_bytes(header.replace(b"76", str(len(header.split(b"\n", 1)[1])).encode()) + b"\n" + rec + b"20080430204825\n")
+    exc = _error(str(path))
+    assert "no WARC or ARC record starts here" in str(exc), str(exc)
+    assert "20080430204825" in str(exc) and "ArchiveLoadFailed" not in str(exc)
