@@ -33,7 +33,9 @@ def _key(value: str) -> tuple[str, str]:
 @click.option("--old-key", "old_key", multiple=True, metavar="COL[:NEWCOL]",
               help="OLD is any Parquet; match its COL to the output column NEWCOL (default: the "
                    "same name if it is an output column, else record_id). Repeatable.")
-@click.option("--old-text", help="OLD is any Parquet; its column holding the old text.")
+@click.option("--old-text", help="OLD is any Parquet; its column holding the old text (default: text). "
+                                 "Without any --old-* option, a Parquet that is not a redecode output "
+                                 "is matched on record_id with its text column.")
 @click.option("--old-codec", help="Python codec the OLD text was decoded with (mojibake check; "
                                   "default: try latin-1 and cp1252).")
 @click.option("--max-record-bytes", type=click.IntRange(min=1), default=None,
@@ -94,11 +96,23 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
                     text=old_text or "text",
                     codec=old_codec,
                 )
-            summary = diff_runs(paths[0], paths[1], out=out, external=external, examples=examples)
+            try:
+                summary = diff_runs(paths[0], paths[1], out=out, external=external, examples=examples)
+            except SchemaVersionError as exc:
+                if external is not None or "no redecode.schema_version" not in str(exc):
+                    raise
+                # OLD made by another tool and no --old-* option: the options' defaults
+                # (record_id, text), as their help says, when OLD has those columns
+                defaults = ExternalOld(path=paths[0], key=(("record_id", "record_id"),), text="text", codec=None)
+                try:
+                    summary = diff_runs(paths[0], paths[1], out=out, external=defaults, examples=examples)
+                except (SchemaVersionError, DiffError, QueryError):
+                    raise exc from None
     except SchemaVersionError as exc:
         hint = ""
         if not rules and "no redecode.schema_version" in str(exc):
-            hint = "; for a Parquet made by another tool, give --old-key and --old-text"
+            hint = ("; for a Parquet made by another tool without columns record_id and text, give "
+                    "--old-key and --old-text")
         raise click.UsageError(f"{exc}{hint}") from exc
     except (DiffError, QueryError, ImportError) as exc:
         raise click.UsageError(str(exc)) from exc

@@ -557,10 +557,23 @@ def test_external_composite_key(tmp_path):
     assert data["categories"]["unchanged"] == 1 and data["categories"]["text-changed"] == 1
 
 
-def test_foreign_parquet_without_old_options_hints(tmp_path, runs):
+def test_foreign_parquet_without_old_options_takes_the_documented_defaults(tmp_path, runs):
+    """--old-key defaults to record_id and --old-text to text (their help): a foreign Parquet
+    with those columns needs neither option."""
     _, new = runs
     old_path = str(tmp_path / "old.parquet")
     pq.write_table(pa.table({"record_id": ["x"], "text": ["y"]}), old_path)
+    r = CliRunner().invoke(diff_cmd, [old_path, new, "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["categories"]["only-old"] == 1
+    with_options = CliRunner().invoke(diff_cmd, [old_path, new, "--old-text", "text", "--json"])
+    assert json.loads(with_options.output)["categories"] == json.loads(r.output)["categories"]
+
+
+def test_foreign_parquet_without_the_default_columns_hints(tmp_path, runs):
+    _, new = runs
+    old_path = str(tmp_path / "old.parquet")
+    pq.write_table(pa.table({"id": ["x"], "body": ["y"]}), old_path)
     r = CliRunner().invoke(diff_cmd, [old_path, new])
     assert r.exit_code == 2
     assert "give --old-key and --old-text" in r.output
