@@ -358,6 +358,18 @@ def test_mojibake_example(run_dir):
     assert [r[0] for r in result.rows] == ["http://example.com/130"]
 
 
+def test_mojibake_example_keeps_to_windows_1252(tmp_path):
+    """Its title says "read as windows-1252": a UTF-8 page that quotes mojibake is not listed."""
+    (sql,) = [s for s in EXAMPLES if "Ã©" in s]
+    text = "caf\u00c3\u00a9"
+    run = make_run(str(tmp_path / "run"), {"m.warc.gz": [
+        row("m.warc.gz", 0, text=text, encoding="windows-1252", source="default"),
+        row("m.warc.gz", 10, text=text, encoding="UTF-8", source="transport", header_charset="utf-8"),
+    ]})
+    (result,) = execute(open_query(run), sql)
+    assert [(r[0], r[1]) for r in result.rows] == [("http://example.com/0", "windows-1252")]
+
+
 # --------------------------------------------------------------------------------------------
 # On the real sample output (when the job and sample_warcs are there)
 
