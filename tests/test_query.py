@@ -370,6 +370,21 @@ def test_mojibake_example_keeps_to_windows_1252(tmp_path):
     assert [(r[0], r[1]) for r in result.rows] == [("http://example.com/0", "windows-1252")]
 
 
+def test_detector_example_finds_low_confidence_and_decode_errors(tmp_path):
+    (sql,) = [s for s in EXAMPLES if "decode_errors > 0" in s and "detector_confidence" in s]
+    run = make_run(str(tmp_path / "run"), {"d.warc.gz": [
+        row("d.warc.gz", 0, text="\ufffd" * 3, encoding="Shift_JIS", source="detector",
+            detector="cascade", detector_confidence=0.99, decode_errors=3),
+        row("d.warc.gz", 10, text="x", encoding="windows-1251", source="detector",
+            detector="cascade", detector_confidence=1 / 3),
+        row("d.warc.gz", 20, text="y", encoding="windows-1251", source="detector",
+            detector="cascade", detector_confidence=2 / 3),
+        row("d.warc.gz", 30, text="\ufffd", encoding="UTF-8", header_charset="utf-8", decode_errors=1),
+    ]})
+    (result,) = execute(open_query(run), sql)
+    assert [r[0] for r in result.rows] == ["http://example.com/0", "http://example.com/10"]
+
+
 # --------------------------------------------------------------------------------------------
 # On the real sample output (when the job and sample_warcs are there)
 

@@ -57,7 +57,10 @@ _FIELDS: list[tuple[str, pa.DataType, str]] = [
     ("ignored_labels", pa.list_(pa.string()), "labels seen that named no encoding"),
     ("conflict", pa.list_(pa.string()), "declarations that disagree with the decision, 'where:label'"),
     ("detector", pa.string(), "detector name@version when detection ran"),
-    ("detector_confidence", pa.float64(), "detector confidence 0..1"),
+    ("detector_confidence", pa.float64(), "the detector engine's own confidence 0..1, not a probability: "
+                                          "0.99/0.01 chardetng's yes/no assessment, 0.3333/0.6667/1 the "
+                                          "share of engines agreeing (cascade, majority), 1 - chaos for "
+                                          "charset-normalizer; see under this table"),
     ("tld", pa.string(), "top-level domain of target_uri"),
     ("decoder", pa.string(), "decoder used: 'whatwg' or 'python:<codec>'"),
     ("skip_reason", pa.string(), "not-text, revisit, no-payload, http-status, ..."),
