@@ -644,7 +644,7 @@ def derived(results: dict) -> dict:
 
     def paired(num: dict, den: dict, key: str) -> float:
         # the median over rounds of the ratio within a round (rows of a round ran back to back)
-        runs = f"{key}_runs"
+        runs = {"cpu_s": "cpu_runs", "wall_s": "wall_runs"}[key]  # per-round figures of the row
         if len(num.get(runs, ())) == len(den.get(runs, ())) > 0:
             return statistics.median(n / m for n, m in zip(num[runs], den[runs]))
         return num[key] / den[key]
