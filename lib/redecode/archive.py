@@ -638,6 +638,9 @@ def _iter_warcio(
                     cut = "the file ends inside this record's gzip member"
                 elif not is_arc and record.rec_headers.get_header("Content-Length") is None:
                     cut = "WARC record without a Content-Length field (cut short in its header, or damaged)"
+                elif rtype not in _PAYLOAD_TYPES and block is not None and complete and len(block) < clen:
+                    # (a payload record's short block is flagged by _build, on its row)
+                    cut = f"record block cut short: {len(block)} of {clen} bytes present"
                 warning = None
                 lost: int | None = None  # where a record swallowed by this one starts
                 if cut is None and not is_arc and it.gap != b"\r\n\r\n" and len(block) >= clen:
