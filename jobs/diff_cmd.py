@@ -7,7 +7,8 @@ import os
 
 import click
 
-from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary, input_error_message
+from redecode.diff import (DiffError, ExternalOld, MissingColumnsError, diff_rules, diff_runs, format_summary,
+                           input_error_message)
 from redecode.query import QueryError
 from redecode.schema import COLUMNS, SchemaVersionError
 
@@ -106,7 +107,7 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
                 defaults = ExternalOld(path=paths[0], key=(("record_id", "record_id"),), text="text", codec=None)
                 try:
                     summary = diff_runs(paths[0], paths[1], out=out, external=defaults, examples=examples)
-                except (SchemaVersionError, DiffError, QueryError):
+                except MissingColumnsError:
                     raise exc from None
     except SchemaVersionError as exc:
         hint = ""

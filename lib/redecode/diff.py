@@ -169,6 +169,10 @@ class DiffError(ValueError):
     """The diff cannot be made (bad input, unknown column or rules)."""
 
 
+class MissingColumnsError(DiffError):
+    """OLD (any Parquet) lacks a key or text column named by :class:`ExternalOld`."""
+
+
 @dataclass(frozen=True, slots=True)
 class ExternalOld:
     """OLD as any Parquet: ``path`` (a file, a glob or a directory of ``*.parquet``), ``text`` the
@@ -713,7 +717,7 @@ def _external_side(con, ext: ExternalOld, files: list[str]) -> None:
     if ext.text not in present:
         missing.append(ext.text)
     if missing:
-        raise DiffError(
+        raise MissingColumnsError(
             f"{ext.path}: no column {', '.join(missing)} (has: {', '.join(sorted(present - {'filename', 'file_row_number'}))}); "
             "name the key with --old-key and the text with --old-text"
         )
@@ -729,6 +733,22 @@ def _external_side(con, ext: ExternalOld, files: list[str]) -> None:
 
 
 def _pair_external(con, ext: ExternalOld) -> None:
+    # A key must name one record on each side: a key shared by several rows would pair each old
+    # row with each new one and report changes that are not there.
+    for side, cols, names in (("o", [f"k{i}" for i in range(len(ext.key))], [oc for oc, _ in ext.key]),
+                              ("n", [nc for _, nc in ext.key], [nc for _, nc in ext.key])):
+        not_null = " AND ".join(f"{c} IS NOT NULL" for c in cols)
+        tuple_ = ", ".join(cols)
+        (dups,) = con.execute(
+            f"SELECT count(*) - count(DISTINCT ({tuple_})) FROM {side} WHERE {not_null}"
+        ).fetchone()
+        if dups:
+            where = f"OLD ({ext.path})" if side == "o" else "NEW"
+            raise DiffError(
+                f"{where}: {dups} row(s) share their {'+'.join(names)} with another row (the same "
+                "archive read twice, e.g. copies in two folders?); the key must name one record: "
+                "give --old-key columns that do, e.g. --old-key warc_path --old-key warc_offset"
+            )
     on = " AND ".join(f"o.k{i} = n.{nc}" for i, (_, nc) in enumerate(ext.key))
     con.execute(
         "CREATE TEMP TABLE pairs AS SELECT o.file AS ofile, o.frow AS orow, n.file AS nfile, "
