@@ -34,4 +34,16 @@ def test_arc_with_a_cut_record(tmp_path):
     path.write_bytes(header.replace(b"76", str(len(header.split(b"\n", 1)[1])).encode()) + b"\n" + rec + b"20080430204825\n")
     exc = _error(str(path))
     assert "no WARC or ARC record starts here" in str(exc), str(exc)
-    assert "20080430204825" in str(exc) and "ArchiveLoadFailed" not in str(exc)
+    assert "(its first line: 20080430204825)" in str(exc) and "ArchiveLoadFailed" not in str(exc)
+
+
+def test_raw_response_parquet_column_problems(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    missing = tmp_path / "missing.parquet"
+    pq.write_table(pa.table({"url": ["http://a/"], "body": [b"x"]}), missing)
+    assert "lacks column(s) content_type" in str(_error(str(missing)))
+    numbers = tmp_path / "numbers.parquet"
+    pq.write_table(pa.table({"url": ["http://a/"], "content_type": ["text/html"], "body": [1]}), numbers)
+    assert "column body is int64, not binary (or string)" in str(_error(str(numbers)))

@@ -68,6 +68,7 @@ Deviations:
 
 from __future__ import annotations
 
+import ast
 import functools
 import glob
 import io
@@ -498,7 +499,13 @@ def _warcio_message(exc: BaseException) -> str:
         msg = msg[:300] + "..."
     for prefix, meaning in _WARCIO_MEANINGS:
         if msg.startswith(prefix):
-            return f"{meaning} (its first line: {msg[len(prefix):].strip()})"
+            line = msg[len(prefix):].strip()
+            if line.startswith("[") and line.endswith("]"):  # warcio shows ARC lines split in a list
+                try:
+                    line = " ".join(str(part) for part in ast.literal_eval(line))
+                except (ValueError, SyntaxError):
+                    pass
+            return f"{meaning} (its first line: {line})"
     return f"{msg} ({type(exc).__name__})"
 
 
@@ -979,13 +986,18 @@ def _parquet_records(
     path: str, cap: int, start: int = 0, limit: int | None = None
 ) -> Iterator[ArchiveRecord]:
     import pyarrow.parquet as pq  # only this input kind needs it
+    import pyarrow.types as pa_types
 
     try:
         pf = pq.ParquetFile(storage.open_input(path) if storage.is_remote(path) else path)
         names = set(pf.schema_arrow.names)
         missing = {"url", "content_type", "body"} - names
         if missing:
-            raise ArchiveError(path, 0, f"raw-response Parquet lacks column(s) {sorted(missing)}")
+            raise ArchiveError(path, 0, f"raw-response Parquet lacks column(s) {', '.join(sorted(missing))}")
+        body_type = pf.schema_arrow.field("body").type
+        if not (pa_types.is_binary(body_type) or pa_types.is_large_binary(body_type)
+                or pa_types.is_string(body_type) or pa_types.is_large_string(body_type)):
+            raise ArchiveError(path, 0, f"raw-response Parquet: column body is {body_type}, not binary (or string)")
         cols = ["url", "content_type", "body"] + (["fetch_time"] if "fetch_time" in names else [])
         row = 0
         groups = []
