@@ -784,8 +784,10 @@ def markdown(meta: dict, results: dict, d: dict, double: dict | None, mach: dict
         f"Crawl: `make_bench_warc.py --target-mb {meta['size_mb']:g} --seed {meta['seed']}`: "
         f"{meta['uncompressed_bytes'] / 1e6:.1f} MB uncompressed WARC "
         f"({meta['compressed_bytes'] / 1e6:.1f} MB gzip), {meta['records']} records, "
-        f"{meta['html_responses']} HTML responses, cut into {len(meta['shards'])} files at capture "
-        "boundaries. CPU = user + system seconds of the process and its workers, median of "
+        f"{meta['html_responses']} HTML responses, "
+        + (f"cut into {len(meta['shards'])} files at capture boundaries" if len(meta["shards"]) > 1
+           else "in one file")
+        + ". CPU = user + system seconds of the process and its workers, median of "
         f"{args.repeat} rounds (each round runs every row once, back to back; the ratios below are "
         "the median of the ratios within a round); MB/s = uncompressed WARC MB (10^6 bytes) per CPU second. Accuracy = pages whose "
         "text equals the Encoding Standard decode under the page's true encoding (the header's, for "
