@@ -157,7 +157,9 @@ def _expected_sections(rows: list[dict], manifest: dict, run: str) -> dict[str, 
         exp[key] = Counter({(k, *v): 1 for k, v in agg.items()
                             if key == "errors_by_encoding" or v[2] > 0})
     exp["failed_inputs"] = Counter(
-        (run, i["path"], i["outcome"], i["error"], i["error_offset"], i["rows"])
+        # the error is shown without the path it starts with (the path has its own column)
+        (run, i["path"], i["outcome"], i["error_offset"], i["rows"],
+         i["error"].removeprefix(i["path"] + ": "))
         for i in manifest["inputs"] if i["outcome"] != "complete"
     )
     return exp
