@@ -545,6 +545,11 @@ def test_rules_diff_truncated_archive_exits_1(tmp_path):
     assert [e["path"] for e in data["input_errors"]] == [cut]
     assert data["records"] == readable
     assert "cut.warc.gz: at offset" in r.stderr
+    # the text report counts the error; stderr says it, once
+    r = CliRunner().invoke(diff_cmd, ["--rules", "seed-2026.10", "--rules", "browser-2026.11", cut])
+    assert r.exit_code == 1
+    assert "1 input(s) could not be read to the end" in r.stdout and "at offset" not in r.stdout
+    assert r.stderr.count("cut.warc.gz: at offset") == 1
 
 
 def test_external_composite_key(tmp_path):

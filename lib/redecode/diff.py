@@ -481,8 +481,9 @@ def format_summary(s: DiffSummary) -> str:
     table("Examples", s.examples,
           ("category", "target_uri", "old_encoding", "new_encoding", "mojibake_fixed",
            "old_excerpt", "new_excerpt"))
-    for e in s.input_errors:
-        out.append(f"error: {input_error_message(e)}")
+    if s.input_errors:  # (the errors themselves go to stderr, once each: see diff_cmd)
+        out.append(f"{len(s.input_errors)} input(s) could not be read to the end; "
+                   "the records read before the damage are compared")
     if s.out:
         out.append(f"diff written to {s.out}")
     return "\n\n".join(out)
