@@ -619,7 +619,7 @@ def test_external_key_shared_by_several_rows_is_refused(tmp_path, runs):
     pq.write_table(pa.concat_tables([new_rows, new_rows.slice(0, 1)]), old_path)
     r = CliRunner().invoke(diff_cmd, [old_path, new])
     assert r.exit_code == 2
-    assert "OLD" in r.output and "1 row(s) share their record_id" in r.output and "--old-key" in r.output
+    assert "OLD" in r.output and "2 rows share 1 record_id value(s)" in r.output and "--old-key" in r.output
     with pytest.raises(DiffError, match="OLD"):
         diff_runs(old_path, new, external=ExternalOld(old_path))
     # NEW holding one archive twice (two folders): its record_ids repeat
@@ -630,5 +630,10 @@ def test_external_key_shared_by_several_rows_is_refused(tmp_path, runs):
     for part in glob.glob(os.path.join(new, "*.parquet")):
         shutil.copy(part, twice / os.path.basename(part))
         shutil.copy(part, twice / ("copy-" + os.path.basename(part)))
-    with pytest.raises(DiffError, match="NEW: .* share their record_id"):
+    with pytest.raises(DiffError, match="NEW: .* rows share .* record_id value"):
         diff_runs(unique_old, str(twice), external=ExternalOld(unique_old))
+    # keys repeated on one side only where the other side does not have them cannot pair: allowed
+    elsewhere = str(tmp_path / "elsewhere.parquet")
+    pq.write_table(pa.table({"record_id": ["<urn:uuid:not-in-new>"] * 2, "text": ["a", "b"]}), elsewhere)
+    s = diff_runs(elsewhere, str(twice), external=ExternalOld(elsewhere))
+    assert s.categories["only-old"] == 2

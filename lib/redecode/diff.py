@@ -734,21 +734,25 @@ def _external_side(con, ext: ExternalOld, files: list[str]) -> None:
 
 
 def _pair_external(con, ext: ExternalOld) -> None:
-    # A key must name one record on each side: a key shared by several rows would pair each old
-    # row with each new one and report changes that are not there.
-    for side, cols, names in (("o", [f"k{i}" for i in range(len(ext.key))], [oc for oc, _ in ext.key]),
-                              ("n", [nc for _, nc in ext.key], [nc for _, nc in ext.key])):
-        not_null = " AND ".join(f"{c} IS NOT NULL" for c in cols)
-        tuple_ = ", ".join(cols)
-        (dups,) = con.execute(
-            f"SELECT count(*) - count(DISTINCT ({tuple_})) FROM {side} WHERE {not_null}"
+    # A key must name one record on each side: a key value shared by several rows would pair each
+    # old row with each new one and report changes that are not there. Only values found on both
+    # sides can pair, so only those are checked.
+    ocols = [f"k{i}" for i in range(len(ext.key))]
+    ncols = [nc for _, nc in ext.key]
+    names = "+".join(oc for oc, _ in ext.key)
+    join_on = " AND ".join(f"o.{a} = n.{b}" for a, b in zip(ocols, ncols))
+    for side, other, cols, label in (("o", "n", ocols, f"OLD ({ext.path})"), ("n", "o", ncols, "NEW")):
+        keys = ", ".join(f"{side}.{c}" for c in cols)
+        values, rows = con.execute(
+            f"SELECT count(*), coalesce(sum(c), 0) FROM (SELECT {keys}, count(*) AS c FROM {side} "
+            f"SEMI JOIN {other} ON {join_on} GROUP BY {keys} HAVING count(*) > 1)"
         ).fetchone()
-        if dups:
-            where = f"OLD ({ext.path})" if side == "o" else "NEW"
+        if values:
             raise DiffError(
-                f"{where}: {dups} row(s) share their {'+'.join(names)} with another row (the same "
-                "archive read twice, e.g. copies in two folders?); the key must name one record: "
-                "give --old-key columns that do, e.g. --old-key warc_path --old-key warc_offset"
+                f"{label}: {rows} rows share {values} {names} value(s) that the other side also has "
+                "(the same archive read twice, e.g. copies in two folders?); the key must name one "
+                "record: choose --old-key columns that do (for an export of a redecode run: "
+                "--old-key warc_path --old-key warc_offset), or drop the duplicate rows"
             )
     on = " AND ".join(f"o.k{i} = n.{nc}" for i, (_, nc) in enumerate(ext.key))
     con.execute(
