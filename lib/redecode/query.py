@@ -469,11 +469,16 @@ def _cell(value, width: int = 60) -> str:
     # One line per row: control characters (newlines in excerpts) shown escaped, the rest as is.
     if not text.isprintable():
         text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-    return text if len(text) <= width else text[: width - 1] + "…"
+    if len(text) <= width:
+        return text
+    # cut in the middle: a path keeps its file name, a message its start and its end
+    head = (width - 1) * 2 // 5
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
 
 
 def render_table(columns: Sequence[str], rows: Iterable[Sequence], *, max_width: int = 60) -> str:
-    """Rows as an aligned plain-text table (NULL shown empty, long cells cut to *max_width*)."""
+    """Rows as an aligned plain-text table (NULL shown empty, long cells cut to *max_width*
+    characters in the middle, marked with "…")."""
     cells = [[_cell(v, max_width) for v in row] for row in rows]
     widths = [len(c) for c in columns]
     for row in cells:
