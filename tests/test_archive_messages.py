@@ -47,3 +47,19 @@ def test_raw_response_parquet_column_problems(tmp_path):
     numbers = tmp_path / "numbers.parquet"
     pq.write_table(pa.table({"url": ["http://a/"], "content_type": ["text/html"], "body": [1]}), numbers)
     assert "column body is int64, not binary (or string)" in str(_error(str(numbers)))
+
+
+@pytest.mark.parametrize("into", [1, 5, 20])
+def test_a_file_cut_inside_a_record_header_says_so(tmp_path, into):
+    """Not 'no WARC record starts here ... the record before has a wrong Content-Length': the
+    record before is whole, the file just ends inside this record's header."""
+    src = os.path.join(os.path.dirname(__file__), "data", "warcs", "warcio", "example.warc")
+    with open(src, "rb") as f:
+        data = f.read()
+    second = data.index(b"WARC/1.0", 1)
+    cut = tmp_path / "cut.warc"
+    cut.write_bytes(data[: second + into])
+    exc = _error(str(cut))
+    assert exc.offset == second
+    # (20 bytes in, warcio has a header without Content-Length: that message says "cut short" too)
+    assert "cut short" in str(exc) and "wrong Content-Length" not in str(exc), str(exc)

@@ -488,6 +488,18 @@ def _quiet_warcio_iterator():
     return _QuietWarcioIterator
 
 
+def _ends_inside_header(fh, where: int) -> bool:
+    """Whether an uncompressed file ends, less than 64 KiB after ``where``, before a blank line:
+    a record header cut short by the end of the file (warcio calls that an invalid record)."""
+    try:
+        fh.seek(where)
+        tail = fh.read(1 << 16)
+        at_end = not fh.read(1)
+    except OSError:
+        return False
+    return at_end and bool(tail) and b"\n\r\n" not in tail and b"\n\n" not in tail
+
+
 def _warcio_message(exc: BaseException) -> str:
     msg = " ".join(str(exc).split()) or type(exc).__name__
     if "non-chunked gzip" in msg:
@@ -668,6 +680,9 @@ def _iter_warcio(
             except Exception as exc:  # warcio raises many kinds; all mean "cannot read on"
                 if where < last_offset:  # warcio's position inside a non-per-record gzip
                     where = last_offset
+                if not gz and not is_arc and _ends_inside_header(fh, where):
+                    raise ArchiveError(path, where, "the file ends inside the header of the record "
+                                                    "here (the archive is cut short)") from None
                 raise ArchiveError(path, where, _warcio_message(exc)) from None
             count += 1
             if ends is not None:
