@@ -219,6 +219,22 @@ def test_record_id_fallback(tmp_path):
     assert {r["matched_on"] for r in table} == {"record_id"}
 
 
+def test_record_id_fallback_pairs_only_ids_on_one_row_each_side(tmp_path):
+    """NEW read the archive from two folders: its record ids repeat, so which copy pairs with the
+    old row is unknown; those rows are not paired (no many-to-many pairs, no made-up changes)."""
+    rows_old = [row("/old/a.warc.gz", 0, text="x"), row("/old/a.warc.gz", 50, text="y")]
+    copy1 = [row("/new/1/a.warc.gz", 0, text="x"), row("/new/1/a.warc.gz", 50, text="z")]
+    copy2 = [row("/new/2/a.warc.gz", 0, text="x"), row("/new/2/a.warc.gz", 50, text="z")]
+    for r_old, r1, r2 in zip(rows_old, copy1, copy2):
+        r1["record_id"] = r2["record_id"] = r_old["record_id"]
+    old = make_run(str(tmp_path / "old"), {"/old/a.warc.gz": rows_old})
+    new = make_run(str(tmp_path / "new"), {"/new/1/a.warc.gz": copy1, "/new/2/a.warc.gz": copy2})
+    s = diff_runs(old, new)
+    assert s.records == 6
+    assert s.categories["only-old"] == 2 and s.categories["only-new"] == 4
+    assert s.categories["unchanged"] == s.categories["text-changed"] == 0
+
+
 def test_offset_match_wins_over_record_id(tmp_path):
     # Same (path, offset), different record ids (ids regenerated): still one record.
     old = make_run(str(tmp_path / "old"), {"a.warc.gz": [row(warc_offset=0, record_id="<urn:1>")]})

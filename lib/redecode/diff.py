@@ -703,10 +703,15 @@ def _pair_runs(con) -> None:
         "n.frow AS nrow, 'offset' AS matched_on FROM o JOIN n "
         "ON o.warc_path = n.warc_path AND o.warc_offset = n.warc_offset"
     )
+    # The rest by record_id (an archive moved or renamed between the runs), where the id is on
+    # one unpaired row of each side: an id on several rows (an archive read from two folders)
+    # cannot say which pairs with which, so those rows stay only-old / only-new.
     con.execute(
         "INSERT INTO pairs SELECT o.file, o.frow, n.file, n.frow, 'record_id' FROM "
-        "(SELECT * FROM o ANTI JOIN pairs p ON o.file = p.ofile AND o.frow = p.orow) o JOIN "
-        "(SELECT * FROM n ANTI JOIN pairs p ON n.file = p.nfile AND n.frow = p.nrow) n "
+        "(SELECT * FROM o ANTI JOIN pairs p ON o.file = p.ofile AND o.frow = p.orow "
+        " QUALIFY count(*) OVER (PARTITION BY record_id) = 1) o JOIN "
+        "(SELECT * FROM n ANTI JOIN pairs p ON n.file = p.nfile AND n.frow = p.nrow "
+        " QUALIFY count(*) OVER (PARTITION BY record_id) = 1) n "
         "ON o.record_id = n.record_id"
     )
 
