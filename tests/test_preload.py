@@ -66,3 +66,17 @@ def test_detect_preload_refuses_an_unknown_engine():
 
     with pytest.raises(KeyError, match="unknown detector engine"):
         detect.preload("no-such-engine")
+
+
+def test_the_job_preloads_before_forking_workers_only(tmp_path, monkeypatch):
+    """With several workers the parent preloads once (they share it); one process loads lazily."""
+    from redecode import job
+    from redecode.rules import Rules
+
+    calls = []
+    real = Rules.preload
+    monkeypatch.setattr(Rules, "preload", lambda self: calls.append(self.name) or real(self))
+    job.run([SAMPLES], str(tmp_path / "one"), workers=1)
+    assert calls == []
+    job.run([SAMPLES], str(tmp_path / "two"), workers=2)
+    assert calls == ["browser-2026.11"]

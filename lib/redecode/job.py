@@ -774,11 +774,6 @@ def _run_locked(paths, out, rules, rules_obj, workers, force, max_record_bytes, 
 
     shard_progress: dict[tuple[str, int], int] = {}
     n_workers = workers or os.cpu_count() or 1
-    if todo:
-        # Load detectors, decoder tables and codecs once, here, before the workers fork: they then
-        # share them instead of each loading them on its first record.
-        rules_obj.preload()
-        _freeze_startup_objects()
     if n_workers <= 1 or len(todo) <= 1:
         for shard in todo:
             key = (shard.path, shard.index)
@@ -789,6 +784,11 @@ def _run_locked(paths, out, rules, rules_obj, workers, force, max_record_bytes, 
 
             finished(shard, process_shard(shard, out, rules, max_record_bytes, on_bytes))
     else:
+        # Load detectors, decoder tables and codecs once, here, before the workers fork: they then
+        # share them instead of each loading them on its first record. (One process loads them
+        # when a record first needs them, if ever.)
+        rules_obj.preload()
+        _freeze_startup_objects()
         ctx = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork")
         queue = ctx.Queue()
         with cf.ProcessPoolExecutor(
