@@ -7,10 +7,9 @@ import os
 
 import click
 
-from redecode.diff import (DiffError, ExternalOld, MissingColumnsError, diff_rules, diff_runs, format_summary,
-                           input_error_message)
+from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary, input_error_message
 from redecode.query import QueryError
-from redecode.schema import COLUMNS, SchemaVersionError
+from redecode.schema import COLUMNS, NoSchemaVersionError, SchemaVersionError
 
 
 def _key(value: str) -> tuple[str, str]:
@@ -97,21 +96,10 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
                     text=old_text or "text",
                     codec=old_codec,
                 )
-            try:
-                summary = diff_runs(paths[0], paths[1], out=out, external=external, examples=examples)
-            except SchemaVersionError as exc:
-                if external is not None or "no redecode.schema_version" not in str(exc):
-                    raise
-                # OLD made by another tool and no --old-* option: the options' defaults
-                # (record_id, text), as their help says, when OLD has those columns
-                defaults = ExternalOld(path=paths[0], key=(("record_id", "record_id"),), text="text", codec=None)
-                try:
-                    summary = diff_runs(paths[0], paths[1], out=out, external=defaults, examples=examples)
-                except MissingColumnsError:
-                    raise exc from None
+            summary = diff_runs(paths[0], paths[1], out=out, external=external, examples=examples)
     except SchemaVersionError as exc:
         hint = ""
-        if not rules and "no redecode.schema_version" in str(exc):
+        if not rules and isinstance(exc, NoSchemaVersionError):
             hint = ("; for a Parquet made by another tool without columns record_id and text, give "
                     "--old-key and --old-text")
         raise click.UsageError(f"{exc}{hint}") from exc

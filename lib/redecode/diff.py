@@ -47,8 +47,8 @@ import ftfy
 import pyarrow as pa
 
 from . import storage
-from .query import QueryError, _sql_str, check_part_versions, load_run, render_table
-from .schema import COLUMNS
+from .query import _sql_str, check_part_versions, load_run, render_table
+from .schema import COLUMNS, NoSchemaVersionError
 
 __all__ = [
     "CATEGORIES",
@@ -669,6 +669,8 @@ def diff_runs(
     examples: int = 10,
 ) -> DiffSummary:
     """Diff two run directories (or parts) *old* and *new*; with *external*, OLD is any Parquet.
+    Without *external*, an *old* that is not a redecode output but has columns ``record_id`` and
+    ``text`` is read as ``ExternalOld(old)``.
 
     Writes ``out/diff.parquet`` (:data:`DIFF_SCHEMA`, every record including unchanged ones) and
     ``out/_diff.json`` (the summary) when *out* is given. Raises :class:`DiffError` for a bad
@@ -682,9 +684,21 @@ def diff_runs(
         new_files = _run_files(con, new)
         _side_table(con, "n", new_files)
         if external is None:
-            old_files = _run_files(con, old)
-            _side_table(con, "o", old_files)
-            _pair_runs(con)
+            try:
+                old_files = _run_files(con, old)
+            except NoSchemaVersionError as exc:
+                # not a redecode output: another tool's Parquet, compared on ExternalOld's
+                # defaults (record_id, text) when it has those columns
+                external = ExternalOld(old)
+                old_files = _external_files(old)
+                try:
+                    _external_side(con, external, old_files)
+                except MissingColumnsError:
+                    raise exc from None
+                _pair_external(con, external)
+            else:
+                _side_table(con, "o", old_files)
+                _pair_runs(con)
         else:
             old_files = _external_files(external.path)
             _external_side(con, external, old_files)

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from . import __version__, storage
-from .archive import ArchiveError, ArchiveRecord, find_record_start, iter_inputs, iter_records
+from .archive import ArchiveError, ArchiveRecord, find_record_start, iter_records
 from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
 from .rules import DEFAULT_RULES, Rules, get_rules
 from .schema import (

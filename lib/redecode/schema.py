@@ -105,14 +105,19 @@ class SchemaVersionError(ValueError):
     """A Parquet file was written with a schema this version cannot read."""
 
 
+class NoSchemaVersionError(SchemaVersionError):
+    """A Parquet file has no schema version at all: it was not written by ``redecode run``."""
+
+
 def check_schema_version(metadata: dict[bytes, bytes] | None, path: str) -> str:
     """Return the schema version stored in a Parquet file's key-value ``metadata``.
 
-    Raises :class:`SchemaVersionError` naming ``path`` and what is missing when the file has no
-    version (not written by this project) or a major version this code does not know.
+    Raises :class:`SchemaVersionError` naming ``path`` and what is missing when the file has a
+    major version this code does not know, :class:`NoSchemaVersionError` (a subclass) when it has
+    no version (not written by this project).
     """
     if not metadata or SCHEMA_VERSION_KEY not in metadata:
-        raise SchemaVersionError(
+        raise NoSchemaVersionError(
             f"{path}: no {SCHEMA_VERSION_KEY.decode()} in the Parquet metadata; "
             "not an output of `redecode run` (re-run it to produce one)"
         )
