@@ -533,6 +533,7 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, rules_name: str,
     :func:`_locate`)."""
     new = get_rules(rules_name)
     started, cpu_started = time.perf_counter(), time.process_time()
+    read_from = _locate(marker["path"], base)  # every row of the shard is a record of this input
     part_path = os.path.join(prior_dir, marker["part"])
     try:
         pf = pq.ParquetFile(part_path)
@@ -574,7 +575,7 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, rules_name: str,
                     if old is not None:
                         new_row = replay_row(row, old, new, replayable=replayable)
                 if new_row is None:
-                    new_row = _reread(row, new, max_record_bytes, base)
+                    new_row = _reread(row, new, max_record_bytes, read_from)
                     stats["rows_reread"] += 1
                     stats["bytes_read"] += row["warc_length"] or 0
                 else:
@@ -623,10 +624,12 @@ def _locate(path: str, base: str | None) -> str:
     return path
 
 
-def _reread(row: dict, new: Rules, max_record_bytes: int, base: str | None = None) -> dict:
+def _reread(row: dict, new: Rules, max_record_bytes: int, read_from: str | None = None) -> dict:
+    """The row of *row*'s record under rules *new*, read again from the input at *read_from*
+    (default: the row's ``warc_path``); the new row keeps the prior ``warc_path``."""
     path, offset = row["warc_path"], row["warc_offset"]
     try:
-        record = read_record_at(_locate(path, base), offset, max_record_bytes=max_record_bytes)
+        record = read_record_at(read_from or path, offset, max_record_bytes=max_record_bytes)
     except (ArchiveError, OSError) as exc:
         raise BackfillError(
             f"cannot read the record at offset {offset} of {path} again ({exc}); backfill needs "
