@@ -683,25 +683,25 @@ def diff_runs(
     try:
         new_files = _run_files(con, new)
         _side_table(con, "n", new_files)
+        not_a_run = None
         if external is None:
             try:
                 old_files = _run_files(con, old)
             except NoSchemaVersionError as exc:
                 # not a redecode output: another tool's Parquet, compared on ExternalOld's
                 # defaults (record_id, text) when it has those columns
-                external = ExternalOld(old)
-                old_files = _external_files(old)
-                try:
-                    _external_side(con, external, old_files)
-                except MissingColumnsError:
-                    raise exc from None
-                _pair_external(con, external)
-            else:
-                _side_table(con, "o", old_files)
-                _pair_runs(con)
+                not_a_run, external = exc, ExternalOld(old)
+        if external is None:
+            _side_table(con, "o", old_files)
+            _pair_runs(con)
         else:
             old_files = _external_files(external.path)
-            _external_side(con, external, old_files)
+            try:
+                _external_side(con, external, old_files)
+            except MissingColumnsError:
+                if not_a_run is not None:
+                    raise not_a_run from None  # (the caller gave no --old-* option)
+                raise
             _pair_external(con, external)
         table = _diff_table(con, old_files, new_files, external)
     finally:
@@ -773,10 +773,9 @@ def _pair_external(con, ext: ExternalOld) -> None:
                 "record: choose --old-key columns that do (for an export of a redecode run: "
                 "--old-key warc_path --old-key warc_offset), or drop the duplicate rows"
             )
-    on = " AND ".join(f"o.k{i} = n.{nc}" for i, (_, nc) in enumerate(ext.key))
     con.execute(
         "CREATE TEMP TABLE pairs AS SELECT o.file AS ofile, o.frow AS orow, n.file AS nfile, "
-        f"n.frow AS nrow, 'key' AS matched_on FROM o JOIN n ON {on}"
+        f"n.frow AS nrow, 'key' AS matched_on FROM o JOIN n ON {join_on}"
     )
 
 
