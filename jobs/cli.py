@@ -19,6 +19,7 @@ SUBCOMMANDS = {
     "diff": "redecode_jobs.diff_cmd:diff",
     "backfill": "redecode_jobs.backfill_cmd:backfill",
     "query": "redecode_jobs.query_cmd:query",
+    "report": "redecode_jobs.report_cmd:report",
     "rules": "redecode_jobs.rules_cmd:rules",
 }
 

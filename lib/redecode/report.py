@@ -1,0 +1,970 @@
+"""The HTML report: charts of a run's provenance (and of a diff), in one self-contained file.
+
+The only module that imports :mod:`altair` (Vega-Altair, which writes Vega-Lite specifications) and
+:mod:`vl_convert` (vl-convert-python, which ships the Vega, Vega-Lite and Vega-Embed JavaScript that
+the page inlines); both come with the ``[report]`` extra and are imported only by :func:`render_html`,
+so the data side (:func:`collect`) works without them.
+
+Two halves:
+
+:func:`collect` (data)
+    runs the SQL of every section (:data:`RUN_SECTIONS`, :data:`DIFF_SECTIONS`) over the views of
+    :func:`redecode.query.open_query` (``decodes``, ``runs``; the ``decodes`` view holds
+    :data:`~redecode.schema.PROVENANCE_COLUMNS` only, so the report never reads ``text``), plus a
+    view ``diff`` over ``DIFF_DIR/diff.parquet`` (:data:`redecode.diff.DIFF_SCHEMA`) when a diff
+    is given. Run directories are found and read by :func:`redecode.query.load_run` (through
+    ``open_query``); no other module opens them. Returns a :class:`ReportData` of plain Python rows.
+:func:`render_html` (page)
+    one Vega-Lite chart per section that has rows, built with Altair, embedded as JSON in
+    ``<script type="application/json">`` elements and drawn by Vega-Embed (SVG renderer) from the
+    JavaScript inlined in the page's head; under each chart a ``<details>`` table holds the same
+    rows as text. The diff's examples are an HTML table, old and new excerpt side by side.
+
+Self-contained: the page loads nothing from anywhere (no CDN, no web font, no data file); its
+Content-Security-Policy (``default-src 'none'``; scripts and styles inline only, images only from
+``data:``/``blob:`` URLs, which Vega-Embed's "Save as PNG" makes) has the browser refuse any fetch a
+later Vega version might try.
+Safety: every text from the data (paths, URLs, labels, excerpts, error messages) is HTML-escaped,
+characters that are not printable (controls, bidi overrides, lone surrogates) are shown as visible
+escapes (``\\n``, ``\\u202e``); JSON inside ``<script>`` has ``<``, ``>`` and ``&`` written as
+``\\u003c``, ``\\u003e``, ``\\u0026``, so no text can close the script element.
+
+Units: ``records`` counts rows of ``decodes`` (records), ``replacement_chars`` U+FFFD characters
+(``decode_errors``), ``confidence`` the detector engine's own 0..1 value (see the README under the
+column table: not a probability, engines do not compare).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import html
+import json
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from . import __version__
+from .diff import CATEGORIES, CHANGED_CATEGORIES, DIFF_FILE, SUMMARY_FILE
+from .query import MANIFEST_NAME, QueryError, Result, load_run, open_query
+from .schema import PROVENANCE_COLUMNS
+from .sniff import SOURCES
+
+__all__ = [
+    "EXTRA_HINT",
+    "MAX_INPUTS_SHOWN",
+    "MAX_TLDS_SHOWN",
+    "DIFF_SECTIONS",
+    "RUN_SECTIONS",
+    "DiffInfo",
+    "ReportData",
+    "ReportError",
+    "RunInfo",
+    "Section",
+    "collect",
+    "render_html",
+    "write_report",
+]
+
+#: What to install when the charting libraries are missing.
+EXTRA_HINT = "the HTML report needs the [report] extra: pip install 'warc-redecode[report]'"
+
+#: Top-level domains given a row of their own in the TLD x encoding chart; the rest are "(other)".
+MAX_TLDS_SHOWN = 30
+#: Inputs given a bar of their own in the per-input chart (those not read to the end first).
+MAX_INPUTS_SHOWN = 40
+#: Characters of a table cell shown before it is cut in the middle (the full text is its tooltip).
+MAX_CELL = 160
+
+#: The diff format this report reads (``redecode.diff_version`` of diff.parquet, major part).
+_DIFF_MAJOR = "1"
+
+
+class ReportError(ValueError):
+    """A diff directory cannot be read, or the output path cannot be written."""
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One chart of the report: its key, title, the question it answers, and its SQL.
+
+    ``view`` is the view the SQL reads (``decodes``, ``runs`` or ``diff``); the SQL reads
+    provenance columns only.
+    """
+
+    key: str
+    title: str
+    question: str
+    sql: str
+    view: str
+
+
+# The encoding as shown: the WHATWG name, or the Python decoder in parentheses where the rules used
+# a codec with no Encoding Standard equivalent (seed and requests rules; see the column docs).
+_ENCODING = "coalesce(encoding, '(' || coalesce(decoder, 'no decoder') || ')')"
+
+_ERROR_BUCKETS = (
+    # (label, lower bound inclusive); an upper bound is the next row's lower bound
+    ("0", 0), ("1-9", 1), ("10-99", 10), ("100-999", 100), ("1000+", 1000),
+)
+
+
+def _bucket_sql() -> str:
+    whens = " ".join(
+        f"WHEN decode_errors >= {lo} THEN '{label}'" for label, lo in reversed(_ERROR_BUCKETS)
+    )
+    return f"CASE WHEN decode_errors IS NULL THEN 'unknown' {whens} END"
+
+
+#: The charts over the run directories, in page order.
+RUN_SECTIONS: tuple[Section, ...] = (
+    Section(
+        key="status",
+        title="Records by status and reason",
+        question="How many records were decoded, skipped (and why) or failed (and how)?",
+        sql="SELECT status, coalesce(skip_reason, error_kind, status) AS reason, count(*) AS records "
+            "FROM decodes GROUP BY ALL ORDER BY status, records DESC, reason",
+        view="decodes",
+    ),
+    Section(
+        key="encodings",
+        title="Encodings by deciding step",
+        question="Which encodings were used, and which step of the rules chose each (source)?",
+        sql=f"SELECT {_ENCODING} AS encoding, coalesce(source, '(none)') AS source, "
+            "count(*) AS records, sum(decode_errors) AS replacement_chars "
+            "FROM decodes WHERE status = 'decoded' GROUP BY ALL ORDER BY records DESC, encoding, source",
+        view="decodes",
+    ),
+    Section(
+        key="detector",
+        title="Detector answers and their confidence",
+        question="Which encodings came from the detector (source = detector), and how sure was it? "
+                 "Each circle is an encoding at one confidence value, its size the number of records.",
+        sql=f"SELECT {_ENCODING} AS encoding, coalesce(detector, '(none)') AS detector, "
+            "round(detector_confidence, 4) AS confidence, count(*) AS records, "
+            "count_if(decode_errors > 0) AS records_with_errors, sum(decode_errors) AS replacement_chars "
+            "FROM decodes WHERE status = 'decoded' AND source = 'detector' "
+            "GROUP BY ALL ORDER BY records DESC, encoding, confidence, detector",
+        view="decodes",
+    ),
+    Section(
+        key="errors",
+        title="Decode errors: records by number of U+FFFD inserted",
+        question="How many decoded records needed replacement characters, and how many?",
+        sql=f"SELECT {_bucket_sql()} AS errors, {_ENCODING} AS encoding, count(*) AS records, "
+            "sum(decode_errors) AS replacement_chars "
+            "FROM decodes WHERE status = 'decoded' GROUP BY ALL ORDER BY errors, records DESC, encoding",
+        view="decodes",
+    ),
+    Section(
+        key="errors_by_encoding",
+        title="Decode errors by encoding",
+        question="Which encodings' decoders inserted U+FFFD, in how many records? (encodings with errors only)",
+        sql=f"SELECT {_ENCODING} AS encoding, count(*) AS records, "
+            "count_if(decode_errors > 0) AS records_with_errors, sum(decode_errors) AS replacement_chars "
+            "FROM decodes WHERE status = 'decoded' GROUP BY ALL HAVING sum(decode_errors) > 0 "
+            "ORDER BY replacement_chars DESC, records DESC, encoding",
+        view="decodes",
+    ),
+    Section(
+        key="tld",
+        title="Top-level domain x encoding",
+        question=f"Which encodings do the pages of each top-level domain use? (the {MAX_TLDS_SHOWN} "
+                 "domains with most decoded records; the others are summed as (other))",
+        sql="WITH t AS (SELECT coalesce(tld, '(none)') AS tld, "
+            f"{_ENCODING} AS encoding, decode_errors FROM decodes WHERE status = 'decoded'), "
+            "top AS (SELECT tld FROM t GROUP BY tld ORDER BY count(*) DESC, tld "
+            f"LIMIT {MAX_TLDS_SHOWN}) "
+            "SELECT CASE WHEN tld IN (SELECT tld FROM top) THEN tld ELSE '(other)' END AS tld, encoding, "
+            "count(*) AS records, sum(decode_errors) AS replacement_chars FROM t "
+            "GROUP BY ALL ORDER BY tld, encoding",
+        view="decodes",
+    ),
+    Section(
+        key="outcomes",
+        title="Inputs by outcome",
+        question="Was every input read to its end (complete), or cut short (truncated), "
+                 "or not read at all (error)? From _run.json.",
+        sql="SELECT coalesce(outcome, '(none)') AS outcome, count(*) AS inputs, "
+            "sum(coalesce(rows, 0)) AS rows FROM runs GROUP BY ALL ORDER BY inputs DESC, outcome",
+        view="runs",
+    ),
+    Section(
+        key="inputs",
+        title="Records per input",
+        question=f"What became of each input's records? (at most {MAX_INPUTS_SHOWN} inputs: those not "
+                 "read to the end first, then by path)",
+        sql="SELECT CASE WHEN (SELECT count(DISTINCT run) FROM runs) > 1 THEN run || ': ' || path "
+            "ELSE path END AS input, coalesce(outcome, '(none)') AS outcome, "
+            "coalesce(decoded, 0) AS decoded, coalesce(skipped, 0) AS skipped, "
+            "coalesce(failed, 0) AS failed, error_offset, error "
+            "FROM runs ORDER BY outcome = 'complete', run, path "
+            f"LIMIT {MAX_INPUTS_SHOWN}",
+        view="runs",
+    ),
+)
+
+_KIND = ("CASE WHEN mojibake_fixed THEN 'mojibake fixed' "
+         "WHEN category = 'encoding-changed' AND text_equal THEN 'label only (same text)' "
+         "ELSE 'other change' END")
+
+#: The charts over a diff directory (``redecode diff ... --out DIFF_DIR``), in page order.
+DIFF_SECTIONS: tuple[Section, ...] = (
+    Section(
+        key="diff_categories",
+        title="Changed records by category",
+        question="What changed between the old and the new decode, and was it a fix "
+                 "(the old text was mojibake of the new)?",
+        sql=f"SELECT category, {_KIND} AS kind, count(*) AS records FROM diff "
+            "WHERE category <> 'unchanged' GROUP BY ALL ORDER BY category, kind",
+        view="diff",
+    ),
+    Section(
+        key="diff_transitions",
+        title="Encoding transitions (old -> new)",
+        question="Which encoding did the new decode use where the old one used another?",
+        sql="SELECT coalesce(old_encoding, '(none)') AS old_encoding, "
+            "coalesce(new_encoding, '(none)') AS new_encoding, count(*) AS records, "
+            "count_if(mojibake_fixed) AS mojibake_fixed FROM diff WHERE category = 'encoding-changed' "
+            "GROUP BY ALL ORDER BY records DESC, old_encoding, new_encoding",
+        view="diff",
+    ),
+)
+
+_EXAMPLE_COLUMNS = (
+    "category", "target_uri", "warc_path", "warc_offset", "old_status", "new_status", "old_reason",
+    "new_reason", "old_encoding", "new_encoding", "old_source", "new_source", "old_decode_errors",
+    "new_decode_errors", "text_equal", "diff_offset", "old_excerpt", "new_excerpt", "mojibake_fixed",
+    "mojibake_check",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    """A run directory as the report's header shows it (from its ``_run.json``, when it has one)."""
+
+    path: str
+    rules: str | None
+    rules_digest: str | None
+    redecode_version: str | None
+    started_at: str | None
+    finished_at: str | None
+    inputs: int | None  # None: no manifest
+    parts: int
+
+
+@dataclass(frozen=True, slots=True)
+class DiffInfo:
+    """A diff directory: what was compared, the count per category (every one of
+    :data:`redecode.diff.CATEGORIES`, zeros included), the examples shown, and the inputs the diff
+    could not read to the end (from ``_diff.json``)."""
+
+    path: str
+    old: str | None
+    new: str | None
+    records: int
+    categories: dict[str, int]
+    mojibake_fixed: int
+    label_only: int
+    examples: list[dict]
+    input_errors: list[dict] = field(default_factory=list)
+
+    @property
+    def changed(self) -> int:
+        return sum(self.categories[c] for c in CHANGED_CATEGORIES)
+
+
+@dataclass(frozen=True, slots=True)
+class ReportData:
+    """Everything the page shows, as plain rows: ``sections`` maps a :class:`Section` key to its
+    :class:`redecode.query.Result` (rows of Python values); ``counts`` the records per status."""
+
+    runs: tuple[RunInfo, ...]
+    records: int
+    counts: dict[str, int]
+    sections: dict[str, Result]
+    diff: DiffInfo | None = None
+    created_at: str = ""
+
+
+# --------------------------------------------------------------------------------------------
+# Data
+
+
+def _plain(value):
+    """A JSON-ready value: Decimal -> int/float, NaN -> None, dates -> ISO text."""
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _result(con, sql: str, title: str | None = None) -> Result:
+    rel = con.execute(sql)
+    columns = tuple(d[0] for d in rel.description)
+    rows = [tuple(_plain(v) for v in row) for row in rel.fetchall()]
+    return Result(columns=columns, rows=rows, title=title, sql=sql)
+
+
+def _run_info(path: str) -> RunInfo:
+    run = load_run(path)
+    m = run.manifest or {}
+    rules = m.get("rules") or {}
+    return RunInfo(
+        path=path,
+        rules=rules.get("name"),
+        rules_digest=rules.get("digest"),
+        redecode_version=m.get("redecode_version"),
+        started_at=m.get("started_at"),
+        finished_at=m.get("finished_at"),
+        inputs=len(m.get("inputs") or ()) if run.manifest is not None else None,
+        parts=len(run.parts),
+    )
+
+
+def _sql_literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _attach_diff(con, path: str) -> tuple[str | None, str | None, list[dict]]:
+    """Create the view ``diff`` over ``path/diff.parquet`` on *con*; return (old, new, input errors).
+
+    Raises :class:`ReportError` when *path* is not the ``--out`` of ``redecode diff`` or its
+    diff.parquet is of a diff format this code does not know.
+    """
+    if not os.path.isdir(path):
+        raise ReportError(f"--diff {path}: no such directory (give the --out DIR of `redecode diff`)")
+    parquet = os.path.join(path, DIFF_FILE)
+    if not os.path.isfile(parquet):
+        raise ReportError(
+            f"--diff {path}: not a diff directory (no {DIFF_FILE}); give the --out DIR of "
+            "`redecode diff OLD NEW --out DIR`")
+    try:
+        meta = {
+            bytes(k).decode("utf-8", "replace"): bytes(v).decode("utf-8", "replace")
+            for k, v in con.execute(
+                "SELECT key, value FROM parquet_kv_metadata(?)", [parquet]).fetchall()
+        }
+    except Exception as exc:  # noqa: BLE001 - duckdb's error types stay inside the query layer
+        raise ReportError(f"{parquet}: cannot read: {exc}") from exc
+    version = meta.get("redecode.diff_version")
+    if version is None or version.split(".")[0] != _DIFF_MAJOR:
+        raise ReportError(
+            f"{parquet}: not written by `redecode diff` (diff version {version or 'missing'}; "
+            f"this report reads version {_DIFF_MAJOR}.x)")
+    con.execute(f"CREATE VIEW diff AS SELECT * FROM read_parquet({_sql_literal(parquet)})")
+    old, new, errors = meta.get("redecode.diff_old"), meta.get("redecode.diff_new"), []
+    summary_path = os.path.join(path, SUMMARY_FILE)
+    if os.path.isfile(summary_path):
+        try:
+            with open(summary_path, encoding="utf-8") as f:
+                summary = json.load(f)
+        except (OSError, ValueError) as exc:
+            raise ReportError(f"{summary_path}: cannot read the diff summary: {exc}") from exc
+        old, new = summary.get("old", old), summary.get("new", new)
+        errors = list(summary.get("input_errors") or ())
+    return old, new, errors
+
+
+def _diff_info(con, path: str, old, new, input_errors, examples: int) -> DiffInfo:
+    counts = dict(con.execute("SELECT category, count(*) FROM diff GROUP BY ALL").fetchall())
+    records, mojibake, label_only = con.execute(
+        "SELECT count(*), count_if(mojibake_fixed AND category <> 'unchanged'), "
+        "count_if(category = 'encoding-changed' AND text_equal) FROM diff").fetchone()
+    order = ", ".join(_sql_literal(c) for c in CATEGORIES)
+    ex = _result(
+        con,
+        f"SELECT {', '.join(_EXAMPLE_COLUMNS)} FROM ("
+        f"  SELECT *, row_number() OVER (PARTITION BY category "
+        "     ORDER BY mojibake_fixed DESC NULLS LAST, warc_path, warc_offset) AS n "
+        "  FROM diff WHERE category <> 'unchanged') "
+        f"WHERE n <= {int(examples)} "
+        f"ORDER BY list_position([{order}], category), n",
+    )
+    return DiffInfo(
+        path=path, old=old, new=new, records=int(records),
+        categories={c: int(counts.get(c, 0)) for c in CATEGORIES},
+        mojibake_fixed=int(mojibake or 0), label_only=int(label_only or 0),
+        examples=[dict(zip(ex.columns, row)) for row in ex.rows],
+        input_errors=input_errors,
+    )
+
+
+def collect(runs: Sequence[str] | str, *, diff: str | None = None, examples: int = 5) -> ReportData:
+    """The report's data: every section's rows over *runs* (run directories or single parts), and
+    over the diff directory *diff* (the ``--out`` of ``redecode diff``) when given.
+
+    *examples*: changed records shown per diff category. Reads provenance columns only, never
+    ``text``. Raises :class:`redecode.query.QueryError` (no such run directory, not a run
+    directory), :class:`redecode.schema.SchemaVersionError` (a part of an unknown schema major
+    version) and :class:`ReportError` (a bad diff directory).
+    """
+    if isinstance(runs, str):
+        runs = [runs]
+    runs = list(runs)
+    if not runs:
+        raise QueryError("no run directory given")
+    infos = tuple(_run_info(r) for r in runs)
+    con = open_query(runs, columns=PROVENANCE_COLUMNS)
+    try:
+        diff_info = None
+        sections = list(RUN_SECTIONS)
+        if diff is not None:
+            old, new, errors = _attach_diff(con, diff)
+            sections += DIFF_SECTIONS
+        results = {s.key: _result(con, s.sql, s.title) for s in sections}
+        records = con.execute("SELECT count(*) FROM decodes").fetchone()[0]
+        counts = {"decoded": 0, "skipped": 0, "failed": 0}
+        counts |= dict(con.execute("SELECT status, count(*) FROM decodes GROUP BY ALL").fetchall())
+        if diff is not None:
+            diff_info = _diff_info(con, diff, old, new, errors, examples)
+    finally:
+        con.close()
+    return ReportData(
+        runs=infos, records=int(records), counts={str(k): int(v) for k, v in counts.items()},
+        sections=results, diff=diff_info,
+        created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Charts (Altair)
+
+
+def _altair():
+    try:
+        import altair as alt  # noqa: PLC0415 - the [report] extra
+    except ImportError as exc:
+        raise ImportError(f"{EXTRA_HINT} ({exc})") from exc
+    return alt
+
+
+def _vega_bundle(alt) -> str:
+    """The Vega + Vega-Lite + Vega-Embed JavaScript (one script exposing ``vegaEmbed``) for the
+    Vega-Lite version Altair writes, from vl-convert-python (offline: the JS ships in its wheel)."""
+    try:
+        import vl_convert  # noqa: PLC0415 - the [report] extra
+    except ImportError as exc:
+        raise ImportError(f"{EXTRA_HINT} ({exc})") from exc
+    major, minor = alt.SCHEMA_VERSION.lstrip("v").split(".")[:2]
+    if f"{major}.{minor}" not in vl_convert.get_vegalite_versions():
+        raise ImportError(
+            f"vl-convert-python has no JavaScript for Vega-Lite {major}.{minor}, the version Altair "
+            f"{alt.__version__} writes: pip install -U vl-convert-python altair")
+    bundle = vl_convert.javascript_bundle(vl_version=f"v{major}_{minor}")
+    # Inlined in a <script> element: the HTML parser ends it at the first "</script" and treats
+    # "<!--" specially; the bundle has neither (checked here rather than patched, as a change
+    # to minified code could break it).
+    lowered = bundle.lower()
+    if "</script" in lowered or "<!--" in lowered:
+        raise RuntimeError("the vl-convert JavaScript bundle cannot be inlined in a <script> element")
+    return bundle
+
+
+_STATUS_COLORS = {"decoded": "#4c9a5b", "skipped": "#9e9e9e", "failed": "#d1495b"}
+_OUTCOME_COLORS = {"complete": "#4c9a5b", "truncated": "#e89c3a", "error": "#d1495b", "(none)": "#9e9e9e"}
+_KIND_COLORS = {"mojibake fixed": "#4c9a5b", "label only (same text)": "#9ecae1",
+                "other change": "#e89c3a"}
+_WIDTH = 620
+
+
+def _count_axis(alt):
+    """An axis of counts: whole numbers only (no 0.5 record on a small run)."""
+    return alt.Axis(format="d", tickMinStep=1)
+
+
+def _values(result: Result) -> list[dict]:
+    """A section's rows as chart data: dicts, every text made visible (:func:`visible`), since Vega
+    draws labels as given and a bidi override or a newline in a label would change how it reads."""
+    return [{c: visible(v) if isinstance(v, str) else v for c, v in zip(result.columns, row)}
+            for row in result.rows]
+
+
+def _scale(alt, colors: dict[str, str], present: Sequence[str]):
+    domain = [k for k in colors if k in present] + sorted(set(present) - set(colors))
+    return alt.Scale(domain=domain, range=[colors.get(k, "#777777") for k in domain])
+
+
+def _chart_status(alt, rows):
+    reasons = sorted({r["reason"] for r in rows}, key=lambda r: (r != "decoded", r))
+    palette = ["#e15759", "#f28e2b", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
+    others = iter(palette * 4)
+    colors = [_STATUS_COLORS["decoded"] if r == "decoded" else next(others) for r in reasons]
+    return alt.Chart(alt.Data(values=rows)).mark_bar().encode(
+        y=alt.Y("status:N", title=None, sort=list(_STATUS_COLORS)),
+        x=alt.X("sum(records):Q", title="records", axis=_count_axis(alt)),
+        color=alt.Color("reason:N", title="reason", scale=alt.Scale(domain=reasons, range=colors)),
+        order=alt.Order("records:Q", sort="descending"),
+        tooltip=["status:N", "reason:N", alt.Tooltip("records:Q", title="records")],
+    ).properties(width=_WIDTH)
+
+
+def _by_records(rows, key="encoding") -> list[str]:
+    """The values of *key* in *rows*, most records first (ties by value): a chart's sort order."""
+    totals: dict[str, int] = {}
+    for r in rows:
+        totals[r[key]] = totals.get(r[key], 0) + (r.get("records") or 0)
+    return sorted(totals, key=lambda k: (-totals[k], k))
+
+
+def _chart_encodings(alt, rows):
+    present = {r["source"] for r in rows}
+    sources = [s for s in SOURCES if s in present] + sorted(present - set(SOURCES))
+    return alt.Chart(alt.Data(values=rows)).mark_bar().encode(
+        y=alt.Y("encoding:N", title=None, sort=_by_records(rows)),
+        x=alt.X("sum(records):Q", title="decoded records", axis=_count_axis(alt)),
+        color=alt.Color("source:N", title="source (deciding step)",
+                        scale=alt.Scale(domain=sources, scheme="tableau10")),
+        order=alt.Order("source_rank:Q"),
+        tooltip=["encoding:N", "source:N", alt.Tooltip("records:Q"),
+                 alt.Tooltip("replacement_chars:Q", title="U+FFFD")],
+    ).transform_calculate(
+        source_rank=f"indexof({json.dumps(sources)}, datum.source)"
+    ).properties(width=_WIDTH)
+
+
+def _chart_detector(alt, rows):
+    base = alt.Chart(alt.Data(values=rows)).encode(
+        x=alt.X("confidence:Q", title="detector_confidence (the engine's own 0..1 measure)",
+                scale=alt.Scale(domain=[0, 1], padding=16),
+                axis=alt.Axis(values=[i / 10 for i in range(11)], format=".1f")),
+        y=alt.Y("encoding:N", title=None, sort=_by_records(rows)),
+        yOffset=alt.YOffset("detector:N"),
+    )
+    top = max((r["records"] for r in rows), default=1)
+    points = base.mark_circle(opacity=0.75, stroke="#333", strokeWidth=0.5).encode(
+        size=alt.Size("records:Q", title="records", scale=alt.Scale(domain=[0, top], range=[0, 700]),
+                      legend=alt.Legend(format="d", values=sorted({1, max(1, top // 2), top}))),
+        color=alt.Color("detector:N", title="detector",
+                        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=900)),
+        tooltip=["encoding:N", "detector:N", alt.Tooltip("confidence:Q", format=".4~f"),
+                 "records:Q", alt.Tooltip("records_with_errors:Q", title="records with U+FFFD"),
+                 alt.Tooltip("replacement_chars:Q", title="U+FFFD")],
+    )
+    # the count beside each circle, on the side away from the nearer end of the axis
+    right = base.transform_filter("datum.confidence <= 0.5").mark_text(
+        align="left", dx=16, fontSize=11).encode(text="records:Q")
+    left = base.transform_filter("datum.confidence > 0.5").mark_text(
+        align="right", dx=-16, fontSize=11).encode(text="records:Q")
+    return alt.layer(points, right, left).properties(width=_WIDTH)
+
+
+def _chart_errors(alt, rows):
+    buckets = [label for label, _ in _ERROR_BUCKETS]
+    if any(r["errors"] == "unknown" for r in rows):
+        buckets.append("unknown")
+    base = alt.Chart(alt.Data(values=rows)).encode(
+        x=alt.X("errors:N", title="U+FFFD inserted in the record", sort=buckets,
+                scale=alt.Scale(domain=buckets), axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("sum(records):Q", title="decoded records", axis=_count_axis(alt)),
+    )
+    bars = base.mark_bar().encode(
+        color=alt.Color("encoding:N", title="encoding", scale=alt.Scale(scheme="tableau20")),
+        tooltip=["errors:N", "encoding:N", "records:Q",
+                 alt.Tooltip("replacement_chars:Q", title="U+FFFD")],
+    )
+    totals = base.mark_text(dy=-7, fontSize=11).encode(text=alt.Text("sum(records):Q"))
+    return alt.layer(bars, totals).properties(width=_WIDTH, height=220)
+
+
+def _chart_errors_by_encoding(alt, rows):
+    return alt.Chart(alt.Data(values=rows)).mark_bar(color="#d1495b").encode(
+        y=alt.Y("encoding:N", title=None, sort="-x"),
+        x=alt.X("replacement_chars:Q", title="U+FFFD inserted (sum over the records)",
+                axis=_count_axis(alt)),
+        tooltip=["encoding:N", "records:Q",
+                 alt.Tooltip("records_with_errors:Q", title="records with U+FFFD"),
+                 alt.Tooltip("replacement_chars:Q", title="U+FFFD")],
+    ).properties(width=_WIDTH)
+
+
+def _heatmap(alt, rows, *, x: str, y: str, x_title: str, y_title: str, y_sort, x_sort):
+    top = max((r["records"] for r in rows), default=0)
+    base = alt.Chart(alt.Data(values=rows)).encode(
+        x=alt.X(f"{x}:N", title=x_title, sort=x_sort, axis=alt.Axis(labelAngle=-40, orient="top")),
+        y=alt.Y(f"{y}:N", title=y_title, sort=y_sort),
+    )
+    tooltip = [f"{y}:N", f"{x}:N"] + [f"{c}:Q" for c in rows[0] if c not in (x, y)]
+    rects = base.mark_rect().encode(
+        color=alt.Color("records:Q", title="records", scale=alt.Scale(scheme="blues")),
+        tooltip=tooltip,
+    )
+    text = base.mark_text(fontSize=11).encode(
+        text="records:Q",
+        color=alt.condition(f"datum.records > {top / 2}", alt.value("white"), alt.value("black")),
+    )
+    return (rects + text).properties(width={"step": 34}, height={"step": 20})
+
+
+def _chart_tld(alt, rows):
+    tlds = _by_records(rows, "tld")
+    if "(other)" in tlds:  # the sum of the rest goes last
+        tlds = [t for t in tlds if t != "(other)"] + ["(other)"]
+    return _heatmap(alt, rows, x="encoding", y="tld", x_title="encoding", y_title="TLD",
+                    y_sort=tlds, x_sort=_by_records(rows))
+
+
+def _chart_outcomes(alt, rows):
+    present = [r["outcome"] for r in rows]
+    return alt.Chart(alt.Data(values=rows)).mark_bar().encode(
+        y=alt.Y("outcome:N", title=None, sort=list(_OUTCOME_COLORS)),
+        x=alt.X("inputs:Q", title="inputs", axis=_count_axis(alt)),
+        color=alt.Color("outcome:N", scale=_scale(alt, _OUTCOME_COLORS, present), legend=None),
+        tooltip=["outcome:N", "inputs:Q", alt.Tooltip("rows:Q", title="rows written")],
+    ).properties(width=_WIDTH)
+
+
+def _chart_inputs(alt, rows):
+    order = [r["input"] for r in rows]
+    stacked = [dict(r, total=r["decoded"] + r["skipped"] + r["failed"]) for r in rows]
+    base = alt.Chart(alt.Data(values=stacked))
+    bars = base.transform_fold(
+        ["decoded", "skipped", "failed"], as_=["status", "records"]
+    ).mark_bar().encode(
+        y=alt.Y("input:N", title=None, sort=order, axis=alt.Axis(labelLimit=320)),
+        x=alt.X("records:Q", title="records", axis=_count_axis(alt)),
+        color=alt.Color("status:N", title="status", scale=_scale(alt, _STATUS_COLORS, list(_STATUS_COLORS))),
+        order=alt.Order("status:N", sort="ascending"),
+        tooltip=["input:N", "outcome:N", "status:N", "records:Q"],
+    )
+    marks = base.mark_text(align="left", dx=4, fontSize=11).encode(
+        y=alt.Y("input:N", sort=order),
+        x=alt.X("total:Q"),
+        text="outcome:N",
+        color=alt.Color("outcome:N", scale=_scale(alt, _OUTCOME_COLORS, [r["outcome"] for r in rows]),
+                        legend=None),
+        tooltip=["input:N", "outcome:N", "error_offset:Q", "error:N"],
+    )
+    return alt.layer(bars, marks).resolve_scale(color="independent").properties(width=_WIDTH - 200)
+
+
+def _chart_diff_categories(alt, rows):
+    present = [c for c in CHANGED_CATEGORIES if any(r["category"] == c for r in rows)]
+    return alt.Chart(alt.Data(values=rows)).mark_bar().encode(
+        y=alt.Y("category:N", title=None, sort=present),
+        x=alt.X("sum(records):Q", title="records", axis=_count_axis(alt)),
+        color=alt.Color("kind:N", title="kind", scale=_scale(alt, _KIND_COLORS, [r["kind"] for r in rows])),
+        tooltip=["category:N", "kind:N", "records:Q"],
+    ).properties(width=_WIDTH)
+
+
+def _chart_diff_transitions(alt, rows):
+    return _heatmap(alt, rows, x="new_encoding", y="old_encoding", x_title="new encoding",
+                    y_title="old encoding", y_sort=_by_records(rows, "old_encoding"),
+                    x_sort=_by_records(rows, "new_encoding"))
+
+
+_BUILDERS = {
+    "status": _chart_status,
+    "encodings": _chart_encodings,
+    "detector": _chart_detector,
+    "errors": _chart_errors,
+    "errors_by_encoding": _chart_errors_by_encoding,
+    "tld": _chart_tld,
+    "outcomes": _chart_outcomes,
+    "inputs": _chart_inputs,
+    "diff_categories": _chart_diff_categories,
+    "diff_transitions": _chart_diff_transitions,
+}
+
+#: What a section with no rows says instead of a chart.
+_EMPTY = {
+    "status": "No records.",
+    "encodings": "No decoded records.",
+    "detector": "No decision came from the detector.",
+    "errors": "No decoded records.",
+    "errors_by_encoding": "No decoder inserted a U+FFFD.",
+    "tld": "No decoded records.",
+    "outcomes": f"No inputs (or no {MANIFEST_NAME}).",
+    "inputs": f"No inputs (or no {MANIFEST_NAME}).",
+    "diff_categories": "No record changed.",
+    "diff_transitions": "No record changed its encoding.",
+}
+
+
+# --------------------------------------------------------------------------------------------
+# HTML
+
+
+def visible(text) -> str:
+    """*text* with every character that is not printable (controls, format characters such as
+    bidi overrides, separators other than the space, lone surrogates) written as a Python-style
+    escape (``\\n``, ``\\x00``, ``\\u202e``), so that none of them can change how the page reads.
+    Not HTML-escaped: see :func:`_esc`."""
+    text = "" if text is None else str(text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _cut(text: str, limit: int = MAX_CELL) -> str:
+    """*text* cut in the middle to *limit* characters, marked with '…' (keeps a path's file name)."""
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) * 2 // 3
+    return text[:head] + "…" + text[len(text) - (limit - 1 - head):]
+
+
+def _esc(value, limit: int | None = MAX_CELL) -> str:
+    """A cell's value as HTML: made visible (:func:`visible`), cut to *limit*, escaped; a cut value
+    keeps its full text as the ``title`` tooltip."""
+    if value is None:
+        return '<span class="null">NULL</span>'
+    if isinstance(value, float):
+        value = f"{value:.4g}"
+    elif isinstance(value, (list, tuple)):
+        value = "[" + ", ".join("NULL" if v is None else str(v) for v in value) + "]"
+    text = visible(value)
+    if limit is not None and len(text) > limit:
+        return f'<span title="{html.escape(text)}">{html.escape(_cut(text, limit))}</span>'
+    return html.escape(text)
+
+
+def _script_json(value) -> str:
+    """*value* as JSON that is safe inside a ``<script>`` element: ``<``, ``>``, ``&`` (and the JS
+    line separators) escaped as ``\\uXXXX``, non-ASCII as escapes too (lone surrogates included)."""
+    text = json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _table(result: Result) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in result.columns)
+    body = "".join(
+        "<tr>" + "".join(
+            f'<td class="num">{_esc(v)}</td>' if isinstance(v, (int, float)) and not isinstance(v, bool)
+            else f"<td>{_esc(v)}</td>" for v in row) + "</tr>"
+        for row in result.rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _excerpt(text, offset, before: int) -> str:
+    """An excerpt (HTML) with the first differing character marked; *before*: characters of the
+    excerpt before that character."""
+    if text is None:
+        return '<span class="null">(no text)</span>'
+    if offset is None:
+        return _esc(text, None)
+    at = min(offset, before)
+    head, ch, tail = text[:at], text[at:at + 1], text[at + 1:]
+    mark = f"<mark>{_esc(ch, None)}</mark>" if ch else '<mark class="end">(end)</mark>'
+    return f"{_esc(head, None)}{mark}{_esc(tail, None)}"
+
+
+def _examples(info: DiffInfo) -> str:
+    from .diff import EXCERPT_BEFORE  # how many characters an excerpt has before the difference
+
+    if not info.examples:
+        return '<p class="empty">No changed record.</p>'
+    rows = []
+    for e in info.examples:
+        def side(p):
+            what = [visible(e[f"{p}_status"] or "absent")]
+            if e[f"{p}_reason"]:
+                what.append(visible(e[f"{p}_reason"]))
+            if e[f"{p}_encoding"] or e[f"{p}_source"]:
+                what.append(f"{visible(e[f'{p}_encoding'] or '?')} ({visible(e[f'{p}_source'] or '?')})")
+            if e[f"{p}_decode_errors"]:
+                what.append(f"{e[f'{p}_decode_errors']} U+FFFD")
+            return html.escape(", ".join(what))
+
+        verdict = ""
+        if e["mojibake_fixed"]:
+            verdict = f'<span class="fixed">mojibake fixed ({html.escape(str(e["mojibake_check"]))})</span>'
+        elif e["category"] == "encoding-changed" and e["text_equal"]:
+            verdict = '<span class="same">same text</span>'
+        where = f"{visible(e['warc_path'])} @ {e['warc_offset']}"
+        rows.append(
+            "<tr>"
+            f"<td>{html.escape(e['category'])}<br>{verdict}</td>"
+            f"<td class=\"uri\">{_esc(e['target_uri'], 90)}<br><small>{_esc(where, 90)}</small></td>"
+            f"<td><small>{side('old')}</small><div class=\"ex\">"
+            f"{_excerpt(e['old_excerpt'], e['diff_offset'], EXCERPT_BEFORE)}</div></td>"
+            f"<td><small>{side('new')}</small><div class=\"ex\">"
+            f"{_excerpt(e['new_excerpt'], e['diff_offset'], EXCERPT_BEFORE)}</div></td>"
+            "</tr>"
+        )
+    return (
+        '<table class="examples"><thead><tr><th>category</th><th>record</th><th>old</th>'
+        f"<th>new</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#222;margin:0;background:#fafafa}
+main{max-width:1080px;margin:0 auto;padding:16px 24px 48px}
+h1{font-size:22px;margin:8px 0 4px}h2{font-size:17px;margin:0 0 4px}
+section{background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:14px 18px;margin:14px 0}
+p.q{color:#555;margin:0 0 10px}p.empty{color:#777;font-style:italic}
+.meta{color:#555}.kpi{display:flex;gap:12px;flex-wrap:wrap;margin:10px 0}
+.kpi div{background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:6px 12px}
+.kpi b{display:block;font-size:20px}
+table{border-collapse:collapse;font-size:12.5px;margin:6px 0}
+th,td{border-bottom:1px solid #eee;padding:3px 8px;text-align:left;vertical-align:top}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+.null{color:#aaa}details{margin-top:6px}summary{cursor:pointer;color:#555}
+nav a{margin-right:10px}
+table.examples{table-layout:fixed;width:100%}
+table.examples td:nth-child(1){width:13%}table.examples td:nth-child(2){width:21%}
+td.uri{overflow-wrap:anywhere}
+.ex{font-family:ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap;overflow-wrap:anywhere;
+background:#f6f6f6;padding:4px 6px;border-radius:4px;margin-top:3px}
+mark{background:#ffd54f}mark.end{background:#eee;color:#777}
+.fixed{color:#2e7d32;font-size:12px}.same{color:#1565c0;font-size:12px}
+.chart{min-height:40px}
+"""
+
+# Draws every chart: the specs are JSON in <script type="application/json" class="vl-spec">
+# elements; a chart's container gets data-rendered="ok" (or "error") when Vega-Embed is done.
+_EMBED_JS = """
+(function () {
+  "use strict";
+  var options = {renderer: "svg",
+                 actions: {export: true, source: false, compiled: false, editor: false}};
+  document.querySelectorAll("script.vl-spec").forEach(function (node) {
+    var target = document.getElementById(node.getAttribute("data-target"));
+    vegaEmbed(target, JSON.parse(node.textContent), options).then(function () {
+      target.setAttribute("data-rendered", "ok");
+    }).catch(function (err) {
+      target.setAttribute("data-rendered", "error");
+      target.textContent = "This chart could not be drawn: " + err;
+      console.error(err);
+    });
+  });
+})();
+"""
+
+# No fetch of any kind: Vega compiles its expressions with Function() (hence 'unsafe-eval');
+# vega-embed adds a <style>; its "Save as PNG/SVG" makes data: and blob: URLs.
+_CSP = ("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
+        "img-src data: blob:")
+
+
+def _section_html(alt, section: Section, result: Result) -> str:
+    parts = [f'<section id="{section.key}"><h2>{html.escape(section.title)}</h2>',
+             f'<p class="q">{html.escape(section.question)}</p>']
+    if result.rows:
+        spec = _BUILDERS[section.key](alt, _values(result)).to_dict()
+        parts.append(f'<div class="chart" id="chart-{section.key}" data-chart="{section.key}"></div>')
+        parts.append(f'<script type="application/json" class="vl-spec" data-target="chart-{section.key}">'
+                     f"{_script_json(spec)}</script>")
+        parts.append(f"<details><summary>Data ({len(result.rows)} rows)</summary>{_table(result)}</details>")
+    else:
+        parts.append(f'<p class="empty">{html.escape(_EMPTY[section.key])}</p>')
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _runs_html(data: ReportData) -> str:
+    rows = []
+    for r in data.runs:
+        rows.append(
+            f"<tr><td>{_esc(r.path)}</td><td>{_esc(r.rules)}</td>"
+            f"<td><code>{_esc((r.rules_digest or '')[:12] or None)}</code></td>"
+            f"<td class=\"num\">{'no ' + MANIFEST_NAME if r.inputs is None else r.inputs}</td>"
+            f"<td class=\"num\">{r.parts}</td><td>{_esc(r.finished_at)}</td></tr>"
+        )
+    return ("<table><thead><tr><th>run</th><th>rules</th><th>digest</th><th>inputs</th>"
+            f"<th>parts</th><th>finished</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+def _diff_html(alt, data: ReportData) -> str:
+    info = data.diff
+    assert info is not None
+    head = (f'<section id="diff"><h2>Diff: {_esc(info.old)} &rarr; {_esc(info.new)}</h2>'
+            f'<p class="q">{_esc(info.path)}: {info.records} records compared, {info.changed} changed '
+            f"({info.label_only} of them only in the encoding label, with the same text), "
+            f"{info.mojibake_fixed} mojibake fixed.</p>")
+    cats = "".join(f"<div>{html.escape(c)}<b>{n}</b></div>" for c, n in info.categories.items())
+    head += f'<div class="kpi">{cats}</div>'
+    if info.input_errors:
+        items = "".join(f"<li>{_esc(e.get('path'))}: {_esc(e.get('error'), 400)}</li>"
+                        for e in info.input_errors)
+        head += f"<p>Inputs the diff could not read to the end:</p><ul>{items}</ul>"
+    head += "</section>"
+    body = "".join(_section_html(alt, s, data.sections[s.key]) for s in DIFF_SECTIONS)
+    ex = ('<section id="diff_examples"><h2>Changed records, old and new text side by side</h2>'
+          '<p class="q">Up to a few records per category; the excerpts start up to '
+          "20 characters before the first difference (marked) and are 60 characters long; characters "
+          "that are not printable are shown as escapes.</p>"
+          f"{_examples(info)}</section>")
+    return head + body + ex
+
+
+def render_html(data: ReportData) -> str:
+    """The report page (one HTML document, UTF-8) for *data*.
+
+    Raises :class:`ImportError` (with :data:`EXTRA_HINT`) when Altair or vl-convert-python is
+    missing.
+    """
+    alt = _altair()
+    bundle = _vega_bundle(alt)
+    title = "redecode report: " + ", ".join(visible(r.path) for r in data.runs)
+    c = data.counts
+    inputs = sum(r.inputs or 0 for r in data.runs)
+    kpis = "".join(
+        f"<div>{label}<b>{value}</b></div>"
+        for label, value in (("records", data.records), ("decoded", c.get("decoded", 0)),
+                             ("skipped", c.get("skipped", 0)), ("failed", c.get("failed", 0)),
+                             ("inputs", inputs))
+    )
+    sections = [s for s in RUN_SECTIONS]
+    nav = "".join(f'<a href="#{s.key}">{html.escape(s.title.split(":")[0])}</a>' for s in sections)
+    if data.diff is not None:
+        nav += '<a href="#diff">Diff</a>'
+    body = "".join(_section_html(alt, s, data.sections[s.key]) for s in sections)
+    if data.diff is not None:
+        body += _diff_html(alt, data)
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(_cut(title, 200))}</title><style>{_CSS}</style>"
+        f"<script>/* Vega, Vega-Lite and Vega-Embed for Vega-Lite {html.escape(alt.SCHEMA_VERSION)} "
+        f"(inlined from vl-convert-python) */\n{bundle}\n</script></head><body><main>"
+        f"<h1>warc-redecode report</h1>"
+        f'<p class="meta">Made {html.escape(data.created_at)} by warc-redecode {html.escape(__version__)} '
+        "from the provenance columns (never the text). Hover a mark for its numbers; each chart's "
+        "data is in the table under it.</p>"
+        f"{_runs_html(data)}<div class=\"kpi\">{kpis}</div><nav>{nav}</nav>"
+        f"{body}</main><script>{_EMBED_JS}</script></body></html>\n"
+    )
+
+
+def _check_output(output: str) -> str:
+    if "://" in output:
+        raise ReportError(f"-o {output}: the report is written to a local file, not a URL")
+    if os.path.isdir(output):
+        raise ReportError(f"-o {output}: is a directory; name the HTML file to write")
+    parent = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(parent):
+        raise ReportError(f"-o {output}: no such directory {parent}")
+    return output
+
+
+def write_report(runs: Sequence[str] | str, output: str, *, diff: str | None = None,
+                 examples: int = 5) -> ReportData:
+    """Collect the data (:func:`collect`), render the page (:func:`render_html`) and write it to
+    *output* (a local file; written under a temporary name, then renamed).
+
+    Raises what :func:`collect` and :func:`render_html` raise, and :class:`ReportError` for an
+    *output* that is a URL, a directory, or in a directory that does not exist (checked first).
+    """
+    _check_output(output)
+    data = collect(runs, diff=diff, examples=examples)
+    page = render_html(data)
+    tmp = os.path.join(os.path.dirname(os.path.abspath(output)), f".tmp-{os.path.basename(output)}")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(page)
+        os.replace(tmp, output)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return data
