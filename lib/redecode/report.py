@@ -854,7 +854,7 @@ def _section_html(alt, section: Section, result: Result) -> str:
         parts.append(f'<div class="chart" id="chart-{section.key}" data-chart="{section.key}"></div>')
         parts.append(f'<script type="application/json" class="vl-spec" data-target="chart-{section.key}">'
                      f"{_script_json(spec)}</script>")
-        parts.append(f"<details><summary>Data ({len(result.rows)} rows)</summary>{_table(result)}</details>")
+        parts.append(f"<details><summary>Data ({len(result.rows)} row{'' if len(result.rows) == 1 else 's'})</summary>{_table(result)}</details>")
     else:
         parts.append(f'<p class="empty">{html.escape(_EMPTY[section.key])}</p>')
     parts.append("</section>")
