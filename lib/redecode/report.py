@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from . import __version__
-from .diff import CATEGORIES, CHANGED_CATEGORIES, DIFF_FILE, SUMMARY_FILE
+from .diff import CATEGORIES, CHANGED_CATEGORIES, DIFF_FILE, EXCERPT_AFTER, EXCERPT_BEFORE, SUMMARY_FILE
 from .query import MANIFEST_NAME, QueryError, Result, load_run, open_query
 from .schema import PROVENANCE_COLUMNS
 from .sniff import SOURCES
@@ -160,7 +160,8 @@ RUN_SECTIONS: tuple[Section, ...] = (
     Section(
         key="errors_by_encoding",
         title="Decode errors by encoding",
-        question="Which encodings' decoders inserted U+FFFD, in how many records? (encodings with errors only)",
+        question="Which encodings' decoders inserted U+FFFD, in how many records? "
+                 "(encodings with errors only)",
         sql=f"SELECT {_ENCODING} AS encoding, count(*) AS records, "
             "count_if(decode_errors > 0) AS records_with_errors, sum(decode_errors) AS replacement_chars "
             "FROM decodes WHERE status = 'decoded' GROUP BY ALL HAVING sum(decode_errors) > 0 "
@@ -758,8 +759,6 @@ def _excerpt(text, offset, before: int) -> str:
 
 
 def _examples(info: DiffInfo) -> str:
-    from .diff import EXCERPT_BEFORE  # how many characters an excerpt has before the difference
-
     if not info.examples:
         return '<p class="empty">No changed record.</p>'
     rows = []
@@ -854,7 +853,9 @@ def _section_html(alt, section: Section, result: Result) -> str:
         parts.append(f'<div class="chart" id="chart-{section.key}" data-chart="{section.key}"></div>')
         parts.append(f'<script type="application/json" class="vl-spec" data-target="chart-{section.key}">'
                      f"{_script_json(spec)}</script>")
-        parts.append(f"<details><summary>Data ({len(result.rows)} row{'' if len(result.rows) == 1 else 's'})</summary>{_table(result)}</details>")
+        n = len(result.rows)
+        parts.append(f"<details><summary>Data ({n} row{'' if n == 1 else 's'})</summary>"
+                     f"{_table(result)}</details>")
     else:
         parts.append(f'<p class="empty">{html.escape(_EMPTY[section.key])}</p>')
     parts.append("</section>")
@@ -890,9 +891,10 @@ def _diff_html(alt, data: ReportData) -> str:
     head += "</section>"
     body = "".join(_section_html(alt, s, data.sections[s.key]) for s in DIFF_SECTIONS)
     ex = ('<section id="diff_examples"><h2>Changed records, old and new text side by side</h2>'
-          '<p class="q">Up to a few records per category; the excerpts start up to '
-          "20 characters before the first difference (marked) and are 60 characters long; characters "
-          "that are not printable are shown as escapes.</p>"
+          '<p class="q">The first changed records of each category (mojibake fixes first); the '
+          f"excerpts start up to {EXCERPT_BEFORE} characters before the first difference (marked) "
+          f"and run up to {EXCERPT_AFTER} characters from it; characters that are not printable are "
+          "shown as escapes.</p>"
           f"{_examples(info)}</section>")
     return head + body + ex
 
