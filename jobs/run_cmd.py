@@ -8,6 +8,7 @@ import sys
 import click
 
 from redecode_jobs.options import executor_options, workers_option
+from redecode.inputs import suffix_list
 from redecode.job import DEFAULT_MAX_RECORD_BYTES, RunDirectoryConflict, RunDirectoryLocked, run as run_job
 from redecode.rules import DEFAULT_RULES, RULES
 
@@ -91,14 +92,14 @@ def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, 
     manifest = summary.manifest
     if not manifest["inputs"]:
         # before the summary, and even with --quiet: a nightly run over an empty folder says so
-        click.echo("redecode: warning: no .warc, .warc.gz, .arc, .arc.gz or .parquet input found", err=True)
+        click.echo(f"redecode: warning: no {suffix_list()} input found", err=True)
     skipped_files = manifest.get("files_not_read") or {}
     if skipped_files.get("count"):
         names = skipped_files["names"]
         shown = ", ".join(names[:3]) + (", ..." if skipped_files["count"] > 3 else "")
         click.echo(
             f"redecode: note: {skipped_files['count']} file(s) in the inputs were not read (not named "
-            f".warc, .warc.gz, .arc, .arc.gz or .parquet): {shown}; see files_not_read in {out}/_run.json",
+            f"{suffix_list()}): {shown}; see files_not_read in {out}/_run.json",
             err=True,
         )
     if as_json:

@@ -23,10 +23,11 @@ from redecode.archive import (
     ArchiveError,
     ArchiveRecord,
     find_record_start,
-    iter_inputs,
     iter_records,
     read_record_at,
 )
+
+from redecode.inputs import iter_inputs
 
 import shared_paths
 

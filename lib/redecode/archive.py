@@ -9,7 +9,6 @@ Spec concept -> function:
 | a Parquet table of raw responses (``url``, ``content_type``, ``body``, optional ``fetch_time``) | `iter_records` |
 | warcio/CDX "offset + length" random access (``warcio extract FILE OFFSET``) | `read_record_at` |
 | HTTP message, transfer and content codings | `redecode.http` |
-| expanding command-line inputs | `iter_inputs` |
 | splitting one file into ranges read in parallel | `find_record_start`, `iter_records(start=, end=)` |
 
 This is the only module that imports warcio and fastwarc (it also reads the raw-response Parquet
@@ -70,7 +69,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import glob
 import io
 import logging
 import os
@@ -78,7 +76,7 @@ import re
 import struct
 import uuid
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from fastwarc.warc import ArchiveIterator as _FastIterator
@@ -98,8 +96,6 @@ __all__ = [
     "ArchiveRecord",
     "RecordStream",
     "find_record_start",
-    "iter_inputs",
-    "looks_like_archive",
     "iter_records",
     "read_record_at",
 ]
@@ -108,7 +104,7 @@ DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
 """Default cap on a record block and on its decoded payload, in bytes (64 MiB)."""
 
 INPUT_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz", ".parquet")
-"""File name endings ``iter_inputs`` picks up inside directories and globs."""
+"""File name endings :func:`redecode.inputs.expand_inputs` picks up inside directories and globs."""
 
 _HEAD_PREFIX = 4 * 1024 * 1024  # bytes read from a too-large block to parse its HTTP head
 _PAYLOAD_TYPES = frozenset({"response", "resource", "revisit"})
@@ -180,70 +176,6 @@ class ArchiveRecord:
     error: str | None = None
     warning: str | None = None
     is_http: bool = False
-
-
-# --------------------------------------------------------------------------------------------
-# inputs
-
-
-def _is_input_name(name: str) -> bool:
-    return name.lower().endswith(INPUT_SUFFIXES)
-
-
-_ARCHIVE_LIKE = re.compile(r"\.(?:w?arc|wacz)(?:\.|$)|\.gz$")
-
-
-def looks_like_archive(name: str) -> bool:
-    """Whether a file name that :data:`INPUT_SUFFIXES` does not take still looks like crawl data
-    (``.warc`` or ``.arc`` inside the name, ``.wacz``, or a ``.gz`` ending): such files in an
-    input directory are reported as not read rather than passed over in silence; READMEs, licences
-    and other text beside the archives are not."""
-    return _ARCHIVE_LIKE.search(os.path.basename(name).lower()) is not None
-
-
-def iter_inputs(paths: Iterable[str | os.PathLike[str]], not_read: list[str] | None = None) -> list[str]:
-    """Expand command-line inputs to a sorted, de-duplicated list of file paths.
-
-    A file is taken as given (whatever its name); a directory is walked recursively for names
-    ending in one of ``INPUT_SUFFIXES``; anything else is a glob pattern (``**`` allowed), whose
-    matching files are filtered the same way and whose matching directories are walked. Files a
-    directory or glob held whose names look like archives but end otherwise
-    (:func:`looks_like_archive`: ``.wacz``, ``.warc.gz.bad``, ``.warc.1``...) are appended to
-    ``not_read`` when it is given, so the caller can say they were not read.
-    Raises ``FileNotFoundError`` naming the argument when it matches nothing.
-    """
-    found: set[str] = set()
-    other: set[str] = set()
-
-    def walk(d: str) -> None:
-        for root, dirs, files in os.walk(d):
-            dirs.sort()
-            for f in files:
-                if _is_input_name(f):
-                    found.add(os.path.join(root, f))
-                elif looks_like_archive(f):
-                    other.add(os.path.join(root, f))
-
-    for p in paths:
-        p = os.fspath(p)
-        if os.path.isfile(p):
-            found.add(p)
-        elif os.path.isdir(p):
-            walk(p)
-        else:
-            matches = glob.glob(p, recursive=True)
-            if not matches:
-                raise FileNotFoundError(f"no input file matches {p!r}")
-            for m in matches:
-                if os.path.isdir(m):
-                    walk(m)
-                elif _is_input_name(m):
-                    found.add(m)
-                elif looks_like_archive(m):
-                    other.add(m)
-    if not_read is not None:
-        not_read.extend(sorted(other - found))
-    return sorted(found)
 
 
 # --------------------------------------------------------------------------------------------

@@ -952,7 +952,7 @@ def diff_rules(
     if executor not in ("local", "spark"):
         raise ValueError(f"unknown executor {executor!r}: 'local' or 'spark'")
     out = _local_out(out)
-    from .archive import iter_inputs  # noqa: PLC0415
+    from .inputs import expand_inputs  # noqa: PLC0415
     from .job import DEFAULT_MAX_RECORD_BYTES  # noqa: PLC0415
     from .rules import get_rules  # noqa: PLC0415
 
@@ -962,7 +962,7 @@ def diff_rules(
     except (KeyError, ValueError) as exc:
         raise DiffError(str(exc.args[0]) if exc.args else f"unknown rules: {exc}") from exc
     try:
-        paths = list(iter_inputs(list(inputs)))
+        paths = expand_inputs(list(inputs))
     except (OSError, ValueError) as exc:
         raise DiffError(str(exc)) from exc
     if not paths:

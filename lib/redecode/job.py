@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from . import __version__, storage
+from .inputs import expand_inputs, outside
 from .archive import ArchiveError, ArchiveRecord, find_record_start, iter_records
 from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
 from .rules import DEFAULT_RULES, Rules, get_rules
@@ -637,13 +638,13 @@ def run(
     cpu_start = _cpu_seconds()
     rules_obj = get_rules(rules)
     not_read: list[str] = []
-    paths = _outside(storage.expand_inputs(inputs, not_read), out)
+    paths = outside(expand_inputs(inputs, not_read), out)
     os.makedirs(os.path.join(out, "_done"), exist_ok=True)
     lock = _lock_run_directory(out)
     try:
         return _run_locked(paths, out, rules, rules_obj, workers, force, max_record_bytes, shard_bytes,
                            on_progress, on_error, started_at, wall_start, cpu_start,
-                           _outside(not_read, out))
+                           outside(not_read, out))
     finally:
         lock.close()
 
@@ -663,19 +664,10 @@ FILES_NOT_READ_LISTED = 100
 def files_not_read(names: list[str]) -> dict:
     """The manifest's ``files_not_read``: files that the input directories, globs or prefixes held
     under names that look like archives but are not taken as inputs
-    (:func:`redecode.archive.looks_like_archive`: ``.wacz``, ``.warc.gz.bad``...), which the run
+    (:func:`redecode.inputs.looks_like_archive`: ``.wacz``, ``.warc.gz.bad``...), which the run
     did not read: ``{"count": N, "names": [first FILES_NOT_READ_LISTED, sorted]}``."""
     names = sorted(names)
     return {"count": len(names), "names": names[:FILES_NOT_READ_LISTED]}
-
-
-def _outside(paths: list[str], out: str) -> list[str]:
-    """``paths`` without the files inside the run directory ``out`` (a run's own parts are not
-    raw-response inputs when ``redecode run . --out out`` runs twice)."""
-    if storage.is_remote(out):
-        return paths
-    inside = os.path.realpath(out) + os.sep
-    return [p for p in paths if storage.is_remote(p) or not os.path.realpath(p).startswith(inside)]
 
 
 class RunDirectoryConflict(RuntimeError):

@@ -4,7 +4,7 @@ The only module that imports :mod:`pyspark` (lazily: importing this module does 
 
 What runs where:
 
-- driver: expand the inputs (:func:`redecode.storage.expand_inputs`: files, directories, globs,
+- driver: expand the inputs (:func:`redecode.inputs.expand_inputs`: files, directories, globs,
   URLs, ``@list.txt`` manifest files), plan shards with :func:`redecode.job.plan_shards` (so the
   parts have the same names as the local executor's), skip shards whose completion marker is valid
   (same rules digest and byte range, part present), run the rest as one Spark task each, collect
@@ -49,6 +49,7 @@ from datetime import datetime, timezone
 from typing import TypeVar
 
 from redecode import job, storage
+from redecode.inputs import expand_inputs, outside
 from redecode.rules import DEFAULT_RULES, get_rules
 
 __all__ = ["FORWARDED_ENV", "main", "map_tasks", "plan", "run_spark", "run_task", "stage_and_publish"]
@@ -77,13 +78,13 @@ FORWARDED_ENV = (
 
 def plan(inputs: Iterable[str], *, shard_bytes: int | None = None,
          not_read: list[str] | None = None) -> tuple[list[str], list[job.Shard]]:
-    """``(paths, shards)``: inputs expanded as :func:`redecode.storage.expand_inputs` does, and their
+    """``(paths, shards)``: inputs expanded as :func:`redecode.inputs.expand_inputs` does, and their
     shards as :func:`redecode.job.plan_shards` cuts them (the local executor's plan). Files the
     inputs held under other names are appended to ``not_read`` when given.
 
     Raises :class:`FileNotFoundError` for an input that matches nothing.
     """
-    paths = storage.expand_inputs(list(inputs), not_read)
+    paths = expand_inputs(list(inputs), not_read)
     shards = [
         job.Shard(path, index, start, end)
         for path in paths
@@ -388,7 +389,7 @@ def run_spark(
             lock.close()
 
     manifest = job._manifest(paths, shards, markers, rules_obj, started_at, wall_start, cpu_start)
-    manifest["files_not_read"] = job.files_not_read(job._outside(not_read, out))
+    manifest["files_not_read"] = job.files_not_read(outside(not_read, out))
     task_cpu = sum(m.get("cpu_seconds", 0.0) for m in results)
     manifest["cpu_seconds"] = round(manifest["cpu_seconds"] + task_cpu, 3)
     info.update(

@@ -13,7 +13,7 @@ extra) never imports fsspec and behaves exactly as before.
 | whole small files (markers, manifests, ``@list`` files) | `read_bytes`, `write_bytes` |
 | where to write a file before publishing it | `staging_dir` |
 | publish a finished local file under its final name | `publish_file` |
-| command-line inputs: files, directories, globs, ``@list.txt`` manifest files | `expand_inputs` |
+| what a URL names: file, "directory" (prefix), glob matches, every file under a prefix | `isfile`, `isdir`, `glob`, `find` |
 | bytes fetched from remote storage (for backfill's "bytes read" and tests) | `STATS`, `ReadStats` |
 
 Atomicity. A reader must never see a part or marker under its final name before it is complete.
@@ -43,7 +43,6 @@ import posixpath
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 __all__ = [
@@ -51,7 +50,10 @@ __all__ = [
     "RangedReader",
     "ReadStats",
     "exists",
-    "expand_inputs",
+    "find",
+    "glob",
+    "isdir",
+    "isfile",
     "filesystem",
     "is_remote",
     "join",
@@ -152,11 +154,6 @@ def filesystem(url: str):
         raise ImportError(f"{url}: {exc} (the [s3] extra: install it from the checkout with {_S3_INSTALL})") from exc
 
 
-def _unstrip(fs, path: str) -> str:
-    """A listing result (protocol stripped by fsspec) as a full URL again."""
-    return fs.unstrip_protocol(path)
-
-
 def join(base: str, *names: str) -> str:
     """``base`` joined with ``names``: ``/`` for URLs, :func:`os.path.join` for local paths."""
     if is_remote(base):
@@ -192,6 +189,31 @@ def listdir(path: str) -> list[str]:
     except FileNotFoundError:
         return []
     return sorted(posixpath.basename(e.rstrip("/")) for e in entries)
+
+
+def isfile(url: str) -> bool:
+    """Whether remote ``url`` names an object (a file)."""
+    fs, p = filesystem(url)
+    return bool(fs.isfile(p))
+
+
+def isdir(url: str) -> bool:
+    """Whether remote ``url`` names a "directory": a prefix that other objects are under."""
+    fs, p = filesystem(url)
+    return bool(fs.isdir(p))
+
+
+def find(url: str) -> list[str]:
+    """Full URLs of every object under the remote prefix ``url``, recursively, in listing order."""
+    fs, p = filesystem(url)
+    return [fs.unstrip_protocol(f) for f in fs.find(p)]
+
+
+def glob(url: str) -> list[str]:
+    """Full URLs of what the remote glob ``url`` matches (``*``, ``?``, ``[...]``, ``**``): objects and
+    prefixes, in listing order."""
+    fs, p = filesystem(url)
+    return [fs.unstrip_protocol(m) for m in fs.glob(p)]
 
 
 def makedirs(path: str) -> None:
@@ -410,99 +432,3 @@ def open_input(path: str | os.PathLike[str], *, min_block: int = MIN_BLOCK, max_
         return open(_local(p), "rb")
     fs, fp = filesystem(p)
     return RangedReader(fs, fp, int(fs.size(fp)), name=p, min_block=min_block, max_block=max_block)
-
-
-# ---------------------------------------------------------------------------------------------
-# inputs
-
-_GLOB_CHARS = frozenset("*?[")
-
-
-def _list_file_entries(list_path: str) -> list[str]:
-    """Lines of an ``@list`` file: one path or URL per line; blank lines and ``#`` comments skipped.
-
-    A relative line is relative to the list file's directory (so a list can travel with its
-    archives). Entries are not checked here: a 90,000-line list must not cost 90,000 requests
-    before the first task starts; a missing file fails its own task, not the plan.
-    """
-    text = read_bytes(list_path).decode("utf-8")
-    base = posixpath.dirname(list_path) if is_remote(list_path) else os.path.dirname(_local(list_path))
-    entries = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        if is_remote(line) or os.path.isabs(line) or line.startswith("file://"):
-            entries.append(line)
-        else:
-            entries.append(join(base, line) if base else line)
-    return entries
-
-
-def _expand_remote(url: str, suffixes: tuple[str, ...], not_read: list[str]) -> list[str]:
-    from .archive import looks_like_archive  # noqa: PLC0415 - archive is the input authority
-
-    fs, p = filesystem(url)
-
-    def wanted(name: str) -> bool:
-        return name.lower().endswith(suffixes)
-
-    def split(names) -> list[str]:
-        keep = []
-        for f in names:
-            if wanted(f):
-                keep.append(_unstrip(fs, f))
-            elif looks_like_archive(f):
-                not_read.append(_unstrip(fs, f))
-        return keep
-
-    if _GLOB_CHARS & set(p):
-        found = []
-        for m in fs.glob(p):
-            found.extend(split(fs.find(m) if fs.isdir(m) else [m]))
-        if not found:
-            raise FileNotFoundError(f"no input file matches {url!r}")
-        return found
-    if fs.isfile(p):
-        return [url]
-    if fs.isdir(p):
-        found = split(fs.find(p))
-        if found:
-            return found
-    raise FileNotFoundError(f"no input file matches {url!r}")
-
-
-def expand_inputs(inputs: Iterable[str | os.PathLike[str]], not_read: list[str] | None = None) -> list[str]:
-    """Expand command-line inputs to a sorted, de-duplicated list of paths and URLs.
-
-    Each input is one of: a local file, directory or glob (expanded by
-    :func:`redecode.archive.iter_inputs`, unchanged); a URL of a file, a "directory" (prefix,
-    listed recursively) or a glob (``s3://bucket/crawl/*/warc/*.warc.gz``), filtered like local
-    ones by :data:`redecode.archive.INPUT_SUFFIXES`; or ``@LIST``, a manifest file (local or
-    remote) listing one path or URL per line (see `_list_file_entries`; entries are taken as files,
-    unchecked and unexpanded).
-
-    Files that directories, prefixes and globs held under other names that still look like
-    archives are appended to ``not_read`` when it is given (see
-    :func:`redecode.archive.iter_inputs`).
-
-    Raises :class:`FileNotFoundError` for an input that matches nothing.
-    """
-    from .archive import INPUT_SUFFIXES, iter_inputs  # noqa: PLC0415 - archive is the input authority
-
-    other: list[str] = []
-    local: list[str] = []
-    found: set[str] = set()
-    for item in inputs:
-        s = os.fspath(item)
-        if s.startswith("@"):
-            found.update(_list_file_entries(s[1:]))
-        elif is_remote(s):
-            found.update(_expand_remote(s, INPUT_SUFFIXES, other))
-        else:
-            local.append(_local(s))
-    if local:
-        found.update(iter_inputs(local, other))
-    if not_read is not None:
-        not_read.extend(sorted(set(other) - found))
-    return sorted(found)
