@@ -43,7 +43,7 @@ from datetime import datetime, timezone
 
 from . import __version__, storage
 from .inputs import expand_inputs, outside
-from .archive import ArchiveError, ArchiveRecord, find_record_start, iter_records
+from .archive import ArchiveError, ArchiveRecord, iter_records, reader_for
 from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
 from .rules import DEFAULT_RULES, Rules, get_rules
 from .schema import (
@@ -326,24 +326,26 @@ DEFAULT_SHARD_BYTES = 16 * 1024 * 1024
 def plan_shards(path: str, *, shard_bytes: int | None = None) -> list[tuple[int, int | None]]:
     """Byte ranges ``[(start, end), ...]`` of ``path`` to decode independently (end None: to EOF).
 
-    WARC and ARC files larger than 1.5 shards are cut near every ``shard_bytes`` bytes, at a
-    record start found by :func:`redecode.archive.find_record_start`; other inputs are one shard.
-    The cuts depend only on the file and ``shard_bytes``, never on the number of workers.
+    Local files larger than 1.5 shards whose reader is ``shardable`` (WARC, ARC) are cut near every
+    ``shard_bytes`` bytes, at a record start found by the reader's ``find_record_start``; other
+    inputs are one shard. The cuts depend only on the file and ``shard_bytes``, never on the
+    number of workers.
     """
     shard_bytes = shard_bytes or DEFAULT_SHARD_BYTES
-    if path.lower().endswith(".parquet") or storage.is_remote(path):
+    if storage.is_remote(path):
         return [(0, None)]  # a URL: one task per archive (find_record_start reads local files)
     try:
         size = os.path.getsize(path)
+        reader = reader_for(path) if size > shard_bytes * 3 // 2 else None
     except OSError:
         return [(0, None)]
-    if size <= shard_bytes * 3 // 2:
+    if reader is None or not reader.shardable:
         return [(0, None)]
     cuts = [0]
     target = shard_bytes
     while target < size - shard_bytes // 2:
         try:
-            at = find_record_start(path, target)
+            at = reader.find_record_start(path, target)
         except (ArchiveError, OSError):
             at = None
         if at is None:
