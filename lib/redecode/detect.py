@@ -13,7 +13,7 @@ concept                                                here
 detection, restricted to Encoding Standard encodings   :func:`detect`
 a detector's (or Python codec's) name -> the standard  :func:`standard_encoding`
   encoding it names or nearest to it
-the detector engines a rule set may name               :data:`ENGINES`
+the detector engines a rule set may name               :data:`DETECTORS`
 the bounded part of a page the engines read            :func:`detector_sample`
 =====================================================  ===============================
 
@@ -142,7 +142,9 @@ __all__ = [
     "DEFAULT_ENGINE",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MIN_NONASCII",
+    "DETECTORS",
     "ENGINES",
+    "Engine",
     "NEAREST",
     "RawDetection",
     "detect",
@@ -154,14 +156,6 @@ __all__ = [
     "standard_encoding",
 ]
 
-#: Engine name -> distribution whose version is recorded (``name@version``).
-ENGINES: dict[str, str] = {
-    "chardetng": "chardetng-py",
-    "charset-normalizer": "charset-normalizer",
-    "cchardet": "cchardet",
-    "majority": "",
-    "cascade": "",
-}
 #: The engines ``majority`` asks, in tie-break order (the first one's answer wins a tie).
 MAJORITY_OF: tuple[str, ...] = ("chardetng", "cchardet", "charset-normalizer")
 #: chardetng answers after which ``cascade`` asks the other two engines: chardetng never answers
@@ -283,21 +277,9 @@ def detector_id(engine: str) -> str:
     """``name@version`` of *engine*'s installed package, e.g. ``chardetng@0.3.5``.
 
     ``majority`` is ``majority(chardetng@V,cchardet@V,charset-normalizer@V)``. Raises
-    ``KeyError`` for an engine not in :data:`ENGINES`.
+    ``KeyError`` for an engine not in :data:`DETECTORS`.
     """
-    dist = ENGINES[engine]
-    if engine in ("majority", "cascade"):
-        inner = ",".join(detector_id(e) for e in MAJORITY_OF)
-        if engine == "cascade":
-            inner += ";consult=" + ",".join(sorted(CASCADE_CONSULT))
-        return f"{engine}({inner})"
-    if engine == "cchardet":
-        # faust-cchardet and cchardet install the same import package; record the one whose
-        # code is actually loaded.
-        import cchardet
-
-        return f"cchardet@{getattr(cchardet, '__version__', _version(dist))}"
-    return f"{engine}@{_version(dist)}"
+    return DETECTORS[engine].id()
 
 
 def _tld_hint(tld: str | None) -> bytes | None:
@@ -418,8 +400,8 @@ def detect_raw(
     (cut at a character boundary as :func:`detector_sample` cuts a line; None: all of it).
     Raises ``ValueError`` for an unknown engine or a bound below 1; never raises on any payload.
     """
-    if engine not in ENGINES:
-        raise ValueError(f"unknown detector engine {engine!r}; known: {', '.join(ENGINES)}")
+    if engine not in DETECTORS:
+        raise ValueError(f"unknown detector engine {engine!r}; known: {', '.join(DETECTORS)}")
     if consult_bytes is not None and consult_bytes < 1:
         raise ValueError("detector consult_bytes must be at least 1")
     data = bytes(payload)
@@ -428,25 +410,7 @@ def detect_raw(
         sample = detector_sample(data, max_bytes=max_bytes, min_nonascii=min_nonascii)
         whole = len(sample) == len(data)
         data = sample
-    if engine == "majority":
-        votes = [_run(e, data, tld, allow_utf8, whole) for e in MAJORITY_OF]
-        return _vote(votes, detector_id(engine))
-    if engine == "cascade":
-        first = _run("chardetng", data, tld, allow_utf8, whole)
-        if first.encoding not in CASCADE_CONSULT:
-            return RawDetection(answer=first.answer, encoding=first.encoding,
-                                mapping=first.mapping, confidence=first.confidence,
-                                detector=detector_id(engine))
-        if consult_bytes is not None and len(data) > consult_bytes:
-            data, whole = _cut(data, consult_bytes), False
-        # The majority of the three, asking charset-normalizer only when cchardet disagrees
-        # with chardetng (if they agree, the third vote cannot change the answer).
-        second = _run(MAJORITY_OF[1], data, tld, allow_utf8, whole)
-        if second.encoding is not None and second.encoding == first.encoding:
-            return _vote([first, second], detector_id(engine), out_of=len(MAJORITY_OF))
-        third = _run(MAJORITY_OF[2], data, tld, allow_utf8, whole)
-        return _vote([first, second, third], detector_id(engine))
-    return _run(engine, data, tld, allow_utf8, whole)
+    return DETECTORS[engine].detect(data, tld, allow_utf8, whole, consult_bytes)
 
 
 def _vote(votes: list[RawDetection], detector: str, out_of: int | None = None) -> RawDetection:
@@ -469,29 +433,7 @@ def _run(engine: str, data: bytes, tld: str | None, allow_utf8: bool, whole: boo
     """One single engine on *data*; *whole*: *data* is the entire payload (chardetng is told the
     stream ends there; on a sample it is not, so a character cut at the sample's end is not
     counted as an error)."""
-    answer: str | None
-    confidence: float
-    if engine == "chardetng":
-        from chardetng_py import EncodingDetector
-        from chardetng_py.constants import CONFIDENCE_HIGH, CONFIDENCE_LOW
-
-        det = EncodingDetector()
-        det.feed(data, last=whole)
-        answer, high = det.guess_assess(tld=_tld_hint(tld), allow_utf8=allow_utf8)
-        confidence = CONFIDENCE_HIGH if high else CONFIDENCE_LOW
-    elif engine == "charset-normalizer":
-        import charset_normalizer
-
-        best = charset_normalizer.from_bytes(data).best()
-        answer = best.encoding if best is not None else None
-        confidence = max(0.0, min(1.0, 1.0 - best.chaos)) if best is not None else 0.0
-    else:
-        import cchardet
-
-        res = cchardet.detect(data)
-        answer = res.get("encoding")
-        # uchardet can report slightly more than 1 (1.001 seen on b"a\xa3"): clamp to 0..1.
-        confidence = max(0.0, min(1.0, float(res.get("confidence") or 0.0)))
+    answer, confidence = DETECTORS[engine].guess(data, tld, allow_utf8, whole)
     encoding, mapping = standard_encoding(answer)
     return RawDetection(
         answer=answer,
@@ -529,28 +471,13 @@ def detect(
 
 def preload(engine: str) -> None:
     """Import *engine* (``majority``/``cascade``: the engines they ask) and what it loads on its
-    first calls: for charset-normalizer, the Python codec of every encoding it may try
-    (``charset_normalizer.constant.IANA_SUPPORTED``), which it otherwise imports one by one as
-    payloads lead it to them. Used by :meth:`redecode.rules.Rules.preload` so that worker
+    first calls (:meth:`Engine.load`). Used by :meth:`redecode.rules.Rules.preload` so that worker
     processes forked afterwards share these modules. Returns None; ``KeyError`` for an engine not
-    in :data:`ENGINES`.
+    in :data:`DETECTORS`.
     """
-    if engine not in ENGINES:
-        raise KeyError(f"unknown detector engine {engine!r}; known: {', '.join(ENGINES)}")
-    engines = MAJORITY_OF if engine in ("majority", "cascade") else (engine,)
-    for name in engines:
-        if name == "chardetng":
-            import chardetng_py  # noqa: F401
-        elif name == "cchardet":
-            import cchardet  # noqa: F401
-        else:
-            import charset_normalizer.constant
-
-            for codec in charset_normalizer.constant.IANA_SUPPORTED:
-                try:
-                    codecs.lookup(codec)
-                except LookupError:
-                    pass
+    if engine not in DETECTORS:
+        raise KeyError(f"unknown detector engine {engine!r}; known: {', '.join(DETECTORS)}")
+    DETECTORS[engine].load()
 
 
 def chardet_compatible(payload: bytes) -> tuple[str | None, float | None]:
@@ -565,3 +492,159 @@ def chardet_compatible(payload: bytes) -> tuple[str | None, float | None]:
     res = charset_normalizer.detect(bytes(payload))
     conf = res.get("confidence")
     return res.get("encoding"), (float(conf) if conf is not None else None)
+
+
+
+# ---------------------------------------------------------------------------------------------
+# the engines
+
+
+class Engine:
+    """A detector engine: its name (the ``engine=`` argument and the rules' ``detector``), the
+    distribution whose version identifies it (``dist``), how to load it and how to ask it.
+
+    A single engine implements :meth:`guess` (the library's own answer and confidence); an engine
+    made of others (``majority``, ``cascade``) implements :meth:`detect` over :func:`_run` and
+    :meth:`id`. A new engine is one subclass here and one entry of :data:`DETECTORS`.
+    """
+
+    name: str = ""
+    #: The distribution whose installed version goes into ``name@version`` ("" for engines made of
+    #: other engines); also recorded in every run manifest.
+    dist: str = ""
+
+    def id(self) -> str:
+        """``name@version`` (:func:`detector_id`)."""
+        return f"{self.name}@{_version(self.dist)}"
+
+    def load(self) -> None:
+        """Import the library and what it loads on its first calls (:func:`preload`)."""
+
+    def guess(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool) -> tuple[str | None, float]:
+        """``(answer as the library names it or None, confidence 0..1)`` for *data*; *whole*:
+        *data* is the entire payload (else a sample that may end inside a character)."""
+        raise NotImplementedError
+
+    def detect(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool,
+               consult_bytes: int | None) -> RawDetection:
+        """The :class:`RawDetection` of *data* (already sampled by :func:`detect_raw`)."""
+        return _run(self.name, data, tld, allow_utf8, whole)
+
+
+class _Chardetng(Engine):
+    """Firefox's chardetng (``chardetng-py``): guess and a boolean assessment (0.99 / 0.01)."""
+
+    name, dist = "chardetng", "chardetng-py"
+
+    def load(self) -> None:
+        import chardetng_py  # noqa: F401, PLC0415
+
+    def guess(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool) -> tuple[str | None, float]:
+        from chardetng_py import EncodingDetector  # noqa: PLC0415
+        from chardetng_py.constants import CONFIDENCE_HIGH, CONFIDENCE_LOW  # noqa: PLC0415
+
+        det = EncodingDetector()
+        det.feed(data, last=whole)
+        answer, high = det.guess_assess(tld=_tld_hint(tld), allow_utf8=allow_utf8)
+        return answer, CONFIDENCE_HIGH if high else CONFIDENCE_LOW
+
+
+class _CharsetNormalizer(Engine):
+    """charset-normalizer's best match; confidence ``1 - chaos``."""
+
+    name, dist = "charset-normalizer", "charset-normalizer"
+
+    def load(self) -> None:
+        # the Python codec of every encoding it may try, which it otherwise imports one by one as
+        # payloads lead it to them
+        import charset_normalizer.constant  # noqa: PLC0415
+
+        for codec in charset_normalizer.constant.IANA_SUPPORTED:
+            try:
+                codecs.lookup(codec)
+            except LookupError:
+                pass
+
+    def guess(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool) -> tuple[str | None, float]:
+        import charset_normalizer  # noqa: PLC0415
+
+        best = charset_normalizer.from_bytes(data).best()
+        if best is None:
+            return None, 0.0
+        return best.encoding, max(0.0, min(1.0, 1.0 - best.chaos))
+
+
+class _Cchardet(Engine):
+    """uchardet through ``cchardet``; its confidence clamped to 0..1."""
+
+    name, dist = "cchardet", "cchardet"
+
+    def id(self) -> str:
+        # faust-cchardet and cchardet install the same import package; record the one whose
+        # code is actually loaded.
+        import cchardet  # noqa: PLC0415
+
+        return f"cchardet@{getattr(cchardet, '__version__', _version(self.dist))}"
+
+    def load(self) -> None:
+        import cchardet  # noqa: F401, PLC0415
+
+    def guess(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool) -> tuple[str | None, float]:
+        import cchardet  # noqa: PLC0415
+
+        res = cchardet.detect(data)
+        # uchardet can report slightly more than 1 (1.001 seen on b"a\xa3"): clamp to 0..1.
+        return res.get("encoding"), max(0.0, min(1.0, float(res.get("confidence") or 0.0)))
+
+
+class _Majority(Engine):
+    """The standard encoding at least two of :data:`MAJORITY_OF` name, else chardetng's."""
+
+    name = "majority"
+
+    def id(self) -> str:
+        return f"{self.name}({','.join(detector_id(e) for e in MAJORITY_OF)})"
+
+    def load(self) -> None:
+        for e in MAJORITY_OF:
+            DETECTORS[e].load()
+
+    def detect(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool,
+               consult_bytes: int | None) -> RawDetection:
+        votes = [_run(e, data, tld, allow_utf8, whole) for e in MAJORITY_OF]
+        return _vote(votes, detector_id(self.name))
+
+
+class _Cascade(_Majority):
+    """chardetng, and the majority of the three only on its :data:`CASCADE_CONSULT` answers."""
+
+    name = "cascade"
+
+    def id(self) -> str:
+        inner = ",".join(detector_id(e) for e in MAJORITY_OF)
+        return f"{self.name}({inner};consult={','.join(sorted(CASCADE_CONSULT))})"
+
+    def detect(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool,
+               consult_bytes: int | None) -> RawDetection:
+        first = _run(MAJORITY_OF[0], data, tld, allow_utf8, whole)
+        if first.encoding not in CASCADE_CONSULT:
+            return RawDetection(answer=first.answer, encoding=first.encoding,
+                                mapping=first.mapping, confidence=first.confidence,
+                                detector=detector_id(self.name))
+        if consult_bytes is not None and len(data) > consult_bytes:
+            data, whole = _cut(data, consult_bytes), False
+        # The majority of the three, asking charset-normalizer only when cchardet disagrees
+        # with chardetng (if they agree, the third vote cannot change the answer).
+        second = _run(MAJORITY_OF[1], data, tld, allow_utf8, whole)
+        if second.encoding is not None and second.encoding == first.encoding:
+            return _vote([first, second], detector_id(self.name), out_of=len(MAJORITY_OF))
+        third = _run(MAJORITY_OF[2], data, tld, allow_utf8, whole)
+        return _vote([first, second, third], detector_id(self.name))
+
+
+#: The detector engines by name (the rules' ``detector``), in the order error messages list them.
+DETECTORS: dict[str, Engine] = {e.name: e for e in (
+    _Chardetng(), _CharsetNormalizer(), _Cchardet(), _Majority(), _Cascade())}
+
+#: Engine name -> distribution whose version is recorded (``""`` for engines made of others).
+ENGINES: dict[str, str] = {name: e.dist for name, e in DETECTORS.items()}

@@ -43,6 +43,7 @@ from datetime import datetime, timezone
 
 from . import __version__, storage
 from .inputs import expand_inputs, outside
+from .detect import ENGINES
 from .archive import ArchiveError, ArchiveRecord, iter_records, reader_for
 from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
 from .rules import DEFAULT_RULES, Rules, get_rules
@@ -66,17 +67,9 @@ ROW_CODE_VERSION = "2026.11.4"
 #: Statuses whose responses have no content (RFC 9110: 1xx, 204, 205, 304 are skipped too).
 NO_CONTENT_STATUSES = frozenset({204, 205, 304})
 
-#: Packages whose version can change the output or the file format; recorded in the manifest.
-_OUTPUT_PACKAGES = (
-    "warcio",
-    "fastwarc",
-    "charset-normalizer",
-    "chardetng-py",
-    "cchardet",
-    "pyarrow",
-    "brotli",
-    "zstandard",
-)
+#: Packages whose version can change the output or the file format (the detector engines' from
+#: their registry); recorded in the manifest.
+_OUTPUT_PACKAGES = ("warcio", "fastwarc", *(d for d in ENGINES.values() if d), "pyarrow", "brotli", "zstandard")
 
 
 @functools.cache
