@@ -50,8 +50,7 @@ def backfill(prior_dir, rules, out, workers, max_record_bytes, executor, master,
     Exit codes: 0 done; 1 an input of the prior run had been cut short (its rows up to the error
     are kept, as in the prior run); 2 usage error or PRIOR_DIR cannot be backfilled.
     """
-    # Imported here: redecode.backfill computes its decoder tables at import (a few hundred ms),
-    # which other commands should not pay.
+    # Imported here, as every command imports its module on use (jobs/cli.py).
     from redecode.backfill import BackfillError, backfill as run_backfill
 
     try:

@@ -64,8 +64,6 @@ Deviations:
 from __future__ import annotations
 
 import concurrent.futures as cf
-import codecs
-import dataclasses
 import functools
 import json
 import multiprocessing
@@ -77,16 +75,10 @@ from datetime import datetime, timezone
 
 import pyarrow.parquet as pq
 
-from . import decode as _decode
-from . import detect as _detect
 from . import job as _job
-from . import rules as _rules
 from . import storage
 from .archive import ArchiveError, read_record_at
-from .labels import ENCODING_NAMES, get_encoding
-from .mime import text_kind
-from .prescan import _REMAP as _META_REMAP  # the prescan's UTF-16/x-user-defined -> remap
-from .rules import Rules, get_rules
+from .rules import Rules, get_rules, known_rules
 from .schema import (
     SCHEMA_VERSION,
     STATUS_DECODED,
@@ -95,18 +87,13 @@ from .schema import (
     SchemaVersionError,
     check_schema_version,
 )
-from .sniff import NEEDED, Detection, Facts, choose
 from .writer import PartWriter
 
-__all__ = ["BackfillError", "BackfillSummary", "ascii_compatible", "backfill", "byte_table", "same_text"]
+__all__ = ["BackfillError", "BackfillSummary", "backfill", "replay_row"]
 
 #: Columns a prior part must have for its decisions to be replayed (schema 1.1); older parts are
 #: still backfilled, but every decoded row is read again.
 REPLAY_COLUMNS = ("meta_source", "xml_encoding")
-
-#: The rules' parameters that change a detector's answer: every ``detector*`` field and the TLD hint.
-_DETECTOR_PARAMS = tuple(f.name for f in dataclasses.fields(Rules)
-                         if f.name.startswith("detector") or f.name == "tld_hint")
 
 
 class BackfillError(RuntimeError):
@@ -134,346 +121,14 @@ class BackfillSummary(_job.RunSummary):
 
 
 # ---------------------------------------------------------------------------------------------
-# decoder equivalences
-
-
-def _decoder_key(decoder: str | None, encoding: str | None) -> tuple[str, str] | None:
-    """``("whatwg", encoding)`` or ``("python", codec)`` from a row's ``decoder``/``encoding``."""
-    if decoder == "whatwg" and encoding:
-        return ("whatwg", encoding)
-    if decoder and decoder.startswith("python:"):
-        return ("python", decoder[len("python:"):])
-    return None
-
-
-def _decode_strict(key: tuple[str, str], data: bytes) -> str | None:
-    """*data* decoded by *key*'s decoder without BOM sniffing; None on any decode error."""
-    family, name = key
-    if family == "whatwg":
-        r = _decode.decode(data, name, bom_sniff=False)
-        return None if r.errors else r.text
-    try:
-        return data.decode(name)
-    except (UnicodeDecodeError, LookupError, TypeError, ValueError):
-        return None
-
-
-def _decode_replace(key: tuple[str, str], data: bytes) -> str | None:
-    """*data* decoded by *key*'s decoder without BOM sniffing, errors as U+FFFD; None if the
-    Python codec does not exist."""
-    family, name = key
-    if family == "whatwg":
-        return _decode.decode(data, name, bom_sniff=False).text
-    try:
-        return data.decode(name, errors="replace")
-    except (LookupError, TypeError, ValueError):
-        return None
-
-
-def _single_byte_by_construction(key: tuple[str, str]) -> bool:
-    """Whether *key*'s decoder is stateless single-byte by construction: this project's
-    Encoding Standard "single-byte decoder" (and x-user-defined, which shares it), or a Python
-    codec that decodes with a 256-entry charmap (``decoding_table``) or with the C latin-1 /
-    ASCII decoders. (Behavioural tests alone cannot see a 3-byte escape such as ISO-2022-JP's
-    ``ESC ( J``; the construction can.)"""
-    family, name = key
-    if family == "whatwg":
-        return _decode._DECODERS.get(name) is _decode._decode_single_byte
-    try:
-        info = codecs.lookup(name)
-    except LookupError:
-        return False
-    if info.decode in (codecs.latin_1_decode, codecs.ascii_decode):
-        return True
-    module = sys.modules.get(getattr(info.decode, "__module__", "") or "")
-    table = getattr(module, "decoding_table", None)
-    return isinstance(table, str) and len(table) == 256
-
-
-@functools.cache
-def byte_table(key: tuple[str, str]) -> tuple[str | None, ...] | None:
-    """The 256-entry table of a single-byte decoder (``None`` where the byte is an error), or None
-    when the decoder is not single-byte. Single-byte means: the decoder is built as one (the
-    Encoding Standard's single-byte decoder, :func:`_single_byte_by_construction`; a Python
-    charmap codec); and, checked here: every byte alone decodes to one
-    character or is an error; all 256 bytes at once (forwards and backwards) give those
-    characters; and every byte that is an error alone (a multi-byte decoder's lead bytes are:
-    they are incomplete at the end of the input) is still an error followed by the next byte's
-    own character when any of the 256 bytes follows it, i.e. it starts no sequence."""
-    if not _single_byte_by_construction(key):
-        return None
-    singles: list[str | None] = []
-    for b in range(256):
-        t = _decode_strict(key, bytes([b]))
-        if t is not None and len(t) != 1:
-            return None
-        singles.append(t)
-    valid = bytes(b for b in range(256) if singles[b] is not None)
-    for order in (valid, valid[::-1]):
-        t = _decode_strict(key, order)
-        if t is None or t != "".join(singles[b] for b in order):  # type: ignore[misc]
-            return None
-    rep = [c if c is not None else "\ufffd" for c in singles]
-    for x in range(256):
-        if singles[x] is None:
-            data = b"".join(bytes([x, y]) for y in range(256))
-            if _decode_replace(key, data) != "".join("\ufffd" + rep[y] for y in range(256)):
-                return None
-    return tuple(singles)
-
-
-@functools.cache
-def ascii_compatible(key: tuple[str, str]) -> bool:
-    """Whether every ASCII-only byte string decodes to the same characters under *key*'s decoder:
-    checked on every ASCII byte alone and every pair of ASCII bytes (a stateful decoder such as
-    ISO-2022-JP or UTF-7 fails on its escape's first two bytes)."""
-    for a in range(128):
-        if _decode_strict(key, bytes([a])) != chr(a):
-            return False
-    if key[0] == "python":
-        for a in range(128):
-            for b in range(128):
-                if _decode_strict(key, bytes([a, b])) != chr(a) + chr(b):
-                    return False
-        return True
-    # The Encoding Standard's decoders are slower in Python: one decode per first byte of all
-    # pairs "a b" for b in 0..127, separated so that each pair starts in the initial state:
-    # a stateless decoder gives back the input; an escape-driven one does not.
-    for a in range(128):
-        data = b"".join(bytes([a, b]) for b in range(128))
-        if _decode_strict(key, data) != data.decode("ascii"):
-            return False
-    return True
-
-
-@functools.cache
-def python_units(codec: str) -> dict[bytes, str] | None:
-    """Every unit a Python codec decodes from its initial state without error -- each single byte
-    and each two-byte sequence that completes a character -- mapped to its text; None when the
-    codec has longer units, modes (a sequence that changes the decoder's state, as ISO-2022's
-    and HZ's escapes do) or units that decode to nothing. Found with the codec's incremental
-    decoder: after each unit its state must be back to the initial ``(b"", 0)``."""
-    try:
-        dec = codecs.getincrementaldecoder(codec)("strict")
-    except (LookupError, TypeError):
-        return None
-    initial = (b"", 0)
-    units: dict[bytes, str] = {}
-    for x in range(256):
-        dec.reset()
-        try:
-            t = dec.decode(bytes([x]), final=False)
-            state = dec.getstate()
-        except UnicodeDecodeError:
-            continue
-        if t:
-            if state != initial:
-                return None
-            units[bytes([x])] = t
-            continue
-        if state != (bytes([x]), 0):
-            return None  # consumed silently: a mode switch
-        for y in range(256):
-            dec.reset()
-            try:
-                t = dec.decode(bytes([x, y]), final=False)
-                state = dec.getstate()
-            except UnicodeDecodeError:
-                continue
-            if not t or state != initial:
-                return None  # a unit longer than two bytes, or a mode
-            units[bytes([x, y])] = t
-    return units
-
-
-@functools.cache
-def units_disagreeing(codec: str, encoding: str) -> frozenset[str] | None:
-    """The characters produced by the units of Python codec *codec* (:func:`python_units`) that
-    the Encoding Standard decoder of *encoding*, run on the unit alone, decodes differently or
-    with an error (e.g. cp932's ``A0`` -> U+F8F0, an error in Shift_JIS; big5hkscs's ``A1 45``
-    -> U+2022 where Big5 gives U+2027). None when the decoders cannot be compared unit by unit:
-    the codec has longer units or modes, or the standard's decoder is not one that keeps no mode
-    between units by construction (its multi-byte, single-byte and UTF-8 decoders).
-
-    A text that *codec* decoded without error and that contains none of these characters is
-    made only of units on which both decoders agree, so the standard's decoder gives the same
-    text for the same bytes."""
-    fn = _decode._DECODERS.get(encoding)
-    if fn not in (_decode._decode_multibyte, _decode._decode_single_byte, _decode._decode_utf8):
-        return None
-    units = python_units(codec)
-    if units is None:
-        return None
-    bad: set[str] = set()
-    for unit, text in units.items():
-        r = _decode.decode(unit, encoding, bom_sniff=False)
-        if r.errors or r.text != text:
-            bad.update(text)
-    return frozenset(bad)
-
-
-def _is_utf8(key: tuple[str, str]) -> bool:
-    return key == ("whatwg", "UTF-8") or (key[0] == "python" and _python_name(key[1]) == "utf-8")
-
-
-@functools.cache
-def _python_name(codec: str) -> str | None:
-    try:
-        return codecs.lookup(codec).name
-    except LookupError:
-        return None
-
-
-#: Single-byte tables of every Encoding Standard encoding, computed at import (each decoder run
-#: over all 256 bytes); None for the multi-byte and stateful ones.
-WHATWG_BYTE_TABLES: dict[str, tuple[str | None, ...] | None] = {
-    name: byte_table(("whatwg", name)) for name in ENCODING_NAMES
-}
-
-
-def same_text(old: tuple[str, str], new: tuple[str, str], *, errors: int, bom: str | None,
-              ascii_only: bool | None, same_version: bool, text: str | None = None) -> bool:
-    """Whether decoder *new* provably gives the text that decoder *old* gave with *errors* decode
-    errors on a payload with BOM *bom* and ASCII-only flag *ascii_only* (see the module
-    docstring). *same_version*: the two rule sets' decoder versions are equal; *text*: the text
-    *old* made (for the unit-by-unit comparison of a Python multi-byte codec with the standard's
-    decoder)."""
-    if old == new and same_version:
-        return True
-    if errors == 0 and bom in (None, "UTF-8") and _is_utf8(old) and _is_utf8(new):
-        # Both UTF-8 decoders give the same text for valid UTF-8, and every path removes a UTF-8
-        # BOM: the WHATWG decode sniffs it, the seed procedure strips it (source "bom"),
-        # requests strips the leading U+FEFF of a utf* codec's text.
-        return True
-    if bom is not None:
-        # BOM handling differs between the decoders (WHATWG decode sniffs it; the Python-codec
-        # procedures strip it in their own ways): read again.
-        return False
-    if ascii_only and ascii_compatible(old) and ascii_compatible(new):
-        return True
-    if errors != 0:
-        return False
-    t_old, t_new = byte_table(old), byte_table(new)
-    if t_old is not None and t_new is not None and all(a is None or a == b for a, b in zip(t_old, t_new)):
-        return True
-    if old[0] == "python" and new[0] == "whatwg" and text is not None:
-        bad = units_disagreeing(old[1], new[1])
-        return bad is not None and bad.isdisjoint(text)
-    return False
-
-
-# ---------------------------------------------------------------------------------------------
-# replaying a decision
-
-
-@dataclass(frozen=True, slots=True)
-class _Replay:
-    """The decision columns of a replayed decision and the decoder that would make its text."""
-
-    encoding: str | None
-    source: str
-    confidence: str
-    conflict: tuple[str, ...]
-    detector: str | None
-    detector_confidence: float | None
-    key: tuple[str, str]
-
-
-def _facts_from_row(row: dict) -> Facts | None:
-    kind = text_kind(row.get("mime_type"))
-    if kind is None:
-        return None
-    header = row.get("header_charset")
-    meta = row.get("meta_charset")
-    meta_enc = None
-    if meta is not None:
-        meta_enc = get_encoding(meta)
-        if meta_enc is None or row.get("meta_source") is None:
-            return None
-        meta_enc = _META_REMAP.get(meta_enc, meta_enc)
-    return Facts(
-        kind,
-        row.get("bom"),
-        header,
-        get_encoding(header) if header is not None else None,
-        meta,
-        meta_enc,
-        row.get("meta_offset"),
-        row.get("meta_source") if meta is not None else None,
-        row.get("xml_charset"),
-        row.get("xml_encoding"),
-        tuple(row.get("ignored_labels") or ()),
-        row.get("tld"),
-        row.get("ascii_only"),
-        row.get("utf8_valid"),
-    )
-
-
-def _same_detector(old: Rules, new: Rules) -> bool:
-    return (
-        old.procedure == new.procedure == "browser"
-        and all(getattr(old, p) == getattr(new, p) for p in _DETECTOR_PARAMS)
-        and old.versions().get("detector") == new.versions().get("detector")
-        and old.utf8_step == new.utf8_step
-    )
-
-
-def _prior_detection(row: dict, old: Rules, new: Rules):
-    """The detector's answer for this row's payload under *new*, from the prior row, or
-    :data:`redecode.sniff.NEEDED`."""
-    if not _same_detector(old, new):
-        return NEEDED
-    if row["source"] == "detector" and row.get("detector") is not None:
-        return Detection(row["encoding"], row["detector_confidence"], row["detector"])
-    if row["source"] == "default" and row.get("ascii_only") is False and row.get("utf8_valid") is not True:
-        return None  # the detector ran and had no answer
-    return NEEDED
-
-
-def _replay_browser(row: dict, old: Rules, new: Rules) -> _Replay | None:
-    # The row's facts were computed with the late-meta scan and Chromium's tokenizer on
-    # (job.record_row); rules that switch either off need the bytes.
-    if not (new.late_meta and new.chromium_tokenizer and new.decoders == "whatwg"):
-        return None
-    facts = _facts_from_row(row)
-    if facts is None:
-        return None
-    d = choose(facts, detection=_prior_detection(row, old, new), utf8_step=bool(new.utf8_step))
-    if d is None:
-        return None
-    return _Replay(d.encoding, d.source, d.confidence, d.conflict, d.detector, d.detector_confidence,
-                   ("whatwg", d.encoding))
-
-
-def _replay_requests(row: dict, new: Rules) -> _Replay | None:
-    # rules._requests_decide, from the stored Content-Type (joined with ", " exactly as requests
-    # sees it) instead of the payload; detection needs the bytes.
-    header = row.get("content_type")
-    encoding: str | None = None
-    source = "default"
-    if header:
-        media, params = _rules.requests_parse_content_type(header)
-        if "charset" in params and isinstance(params["charset"], str):
-            encoding = params["charset"].strip("'\"")
-            source = "transport"
-        if encoding is None and "text" in media:
-            encoding = new.text_default
-        elif encoding is None and "application/json" in media:
-            encoding = new.json_default
-    if encoding is None:
-        return None
-    codec = _rules._text_codec(encoding) if encoding else None
-    if codec is None or not _rules._python_can_decode(codec):
-        codec, source = new.fallback_codec or "utf-8", "default"
-    return _Replay(_detect.standard_encoding(codec)[0], source,
-                   "certain" if source in ("bom", "transport") else "tentative", (), None, None,
-                   ("python", codec))
+# replaying a row
 
 
 def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict | None:
     """The row ``record_row(record, new)`` would give, made from the prior *row* (made by *old*),
     or None when the record must be read again. *replayable*: the row has the schema 1.1 replay
-    columns."""
+    columns. Statuses made before any rule is consulted are copied; a decoded row's decision
+    columns come from the new rules' procedure (:meth:`redecode.procedures.Procedure.replay`)."""
     status = row["status"]
     if status == STATUS_SKIPPED or (status == STATUS_FAILED and row.get("error_kind") != "decode"):
         out = dict(row)
@@ -481,45 +136,12 @@ def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict |
         return out
     if status != STATUS_DECODED or not replayable:
         return None
-    if new.procedure == "browser":
-        replay = _replay_browser(row, old, new)
-    elif new.procedure == "requests-text":
-        replay = _replay_requests(row, new)
-    else:
-        replay = None
-    if replay is None:
-        return None
-    old_key = _decoder_key(row.get("decoder"), row.get("encoding"))
-    if old_key is None:
-        return None
-    vo, vn = old.versions(), new.versions()
-    same_version = (vo["decoder"], vo["encoding_standard"]) == (vn["decoder"], vn["encoding_standard"])
-    if not same_text(old_key, replay.key, errors=row["decode_errors"] or 0, bom=row.get("bom"),
-                     ascii_only=row.get("ascii_only"), same_version=same_version, text=row.get("text")):
+    columns = new.steps.replay(row, old, new)
+    if columns is None:
         return None
     out = dict(row)
-    out.update(
-        rules=new.name,
-        rules_digest=new.digest,
-        encoding=replay.encoding,
-        source=replay.source,
-        confidence=replay.confidence,
-        conflict=list(replay.conflict),
-        detector=replay.detector,
-        detector_confidence=replay.detector_confidence,
-        decoder="whatwg" if replay.key[0] == "whatwg" else f"python:{replay.key[1]}",
-    )
+    out.update(columns, rules=new.name, rules_digest=new.digest)
     return out
-
-
-@functools.cache
-def _known_rules(name: str, digest: str) -> Rules | None:
-    """The shipped rules that made a row, if this code still has them with the same digest."""
-    try:
-        rules = get_rules(name)
-    except KeyError:
-        return None
-    return rules if rules.digest == digest else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -571,7 +193,7 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, rules_name: str,
                 elif row["rules_digest"] == new.digest and replayable:
                     new_row = row
                 else:
-                    old = _known_rules(row["rules"], row["rules_digest"])
+                    old = known_rules(row["rules"], row["rules_digest"])
                     if old is not None:
                         new_row = replay_row(row, old, new, replayable=replayable)
                 if new_row is None:

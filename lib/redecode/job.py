@@ -54,7 +54,7 @@ from .schema import (
     STATUS_SKIPPED,
     empty_row,
 )
-from .sniff import decide as decide_facts, tld_of
+from .sniff import tld_of
 from .writer import TEXT_UTF8_KEY, PartWriter
 
 DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
@@ -142,21 +142,12 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
     if kind is None:
         return _skip(row, "not-text")
 
+    steps = rules.steps
+    content_type = tuple(record.content_type_values or ())
     try:
-        decision = rules.decide(
-            payload,
-            content_type=tuple(record.content_type_values or ()),
-            url=record.target_uri,
-            kind=kind,
-        )
-        decoded = rules.decode(payload, decision)
-        # The declaration columns are facts about the bytes, found by the HTML Standard's
-        # algorithms whatever the rules: rules that read declarations otherwise (seed's regexes)
-        # or not at all (requests) still get them, so that one query finds every record a rule
-        # change would touch and backfill can replay a decision without reading the archive.
-        facts = decision if rules.procedure == "browser" else decide_facts(
-            payload, content_type=tuple(record.content_type_values or ()), url=record.target_uri, kind=kind
-        )
+        decision = steps.decide(rules, payload, content_type, record.target_uri, kind)
+        decoded = steps.decode(rules, payload, decision)
+        facts = steps.facts(rules, payload, decision, content_type, record.target_uri, kind)
     except Exception as exc:  # a bug must cost one row, not the run
         return _fail(row, "decode", f"{type(exc).__name__}: {exc}")
 
@@ -172,20 +163,9 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
         # schema 1.1, for redecode.backfill's replay of the decision (sniff.choose)
         meta_source=facts.meta_source,
         xml_encoding=facts.xml_encoding,
-        conflict=list(decision.conflict),
-        detector=decision.detector,
-        detector_confidence=decision.detector_confidence,
-        encoding=decoded.encoding,
-        source=decision.source,
-        confidence=decision.confidence,
-        decoder=decoded.decoder,
-        decode_errors=decoded.errors,
-        text=decoded.text,
-        text_length=len(decoded.text),
         status=STATUS_DECODED,
     )
-    if decision.tld is not None:
-        row["tld"] = decision.tld
+    steps.fill(row, decision, decoded)
     if decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8"):
         # A valid UTF-8 payload is its own UTF-8 text: hand the writer the bytes (no re-encode).
         row[TEXT_UTF8_KEY] = payload[3:] if decoded.bom_removed else payload

@@ -136,15 +136,15 @@ class RecordStream(Iterator[ArchiveRecord]):
         self._gen.close()
 
 
-@dataclass(frozen=True, slots=True)
 class Head:
     """The first bytes of a file, as the readers' ``sniff`` sees them: ``raw`` (up to 4096 bytes as
     stored), ``plain`` (``raw`` inflated when it starts with the gzip magic, up to 64 bytes; None
     when that inflate fails; ``raw`` itself otherwise) and ``name`` (the path, lower-cased)."""
 
-    raw: bytes
-    plain: bytes | None
-    name: str
+    __slots__ = ("raw", "plain", "name")
+
+    def __init__(self, raw: bytes, plain: bytes | None, name: str) -> None:
+        self.raw, self.plain, self.name = raw, plain, name
 
 
 class Reader:
