@@ -63,22 +63,31 @@ Deviations:
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import functools
 import json
-import multiprocessing
 import os
-import sys
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 
 import pyarrow.parquet as pq
 
-from . import job as _job
 from . import storage
 from .archive import ArchiveError, read_record_at
-from .rules import Rules, get_rules, known_rules
+from .executors import make_executor, map_shards
+from .record import DEFAULT_MAX_RECORD_BYTES
+from .row import ROW_CODE_VERSION, record_row
+from .rules import Rules, as_rules, known_rules
+from .rundir import (
+    RunClock,
+    RunDirectory,
+    RunSummary,
+    Shard,
+    ShardCounts,
+    files_not_read,
+    marker_path,
+    publish_shard,
+    write_json,
+)
 from .schema import (
     SCHEMA_VERSION,
     STATUS_DECODED,
@@ -102,7 +111,7 @@ class BackfillError(RuntimeError):
 
 
 @dataclass(slots=True)
-class BackfillSummary(_job.RunSummary):
+class BackfillSummary(RunSummary):
     """What a backfill did: a :class:`redecode.job.RunSummary` whose manifest (``OUT/_run.json``)
     has a ``backfill`` section, and the errors of inputs not read to their end in the prior run."""
 
@@ -148,12 +157,11 @@ def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict |
 # one shard
 
 
-def _backfill_shard(prior_dir: str, marker: dict, out: str, rules_name: str,
+def _backfill_shard(prior_dir: str, marker: dict, out: str, new: Rules,
                     max_record_bytes: int, base: str | None = None) -> tuple[dict, dict]:
-    """Write the new part and marker of one prior shard; return ``(marker, stats)``. *base*: the
-    prior run's working directory, against which relative input paths are resolved (see
-    :func:`_locate`)."""
-    new = get_rules(rules_name)
+    """Write the new part and marker of one prior shard into directory *out*; return ``(marker,
+    stats)``. *base*: the prior run's working directory, against which relative input paths are
+    resolved (see :func:`_locate`)."""
     started, cpu_started = time.perf_counter(), time.process_time()
     read_from = _locate(marker["path"], base)  # every row of the shard is a record of this input
     part_path = os.path.join(prior_dir, marker["part"])
@@ -169,8 +177,8 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, rules_name: str,
     replayable = all(c in names for c in REPLAY_COLUMNS)
     # Rows made by another version of the job's record -> row code (status, skips, HTTP handling;
     # not covered by the rules digest) may differ under the same rules: read them all again.
-    same_code = marker.get("row_code_version") == _job.ROW_CODE_VERSION
-    counts = _job.ShardCounts.from_json(marker["counts"])
+    same_code = marker.get("row_code_version") == ROW_CODE_VERSION
+    counts = ShardCounts.from_json(marker["counts"])
     # Status counts are recomputed from the rows; the rest (record types, bytes) are facts of the
     # archive and carry over.
     counts.records_seen = counts.decoded = counts.skipped = counts.failed = 0
@@ -208,27 +216,26 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, rules_name: str,
     new_marker.update(
         rules=new.name,
         rules_digest=new.digest,
-        row_code_version=_job.ROW_CODE_VERSION,
+        row_code_version=ROW_CODE_VERSION,
         rows=counts.records_seen,
         counts=counts.to_json(),
         wall_seconds=round(time.perf_counter() - started, 3),
         cpu_seconds=round(time.process_time() - cpu_started, 3),
     )
-    _job._write_json_atomic(_job._marker_path(out, _stem(marker["part"])), new_marker)
+    write_json(marker_path(out, _stem(marker["part"])), new_marker)
     return new_marker, stats
 
 
-def _backfill_task(prior_dir: str, out: str, rules_name: str, max_record_bytes: int,
-                   marker: dict, base: str | None = None) -> tuple[dict, dict]:
-    """:func:`_backfill_shard` as one Spark task: written in a private staging directory, then the
-    part and then its marker published under *out* (:func:`redecode.spark.stage_and_publish`), so
-    a retried or speculative attempt replaces the part under its one name, never adds rows."""
-    from . import spark as _spark  # noqa: PLC0415
-
-    return _spark.stage_and_publish(
-        out, marker["part"],
-        lambda staging: _backfill_shard(prior_dir, marker, staging, rules_name, max_record_bytes, base),
-    )
+def _backfill_task(prior_dir: str, out: str, rules: Rules | str, max_record_bytes: int,
+                   marker: dict, base: str | None = None, *, staged: bool = True) -> tuple[dict, dict]:
+    """The per-shard function of a backfill: :func:`_backfill_shard` published into *out*
+    (:func:`redecode.rundir.publish_shard`; ``staged``, as executors whose attempts may run twice
+    need, a retried attempt replaces the part under its one name, never adds rows). ``rules``: a
+    rule set or its name (a task's entry point)."""
+    new = as_rules(rules)
+    return publish_shard(out, marker["part"],
+                         lambda directory: _backfill_shard(prior_dir, marker, directory, new, max_record_bytes, base),
+                         staged=staged)
 
 
 def _stem(part: str) -> str:
@@ -257,7 +264,7 @@ def _reread(row: dict, new: Rules, max_record_bytes: int, read_from: str | None 
             f"cannot read the record at offset {offset} of {path} again ({exc}); backfill needs "
             "the prior run's inputs at the same paths"
         ) from None
-    new_row = _job.record_row(record, new)
+    new_row = record_row(record, new)
     new_row["warc_path"] = path  # as the prior run (and a full run from its directory) names it
     return new_row
 
@@ -284,7 +291,7 @@ def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
     markers = []
     for entry in manifest.get("inputs", []):
         for part in entry.get("parts") or ([entry["part"]] if entry.get("part") else []):
-            mpath = _job._marker_path(prior_dir, _stem(part))
+            mpath = marker_path(prior_dir, _stem(part))
             try:
                 with open(mpath, encoding="utf-8") as f:
                     marker = json.load(f)
@@ -305,26 +312,25 @@ def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
 
 def backfill(
     prior_dir: str,
-    rules_name: str,
+    rules: Rules | str,
     out: str,
     *,
     workers: int | None = 1,
-    max_record_bytes: int = _job.DEFAULT_MAX_RECORD_BYTES,
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     executor: str = "local",
     master: str | None = None,
     force: bool = False,
 ) -> BackfillSummary:
-    """Write into run directory *out* what ``redecode run --rules RULES_NAME`` over the inputs of
+    """Write into run directory *out* what ``redecode run --rules RULES`` over the inputs of
     run directory *prior_dir* would write, re-reading only records whose row can change (see the
-    module docstring). ``workers``: processes over the prior shards (None: all cores).
-    ``executor``: ``"local"`` (processes, ``workers``) or ``"spark"``: one task per prior shard
-    through :func:`redecode.spark.map_tasks` with ``master`` (a Spark master URL, None for
-    spark-submit's, ``"inline"`` for this process without Spark); each task writes its part and
-    marker in a private staging directory and publishes them with
-    :func:`redecode.spark.stage_and_publish`, so a retried task replaces its part, never adds
-    rows. *out* (and *prior_dir*, and the inputs) must then be on a filesystem every executor
-    sees (they are in ``local[N]``). The manifest then gains the ``executor`` block of
-    :func:`redecode.spark.run_spark`.
+    module docstring). *rules*: a rule set or the name of a shipped one (looked up once, here).
+    ``workers``: processes over the prior shards (None: all cores). ``executor``: ``"local"``
+    (processes, ``workers``) or ``"spark"``: one task per prior shard through
+    :func:`redecode.executors.map_shards` with ``master`` (a Spark master URL, None for
+    spark-submit's, ``"inline"`` for this process without Spark); each task stages its part and
+    marker and publishes them (:func:`redecode.rundir.publish_shard`), so a retried task replaces
+    its part, never adds rows. *out* (and *prior_dir*, and the inputs) must then be on a filesystem
+    every executor sees (they are in ``local[N]``). The manifest then gains an ``executor`` block.
 
     Returns a :class:`BackfillSummary`; ``OUT/_run.json`` is the job's manifest plus a
     ``backfill`` section (``prior_dir``, ``prior_rules``, ``rows``, ``rows_reread``,
@@ -332,23 +338,20 @@ def backfill(
     ``bytes_full_run`` (sum of input sizes, bytes), ``bytes_fraction``, ``wall_seconds``).
 
     *out* follows ``redecode run``'s rules for a run directory: when it already holds parts made
-    under other rules (or by another :data:`redecode.job.ROW_CODE_VERSION`),
-    :class:`redecode.job.RunDirectoryConflict` is raised and nothing is written, unless ``force``
+    under other rules (or by another :data:`redecode.row.ROW_CODE_VERSION`),
+    :class:`redecode.rundir.RunDirectoryConflict` is raised and nothing is written, unless ``force``
     (those parts are then removed); parts of other inputs made under the same rules stay and are
     listed in the manifest, as after a run that adds archives.
 
     Raises :class:`BackfillError` (prior directory incomplete, of an unknown schema major version,
-    input missing), :class:`KeyError` for unknown rules, :class:`redecode.job.RunDirectoryLocked`,
-    :class:`redecode.job.RunDirectoryConflict`,
+    input missing), :class:`KeyError` for unknown rules, :class:`redecode.rundir.RunDirectoryLocked`,
+    :class:`redecode.rundir.RunDirectoryConflict`,
     :class:`ValueError` for an unknown ``executor``, :class:`ImportError` for ``"spark"`` without
     pyspark (unless ``master="inline"``).
     """
-    if executor not in ("local", "spark"):
-        raise ValueError(f"unknown executor {executor!r}: 'local' or 'spark'")
-    wall_start = time.perf_counter()
-    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    cpu_start = _job._cpu_seconds()
-    new = get_rules(rules_name)
+    runner = make_executor(executor, workers=workers, master=master)
+    clock = RunClock.start()
+    new = as_rules(rules)
     try:
         out = storage.local_directory(out, "backfill")
     except ValueError as exc:
@@ -357,54 +360,21 @@ def backfill(
         raise BackfillError("--out must differ from the prior run directory")
     manifest, markers = _load_prior(prior_dir)
     base = manifest.get("cwd")
-    os.makedirs(os.path.join(out, "_done"), exist_ok=True)
-    lock = _job._lock_run_directory(out)
-    try:
-        _job._clean_tmp(out)
-        _job._check_foreign(out, new, force)
-        results: dict[tuple[str, int], tuple[dict, dict]] = {}
-        executor_info = None
-        n = workers or os.cpu_count() or 1
-        if executor == "spark":
-            from . import spark as _spark  # noqa: PLC0415 - pyspark only when a Spark job starts
-
-            _spark._clean(out)  # staging left by killed attempts of an earlier backfill
-            done, executor_info = _spark.map_tasks(
-                markers,
-                functools.partial(_backfill_task, os.path.abspath(prior_dir), os.path.abspath(out),
-                                  rules_name, max_record_bytes, base=base),
-                master=master,
-                description=f"redecode backfill {len(markers)} shard(s) -> {out}",
-            )
-            for m, result in zip(markers, done):
-                results[(m["path"], m["shard"])] = result
-            try:
-                os.rmdir(os.path.join(out, "_staging"))  # empty once every task has published
-            except OSError:
-                pass
-            executor_info["tasks"] = len(done)
-        elif n <= 1 or len(markers) <= 1:
-            for m in markers:
-                results[(m["path"], m["shard"])] = _backfill_shard(prior_dir, m, out, rules_name,
-                                                                   max_record_bytes, base)
-        else:
-            ctx = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork")
-            with cf.ProcessPoolExecutor(max_workers=min(n, len(markers)), mp_context=ctx,
-                                        initializer=_job._die_with_parent) as pool:
-                futures = {pool.submit(_backfill_shard, prior_dir, m, out, rules_name,
-                                       max_record_bytes, base): m for m in markers}
-                for fut in cf.as_completed(futures):
-                    m = futures[fut]
-                    results[(m["path"], m["shard"])] = fut.result()
+    with RunDirectory(out, new, force=force, foreign="refuse") as rd:
+        # a task on another machine (or in a Spark worker's directory) needs absolute paths
+        where = (os.path.abspath(prior_dir), os.path.abspath(out)) if runner.staged else (prior_dir, out)
+        shard_fn = functools.partial(_backfill_task, *where, new, max_record_bytes, base=base, staged=runner.staged)
+        done = map_shards(shard_fn, markers, runner,
+                          description=f"redecode backfill {len(markers)} shard(s) -> {out}")
+        results = {(m["path"], m["shard"]): result for m, result in zip(markers, done)}
         paths = [entry["path"] for entry in manifest["inputs"]]
-        shards = [_job.Shard(m["path"], m["shard"], m["start"], m["end"]) for m in markers]
+        shards = [Shard(m["path"], m["shard"], m["start"], m["end"]) for m in markers]
         new_markers = {k: v[0] for k, v in results.items()}
-        _job._remove_stale_parts(out, paths, shards)
+        rd.remove_stale_parts(paths, shards)
         # inputs completed in *out* earlier under the same rules stay, and so in the manifest
-        earlier_paths, earlier_shards, earlier_markers = _job._earlier_inputs(out, paths, new)
+        earlier_paths, earlier_shards, earlier_markers = rd.earlier_inputs(paths)
         new_markers.update(earlier_markers)
-        run_manifest = _job._manifest(paths + earlier_paths, shards + earlier_shards, new_markers, new,
-                                      started_at, wall_start, cpu_start)
+        run_manifest = rd.manifest(paths + earlier_paths, shards + earlier_shards, new_markers, clock)
         full = sum(e["size"] for e in run_manifest["inputs"] if e["path"] in set(paths))
         stats = {"rows": 0, "rows_copied": 0, "rows_reread": 0, "bytes_read": 0}
         prior_schemas, prior_codes = set(), set()
@@ -413,26 +383,25 @@ def backfill(
                 stats[k] += s[k]
             prior_schemas.add(s["prior_schema"])
             prior_codes.add(str(s["prior_row_code"]))
-        run_manifest["files_not_read"] = _job.files_not_read([])  # a backfill lists no inputs
+        run_manifest["files_not_read"] = files_not_read([])  # a backfill lists no inputs
         if base:
             run_manifest["cwd"] = base  # the inputs' relative paths are still the prior run's
         run_manifest["backfill"] = {
             "prior_dir": os.path.abspath(prior_dir),
             "prior_rules": manifest.get("rules"),
             "prior_schema_versions": sorted(prior_schemas),
-            # "None": made before job.ROW_CODE_VERSION existed; such shards are read again in full.
+            # "None": made before ROW_CODE_VERSION existed; such shards are read again in full.
             "prior_row_code_versions": sorted(prior_codes),
             **stats,
             "bytes_full_run": full,
             "bytes_fraction": round(stats["bytes_read"] / full, 6) if full else 0.0,
             "max_record_bytes": max_record_bytes,
-            "wall_seconds": round(time.perf_counter() - wall_start, 3),
+            "wall_seconds": clock.wall_seconds(),
         }
-        if executor_info is not None:
-            executor_info["task_cpu_seconds"] = round(sum(r[0].get("cpu_seconds", 0.0) for r in results.values()), 3)
-            run_manifest["executor"] = executor_info
-        _job._write_json_atomic(os.path.join(out, "_run.json"), run_manifest)
-    finally:
-        lock.close()
+        if runner.info is not None:
+            run_manifest["executor"] = dict(
+                runner.info, tasks=len(done),
+                task_cpu_seconds=round(sum(r[0].get("cpu_seconds", 0.0) for r in results.values()), 3))
+        rd.write_manifest(run_manifest)
     errors = [entry["error"] for entry in run_manifest["inputs"] if entry["error"]]
     return BackfillSummary(manifest=run_manifest, errors=errors)

@@ -64,6 +64,7 @@ __all__ = [
     "CodecDecision",
     "Decoded",
     "Rules",
+    "as_rules",
     "format_rules",
     "get_rules",
     "known_rules",
@@ -275,6 +276,12 @@ def get_rules(name: str) -> Rules:
         return RULES[name]
     except KeyError:
         raise KeyError(f"unknown rules {name!r}; known rules: {', '.join(RULES)}") from None
+
+
+def as_rules(rules: Rules | str) -> Rules:
+    """*rules* itself, or the shipped rule set it names (:func:`get_rules`): for the library's entry
+    points, which take either and resolve a name once, there, before passing the object down."""
+    return rules if isinstance(rules, Rules) else get_rules(rules)
 
 
 @cache

@@ -1,0 +1,143 @@
+"""One archive record -> its output row: status, skip reasons, HTTP and MIME facts, then the rules.
+
+Contract. :func:`record_row` turns a ``response``, ``resource`` or ``revisit`` record
+(:data:`ROW_RECORD_TYPES`) into a row dict keyed by :data:`redecode.schema.COLUMNS`. Nothing is
+lost: every such record gives exactly one row whose ``status`` is ``decoded``, ``skipped``
+(``skip_reason``: ``revisit``, ``http-status``, ``no-payload``, ``not-text``) or ``failed``
+(``error_kind`` and ``error``: the archive's ``truncated`` / ``too-large``, HTTP's ``chunked`` /
+``content-encoding`` / ``too-large``, or ``decode`` for an exception in the decision or the
+decoder, which costs that row, never the run). The columns of kind ``record`` are made here, before
+any rule is consulted; the ``fact`` and ``decision`` columns by the rules' procedure
+(:mod:`redecode.procedures`).
+
+HTTP statuses without content (RFC 9110 "Status Codes": 1xx, 204, 205, 304) are skipped; every
+other status with a body (redirect and error pages included) is decoded. The MIME type is Fetch's
+"extract a MIME type" over the Content-Type values, else MIME Sniffing's "rules for identifying an
+unknown MIME type" (:mod:`redecode.mime`); only ``html``, ``xml`` and ``text`` kinds are decoded.
+
+:data:`ROW_CODE_VERSION` versions this code (and archive/http/mime handling) for run directories:
+bump it whenever a change can change a row for the same rules.
+
+Deviations: none.
+"""
+
+from __future__ import annotations
+
+from .archive import ArchiveRecord
+from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
+from .rules import Rules
+from .schema import STATUS_DECODED, STATUS_FAILED, STATUS_SKIPPED, empty_row
+from .sniff import tld_of
+from .writer import TEXT_UTF8_KEY
+
+__all__ = ["NO_CONTENT_STATUSES", "NO_RECORD_TYPE", "ROW_CODE_VERSION", "ROW_RECORD_TYPES", "record_row"]
+
+#: Record types that give a row (every other type is only counted).
+ROW_RECORD_TYPES = frozenset({"response", "resource", "revisit"})
+#: Version of the record -> row code outside the rules (status, skip reasons, HTTP and archive
+#: handling). Bump it whenever a change here, in archive/http/mime, can change a row for the same
+#: rules; it goes into every completion marker and the manifest, and backfill reads every record
+#: again when a prior run's version differs (the rules digest does not cover this code).
+ROW_CODE_VERSION = "2026.11.4"
+#: Statuses whose responses have no content (RFC 9110: 1xx, 204, 205, 304 are skipped too).
+NO_CONTENT_STATUSES = frozenset({204, 205, 304})
+#: ``counts.by_record_type`` key of records whose WARC-Type could not be read (an unreadable
+#: header) or is empty.
+NO_RECORD_TYPE = "(none)"
+
+
+def _join_content_type(values: list[str] | None) -> str | None:
+    return ", ".join(values) if values else None
+
+
+def record_row(record: ArchiveRecord, rules: Rules) -> dict:
+    """Turn one ``response``/``resource``/``revisit`` record into its output row (a dict).
+
+    Never raises for bad record content: a payload that cannot be decoded gives a ``failed`` row
+    with ``error_kind`` and ``error``.
+    """
+    row = empty_row()
+    row.update(
+        record_id=record.record_id,
+        warc_path=record.warc_path,
+        warc_offset=record.offset,
+        warc_length=record.length,
+        target_uri=record.target_uri,
+        warc_date=record.warc_date,
+        http_status=record.http_status,
+        content_type=_join_content_type(record.content_type_values),
+        payload_length=len(record.payload) if record.payload is not None else record.payload_length,
+        payload_digest=record.payload_digest,
+        record_type=record.record_type,
+        warning=record.warning,
+        rules=rules.name,
+        rules_digest=rules.digest,
+        tld=tld_of(record.target_uri) if record.target_uri else None,
+    )
+    mime, header_charset = extract_mime_type(record.content_type_values or ())
+    row["header_charset"] = header_charset
+    if mime is not None:
+        row["mime_type"] = mime.essence
+
+    if record.record_type == "revisit":
+        return _skip(row, "revisit")
+    if record.error_kind:
+        if mime is not None and text_kind(mime.essence) is None:
+            # A declared non-text payload (an image whose coding failed) is not text either way.
+            return _skip(row, "not-text")
+        return _fail(row, record.error_kind, record.error or record.error_kind)
+    if record.http_status is not None and (record.http_status < 200 or record.http_status in NO_CONTENT_STATUSES):
+        # No content by HTTP's definition; every other status with a body (redirect and error
+        # pages included) is decoded: it is text the crawl kept, and `http_status` lets a
+        # query leave it out.
+        return _skip(row, "http-status")
+    payload = record.payload
+    if not payload:
+        return _skip(row, "no-payload")
+    if mime is None:
+        row["mime_type"] = sniff_unknown_mime_type(payload)
+    kind = text_kind(row["mime_type"])
+    if kind is None:
+        return _skip(row, "not-text")
+
+    steps = rules.steps
+    content_type = tuple(record.content_type_values or ())
+    try:
+        decision = steps.decide(rules, payload, content_type, record.target_uri, kind)
+        decoded = steps.decode(rules, payload, decision)
+        facts = steps.facts(rules, payload, decision, content_type, record.target_uri, kind)
+    except Exception as exc:  # a bug must cost one row, not the run
+        return _fail(row, "decode", f"{type(exc).__name__}: {exc}")
+
+    row.update(
+        bom=facts.bom,
+        header_charset=facts.header_charset,
+        meta_charset=facts.meta_charset,
+        meta_offset=facts.meta_offset,
+        xml_charset=facts.xml_charset,
+        ignored_labels=list(facts.ignored_labels),
+        utf8_valid=facts.utf8_valid,
+        ascii_only=facts.ascii_only,
+        # schema 1.1, for redecode.backfill's replay of the decision (sniff.choose)
+        meta_source=facts.meta_source,
+        xml_encoding=facts.xml_encoding,
+        status=STATUS_DECODED,
+    )
+    steps.fill(row, decision, decoded)
+    if decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8"):
+        # A valid UTF-8 payload is its own UTF-8 text: hand the writer the bytes (no re-encode).
+        row[TEXT_UTF8_KEY] = payload[3:] if decoded.bom_removed else payload
+    return row
+
+
+def _skip(row: dict, reason: str) -> dict:
+    row["status"] = STATUS_SKIPPED
+    row["skip_reason"] = reason
+    return row
+
+
+def _fail(row: dict, kind: str, message: str) -> dict:
+    row["status"] = STATUS_FAILED
+    row["error_kind"] = kind
+    row["error"] = message
+    return row
