@@ -9,6 +9,7 @@ import click
 
 from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary, input_error_message
 from redecode.query import QueryError
+from redecode.rundir import MANIFEST
 from redecode.schema import COLUMNS, NoSchemaVersionError, SchemaVersionError
 
 
@@ -76,7 +77,7 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
             if old_key or old_text or old_codec:
                 raise click.UsageError("--old-key/--old-text/--old-codec compare run outputs, not --rules")
             for p in paths:
-                if os.path.isfile(os.path.join(p, "_run.json")):
+                if os.path.isfile(os.path.join(p, MANIFEST)):
                     raise click.UsageError(
                         f"{p} is a run directory: --rules A --rules B reads archives; compare two runs "
                         "with `redecode diff OLD NEW` (without --rules)")

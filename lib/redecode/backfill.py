@@ -75,9 +75,11 @@ from . import storage
 from .archive import ArchiveError, read_record_at
 from .executors import make_executor, map_shards
 from .record import DEFAULT_MAX_RECORD_BYTES
-from .row import ROW_CODE_VERSION, record_row
+from .row import record_row
 from .rules import Rules, as_rules, known_rules
 from .rundir import (
+    MANIFEST,
+    ROW_CODE_VERSION,
     RunClock,
     RunDirectory,
     RunSummary,
@@ -274,7 +276,7 @@ def _reread(row: dict, new: Rules, max_record_bytes: int, read_from: str | None 
 
 
 def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
-    manifest_path = os.path.join(prior_dir, "_run.json")
+    manifest_path = os.path.join(prior_dir, MANIFEST)
     try:
         with open(manifest_path, encoding="utf-8") as f:
             manifest = json.load(f)

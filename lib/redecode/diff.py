@@ -49,7 +49,7 @@ import ftfy
 import pyarrow as pa
 
 from . import storage
-from .query import _sql_str, check_part_versions, load_run, render_table
+from .query import sql_string, check_part_versions, load_run, render_table
 from .schema import COLUMNS, NoSchemaVersionError
 
 if TYPE_CHECKING:
@@ -508,13 +508,13 @@ def _write(table: pa.Table, out: str, summary: DiffSummary, meta: dict[str, str]
     """Write *table* to ``out/diff.parquet`` (tmp name + rename) and the summary to ``_diff.json``."""
     os.makedirs(out, exist_ok=True)
     final = os.path.join(out, DIFF_FILE)
-    tmp = os.path.join(out, f".tmp-{DIFF_FILE}")
+    tmp = storage.temp_path(final)
     con = duckdb.connect(":memory:")
     try:
         con.register("d", table)
-        kv = ", ".join(f"{_sql_str(k)}: {_sql_str(v)}" for k, v in meta.items())
+        kv = ", ".join(f"{sql_string(k)}: {sql_string(v)}" for k, v in meta.items())
         con.execute(
-            f"COPY d TO {_sql_str(tmp)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {{{kv}}})"
+            f"COPY d TO {sql_string(tmp)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {{{kv}}})"
         )
     finally:
         con.close()
@@ -617,7 +617,7 @@ _SIDE_COLUMNS = ("warc_path", "warc_offset", "record_id", "target_uri", "tld", "
 
 
 def _parquet_source(files: Sequence[str]) -> str:
-    return ("read_parquet([" + ", ".join(_sql_str(f) for f in files)
+    return ("read_parquet([" + ", ".join(sql_string(f) for f in files)
             + "], union_by_name=true, filename=true, file_row_number=true)")
 
 

@@ -31,10 +31,11 @@ from .archive import ArchiveError, iter_records, reader_for
 from .executors import Executor, Local, map_shards, progress_reporter
 from .inputs import expand_inputs, outside
 from .record import DEFAULT_MAX_RECORD_BYTES
-from .row import NO_CONTENT_STATUSES, NO_RECORD_TYPE, ROW_CODE_VERSION, ROW_RECORD_TYPES, record_row
+from .row import NO_CONTENT_STATUSES, NO_RECORD_TYPE, ROW_RECORD_TYPES, record_row
 from .rules import DEFAULT_RULES, RULES, Rules, as_rules
 from .rundir import (
     FILES_NOT_READ_LISTED,
+    ROW_CODE_VERSION,
     RunClock,
     RunDirectory,
     RunDirectoryConflict,

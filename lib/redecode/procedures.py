@@ -45,7 +45,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import detect as _detect
 from . import sniff as _sniff
@@ -56,8 +56,9 @@ from .mime import text_kind
 from .prescan import META_REMAP
 from .sniff import NEEDED, Decision, Detection, Facts, choose
 
-if TYPE_CHECKING:
-    from .rules import Rules
+#: What the methods take as ``rules``: a :class:`redecode.rules.Rules` (its parameters, ``name``,
+#: ``decide``/``decode``/``versions``). Not imported here: the rules module is built on this one.
+Rules = Any
 
 __all__ = [
     "PROCEDURES",

@@ -15,8 +15,8 @@ other status with a body (redirect and error pages included) is decoded. The MIM
 "extract a MIME type" over the Content-Type values, else MIME Sniffing's "rules for identifying an
 unknown MIME type" (:mod:`redecode.mime`); only ``html``, ``xml`` and ``text`` kinds are decoded.
 
-:data:`ROW_CODE_VERSION` versions this code (and archive/http/mime handling) for run directories:
-bump it whenever a change can change a row for the same rules.
+:data:`redecode.rundir.ROW_CODE_VERSION` versions this code (and the archive/http/mime handling it
+relies on) in run directories: bump it whenever a change can change a row for the same rules.
 
 Deviations: none.
 """
@@ -30,15 +30,10 @@ from .schema import STATUS_DECODED, STATUS_FAILED, STATUS_SKIPPED, empty_row
 from .sniff import tld_of
 from .writer import TEXT_UTF8_KEY
 
-__all__ = ["NO_CONTENT_STATUSES", "NO_RECORD_TYPE", "ROW_CODE_VERSION", "ROW_RECORD_TYPES", "record_row"]
+__all__ = ["NO_CONTENT_STATUSES", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "record_row"]
 
 #: Record types that give a row (every other type is only counted).
 ROW_RECORD_TYPES = frozenset({"response", "resource", "revisit"})
-#: Version of the record -> row code outside the rules (status, skip reasons, HTTP and archive
-#: handling). Bump it whenever a change here, in archive/http/mime, can change a row for the same
-#: rules; it goes into every completion marker and the manifest, and backfill reads every record
-#: again when a prior run's version differs (the rules digest does not cover this code).
-ROW_CODE_VERSION = "2026.11.4"
 #: Statuses whose responses have no content (RFC 9110: 1xx, 204, 205, 304 are skipped too).
 NO_CONTENT_STATUSES = frozenset({204, 205, 304})
 #: ``counts.by_record_type`` key of records whose WARC-Type could not be read (an unreadable

@@ -36,29 +36,30 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import json
 import os
 import platform
 import resource
 import shutil
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from . import __version__, storage
-from .detect import ENGINES
-from .row import ROW_CODE_VERSION
-from .rules import Rules
 from .schema import SCHEMA_VERSION, STATUS_DECODED, STATUS_SKIPPED
+
+if TYPE_CHECKING:
+    from .rules import Rules
 
 __all__ = [
     "FILES_NOT_READ_LISTED",
     "MANIFEST",
     "MARKERS",
+    "ROW_CODE_VERSION",
     "RunClock",
     "RunDirectory",
     "RunDirectoryConflict",
@@ -83,14 +84,17 @@ MARKERS = "_done"
 MANIFEST = "_run.json"
 LOCK = "_lock"
 STAGING = "_staging"
-TMP_PREFIX = ".tmp-"
+
+#: Version of the record -> row code outside the rules (:mod:`redecode.row`: status, skip reasons,
+#: and the archive, HTTP and MIME handling it relies on). Bump it whenever a change there can change
+#: a row for the same rules; it goes into every completion marker and the manifest, and backfill
+#: reads every record again when a prior run's version differs (the rules digest does not cover
+#: this code).
+ROW_CODE_VERSION = "2026.11.4"
 
 #: How many names of files not read ``_run.json`` lists (the count is always complete).
 FILES_NOT_READ_LISTED = 100
 
-#: Packages whose version can change the output or the file format (the detector engines' from
-#: their registry); recorded in the manifest.
-_OUTPUT_PACKAGES = ("warcio", "fastwarc", *(d for d in ENGINES.values() if d), "pyarrow", "brotli", "zstandard")
 
 
 class RunDirectoryLocked(RuntimeError):
@@ -212,15 +216,15 @@ def publish_shard(out: str, part: str, work: Callable[[str], T], *, staged: bool
 
     Not ``staged``: ``directory`` is ``out`` itself (a local directory; the part writer and
     :func:`write_json` rename complete files into place, the part before the marker). ``staged``:
-    ``directory`` is a fresh private one (:func:`redecode.storage.staging_dir`: under
-    ``out/_staging`` locally, in ``TMPDIR`` for a URL), removed afterwards whatever happens; the
+    ``directory`` is a fresh private one (under ``out/_staging`` locally, in ``TMPDIR`` for a
+    URL), removed afterwards whatever happens; the
     part and then the marker are published under ``out`` (:func:`redecode.storage.publish_file`), so
     two attempts of one shard never share a temporary file and a retried attempt replaces the part.
     """
     if not staged:
         return work(out)
     stem = part[: -len(PART_SUFFIX)] if part.endswith(PART_SUFFIX) else part
-    staging = storage.staging_dir(out, stem)
+    staging = _staging_dir(out, stem)
     try:
         os.makedirs(os.path.join(staging, MARKERS), exist_ok=True)
         result = work(staging)
@@ -232,15 +236,35 @@ def publish_shard(out: str, part: str, work: Callable[[str], T], *, staged: bool
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def _staging_dir(dest_dir: str, name: str) -> str:
+    """A fresh local directory to write files destined for ``dest_dir`` in.
+
+    For a local ``dest_dir`` it is ``dest_dir/_staging/<name>-<random>`` (same filesystem, so
+    :func:`redecode.storage.publish_file` is a rename); for a URL a fresh directory under Python's temporary directory
+    (``TMPDIR``). The caller removes it.
+    """
+    if storage.is_remote(dest_dir):
+        return tempfile.mkdtemp(prefix=f"redecode-{name}-")
+    parent = os.path.join(storage.local_path(dest_dir), STAGING)
+    os.makedirs(parent, exist_ok=True)
+    return tempfile.mkdtemp(prefix=f"{name}-", dir=parent)
+
+
 # ---------------------------------------------------------------------------------------------
 # the manifest
 
 
 @functools.cache
 def dependency_versions() -> dict[str, str | None]:
-    """Versions of Python and of every installed package that can change output."""
+    """Versions of Python and of every installed package that can change output (the detector
+    engines' from their registry, :data:`redecode.detect.ENGINES`)."""
+    import importlib.metadata  # noqa: PLC0415 - only when a manifest is written
+
+    from .detect import ENGINES  # noqa: PLC0415
+
+    output_packages = ("warcio", "fastwarc", *(d for d in ENGINES.values() if d), "pyarrow", "brotli", "zstandard")
     versions: dict[str, str | None] = {"python": platform.python_version(), "warc-redecode": __version__}
-    for name in _OUTPUT_PACKAGES + ("duckdb", "ftfy", "click"):
+    for name in output_packages + ("duckdb", "ftfy", "click"):
         try:
             versions[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
@@ -376,7 +400,7 @@ class RunDirectory:
     def _clean(self) -> None:
         for directory in (self.out, os.path.join(self.out, MARKERS)):
             for name in os.listdir(directory):
-                if name.startswith(TMP_PREFIX):
+                if name.startswith(storage.TMP_PREFIX):
                     os.unlink(os.path.join(directory, name))
         shutil.rmtree(os.path.join(self.out, STAGING), ignore_errors=True)
 
@@ -384,7 +408,7 @@ class RunDirectory:
         """Every readable marker, by file stem: one listing, then one read per marker (32 at a
         time remotely: 90,000 markers read one by one would take half an hour)."""
         names = [n[: -len(".json")] for n in storage.listdir(storage.join(self.out, MARKERS))
-                 if n.endswith(".json") and not n.startswith(TMP_PREFIX)]
+                 if n.endswith(".json") and not n.startswith(storage.TMP_PREFIX)]
 
         def read(stem: str) -> dict | None:
             try:

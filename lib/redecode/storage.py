@@ -11,7 +11,7 @@ extra) never imports fsspec and behaves exactly as before.
 | stream an archive, or read one record by offset (ranged GETs, never a whole download) | `open_input` |
 | size, existence, listing | `size`, `exists`, `listdir` |
 | whole small files (markers, manifests, ``@list`` files) | `read_bytes`, `write_bytes` |
-| where to write a file before publishing it | `staging_dir` |
+| the temporary name a local file is written under before its rename | `temp_path`, `TMP_PREFIX` |
 | publish a finished local file under its final name | `publish_file` |
 | what a URL names: file, "directory" (prefix), glob matches, every file under a prefix | `isfile`, `isdir`, `glob`, `find` |
 | bytes fetched from remote storage (for backfill's "bytes read" and tests) | `STATS`, `ReadStats` |
@@ -41,7 +41,6 @@ import io
 import os
 import posixpath
 import shutil
-import tempfile
 import threading
 from dataclasses import dataclass
 
@@ -64,7 +63,7 @@ __all__ = [
     "read_bytes",
     "remove",
     "size",
-    "staging_dir",
+    "temp_path",
     "storage_options",
     "write_bytes",
 ]
@@ -78,6 +77,9 @@ MIN_BLOCK = 16 * 1024
 MAX_BLOCK = 8 * 1024 * 1024
 
 _LOCAL_SCHEMES = ("file",)
+
+#: Prefix of the temporary name a local file is written under before it is renamed into place.
+TMP_PREFIX = ".tmp-"
 
 
 def is_remote(path: str | os.PathLike[str]) -> bool:
@@ -246,6 +248,12 @@ def read_bytes(path: str) -> bytes:
     return fs.cat_file(p)
 
 
+def temp_path(path: str) -> str:
+    """The temporary name a local file is written under, beside it, before its rename to ``path``:
+    ``.tmp-<name>`` (so a reader never sees an incomplete file under its final name)."""
+    return os.path.join(os.path.dirname(path), TMP_PREFIX + os.path.basename(path))
+
+
 def write_bytes(path: str, data: bytes) -> None:
     """Write a whole (small) file atomically: tmp + fsync + rename locally, one PUT remotely."""
     if is_remote(path):
@@ -253,7 +261,7 @@ def write_bytes(path: str, data: bytes) -> None:
         fs.pipe_file(p, data)
         return
     path = _local(path)
-    tmp = os.path.join(os.path.dirname(path), ".tmp-" + os.path.basename(path))
+    tmp = temp_path(path)
     with open(tmp, "wb") as f:
         f.write(data)
         f.flush()
@@ -278,26 +286,12 @@ def publish_file(local_path: str, dest: str) -> None:
     try:
         os.replace(local_path, dest)
     except OSError:  # EXDEV: another filesystem
-        tmp = os.path.join(os.path.dirname(dest), ".tmp-" + os.path.basename(dest))
+        tmp = temp_path(dest)
         shutil.copyfile(local_path, tmp)
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
         os.replace(tmp, dest)
         os.unlink(local_path)
-
-
-def staging_dir(dest_dir: str, name: str) -> str:
-    """A fresh local directory to write files destined for ``dest_dir`` in.
-
-    For a local ``dest_dir`` it is ``dest_dir/_staging/<name>-<random>`` (same filesystem, so
-    `publish_file` is a rename); for a URL a fresh directory under Python's temporary directory
-    (``TMPDIR``). The caller removes it.
-    """
-    if is_remote(dest_dir):
-        return tempfile.mkdtemp(prefix=f"redecode-{name}-")
-    parent = os.path.join(_local(dest_dir), "_staging")
-    os.makedirs(parent, exist_ok=True)
-    return tempfile.mkdtemp(prefix=f"{name}-", dir=parent)
 
 
 # ---------------------------------------------------------------------------------------------
