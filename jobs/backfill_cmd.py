@@ -8,7 +8,8 @@ import sys
 import click
 
 from redecode_jobs.options import executor_options, workers_option
-from redecode.job import DEFAULT_MAX_RECORD_BYTES, RunDirectoryConflict, RunDirectoryLocked
+from redecode.record import DEFAULT_MAX_RECORD_BYTES
+from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
 from redecode.rules import DEFAULT_RULES, RULES
 
 

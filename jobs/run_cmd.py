@@ -9,7 +9,9 @@ import click
 
 from redecode_jobs.options import executor_options, workers_option
 from redecode.inputs import suffix_list
-from redecode.job import DEFAULT_MAX_RECORD_BYTES, RunDirectoryConflict, RunDirectoryLocked, run as run_job
+from redecode.job import run as run_job
+from redecode.record import DEFAULT_MAX_RECORD_BYTES
+from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
 from redecode.rules import DEFAULT_RULES, RULES
 
 

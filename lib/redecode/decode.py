@@ -63,7 +63,7 @@ import re
 import sys
 from array import array
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable, Iterable
 
 from . import _tables
 from .labels import ENCODING_NAMES, get_encoding
@@ -234,8 +234,12 @@ def _index_at(index: str, pointer: int | None) -> str | None:
     return None if c == _NULL else c
 
 
-def _lead_table(leads: range | list[int], pair: Callable[[int, int], str | None]) -> dict[str, str]:
-    table: dict[str, str] = {}
+def _lead_table(leads: range | list[int], pair: Callable[[int, int], str | None],
+                errors: Iterable[int] = ()) -> dict[str, str]:
+    """Tokens of a two-byte decoder: each lead byte alone (an error at the end of the input), each
+    lead byte followed by any byte (``pair``'s character, or an error per :func:`_trail_error`),
+    and each byte of *errors* alone (an error)."""
+    table: dict[str, str] = dict.fromkeys(map(chr, errors), _FFFD)
     for lead in leads:
         table[chr(lead)] = _FFFD  # lead byte then end of queue
         for b in range(256):
@@ -281,9 +285,7 @@ def _build_big5() -> dict[str, str]:
             return _BIG5_SPECIAL[pointer]
         return _index_at(big5, pointer)
 
-    table = _lead_table(range(0x81, 0xFF), pair)
-    table["\x80"] = table["\xff"] = _FFFD
-    return table
+    return _lead_table(range(0x81, 0xFF), pair, errors=(0x80, 0xFF))
 
 
 def _build_euc_kr() -> dict[str, str]:
@@ -293,9 +295,7 @@ def _build_euc_kr() -> dict[str, str]:
         pointer = (lead - 0x81) * 190 + (b - 0x41) if 0x41 <= b <= 0xFE else None
         return _index_at(euc_kr, pointer)
 
-    table = _lead_table(range(0x81, 0xFF), pair)
-    table["\x80"] = table["\xff"] = _FFFD
-    return table
+    return _lead_table(range(0x81, 0xFF), pair, errors=(0x80, 0xFF))
 
 
 def _build_euc_jp() -> dict[str, str]:

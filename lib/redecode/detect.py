@@ -131,7 +131,7 @@ import importlib.metadata
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 
 from .labels import LABELS, get_encoding
 from .sniff import Detection
@@ -444,26 +444,17 @@ def _run(engine: str, data: bytes, tld: str | None, allow_utf8: bool, whole: boo
     )
 
 
-def detect(
-    payload: bytes,
-    *,
-    tld: str | None,
-    engine: str = DEFAULT_ENGINE,
-    allow_utf8: bool = False,
-    max_bytes: int | None = None,
-    min_nonascii: int | None = None,
-    consult_bytes: int | None = None,
-) -> Detection | None:
+def detect(payload: bytes, *, tld: str | None, **options: Any) -> Detection | None:
     """Detect *payload*'s encoding: ``Detection(encoding, confidence, detector)`` or None.
 
-    ``encoding`` is always an Encoding Standard canonical name other than ``replacement``;
-    None when the engine had no answer or its answer has no standard equivalent (dropped, see
-    :func:`standard_encoding`). ``confidence`` is in 0..1; ``detector`` is ``name@version``.
-    *max_bytes*/*min_nonascii*/*consult_bytes*: see :func:`detect_raw`. Raises ``ValueError``
-    for an unknown engine or a bound below 1.
+    :func:`detect_raw` (*tld* and *options*: ``engine``, ``allow_utf8``, ``max_bytes``,
+    ``min_nonascii``, ``consult_bytes``, as there) with its answer mapped: ``encoding`` is always an
+    Encoding Standard canonical name other than ``replacement``; None when the engine had no
+    answer or its answer has no standard equivalent (dropped, see :func:`standard_encoding`).
+    ``confidence`` is in 0..1; ``detector`` is ``name@version``. Raises ``ValueError`` for an
+    unknown engine or a bound below 1, ``TypeError`` for an unknown option.
     """
-    raw = detect_raw(payload, tld=tld, engine=engine, allow_utf8=allow_utf8,
-                     max_bytes=max_bytes, min_nonascii=min_nonascii, consult_bytes=consult_bytes)
+    raw = detect_raw(payload, tld=tld, **options)
     if raw.encoding is None:
         return None
     return Detection(encoding=raw.encoding, confidence=raw.confidence, detector=raw.detector)

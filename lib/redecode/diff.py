@@ -262,18 +262,10 @@ def _decode_with(data: bytes, decoder: str | None, encoding: str | None) -> str 
 
 # ftfy with only the encoding repairs on: the cosmetic fixes (curly quotes, widths, ligatures, line
 # breaks, NFC) would change text a correct decode also contains and hide a real fix.
-_FTFY_ENCODING_ONLY = ftfy.TextFixerConfig(
-    unescape_html=False,
-    remove_terminal_escapes=False,
-    fix_latin_ligatures=False,
-    fix_character_width=False,
-    uncurl_quotes=False,
-    fix_line_breaks=False,
-    fix_surrogates=False,
-    remove_control_chars=False,
-    normalization=None,
-    explain=False,
-)
+_COSMETIC_FIXES = ("unescape_html", "remove_terminal_escapes", "fix_latin_ligatures", "fix_character_width",
+                   "uncurl_quotes", "fix_line_breaks", "fix_surrogates", "remove_control_chars")
+_FTFY_ENCODING_ONLY = ftfy.TextFixerConfig(**dict.fromkeys(_COSMETIC_FIXES, False), normalization=None,
+                                           explain=False)
 
 
 def first_difference(a: str, b: str) -> int | None:

@@ -31,7 +31,7 @@ from .archive import ArchiveError, iter_records, reader_for
 from .executors import Executor, Local, map_shards, progress_reporter
 from .inputs import expand_inputs, outside
 from .record import DEFAULT_MAX_RECORD_BYTES
-from .row import NO_CONTENT_STATUSES, NO_RECORD_TYPE, ROW_RECORD_TYPES, record_row
+from .row import NO_RECORD_TYPE, ROW_RECORD_TYPES, record_row
 from .rules import DEFAULT_RULES, RULES, Rules, as_rules
 from .rundir import (
     FILES_NOT_READ_LISTED,
@@ -43,10 +43,8 @@ from .rundir import (
     RunSummary,
     Shard,
     ShardCounts,
-    dependency_versions,
     files_not_read,
     input_size,
-    marker_is_current,
     marker_path,
     part_stem,
     publish_shard,
@@ -55,31 +53,11 @@ from .rundir import (
 from .writer import PartWriter
 
 __all__ = [
-    # this module's
-    "DEFAULT_MAX_RECORD_BYTES",
-    "DEFAULT_SHARD_BYTES",
-    "plan",
-    "plan_shards",
-    "process_archive",
-    "process_shard",
-    "run",
-    "run_shard",
-    # the run's API, from the modules that own it
-    "FILES_NOT_READ_LISTED",
-    "NO_CONTENT_STATUSES",
-    "NO_RECORD_TYPE",
-    "ROW_CODE_VERSION",
-    "ROW_RECORD_TYPES",
-    "RunDirectoryConflict",
-    "RunDirectoryLocked",
-    "RunSummary",
-    "Shard",
-    "ShardCounts",
-    "dependency_versions",
-    "files_not_read",
-    "marker_is_current",
-    "part_stem",
-    "record_row",
+    "DEFAULT_MAX_RECORD_BYTES", "DEFAULT_SHARD_BYTES", "plan", "plan_shards", "process_archive", "process_shard",
+    "run", "run_shard",
+    # the names a run's callers use, from the modules that own them
+    "FILES_NOT_READ_LISTED", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "RunDirectoryConflict", "RunDirectoryLocked",
+    "RunSummary", "Shard", "part_stem", "record_row",
 ]
 
 
@@ -203,16 +181,9 @@ def process_shard(
         extra_metadata={"redecode.rules": rules.name, "redecode.rules_digest": rules.digest},
     ) as writer:
         try:
-            for row in process_archive(
-                shard.path,
-                rules,
-                max_record_bytes=max_record_bytes,
-                start=shard.start,
-                end=shard.end,
-                counts=counts,
-                on_bytes=on_bytes,
-                boundary=boundary,
-            ):
+            rows = process_archive(shard.path, rules, max_record_bytes=max_record_bytes, start=shard.start,
+                                   end=shard.end, counts=counts, on_bytes=on_bytes, boundary=boundary)
+            for row in rows:
                 writer.write(row)
         except ArchiveError as exc:
             # "error": nothing could be read at all (not an archive, unreadable); "truncated":

@@ -223,18 +223,16 @@ class Procedure:
 
     def fill(self, row: dict, decision: Decision, decoded: Decoded) -> None:
         """Set the row's :data:`redecode.schema.DECISION_COLUMNS` from *decision* and *decoded*."""
-        row.update(
-            conflict=list(decision.conflict),
-            detector=decision.detector,
-            detector_confidence=decision.detector_confidence,
-            encoding=decoded.encoding,
-            source=decision.source,
-            confidence=decision.confidence,
-            decoder=decoded.decoder,
-            decode_errors=decoded.errors,
-            text=decoded.text,
-            text_length=len(decoded.text),
-        )
+        row["encoding"] = decoded.encoding
+        row["source"] = decision.source
+        row["confidence"] = decision.confidence
+        row["conflict"] = list(decision.conflict)
+        row["detector"] = decision.detector
+        row["detector_confidence"] = decision.detector_confidence
+        row["decoder"] = decoded.decoder
+        row["decode_errors"] = decoded.errors
+        row["text"] = text = decoded.text
+        row["text_length"] = len(text)
 
     def replay(self, row: dict, old: Rules, new: Rules) -> dict | None:
         """The :data:`redecode.schema.DECISION_COLUMNS` that ``new`` (whose procedure this is) gives

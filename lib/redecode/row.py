@@ -23,10 +23,12 @@ Deviations: none.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from .archive import ArchiveRecord
 from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
 from .rules import Rules
-from .schema import STATUS_DECODED, STATUS_FAILED, STATUS_SKIPPED, empty_row
+from .schema import FACT_COLUMNS, STATUS_DECODED, STATUS_FAILED, STATUS_SKIPPED, empty_row
 from .sniff import tld_of
 from .writer import TEXT_UTF8_KEY
 
@@ -41,8 +43,15 @@ NO_CONTENT_STATUSES = frozenset({204, 205, 304})
 NO_RECORD_TYPE = "(none)"
 
 
-def _join_content_type(values: list[str] | None) -> str | None:
-    return ", ".join(values) if values else None
+#: Record columns copied as they are from :class:`redecode.record.ArchiveRecord`: column -> attribute.
+_COPIED = {
+    "record_id": "record_id", "warc_path": "warc_path", "warc_offset": "offset", "warc_length": "length",
+    "target_uri": "target_uri", "warc_date": "warc_date", "http_status": "http_status",
+    "payload_digest": "payload_digest", "record_type": "record_type", "warning": "warning",
+}
+_COPIED_COLUMNS = tuple(_COPIED)
+_copied_values = attrgetter(*_COPIED.values())
+_fact_values = attrgetter(*FACT_COLUMNS)
 
 
 def record_row(record: ArchiveRecord, rules: Rules) -> dict:
@@ -52,24 +61,14 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
     with ``error_kind`` and ``error``.
     """
     row = empty_row()
-    row.update(
-        record_id=record.record_id,
-        warc_path=record.warc_path,
-        warc_offset=record.offset,
-        warc_length=record.length,
-        target_uri=record.target_uri,
-        warc_date=record.warc_date,
-        http_status=record.http_status,
-        content_type=_join_content_type(record.content_type_values),
-        payload_length=len(record.payload) if record.payload is not None else record.payload_length,
-        payload_digest=record.payload_digest,
-        record_type=record.record_type,
-        warning=record.warning,
-        rules=rules.name,
-        rules_digest=rules.digest,
-        tld=tld_of(record.target_uri) if record.target_uri else None,
-    )
-    mime, header_charset = extract_mime_type(record.content_type_values or ())
+    row.update(zip(_COPIED_COLUMNS, _copied_values(record)))
+    values = record.content_type_values
+    row["content_type"] = ", ".join(values) if values else None
+    row["payload_length"] = len(record.payload) if record.payload is not None else record.payload_length
+    row["rules"] = rules.name
+    row["rules_digest"] = rules.digest
+    row["tld"] = tld_of(record.target_uri) if record.target_uri else None
+    mime, header_charset = extract_mime_type(values or ())
     row["header_charset"] = header_charset
     if mime is not None:
         row["mime_type"] = mime.essence
@@ -104,20 +103,9 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
     except Exception as exc:  # a bug must cost one row, not the run
         return _fail(row, "decode", f"{type(exc).__name__}: {exc}")
 
-    row.update(
-        bom=facts.bom,
-        header_charset=facts.header_charset,
-        meta_charset=facts.meta_charset,
-        meta_offset=facts.meta_offset,
-        xml_charset=facts.xml_charset,
-        ignored_labels=list(facts.ignored_labels),
-        utf8_valid=facts.utf8_valid,
-        ascii_only=facts.ascii_only,
-        # schema 1.1, for redecode.backfill's replay of the decision (sniff.choose)
-        meta_source=facts.meta_source,
-        xml_encoding=facts.xml_encoding,
-        status=STATUS_DECODED,
-    )
+    # the declaration columns, whatever the rules (backfill replays decisions from them)
+    row.update(zip(FACT_COLUMNS, _fact_values(facts)))
+    row["status"] = STATUS_DECODED
     steps.fill(row, decision, decoded)
     if decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8"):
         # A valid UTF-8 payload is its own UTF-8 text: hand the writer the bytes (no re-encode).

@@ -175,38 +175,31 @@ class ShardCounts:
             self.by_error_kind[row["error_kind"]] += 1
 
     def merge(self, other: ShardCounts) -> None:
-        for name in ("records_seen", "decoded", "skipped", "failed", "records_total", "bytes_read"):
+        for name in (*_SUMS, "bytes_read"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.by_record_type.update(other.by_record_type)
-        self.by_skip_reason.update(other.by_skip_reason)
-        self.by_error_kind.update(other.by_error_kind)
+        for name in _BREAKDOWNS:
+            getattr(self, name).update(getattr(other, name))
 
     def to_json(self) -> dict:
-        return {
-            "records_seen": self.records_seen,
-            "decoded": self.decoded,
-            "skipped": self.skipped,
-            "failed": self.failed,
-            "records_total": self.records_total,
-            "by_record_type": dict(sorted(self.by_record_type.items())),
-            "by_skip_reason": dict(sorted(self.by_skip_reason.items())),
-            "by_error_kind": dict(sorted(self.by_error_kind.items())),
-            "bytes_read": self.bytes_read,
-        }
+        """The marker's and manifest's ``counts`` (breakdowns sorted by key)."""
+        out: dict = {name: getattr(self, name) for name in _SUMS}
+        out.update((name, dict(sorted(getattr(self, name).items()))) for name in _BREAKDOWNS)
+        out["bytes_read"] = self.bytes_read
+        return out
 
     @classmethod
     def from_json(cls, data: dict) -> ShardCounts:
-        return cls(
-            records_seen=data["records_seen"],
-            decoded=data["decoded"],
-            skipped=data["skipped"],
-            failed=data["failed"],
-            records_total=data.get("records_total", 0),
-            by_record_type=Counter(data.get("by_record_type", {})),
-            by_skip_reason=Counter(data.get("by_skip_reason", {})),
-            by_error_kind=Counter(data.get("by_error_kind", {})),
-            bytes_read=data.get("bytes_read", 0),
-        )
+        """The inverse of :meth:`to_json`; counts missing from an older marker are 0."""
+        counts = cls(**{name: data[name] for name in _STATUS_SUMS})
+        counts.records_total, counts.bytes_read = data.get("records_total", 0), data.get("bytes_read", 0)
+        for name in _BREAKDOWNS:
+            setattr(counts, name, Counter(data.get(name, {})))
+        return counts
+
+
+_STATUS_SUMS = ("records_seen", "decoded", "skipped", "failed")
+_SUMS = (*_STATUS_SUMS, "records_total")
+_BREAKDOWNS = ("by_record_type", "by_skip_reason", "by_error_kind")
 
 
 def publish_shard(out: str, part: str, work: Callable[[str], T], *, staged: bool) -> T:
