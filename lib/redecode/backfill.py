@@ -1,64 +1,35 @@
-"""Targeted re-decode after a rules update (issue "Targeted backfill after a rules update").
+"""Targeted re-decode after a rules update: a prior run directory + new rules -> the new run directory.
 
-``backfill(prior_dir, rules, out)`` writes into ``out`` exactly the run directory that
+Contract. ``backfill(prior_dir, rules, out)`` writes into ``out`` exactly the run directory that
 ``redecode run --rules RULES`` over the prior run's inputs would write (same parts, same rows, every
-column; same completion markers), reading the archive again only for the records whose row can
-differ. Each row of the prior run is handled by the first case that applies:
+column; same completion markers but for timings), reading the archive again only for the records
+whose row can differ (``tests/test_backfill.py`` compares it with a full run for every ordered pair
+of shipped rule sets). Each prior row is handled by the first case that applies:
 
-0. **Other job code**: a shard whose marker names another ``job.ROW_CODE_VERSION`` (or none: made
-   before it existed) is read again in full; the record -> row code is not covered by the rules.
-1. **Same rules** (the row's ``rules_digest`` is the new rules' digest): copied as is.
-2. **Status independent of the rules**: ``skipped`` rows and ``failed`` rows whose ``error_kind``
-   is not ``decode`` are made before any rule is consulted (:func:`redecode.job.record_row`):
-   copied, with ``rules`` and ``rules_digest`` updated.
-3. **Decoded rows, decision replayed from the row**:
+0. **Other row code**: a shard whose marker names another :data:`redecode.rundir.ROW_CODE_VERSION`
+   (or none) is read again in full; the record -> row code is not covered by the rules digest.
+1. **Same rules** (the row's ``rules_digest`` is the new rules'): copied as is.
+2. **Decided before any rule** (:func:`replay_row`): ``skipped`` rows and ``failed`` rows whose
+   ``error_kind`` is not ``decode``: copied, with ``rules`` and ``rules_digest`` updated.
+3. **Decoded rows the new rules' procedure replays** from the row
+   (:meth:`redecode.procedures.Procedure.replay`: the decision from the stored declaration facts,
+   the text when :mod:`redecode.equivalence` proves the new decoder gives the prior text).
+4. **Everything else** (not replayable, a ``failed``/``decode`` row, a prior row made by rules this
+   code no longer knows by digest): read again at ``warc_path`` + ``warc_offset``
+   (:func:`redecode.archive.read_record_at`) and made by :func:`redecode.row.record_row`.
 
-   - ``browser`` procedure: the declaration columns (``bom``, ``header_charset``,
-     ``meta_charset``/``meta_offset``/``meta_source``, ``xml_charset``/``xml_encoding``,
-     ``ignored_labels``, ``tld``, ``ascii_only``, ``utf8_valid``) are computed by the browser
-     algorithms whatever the rules (:func:`redecode.job.record_row`), so
-     :func:`redecode.sniff.choose` replays the decision from them. When the decision reaches the
-     detector, the prior row's detection is used only if the prior rules ran the same detector
-     (``Rules.versions()["detector"]`` and every detector parameter equal) and the row was decided
-     by it (``source`` ``detector``, or ``default`` after the detector had no answer).
-   - ``requests-text`` procedure: the decision depends only on ``content_type`` (values joined by
-     ``", "``, as urllib3 joins them) and ``bom``, unless it falls back to detection.
-   - ``seed-decode-html``: its meta regex is not stored, so never replayed.
-
-   Then the text: when the replayed decision's decoder provably produces the prior row's text
-   (:func:`same_text`), ``text``, ``decode_errors`` and ``text_length`` are copied and the
-   decision columns filled from the replay.
-4. **Everything else** (decision not replayable, detector answer unknown, decoder differs, a
-   ``failed``/``decode`` row, or a prior row made by rules this code does not know by digest): the
-   record is read again with :func:`redecode.archive.read_record_at` at ``warc_path`` +
-   ``warc_offset`` and :func:`redecode.job.record_row` makes its row.
-
-Text equivalences (:func:`same_text`) are computed from the decoders, never listed by hand:
-
-- the same decoder (``decoder`` string, and for ``whatwg`` the same encoding) at the same version
-  (``Rules.versions()["decoder"]`` and ``["encoding_standard"]``): same bytes -> same text;
-- zero decode errors in the prior row, no BOM, and both decoders single-byte with equal mappings for
-  every byte the prior decoder maps (:func:`byte_table`, over all 256 bytes);
-- zero decode errors, no BOM, a Python codec whose units are at most two bytes and that has no
-  modes (:func:`python_units`, found with its incremental decoder), an Encoding Standard decoder
-  that keeps no mode between units, and a prior text without any character of the units the two
-  decoders decode differently (:func:`units_disagreeing`: e.g. cp932 and Shift_JIS differ only on
-  ``A0``, ``FD``-``FF``; cp949 and EUC-KR on none);
-- zero decode errors, no BOM or a UTF-8 one, and both decoders UTF-8 (a valid UTF-8 payload decodes
-  identically in Python's and the Encoding Standard's UTF-8 decoder, both of which reject
-  surrogates and overlongs; every procedure removes a UTF-8 BOM);
-- an ``ascii_only`` payload under two ASCII-compatible decoders (:func:`ascii_compatible`, checked
-  over every ASCII byte and every pair of ASCII bytes, which rules out escape sequences).
-
-Bytes: ``bytes_read`` is the sum of ``warc_length`` over re-read records; ``bytes_full_run`` the sum
-of the input file sizes, what a full run reads.
+The shards are mapped with an executor (:func:`redecode.executors.map_shards`) and written with the
+run-directory protocol (:mod:`redecode.rundir`). ``OUT/_run.json`` gets a ``backfill`` section:
+``bytes_read`` is the sum of ``warc_length`` over re-read records, ``bytes_full_run`` the sum of the
+input sizes, what a full run reads.
 
 Deviations:
 
 - The prior run's ``--max-record-bytes`` is not in its manifest; backfill assumes the one it is
   given (default the job's) and copies ``too-large`` rows as they are.
-- Inputs must still be at the prior ``warc_path`` (relative paths relative to the working
-  directory); a missing input raises :class:`BackfillError`.
+- Inputs must still be at the prior ``warc_path`` (relative paths: relative to the prior run's
+  working directory, its manifest's ``cwd``, else this one); a missing input raises
+  :class:`BackfillError` (``tests/test_backfill_paths.py``).
 """
 
 from __future__ import annotations

@@ -1,127 +1,44 @@
 """Statistical encoding detection, answers restricted to the Encoding Standard's encodings.
 
-This is the last-but-one step of the encoding decision (issue "Browser-exact encoding
-decisions", step 7 ``detector``): a page that declares nothing and is not valid UTF-8 gets the
-encoding a statistical detector guesses, with the record's top-level domain as a hint, as
-Firefox does with chardetng. It is the only module that imports the detector libraries.
-
-Spec concept -> function:
+Contract. The detector step of the encoding decision (HTML Standard "determining the character
+encoding": "the user agent may attempt to autodetect the character encoding from applying
+frequency analysis or other algorithms to the data stream"; this project's step 7, ``detector``):
+a page that declares nothing and is not valid UTF-8 gets the encoding an engine guesses, with the
+record's top-level domain as a hint, as Firefox does with chardetng. The only module that imports
+the detector libraries (chardetng-py, cchardet, charset-normalizer).
 
 =====================================================  ===============================
 concept                                                here
 =====================================================  ===============================
-detection, restricted to Encoding Standard encodings   :func:`detect`
+detection, restricted to Encoding Standard encodings   :func:`detect` (mapped),
+                                                       :func:`detect_raw` (as answered)
 a detector's (or Python codec's) name -> the standard  :func:`standard_encoding`
   encoding it names or nearest to it
-the detector engines a rule set may name               :data:`DETECTORS`
+the detector engines a rule set may name               :data:`DETECTORS` (one class each)
 the bounded part of a page the engines read            :func:`detector_sample`
 =====================================================  ===============================
 
-Engines (``engine=`` argument):
+Engines: ``chardetng`` (confidence 0.99/0.01: its yes/no assessment), ``charset-normalizer``
+(``1 - chaos``), ``cchardet`` (its confidence clamped to 0..1), ``majority`` (the standard
+encoding at least two of the three name, else chardetng's; confidence the share that agree) and
+``cascade`` (the default: chardetng, and the majority only on its :data:`CASCADE_CONSULT`
+answers, asking charset-normalizer only when cchardet disagrees with chardetng).
+``detector`` is ``name@version`` (:func:`detector_id`).
 
-``chardetng`` (package ``chardetng-py``, Firefox's detector)
-    ``EncodingDetector.feed(payload, last=True)`` (``last=False`` on a sample, see below) then
-    ``guess_assess(tld=..., allow_utf8=...)``.
-    chardetng answers Encoding Standard encodings (chardetng-py names some by their Python codec,
-    e.g. ``cp874`` for windows-874; mapped with :func:`standard_encoding`). It has no numeric
-    confidence: it returns
-    the guess and a boolean, true when the guessed encoding scored higher than the TLD-based
-    fallback. We map that boolean the way chardetng-py's own ``compat.detect`` does:
-    true -> 0.99, false -> 0.01 (``chardetng_py.constants.CONFIDENCE_HIGH``/``LOW``).
-    ``allow_utf8`` (default false, as Firefox passes for web content): chardetng answers UTF-8
-    only for input that is entirely valid UTF-8, which the decision's own ``utf8-valid`` step
-    has already taken, so it matters only for rules that turn that step off.
-``charset-normalizer``
-    ``charset_normalizer.from_bytes(payload).best()``; confidence ``1 - chaos`` (the formula of
-    charset-normalizer's own ``detect()``). Answers are Python codec names (``cp1250``,
-    ``latin_1``...), mapped with :func:`standard_encoding`. No TLD hint.
-``cchardet`` (package ``cchardet``, uchardet)
-    ``cchardet.detect(payload)``; its confidence, clamped to 0..1 (uchardet can exceed 1).
-    Answers are uchardet names (``WINDOWS-1252``, ``EUC-TW``...), mapped with
-    :func:`standard_encoding`. No TLD hint.
+Answers outside the Encoding Standard are mapped by :func:`standard_encoding`: first as an
+Encoding Standard label ("get an encoding"), then through Python's codec registry, then through
+:data:`NEAREST` (a superset decoder of the standard covers the answer); anything else (UTF-32,
+EUC-TW, Johab, IBM855, ISO-2022-KR and HZ, whose standard label means ``replacement``) is dropped:
+:func:`detect` returns None and the decision falls through to its default step.
 
-Answers outside the Encoding Standard: :func:`standard_encoding` maps a name first as an
-Encoding Standard label ("get an encoding": ``ISO-8859-1``/``ascii`` -> windows-1252,
-``TIS-620`` -> windows-874, ``ISO-8859-9`` -> windows-1254, ``GB2312`` -> GBK ...), then through
-Python's codec registry to the encoding whose labels Python resolves to the same codec
-(``latin_1`` -> windows-1252, ``cp932`` -> Shift_JIS), then through :data:`NEAREST` (a superset
-decoder of the Encoding Standard covers the answer: ``cp949``/``UHC`` -> EUC-KR, ``big5hkscs`` ->
-Big5, ``mac_cyrillic`` -> x-mac-cyrillic, ``utf_8_sig`` -> UTF-8 ...). Anything else (UTF-32,
-EUC-TW, Johab, IBM855, ISO-2022-KR and HZ, whose standard label means ``replacement``) is
-dropped: :func:`detect` returns None and the decision falls through to its default step. The
-answer as given, and how it was mapped (``exact``/``label``/``codec``/``nearest``/``dropped``),
-are in :func:`detect_raw`'s :class:`RawDetection`.
+Bounded input (``max_bytes``/``min_nonascii``/``consult_bytes``): the engines see
+:func:`detector_sample` of the payload, a pure function of it, so a decision replays.
 
-``majority``
-    runs chardetng (with the TLD), cchardet and charset-normalizer and takes the standard
-    encoding at least two of them name; with no majority, chardetng's answer. Confidence: the
-    share of engines that named the answer (2/3 or 1), 1/3 when chardetng's answer stands alone.
-    ``detector`` is ``majority(chardetng@V,cchardet@V,charset-normalizer@V)``.
-``cascade`` (the default)
-    chardetng (with the TLD) first; its answer stands unless it is in :data:`CASCADE_CONSULT`
-    (windows-1251, windows-1252: chardetng never answers x-mac-cyrillic and calls those pages
-    one of these two). Then the majority of the three as above, short-circuited: cchardet is
-    asked, and charset-normalizer only when cchardet disagrees with chardetng (two agreeing
-    engines are a majority whatever the third says), so a consulted answer is always
-    ``majority``'s on the same bytes. Confidence: chardetng's own (0.99/0.01) when nobody was
-    consulted, else the share of the three engines known to name the answer (2/3, or 1/3 when
-    chardetng's stands alone). ``detector`` is ``cascade(chardetng@V,cchardet@V,
-    charset-normalizer@V;consult=windows-1251,windows-1252)``.
+How the engines are asked and how the default was chosen (measurements): docs/detectors.md.
 
-Bounded input (``max_bytes``/``min_nonascii``/``consult_bytes`` of :func:`detect`; the rules
-parameters ``detector_max_bytes``/``detector_min_nonascii``/``detector_consult_bytes``): the
-engines see :func:`detector_sample` of the payload, at most ``max_bytes`` bytes: the payload
-itself when it is that short, else its lines holding non-ASCII (or ESC) bytes, in order, until
-``min_nonascii`` such bytes are in, cut between characters. chardetng is then told that the
-stream does not end there (``feed(last=False)``), so a character cut at the end is no error.
-``cascade`` gives the engines it consults only the first ``consult_bytes`` of that sample (cut
-the same way). Detection cost grows with the bytes read (whole pages of the benchmark crawl,
-median 27 KB: chardetng about 5 ms a page, cchardet 14, charset-normalizer 4); browsers, too,
-look at a bounded part of the page (Chromium's detector at the first chunk it receives).
-
-Measured (``tools/eval_detectors.py --repeat 3``, 2026-11-29): share of pages decoded to their
-true text, answers restricted to the Encoding Standard; ms/page = process CPU time per page,
-fastest of 3 passes, on 2 cores shared with other jobs (read them as ratios; majority's from
-an earlier run of the same command). ``@K/M/C`` = ``min_nonascii``/``max_bytes``/``consult_bytes``:
-
-=========================================  =====  =========  ========  =================
-data set                                   pages  chardetng  majority  cascade@2048/4096
-                                                  whole      whole     /2048 (default)
-=========================================  =====  =========  ========  =================
-bench crawl, undeclared legacy pages         165     100.0%    100.0%     100.0%
-  ms/page                                              5.34     22.72       1.31
-bench crawl, all legacy pages               1070     100.0%    100.0%     100.0%
-  ms/page                                              6.66     25.91       1.15
-chardet-tests without declarations           207      88.9%     98.1%      98.1%
-  of which reach the detector (not UTF-8)    192      94.3%     99.0%      99.0%
-  ms/page (those 192)                                  2.41      9.48       0.67
-=========================================  =====  =========  ========  =================
-
-Other variants (bench undeclared / chardet-tests detector step; ms/page on the bench, from
-runs where the shipped variant took 1.52 ms, i.e. under heavier load): ``chardetng@2048/4096``
-alone 100% / 94.3%, 0.64 ms in the table's run (exactly chardetng's accuracy: the cheapest
-variant meeting issue 3's floor, but it keeps chardetng's 9 x-mac-cyrillic misses);
-``cascade@2048/4096`` (consulted engines see the whole sample) 100% / 99.0%, 2.09 ms;
-``cascade@1024/4096`` 100% / 99.0%, 1.44 ms, but chardetng alone on that sample loses a page;
-``cascade@2048/8192`` 100% / 99.0%, 2.86 ms; ``cascade@2048/4096/1024`` 100% / 99.0%, 1.37 ms,
-but one miss (windows-1252 -> windows-1250) among the bench's 1070 legacy pages. Measured
-before the cut between characters existed: chardetng on a sample cut inside a character lost
-GBK and EUC-JP pages (a split character at the end of input disqualifies a multi-byte
-encoding). Plain byte prefixes (first 4/8/16 KB) were slower on Latin pages and lost pages
-whose first non-ASCII byte comes late (up to 58 KB in on the bench).
-
-``cascade`` with ``2048/4096/2048`` is the detector of ``browser-2026.11``: as accurate as
-``majority`` on every set above (it made no mistake that chardetng did not), about 17x cheaper
-than ``majority`` and 4x cheaper than chardetng on whole pages. Per page on the bench: the
-sample ~0.07 ms, chardetng on it ~0.6 ms, plus cchardet (and, when it disagrees,
-charset-normalizer) on the 73 of 165 pages chardetng calls windows-1251/1252, ~1.5 ms each,
-~0.65 ms averaged over all pages: 0.22 s of CPU for the crawl's 165 pages. The sample and
-the short-circuit are pure functions of the payload: the same bytes always give the same
-answer.
-
-Deviations: the detectors read a bounded sample of the page (above), made of the lines that
-hold non-ASCII bytes rather than a contiguous prefix; Firefox feeds chardetng the document as
-it arrives, Chromium's detector reads the first chunk.
+Deviations: the detectors read a bounded sample of the page, made of the lines that hold non-ASCII
+bytes rather than a contiguous prefix (``test_detect.py::test_default_rules_detect_on_a_bounded_sample``);
+Firefox feeds chardetng the document as it arrives, Chromium's detector reads the first chunk.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ duplicate rows) is :mod:`redecode.rundir`'s; pyspark is imported by :mod:`redeco
 
 Output directory: a local path must be on a filesystem shared by the driver and all executors (it
 is, in ``local[N]`` mode); otherwise use a URL. Staging for URL outputs goes to the task's
-temporary directory (``TMPDIR``; see docs/spark.md).
+temporary directory (``TMPDIR``; the README's "Object storage").
 
 Deviations from the local executor: ``cpu_seconds`` in the manifest is the driver's plus the sum
 of the tasks' (Spark's Python workers are not children of the driver); the manifest gains an

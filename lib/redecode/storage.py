@@ -26,9 +26,7 @@ Credentials and endpoint (S3). botocore reads ``AWS_ACCESS_KEY_ID``, ``AWS_SECRE
 ``AWS_SESSION_TOKEN``, ``AWS_PROFILE`` and the config files itself; `storage_options` adds the
 endpoint from ``AWS_ENDPOINT_URL_S3`` or else ``AWS_ENDPOINT_URL`` (S3-compatible stores: MinIO,
 Ceph, moto) and the region from ``AWS_DEFAULT_REGION`` or ``AWS_REGION``. ``REDECODE_S3_ANON=1``
-reads public buckets without credentials (Common Crawl's ``s3://commoncrawl`` needs credentials;
-its HTTPS mirror is ``https://data.commoncrawl.org/``, which fsspec's ``https`` filesystem reads
-with the same ranged GETs).
+reads public buckets without credentials (docs/object-storage.md).
 
 Deviations: none from S3 semantics; listing is eventually consistent on some S3-compatible stores
 (AWS S3 itself is strongly consistent since 2020), which only matters for resume, and a missed
