@@ -59,7 +59,9 @@ from .rundir import (
     files_not_read,
     marker_path,
     publish_shard,
-    write_json,
+    remade_marker,
+    stem_of,
+    write_marker,
 )
 from .schema import (
     SCHEMA_VERSION,
@@ -185,17 +187,9 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, new: Rules,
                     stats["rows_copied"] += 1
                 counts.add_row(new_row)
                 writer.write(new_row)
-    new_marker = dict(marker)
-    new_marker.update(
-        rules=new.name,
-        rules_digest=new.digest,
-        row_code_version=ROW_CODE_VERSION,
-        rows=counts.records_seen,
-        counts=counts.to_json(),
-        wall_seconds=round(time.perf_counter() - started, 3),
-        cpu_seconds=round(time.process_time() - cpu_started, 3),
-    )
-    write_json(marker_path(out, _stem(marker["part"])), new_marker)
+    new_marker = remade_marker(marker, new, counts=counts, wall_seconds=round(time.perf_counter() - started, 3),
+                               cpu_seconds=round(time.process_time() - cpu_started, 3))
+    write_marker(out, new_marker)
     return new_marker, stats
 
 
@@ -209,10 +203,6 @@ def _backfill_task(prior_dir: str, out: str, rules: Rules | str, max_record_byte
     return publish_shard(out, marker["part"],
                          lambda directory: _backfill_shard(prior_dir, marker, directory, new, max_record_bytes, base),
                          staged=staged)
-
-
-def _stem(part: str) -> str:
-    return part[: -len(".parquet")] if part.endswith(".parquet") else part
 
 
 def _locate(path: str, base: str | None) -> str:
@@ -264,7 +254,7 @@ def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
     markers = []
     for entry in manifest.get("inputs", []):
         for part in entry.get("parts") or ([entry["part"]] if entry.get("part") else []):
-            mpath = marker_path(prior_dir, _stem(part))
+            mpath = marker_path(prior_dir, stem_of(part))
             try:
                 with open(mpath, encoding="utf-8") as f:
                     marker = json.load(f)
@@ -311,7 +301,7 @@ def backfill(
     ``bytes_full_run`` (sum of input sizes, bytes), ``bytes_fraction``, ``wall_seconds``).
 
     *out* follows ``redecode run``'s rules for a run directory: when it already holds parts made
-    under other rules (or by another :data:`redecode.row.ROW_CODE_VERSION`),
+    under other rules (or by another :data:`redecode.rundir.ROW_CODE_VERSION`),
     :class:`redecode.rundir.RunDirectoryConflict` is raised and nothing is written, unless ``force``
     (those parts are then removed); parts of other inputs made under the same rules stay and are
     listed in the manifest, as after a run that adds archives.

@@ -35,7 +35,6 @@ from .row import NO_RECORD_TYPE, ROW_RECORD_TYPES, record_row
 from .rules import DEFAULT_RULES, RULES, Rules, as_rules
 from .rundir import (
     FILES_NOT_READ_LISTED,
-    ROW_CODE_VERSION,
     RunClock,
     RunDirectory,
     RunDirectoryConflict,
@@ -43,12 +42,12 @@ from .rundir import (
     RunSummary,
     Shard,
     ShardCounts,
+    completion_marker,
     files_not_read,
     input_size,
-    marker_path,
     part_stem,
     publish_shard,
-    write_json,
+    write_marker,
 )
 from .writer import PartWriter
 
@@ -167,8 +166,6 @@ def process_shard(
     A truncated or corrupt archive keeps the rows read so far; its error (file and offset) is in the
     marker's ``error`` and its ``outcome`` is ``truncated``.
     """
-    stem = part_stem(shard.path, shard.index)
-    part = stem + ".parquet"
     counts = ShardCounts()
     outcome, error, error_offset = "complete", None, None
     if on_bytes is None:
@@ -177,7 +174,7 @@ def process_shard(
     cpu_started = time.process_time()
     boundary: dict = {}
     with PartWriter(
-        os.path.join(out, part),
+        os.path.join(out, part_stem(shard.path, shard.index) + ".parquet"),
         extra_metadata={"redecode.rules": rules.name, "redecode.rules_digest": rules.digest},
     ) as writer:
         try:
@@ -205,33 +202,18 @@ def process_shard(
             outcome, error = "error", f"{shard.path}: no such file"
     end = shard.end if shard.end is not None else size
     counts.bytes_read = end - shard.start
-    marker = {
-        "path": shard.path,
-        "shard": shard.index,
-        "start": shard.start,
-        "end": shard.end,
-        "part": part,
-        "rows": counts.records_seen,
-        "size": size,
-        "outcome": outcome,
-        "error": error,
-        "error_offset": error_offset,
-        "rules": rules.name,
-        "rules_digest": rules.digest,
-        "row_code_version": ROW_CODE_VERSION,  # see ROW_CODE_VERSION (backfill compares it)
-        "max_record_bytes": max_record_bytes,
+    marker = completion_marker(
+        shard, rules, max_record_bytes=max_record_bytes, counts=counts, size=size, outcome=outcome,
+        error=error, error_offset=error_offset,
         # The shard read exactly up to the next shard's start (see RecordStream.next_offset). When
         # not (a record start faked inside a payload), or when a shard of a cut file hit damage
         # (a later cut may lie inside a damaged record's block), the run redoes the input as one
         # shard, so that rows never depend on how the file was cut.
-        "boundary_ok": shard.end is None
-        or (shard.start == 0 and shard.end is None)
-        or (outcome == "complete" and boundary.get("next_offset") == shard.end),
-        "counts": counts.to_json(),
-        "wall_seconds": round(time.perf_counter() - started, 3),
-        "cpu_seconds": round(time.process_time() - cpu_started, 3),
-    }
-    write_json(marker_path(out, stem), marker)
+        boundary_ok=shard.end is None or (outcome == "complete" and boundary.get("next_offset") == shard.end),
+        wall_seconds=round(time.perf_counter() - started, 3),
+        cpu_seconds=round(time.process_time() - cpu_started, 3),
+    )
+    write_marker(out, marker)
     return marker
 
 

@@ -68,13 +68,17 @@ __all__ = [
     "Shard",
     "ShardCounts",
     "dependency_versions",
+    "completion_marker",
     "files_not_read",
     "input_size",
     "marker_is_current",
     "marker_path",
     "part_stem",
     "publish_shard",
+    "remade_marker",
+    "stem_of",
     "write_json",
+    "write_marker",
 ]
 
 T = TypeVar("T")
@@ -126,6 +130,11 @@ def part_stem(path: str, shard_index: int) -> str:
     return f"{os.path.basename(path)}.{digest}.{shard_index:04d}"
 
 
+def stem_of(part: str) -> str:
+    """The stem of a part's file name (its name without ``.parquet``), which names its marker."""
+    return part[: -len(PART_SUFFIX)] if part.endswith(PART_SUFFIX) else part
+
+
 def marker_path(out: str, stem: str) -> str:
     """Where the completion marker of the part ``stem`` lives in run directory ``out``."""
     return storage.join(out, MARKERS, stem + ".json")
@@ -146,6 +155,53 @@ def marker_is_current(marker: dict, shard: Shard, rules_digest: str, max_record_
         and marker.get("row_code_version") == ROW_CODE_VERSION
         and (max_record_bytes is None or marker.get("max_record_bytes") == max_record_bytes)
     )
+
+
+def completion_marker(shard: Shard, rules: Rules, *, max_record_bytes: int, counts: ShardCounts, size: int,
+                      outcome: str, error: str | None, error_offset: int | None, boundary_ok: bool,
+                      wall_seconds: float, cpu_seconds: float) -> dict:
+    """The completion marker of ``shard``, decoded under ``rules`` (what :func:`write_marker`
+    writes and :func:`marker_is_current` checks): its range and part, the input's ``size``
+    (bytes), ``outcome`` (``complete``, ``truncated``: rows up to the damage kept, ``error``:
+    nothing readable) with ``error`` and ``error_offset``, the rules, :data:`ROW_CODE_VERSION`,
+    ``max_record_bytes``, ``boundary_ok`` (the shard read exactly up to the next one's start),
+    ``counts`` and the times (seconds)."""
+    return {
+        "path": shard.path,
+        "shard": shard.index,
+        "start": shard.start,
+        "end": shard.end,
+        "part": part_stem(shard.path, shard.index) + PART_SUFFIX,
+        "rows": counts.records_seen,
+        "size": size,
+        "outcome": outcome,
+        "error": error,
+        "error_offset": error_offset,
+        "rules": rules.name,
+        "rules_digest": rules.digest,
+        "row_code_version": ROW_CODE_VERSION,
+        "max_record_bytes": max_record_bytes,
+        "boundary_ok": boundary_ok,
+        "counts": counts.to_json(),
+        "wall_seconds": wall_seconds,
+        "cpu_seconds": cpu_seconds,
+    }
+
+
+def remade_marker(marker: dict, rules: Rules, *, counts: ShardCounts, wall_seconds: float,
+                  cpu_seconds: float) -> dict:
+    """``marker`` for the same shard with its rows made again under ``rules`` by the current row
+    code (backfill): the same range, part, size and outcome; new rules, counts and times."""
+    out = dict(marker)
+    out.update(rules=rules.name, rules_digest=rules.digest, row_code_version=ROW_CODE_VERSION,
+               rows=counts.records_seen, counts=counts.to_json(), wall_seconds=wall_seconds,
+               cpu_seconds=cpu_seconds)
+    return out
+
+
+def write_marker(out: str, marker: dict) -> None:
+    """Publish ``marker`` under ``out/_done/`` (atomically; after the part it names)."""
+    write_json(marker_path(out, stem_of(marker["part"])), marker)
 
 
 @dataclass(slots=True)
@@ -216,7 +272,7 @@ def publish_shard(out: str, part: str, work: Callable[[str], T], *, staged: bool
     """
     if not staged:
         return work(out)
-    stem = part[: -len(PART_SUFFIX)] if part.endswith(PART_SUFFIX) else part
+    stem = stem_of(part)
     staging = _staging_dir(out, stem)
     try:
         os.makedirs(os.path.join(staging, MARKERS), exist_ok=True)
@@ -429,9 +485,8 @@ class RunDirectory:
                 f"{ROW_CODE_VERSION}). Write to another --out, or add --force to replace them."
             )
         for stem, m in foreign.items():
-            part_stem_ = m["part"][: -len(PART_SUFFIX)]
             storage.remove(storage.join(self.out, m["part"]))
-            storage.remove(marker_path(self.out, part_stem_))
+            storage.remove(marker_path(self.out, stem_of(m["part"])))
             del self._markers[stem]
 
     # -- questions a command asks --
