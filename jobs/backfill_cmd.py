@@ -7,21 +7,14 @@ import sys
 
 import click
 
-from redecode_jobs.options import executor_options, workers_option
+from redecode_jobs.options import executor_options, rules_option, workers_option
 from redecode.record import DEFAULT_MAX_RECORD_BYTES
 from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
-from redecode.rules import DEFAULT_RULES, RULES
 
 
 @click.command(name="backfill")
 @click.argument("prior_dir", type=click.Path(exists=True, file_okay=False))
-@click.option(
-    "--rules",
-    default=DEFAULT_RULES,
-    show_default=True,
-    type=click.Choice(sorted(RULES)),
-    help="The new rules (see `redecode rules`).",
-)
+@rules_option("The new rules (see `redecode rules`).")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Run directory to write.")
 @workers_option
 @click.option(

@@ -7,12 +7,11 @@ import sys
 
 import click
 
-from redecode_jobs.options import executor_options, workers_option
+from redecode_jobs.options import executor_options, rules_option, workers_option
 from redecode.inputs import suffix_list
 from redecode.job import run as run_job
 from redecode.record import DEFAULT_MAX_RECORD_BYTES
 from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
-from redecode.rules import DEFAULT_RULES, RULES
 
 
 @click.command(name="run", help=f"""Re-decode every record of INPUT... into UTF-8 Parquet with provenance in --out.
@@ -33,13 +32,7 @@ from redecode.rules import DEFAULT_RULES, RULES
     """)
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Run directory to write.")
-@click.option(
-    "--rules",
-    default=DEFAULT_RULES,
-    show_default=True,
-    type=click.Choice(sorted(RULES)),
-    help="Named, versioned rules (see `redecode rules`).",
-)
+@rules_option("Named, versioned rules (see `redecode rules`).")
 @workers_option
 @click.option("--force", is_flag=True, help="Redo inputs already complete in --out.")
 @click.option(
