@@ -7,20 +7,14 @@ import sys
 
 import click
 
-from redecode_jobs.options import executor_options, workers_option
-from redecode.job import DEFAULT_MAX_RECORD_BYTES, RunDirectoryConflict, RunDirectoryLocked
-from redecode.rules import DEFAULT_RULES, RULES
+from redecode_jobs.options import executor_options, rules_option, workers_option
+from redecode.record import DEFAULT_MAX_RECORD_BYTES
+from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
 
 
 @click.command(name="backfill")
 @click.argument("prior_dir", type=click.Path(exists=True, file_okay=False))
-@click.option(
-    "--rules",
-    default=DEFAULT_RULES,
-    show_default=True,
-    type=click.Choice(sorted(RULES)),
-    help="The new rules (see `redecode rules`).",
-)
+@rules_option("The new rules (see `redecode rules`).")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Run directory to write.")
 @workers_option
 @click.option(
@@ -50,8 +44,7 @@ def backfill(prior_dir, rules, out, workers, max_record_bytes, executor, master,
     Exit codes: 0 done; 1 an input of the prior run had been cut short (its rows up to the error
     are kept, as in the prior run); 2 usage error or PRIOR_DIR cannot be backfilled.
     """
-    # Imported here: redecode.backfill computes its decoder tables at import (a few hundred ms),
-    # which other commands should not pay.
+    # Imported here, as every command imports its module on use (jobs/cli.py).
     from redecode.backfill import BackfillError, backfill as run_backfill
 
     try:

@@ -9,6 +9,7 @@ import click
 
 from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary, input_error_message
 from redecode.query import QueryError
+from redecode.rundir import MANIFEST
 from redecode.schema import COLUMNS, NoSchemaVersionError, SchemaVersionError
 
 
@@ -76,11 +77,17 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
             if old_key or old_text or old_codec:
                 raise click.UsageError("--old-key/--old-text/--old-codec compare run outputs, not --rules")
             for p in paths:
-                if os.path.isfile(os.path.join(p, "_run.json")):
+                if os.path.isfile(os.path.join(p, MANIFEST)):
                     raise click.UsageError(
                         f"{p} is a run directory: --rules A --rules B reads archives; compare two runs "
                         "with `redecode diff OLD NEW` (without --rules)")
-            summary = diff_rules(list(paths), rules[0], rules[1], out=out,
+            from redecode.rules import get_rules  # the decision code only for --rules
+
+            try:
+                old_rules, new_rules = (get_rules(name) for name in rules)  # resolved here, once
+            except KeyError as exc:
+                raise click.UsageError(exc.args[0]) from None
+            summary = diff_rules(list(paths), old_rules, new_rules, out=out,
                                  max_record_bytes=max_record_bytes, workers=workers,
                                  examples=examples, executor=executor, master=master)
         else:

@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 import click
 
+from redecode.rules import DEFAULT_RULES, RULES
+
 MASTER_HELP = "Spark master URL (local[4], spark://host:7077, yarn) [default: spark-submit's, else local[*]]."
 
 
@@ -23,6 +25,13 @@ def executor_options(task: str) -> Callable:
         )(command)
 
     return decorate
+
+
+def rules_option(help: str) -> Callable:
+    """``--rules NAME``, one of the shipped rule sets (default :data:`redecode.rules.DEFAULT_RULES`),
+    handed to the command as the :class:`redecode.rules.Rules` object: resolved here, once."""
+    return click.option("--rules", default=DEFAULT_RULES, show_default=True, type=click.Choice(sorted(RULES)),
+                        callback=lambda ctx, param, value: RULES[value], help=help)
 
 
 workers_option = click.option(

@@ -7,21 +7,32 @@ import sys
 
 import click
 
-from redecode_jobs.options import executor_options, workers_option
-from redecode.job import DEFAULT_MAX_RECORD_BYTES, RunDirectoryConflict, RunDirectoryLocked, run as run_job
-from redecode.rules import DEFAULT_RULES, RULES
+from redecode_jobs.options import executor_options, rules_option, workers_option
+from redecode.inputs import suffix_list
+from redecode.job import run as run_job
+from redecode.record import DEFAULT_MAX_RECORD_BYTES
+from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
 
 
-@click.command(name="run")
+@click.command(name="run", help=f"""Re-decode every record of INPUT... into UTF-8 Parquet with provenance in --out.
+
+    INPUT is a file, a directory (searched recursively), a glob, a URL (s3://...) or @LIST (a file
+    naming one input per line) of {suffix_list()} files (.parquet: a Parquet table of raw
+    responses, columns url, content_type, body). One row per response, resource and revisit record;
+    the run manifest is DIR/_run.json. Re-running into the same DIR skips inputs already complete.
+
+    One --out directory holds one rule set's output: a run with other rules into it is refused
+    (use another --out, or --force to replace it). Inputs completed there by earlier runs with the
+    same rules stay and are listed in _run.json.
+
+    \b
+    Exit codes: 0 every input read to its end; 1 an input was cut short or unreadable
+    (the rows read before the error are kept; stderr and _run.json name the file and offset);
+    2 usage error (bad option, no such input, --out locked or holding other rules' output).
+    """)
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Run directory to write.")
-@click.option(
-    "--rules",
-    default=DEFAULT_RULES,
-    show_default=True,
-    type=click.Choice(sorted(RULES)),
-    help="Named, versioned rules (see `redecode rules`).",
-)
+@rules_option("Named, versioned rules (see `redecode rules`).")
 @workers_option
 @click.option("--force", is_flag=True, help="Redo inputs already complete in --out.")
 @click.option(
@@ -35,22 +46,8 @@ from redecode.rules import DEFAULT_RULES, RULES
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON on stdout.")
 def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, quiet, as_json) -> None:
-    """Re-decode every record of INPUT... into UTF-8 Parquet with provenance in --out.
-
-    INPUT is a file, a directory (searched recursively) or a glob of .warc, .warc.gz, .arc,
-    .arc.gz, or a Parquet table of raw responses (columns url, content_type, body). One row per
-    response, resource and revisit record; the run manifest is DIR/_run.json. Re-running into the
-    same DIR skips inputs already complete.
-
-    One --out directory holds one rule set's output: a run with other rules into it is refused
-    (use another --out, or --force to replace it). Inputs completed there by earlier runs with the
-    same rules stay and are listed in _run.json.
-
-    \b
-    Exit codes: 0 every input read to its end; 1 an input was cut short or unreadable
-    (the rows read before the error are kept; stderr and _run.json name the file and offset);
-    2 usage error (bad option, no such input, --out locked or holding other rules' output).
-    """
+    """``redecode run``: parse the options, call :func:`redecode.job.run` (or the Spark executor),
+    report on stderr (help text: the command's ``help`` above)."""
     show_bar = not quiet and sys.stderr.isatty()
     bar = None
 
@@ -91,14 +88,14 @@ def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, 
     manifest = summary.manifest
     if not manifest["inputs"]:
         # before the summary, and even with --quiet: a nightly run over an empty folder says so
-        click.echo("redecode: warning: no .warc, .warc.gz, .arc, .arc.gz or .parquet input found", err=True)
+        click.echo(f"redecode: warning: no {suffix_list()} input found", err=True)
     skipped_files = manifest.get("files_not_read") or {}
     if skipped_files.get("count"):
         names = skipped_files["names"]
         shown = ", ".join(names[:3]) + (", ..." if skipped_files["count"] > 3 else "")
         click.echo(
             f"redecode: note: {skipped_files['count']} file(s) in the inputs were not read (not named "
-            f".warc, .warc.gz, .arc, .arc.gz or .parquet): {shown}; see files_not_read in {out}/_run.json",
+            f"{suffix_list()}): {shown}; see files_not_read in {out}/_run.json",
             err=True,
         )
     if as_json:

@@ -18,15 +18,16 @@ import random
 import pytest
 from warcio.archiveiterator import ArchiveIterator as WarcioIterator
 
-from redecode import archive
+from redecode import warc
 from redecode.archive import (
     ArchiveError,
     ArchiveRecord,
     find_record_start,
-    iter_inputs,
     iter_records,
     read_record_at,
 )
+
+from redecode.inputs import iter_inputs
 
 import shared_paths
 
@@ -171,7 +172,7 @@ def test_auto_uses_fastwarc_on_clean_files(path, monkeypatch):
     def no_fallback(*a, **k):
         raise AssertionError("auto fell back to warcio on a clean file")
 
-    monkeypatch.setattr(archive, "_iter_warcio", no_fallback)
+    monkeypatch.setattr(warc, "_iter_warcio", no_fallback)
     recs, err = read_all(path)
     assert err is None and recs
 
@@ -186,17 +187,17 @@ def test_auto_hands_back_to_fastwarc(tmp_path, monkeypatch):
     p = tmp_path / "odd.warc"
     p.write_bytes(data[: r.offset] + odd + data[head_end:])
     by_warcio = []
-    real = archive._iter_warcio
+    real = warc._iter_warcio
 
     def counting(*a, **k):
         for raw in real(*a, **k):
             by_warcio.append(raw.offset)
             yield raw
 
-    monkeypatch.setattr(archive, "_iter_warcio", counting)
+    monkeypatch.setattr(warc, "_iter_warcio", counting)
     auto = _outcome(str(p), "auto")
     assert by_warcio == [r.offset]
-    monkeypatch.setattr(archive, "_iter_warcio", real)
+    monkeypatch.setattr(warc, "_iter_warcio", real)
     assert auto == _outcome(str(p), "warcio")
     assert len(auto[0]) == len(recs) and auto[1] is None
 
@@ -204,7 +205,7 @@ def test_auto_hands_back_to_fastwarc(tmp_path, monkeypatch):
 def test_bench_like_file_stays_on_fastwarc(monkeypatch):
     """A generated multi-record gzip WARC of the benchmark's shape never falls back."""
     path = _local("generated/codings.warc.gz")
-    monkeypatch.setattr(archive, "_iter_warcio", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
+    monkeypatch.setattr(warc, "_iter_warcio", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
     assert len(read_all(path, max_record_bytes=1 << 20)[0]) == len(CODINGS["cases"])
 
 
@@ -389,7 +390,7 @@ def test_huge_record_not_loaded(tmp_path):
             fh.write(block)
         fh.write(b"\r\n\r\n")
     read_bytes = []
-    real = archive._read_block
+    real = warc._read_block
 
     def archive_read_block(read, n, cap):
         def counting(k):
@@ -402,10 +403,10 @@ def test_huge_record_not_loaded(tmp_path):
     for reader in ("auto", "warcio"):
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         try:
-            archive._read_block = archive_read_block
+            warc._read_block = archive_read_block
             recs, err = read_all(str(path), reader=reader, max_record_bytes=1024 * 1024)
         finally:
-            archive._read_block = real
+            warc._read_block = real
         assert err is None and len(recs) == 1
         assert recs[0].error_kind == "too-large" and recs[0].http_status == 200 and recs[0].payload is None
         assert recs[0].payload_length == size

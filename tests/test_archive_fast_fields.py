@@ -12,7 +12,7 @@ import io
 import pytest
 from fastwarc.warc import ArchiveIterator
 
-from redecode import archive
+from redecode import archive, warc
 
 HEADS = [
     b"WARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\nWARC-Date: 2026-01-01T00:00:00Z\r\n"
@@ -43,9 +43,9 @@ def test_layout_fields_equal_byte_fields(fields):
     rec.headers.write(buf)
     head = buf.getvalue()
     assert head.isascii()
-    want = archive._fast_fields(head, rec.headers.items_bytes)
-    assert archive._layout_fields(rec.headers) == want
-    assert archive._layout_fields(rec.headers) == want  # cached layout
+    want = warc._fast_fields(head, rec.headers.items_bytes)
+    assert warc._layout_fields(rec.headers) == want
+    assert warc._layout_fields(rec.headers) == want  # cached layout
     assert want["content-length"] == "5"
 
 

@@ -23,11 +23,10 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from redecode.backfill import (
+from redecode.backfill import BackfillError, backfill
+from redecode.equivalence import (
     WHATWG_BYTE_TABLES,
-    BackfillError,
     ascii_compatible,
-    backfill,
     byte_table,
     python_units,
     same_text,

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from redecode import spark, storage
+from redecode import executors, storage
 
 
 def _check(message: str, extra: str) -> None:
@@ -19,7 +19,7 @@ def test_spark_extra_message(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspark", None)  # makes ``import pyspark...`` raise ImportError
     monkeypatch.setitem(sys.modules, "pyspark.sql", None)
     with pytest.raises(ImportError) as info:
-        spark._spark_session("local[1]", "test", None)
+        executors._spark_session("local[1]", "test", None)
     _check(str(info.value), "spark")
 
 

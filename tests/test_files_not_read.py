@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from redecode import archive, storage
+from redecode import inputs as expansion
 from redecode.job import FILES_NOT_READ_LISTED, run
 from redecode_jobs.cli import cli
 
@@ -25,8 +25,8 @@ ARCHIVE = sorted((ROOT / "sample_warcs").glob("*.warc.gz"))[0]
     ("archive.txt", False), ("warc.md", False),
 ])
 def test_looks_like_archive(name, looks):
-    assert archive.looks_like_archive(name) is looks
-    assert archive.looks_like_archive(f"/some/dir/{name}") is looks
+    assert expansion.looks_like_archive(name) is looks
+    assert expansion.looks_like_archive(f"/some/dir/{name}") is looks
 
 
 @pytest.fixture
@@ -41,14 +41,14 @@ def inputs(tmp_path) -> Path:
 
 def test_iter_inputs_and_expand_inputs_report_them(inputs):
     not_read: list[str] = []
-    assert archive.iter_inputs([inputs], not_read) == [str(inputs / ARCHIVE.name)]
+    assert expansion.iter_inputs([inputs], not_read) == [str(inputs / ARCHIVE.name)]
     assert not_read == [str(inputs / "a.wacz"), str(inputs / "sub" / "b.warc.gz.bad")]
     not_read = []
-    assert storage.expand_inputs([str(inputs / "**" / "*")], not_read) == [str(inputs / ARCHIVE.name)]
+    assert expansion.expand_inputs([str(inputs / "**" / "*")], not_read) == [str(inputs / ARCHIVE.name)]
     assert not_read == [str(inputs / "a.wacz"), str(inputs / "sub" / "b.warc.gz.bad")]
     # a file named on the command line is read whatever its name: nothing to report
     not_read = []
-    assert archive.iter_inputs([inputs / "a.wacz"], not_read) == [str(inputs / "a.wacz")]
+    assert expansion.iter_inputs([inputs / "a.wacz"], not_read) == [str(inputs / "a.wacz")]
     assert not_read == []
 
 

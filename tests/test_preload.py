@@ -19,7 +19,8 @@ SAMPLES = os.path.join(ROOT, "sample_warcs")
 # (undeclared legacy pages included: the detectors run), and report which modules that loaded.
 _PROBE = r"""
 import json, sys
-from redecode.archive import iter_inputs, iter_records
+from redecode.archive import iter_records
+from redecode.inputs import iter_inputs
 from redecode.job import process_archive
 from redecode.rules import get_rules
 rules = get_rules(sys.argv[1])

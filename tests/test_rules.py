@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from redecode import procedures, sniff
 from redecode import rules as R
 from redecode.decode import decode as whatwg_decode
 from redecode.labels import ENCODING_NAMES
@@ -136,7 +137,7 @@ def test_version_changes_change_digest(monkeypatch, target, attr):
 def test_tld_default_table_changes_browser_digest(monkeypatch):
     before = {n: r.digest for n, r in R.RULES.items()}
     R._digest.cache_clear()
-    monkeypatch.setitem(R._sniff.TLD_DEFAULTS, "ua", "windows-1251")
+    monkeypatch.setitem(sniff.TLD_DEFAULTS, "ua", "windows-1251")
     try:
         after = {n: r.digest for n, r in R.RULES.items()}
     finally:
@@ -279,7 +280,7 @@ def test_seed_undeclared_utf8_and_detector_and_default():
     payload = page(GERMAN).encode("cp1252")
     best = charset_normalizer.from_bytes(payload).best()
     d, r = seed(payload)
-    assert d.source == "detector" and d.codec == R._text_codec(best.encoding)
+    assert d.source == "detector" and d.codec == procedures.text_codec(best.encoding)
     assert r.text == payload.decode(best.encoding, errors="replace")
     assert d.detector.startswith("charset-normalizer@") and 0 <= d.detector_confidence <= 1
 

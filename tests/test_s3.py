@@ -22,7 +22,7 @@ import pytest
 pytest.importorskip("s3fs", reason="s3fs not installed (pip install '.[s3]')")
 moto_server = pytest.importorskip("moto.server", reason="moto[server] not installed (pip install 'moto[server]')")
 
-from redecode import archive, job, spark, storage  # noqa: E402
+from redecode import archive, inputs, job, spark, storage  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE = os.path.normpath(os.path.join(HERE, "..", "sample_warcs"))
@@ -61,7 +61,7 @@ def s3():
     client.create_bucket(Bucket="run-out")
     fs, _ = storage.filesystem("s3://arc-in")
     names = []
-    for path in archive.iter_inputs([SAMPLE]):
+    for path in inputs.iter_inputs([SAMPLE]):
         name = os.path.basename(path)
         fs.put_file(path, f"arc-in/crawl/{name}")
         names.append(name)
@@ -155,7 +155,7 @@ def test_ranged_read_of_records_by_offset(s3, local_run):
 
 def test_ranged_reader_streams_with_growing_blocks(s3):
     """Reading a whole object: the bytes are the file's, in few GETs (the block doubles)."""
-    path = archive.iter_inputs([SAMPLE])[0]
+    path = inputs.iter_inputs([SAMPLE])[0]
     with open(path, "rb") as f:
         want = f.read()
     with storage.open_input(f"s3://arc-in/crawl/{os.path.basename(path)}", min_block=4096, max_block=65536) as f:
@@ -168,27 +168,27 @@ def test_ranged_reader_streams_with_growing_blocks(s3):
 
 
 def test_expand_remote_inputs(s3):
-    crawl = [f"s3://arc-in/crawl/{os.path.basename(p)}" for p in archive.iter_inputs([SAMPLE])]
-    assert storage.expand_inputs(["s3://arc-in/crawl/"]) == crawl
-    assert storage.expand_inputs(["s3://arc-in/crawl/*.warc.gz"]) == [u for u in crawl if u.endswith(".warc.gz")]
-    assert storage.expand_inputs(["@s3://arc-in/list.txt"]) == crawl
+    crawl = [f"s3://arc-in/crawl/{os.path.basename(p)}" for p in inputs.iter_inputs([SAMPLE])]
+    assert inputs.expand_inputs(["s3://arc-in/crawl/"]) == crawl
+    assert inputs.expand_inputs(["s3://arc-in/crawl/*.warc.gz"]) == [u for u in crawl if u.endswith(".warc.gz")]
+    assert inputs.expand_inputs(["@s3://arc-in/list.txt"]) == crawl
     with pytest.raises(FileNotFoundError):
-        storage.expand_inputs(["s3://arc-in/nothing/*.warc.gz"])
+        inputs.expand_inputs(["s3://arc-in/nothing/*.warc.gz"])
 
 
 def test_expand_remote_reports_archive_like_files_not_read(s3):
     s3.pipe_file("arc-in/mixed/a.wacz", b"x")
     s3.pipe_file("arc-in/mixed/README.md", b"x")
-    for p in archive.iter_inputs([SAMPLE]):
+    for p in inputs.iter_inputs([SAMPLE]):
         if p.endswith(".warc.gz"):
             s3.put_file(p, f"arc-in/mixed/{os.path.basename(p)}")
             break
     not_read: list[str] = []
-    got = storage.expand_inputs(["s3://arc-in/mixed/"], not_read)
+    got = inputs.expand_inputs(["s3://arc-in/mixed/"], not_read)
     assert [u.rsplit("/", 1)[1] for u in got] == [os.path.basename(p)]
     assert not_read == ["s3://arc-in/mixed/a.wacz"]
     not_read = []
-    storage.expand_inputs(["s3://arc-in/mixed/*"], not_read)
+    inputs.expand_inputs(["s3://arc-in/mixed/*"], not_read)
     assert not_read == ["s3://arc-in/mixed/a.wacz"]
 
 

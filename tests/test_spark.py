@@ -16,7 +16,7 @@ import time
 import pyarrow.parquet as pq
 import pytest
 
-from redecode import archive, job, spark
+from redecode import inputs, job, spark
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE = os.path.normpath(os.path.join(HERE, "..", "sample_warcs"))
@@ -57,7 +57,7 @@ def local_run(tmp_path_factory):
 
 def _sample_list(tmp_path) -> str:
     """An ``@list`` file naming the sample inputs, one per line, as the local run expands them."""
-    paths = archive.iter_inputs([SAMPLE])
+    paths = inputs.iter_inputs([SAMPLE])
     listing = tmp_path / "inputs.txt"
     listing.write_text("# the sample crawl\n" + "\n".join(paths) + "\n\n", encoding="utf-8")
     return str(listing)
@@ -126,7 +126,7 @@ def test_spark_local2_equals_local_executor(spark_session, local_run, tmp_path):
 
 
 def _first_shard() -> job.Shard:
-    path = archive.iter_inputs([SAMPLE])[0]
+    path = inputs.iter_inputs([SAMPLE])[0]
     return job.Shard(path, 0, *job.plan_shards(path)[0])
 
 
@@ -184,13 +184,13 @@ def test_marker_for_other_rules_is_redone(local_run, tmp_path):
 
 
 def test_list_file_relative_entries_and_comments(tmp_path):
-    from redecode import storage
+    from redecode.inputs import expand_inputs
 
     (tmp_path / "a.warc.gz").write_bytes(b"")
     (tmp_path / "sub").mkdir()
     listing = tmp_path / "sub" / "list.txt"
     listing.write_text("# comment\n../a.warc.gz\n\n/abs/b.warc.gz\ns3://bucket/c.warc.gz\n", encoding="utf-8")
-    assert storage.expand_inputs(["@" + str(listing)]) == sorted(
+    assert expand_inputs(["@" + str(listing)]) == sorted(
         [os.path.join(str(tmp_path / "sub"), "../a.warc.gz"), "/abs/b.warc.gz", "s3://bucket/c.warc.gz"]
     )
 

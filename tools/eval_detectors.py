@@ -88,7 +88,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from redecode.detect import detect_raw, standard_encoding
+from redecode.detect import DETECTORS, detect_raw, standard_encoding
 
 try:
     from redecode.decode import decode as _whatwg_decode
@@ -148,15 +148,9 @@ def _sampled(name: str, max_bytes: int, min_nonascii: int, consult_bytes: int | 
     return run
 
 
-ENGINES: dict[str, Engine] = {
-    "chardetng": _single("chardetng"),
-    "cchardet": _single("cchardet"),
-    "charset-normalizer": _single("charset-normalizer"),
-    "chardetng>cchardet": _chardetng_then_cchardet,
-    "cchardet>chardetng": _cchardet_then_chardetng,
-    "majority": _single("majority"),
-    "cascade": _single("cascade"),
-}
+ENGINES: dict[str, Engine] = {name: _single(name) for name in DETECTORS}  # every shipped engine
+ENGINES["chardetng>cchardet"] = _chardetng_then_cchardet
+ENGINES["cchardet>chardetng"] = _cchardet_then_chardetng
 # Sampled variants, ``engine@MIN_NONASCII/MAX_BYTES[/CONSULT_BYTES]`` (see
 # redecode.detect.detector_sample), e.g. ``cascade@2048/4096/2048`` (the default rules'
 # detector); any such name given to --engines is built on demand.

@@ -198,7 +198,7 @@ MAX_CHECKS = 64  # beyond this many presence checks a codec is not worth trying
 
 
 def analyse_codec(name: str, codec: str) -> dict:
-    """Compare *codec* with the standard's decoder (``redecode.decode._decode_tokens``, itself tested
+    """Compare *codec* with the standard's decoder (``redecode.decode.decode_spec_path``, itself tested
     exhaustively against an independent reference) on every unit the codec accepts.
 
     Returns ``codec``, ``agree``/``disagree`` (unit counts) and the three parts of the fast path's
@@ -224,15 +224,15 @@ def analyse_codec(name: str, codec: str) -> dict:
     a disagreeing one either produced a fixed character (replaced by the standard's output, same
     bytes consumed, same state after) or triggers the slow path. So the whole outputs are equal.
     """
-    from redecode.decode import _decode_tokens
+    from redecode.decode import decode_spec_path
 
-    units = [(u, text, _decode_tokens(u, name)) for u, text in codec_units(codec)]
+    units = [(u, text, decode_spec_path(u, name)) for u, text in codec_units(codec)]
 
     def initial_after(u: bytes) -> bool:
-        su = _decode_tokens(u, name)
+        su = decode_spec_path(u, name)
         for b in range(256):
-            sb = _decode_tokens(bytes([b]), name)
-            whole = _decode_tokens(u + bytes([b]), name)
+            sb = decode_spec_path(bytes([b]), name)
+            whole = decode_spec_path(u + bytes([b]), name)
             if whole != (su[0] + sb[0], su[1] + sb[1]):
                 return False
         return True
@@ -292,7 +292,7 @@ def analyse_iso2022jp() -> dict:
     escape sequence alone decodes to nothing in both). After every such unit both decoders stay in
     the state they were in (the shape check guarantees what follows), so ``initial_after`` holds.
     """
-    from redecode.decode import _decode_iso2022jp_slow
+    from redecode.decode import decode_spec_path
 
     compared = []
     for prefix in (b"", b"\x1b(J", b"\x1b$@", b"\x1b$B"):
@@ -306,7 +306,7 @@ def analyse_iso2022jp() -> dict:
             except UnicodeDecodeError:
                 assert prefix[1:2] == b"$" or u[0] >= 0x80, (prefix, u)  # every other byte decodes
                 continue
-            compared.append((u, text, _decode_iso2022jp_slow(prefix + u)))
+            compared.append((u, text, decode_spec_path(prefix + u, "ISO-2022-JP")))
     return classify("iso2022_jp", compared, lambda u: True)
 
 

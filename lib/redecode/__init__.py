@@ -1,11 +1,11 @@
 """warc-redecode: re-decode archived web pages the way browsers decode them.
 
-The data flows one way: archive -> record -> decision -> text -> row -> Parquet.
-One module per concept: ``labels`` (Encoding Standard labels), ``mime`` (MIME types),
-``prescan`` (HTML prescan and head scan), ``sniff`` (the encoding decision), ``detect``
-(statistical detection), ``decode`` (Encoding Standard decoders), ``archive`` (WARC/ARC
-reading), ``schema`` and ``writer`` (Parquet), ``job`` (the run), ``diff``, ``backfill``,
-``query``, ``rules`` (named, versioned rule sets).
+The data flows one way: archive -> record -> decision -> text -> row -> Parquet. One module per
+concept (docs/DESIGN.md has the table and where to change what): ``labels``, ``decode``, ``mime``,
+``prescan``, ``sniff``, ``detect`` (the decision and the decoders); ``procedures``, ``rules``,
+``equivalence`` (rule sets); ``storage``, ``record``, ``warc``, ``rawparquet``, ``archive``,
+``inputs`` (reading); ``schema``, ``writer``, ``row`` (rows and Parquet); ``executors``,
+``rundir``, ``job``, ``spark``, ``backfill``, ``diff``, ``query`` (runs and their outputs).
 """
 
 __version__ = "0.1.0"

@@ -63,12 +63,13 @@ import re
 import sys
 from array import array
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable, Iterable
 
 from . import _tables
 from .labels import ENCODING_NAMES, get_encoding
 
-__all__ = ["DECODER_VERSION", "TABLES_REVISION", "DecodeResult", "bom_sniff", "decode"]
+__all__ = ["DECODER_VERSION", "TABLES_REVISION", "DecodeResult", "bom_sniff", "decode", "decode_spec_path",
+           "decoder_family"]
 
 #: whatwg/encoding revision of the tables (goes into the rules digest).
 TABLES_REVISION: str = _tables.WHATWG_ENCODING_REVISION
@@ -105,7 +106,9 @@ class DecodeResult:
 def bom_sniff(data: bytes) -> str | None:
     """Encoding Standard "BOM sniff": ``"UTF-8"``, ``"UTF-16BE"``, ``"UTF-16LE"`` or None.
 
-    Looks at the first 3 bytes only: ``EF BB BF``, ``FE FF``, ``FF FE``. No UTF-32.
+    Looks at the first 3 bytes only: ``EF BB BF``, ``FE FF``, ``FF FE`` (so ``FF FE 00 00`` is
+    UTF-16LE: the Encoding Standard has no UTF-32). The one BOM sniff of this project: the encoding
+    decision (:mod:`redecode.sniff`) and every rule-set procedure use it.
     """
     if data[:3] == b"\xef\xbb\xbf":
         return "UTF-8"
@@ -231,8 +234,12 @@ def _index_at(index: str, pointer: int | None) -> str | None:
     return None if c == _NULL else c
 
 
-def _lead_table(leads: range | list[int], pair: Callable[[int, int], str | None]) -> dict[str, str]:
-    table: dict[str, str] = {}
+def _lead_table(leads: range | list[int], pair: Callable[[int, int], str | None],
+                errors: Iterable[int] = ()) -> dict[str, str]:
+    """Tokens of a two-byte decoder: each lead byte alone (an error at the end of the input), each
+    lead byte followed by any byte (``pair``'s character, or an error per :func:`_trail_error`),
+    and each byte of *errors* alone (an error)."""
+    table: dict[str, str] = dict.fromkeys(map(chr, errors), _FFFD)
     for lead in leads:
         table[chr(lead)] = _FFFD  # lead byte then end of queue
         for b in range(256):
@@ -278,9 +285,7 @@ def _build_big5() -> dict[str, str]:
             return _BIG5_SPECIAL[pointer]
         return _index_at(big5, pointer)
 
-    table = _lead_table(range(0x81, 0xFF), pair)
-    table["\x80"] = table["\xff"] = _FFFD
-    return table
+    return _lead_table(range(0x81, 0xFF), pair, errors=(0x80, 0xFF))
 
 
 def _build_euc_kr() -> dict[str, str]:
@@ -290,9 +295,7 @@ def _build_euc_kr() -> dict[str, str]:
         pointer = (lead - 0x81) * 190 + (b - 0x41) if 0x41 <= b <= 0xFE else None
         return _index_at(euc_kr, pointer)
 
-    table = _lead_table(range(0x81, 0xFF), pair)
-    table["\x80"] = table["\xff"] = _FFFD
-    return table
+    return _lead_table(range(0x81, 0xFF), pair, errors=(0x80, 0xFF))
 
 
 def _build_euc_jp() -> dict[str, str]:
@@ -964,3 +967,33 @@ _DECODERS.update(
     }
 )
 assert set(_DECODERS) == set(ENCODING_NAMES), set(ENCODING_NAMES) ^ set(_DECODERS)
+
+_FAMILIES = {
+    _decode_single_byte: "single-byte",
+    _decode_multibyte: "multi-byte",
+    _decode_utf8: "UTF-8",
+    _decode_utf16: "UTF-16",
+    _decode_iso2022jp: "ISO-2022-JP",
+    _decode_replacement: "replacement",
+}
+
+
+def decoder_family(encoding: str) -> str | None:
+    """Which of the Encoding Standard's decoders *encoding* (a canonical name) runs: ``single-byte``
+    (the "single-byte decoder", also x-user-defined's here), ``multi-byte`` (the gb18030/GBK,
+    Big5, EUC-JP, Shift_JIS and EUC-KR decoders, which keep no state between characters),
+    ``UTF-8``, ``UTF-16``, ``ISO-2022-JP`` (stateful: escapes switch modes) or ``replacement``;
+    None for a name that is not a canonical encoding name. For code that reasons about decoders
+    (:mod:`redecode.equivalence`)."""
+    return _FAMILIES.get(_DECODERS.get(encoding))  # type: ignore[arg-type]
+
+
+def decode_spec_path(data: bytes, encoding: str) -> tuple[str, int]:
+    """``(text, errors)`` of *data* by the spec-exact path of a multi-byte or ISO-2022-JP decoder,
+    never the fast path through a Python codec (``tools/gen_tables.py`` proves the fast path equal
+    to it). No BOM sniffing. ``KeyError`` for another encoding."""
+    if encoding == "ISO-2022-JP":
+        return _decode_iso2022jp_slow(data)
+    if _DECODERS[encoding] is not _decode_multibyte:
+        raise KeyError(f"{encoding} has no spec path apart from its decoder")
+    return _decode_tokens(data, encoding)

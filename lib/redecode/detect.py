@@ -1,127 +1,44 @@
 """Statistical encoding detection, answers restricted to the Encoding Standard's encodings.
 
-This is the last-but-one step of the encoding decision (issue "Browser-exact encoding
-decisions", step 7 ``detector``): a page that declares nothing and is not valid UTF-8 gets the
-encoding a statistical detector guesses, with the record's top-level domain as a hint, as
-Firefox does with chardetng. It is the only module that imports the detector libraries.
-
-Spec concept -> function:
+Contract. The detector step of the encoding decision (HTML Standard "determining the character
+encoding": "the user agent may attempt to autodetect the character encoding from applying
+frequency analysis or other algorithms to the data stream"; this project's step 7, ``detector``):
+a page that declares nothing and is not valid UTF-8 gets the encoding an engine guesses, with the
+record's top-level domain as a hint, as Firefox does with chardetng. The only module that imports
+the detector libraries (chardetng-py, cchardet, charset-normalizer).
 
 =====================================================  ===============================
 concept                                                here
 =====================================================  ===============================
-detection, restricted to Encoding Standard encodings   :func:`detect`
+detection, restricted to Encoding Standard encodings   :func:`detect` (mapped),
+                                                       :func:`detect_raw` (as answered)
 a detector's (or Python codec's) name -> the standard  :func:`standard_encoding`
   encoding it names or nearest to it
-the detector engines a rule set may name               :data:`ENGINES`
+the detector engines a rule set may name               :data:`DETECTORS` (one class each)
 the bounded part of a page the engines read            :func:`detector_sample`
 =====================================================  ===============================
 
-Engines (``engine=`` argument):
+Engines: ``chardetng`` (confidence 0.99/0.01: its yes/no assessment), ``charset-normalizer``
+(``1 - chaos``), ``cchardet`` (its confidence clamped to 0..1), ``majority`` (the standard
+encoding at least two of the three name, else chardetng's; confidence the share that agree) and
+``cascade`` (the default: chardetng, and the majority only on its :data:`CASCADE_CONSULT`
+answers, asking charset-normalizer only when cchardet disagrees with chardetng).
+``detector`` is ``name@version`` (:func:`detector_id`).
 
-``chardetng`` (package ``chardetng-py``, Firefox's detector)
-    ``EncodingDetector.feed(payload, last=True)`` (``last=False`` on a sample, see below) then
-    ``guess_assess(tld=..., allow_utf8=...)``.
-    chardetng answers Encoding Standard encodings (chardetng-py names some by their Python codec,
-    e.g. ``cp874`` for windows-874; mapped with :func:`standard_encoding`). It has no numeric
-    confidence: it returns
-    the guess and a boolean, true when the guessed encoding scored higher than the TLD-based
-    fallback. We map that boolean the way chardetng-py's own ``compat.detect`` does:
-    true -> 0.99, false -> 0.01 (``chardetng_py.constants.CONFIDENCE_HIGH``/``LOW``).
-    ``allow_utf8`` (default false, as Firefox passes for web content): chardetng answers UTF-8
-    only for input that is entirely valid UTF-8, which the decision's own ``utf8-valid`` step
-    has already taken, so it matters only for rules that turn that step off.
-``charset-normalizer``
-    ``charset_normalizer.from_bytes(payload).best()``; confidence ``1 - chaos`` (the formula of
-    charset-normalizer's own ``detect()``). Answers are Python codec names (``cp1250``,
-    ``latin_1``...), mapped with :func:`standard_encoding`. No TLD hint.
-``cchardet`` (package ``cchardet``, uchardet)
-    ``cchardet.detect(payload)``; its confidence, clamped to 0..1 (uchardet can exceed 1).
-    Answers are uchardet names (``WINDOWS-1252``, ``EUC-TW``...), mapped with
-    :func:`standard_encoding`. No TLD hint.
+Answers outside the Encoding Standard are mapped by :func:`standard_encoding`: first as an
+Encoding Standard label ("get an encoding"), then through Python's codec registry, then through
+:data:`NEAREST` (a superset decoder of the standard covers the answer); anything else (UTF-32,
+EUC-TW, Johab, IBM855, ISO-2022-KR and HZ, whose standard label means ``replacement``) is dropped:
+:func:`detect` returns None and the decision falls through to its default step.
 
-Answers outside the Encoding Standard: :func:`standard_encoding` maps a name first as an
-Encoding Standard label ("get an encoding": ``ISO-8859-1``/``ascii`` -> windows-1252,
-``TIS-620`` -> windows-874, ``ISO-8859-9`` -> windows-1254, ``GB2312`` -> GBK ...), then through
-Python's codec registry to the encoding whose labels Python resolves to the same codec
-(``latin_1`` -> windows-1252, ``cp932`` -> Shift_JIS), then through :data:`NEAREST` (a superset
-decoder of the Encoding Standard covers the answer: ``cp949``/``UHC`` -> EUC-KR, ``big5hkscs`` ->
-Big5, ``mac_cyrillic`` -> x-mac-cyrillic, ``utf_8_sig`` -> UTF-8 ...). Anything else (UTF-32,
-EUC-TW, Johab, IBM855, ISO-2022-KR and HZ, whose standard label means ``replacement``) is
-dropped: :func:`detect` returns None and the decision falls through to its default step. The
-answer as given, and how it was mapped (``exact``/``label``/``codec``/``nearest``/``dropped``),
-are in :func:`detect_raw`'s :class:`RawDetection`.
+Bounded input (``max_bytes``/``min_nonascii``/``consult_bytes``): the engines see
+:func:`detector_sample` of the payload, a pure function of it, so a decision replays.
 
-``majority``
-    runs chardetng (with the TLD), cchardet and charset-normalizer and takes the standard
-    encoding at least two of them name; with no majority, chardetng's answer. Confidence: the
-    share of engines that named the answer (2/3 or 1), 1/3 when chardetng's answer stands alone.
-    ``detector`` is ``majority(chardetng@V,cchardet@V,charset-normalizer@V)``.
-``cascade`` (the default)
-    chardetng (with the TLD) first; its answer stands unless it is in :data:`CASCADE_CONSULT`
-    (windows-1251, windows-1252: chardetng never answers x-mac-cyrillic and calls those pages
-    one of these two). Then the majority of the three as above, short-circuited: cchardet is
-    asked, and charset-normalizer only when cchardet disagrees with chardetng (two agreeing
-    engines are a majority whatever the third says), so a consulted answer is always
-    ``majority``'s on the same bytes. Confidence: chardetng's own (0.99/0.01) when nobody was
-    consulted, else the share of the three engines known to name the answer (2/3, or 1/3 when
-    chardetng's stands alone). ``detector`` is ``cascade(chardetng@V,cchardet@V,
-    charset-normalizer@V;consult=windows-1251,windows-1252)``.
+How the engines are asked and how the default was chosen (measurements): docs/detectors.md.
 
-Bounded input (``max_bytes``/``min_nonascii``/``consult_bytes`` of :func:`detect`; the rules
-parameters ``detector_max_bytes``/``detector_min_nonascii``/``detector_consult_bytes``): the
-engines see :func:`detector_sample` of the payload, at most ``max_bytes`` bytes: the payload
-itself when it is that short, else its lines holding non-ASCII (or ESC) bytes, in order, until
-``min_nonascii`` such bytes are in, cut between characters. chardetng is then told that the
-stream does not end there (``feed(last=False)``), so a character cut at the end is no error.
-``cascade`` gives the engines it consults only the first ``consult_bytes`` of that sample (cut
-the same way). Detection cost grows with the bytes read (whole pages of the benchmark crawl,
-median 27 KB: chardetng about 5 ms a page, cchardet 14, charset-normalizer 4); browsers, too,
-look at a bounded part of the page (Chromium's detector at the first chunk it receives).
-
-Measured (``tools/eval_detectors.py --repeat 3``, 2026-11-29): share of pages decoded to their
-true text, answers restricted to the Encoding Standard; ms/page = process CPU time per page,
-fastest of 3 passes, on 2 cores shared with other jobs (read them as ratios; majority's from
-an earlier run of the same command). ``@K/M/C`` = ``min_nonascii``/``max_bytes``/``consult_bytes``:
-
-=========================================  =====  =========  ========  =================
-data set                                   pages  chardetng  majority  cascade@2048/4096
-                                                  whole      whole     /2048 (default)
-=========================================  =====  =========  ========  =================
-bench crawl, undeclared legacy pages         165     100.0%    100.0%     100.0%
-  ms/page                                              5.34     22.72       1.31
-bench crawl, all legacy pages               1070     100.0%    100.0%     100.0%
-  ms/page                                              6.66     25.91       1.15
-chardet-tests without declarations           207      88.9%     98.1%      98.1%
-  of which reach the detector (not UTF-8)    192      94.3%     99.0%      99.0%
-  ms/page (those 192)                                  2.41      9.48       0.67
-=========================================  =====  =========  ========  =================
-
-Other variants (bench undeclared / chardet-tests detector step; ms/page on the bench, from
-runs where the shipped variant took 1.52 ms, i.e. under heavier load): ``chardetng@2048/4096``
-alone 100% / 94.3%, 0.64 ms in the table's run (exactly chardetng's accuracy: the cheapest
-variant meeting issue 3's floor, but it keeps chardetng's 9 x-mac-cyrillic misses);
-``cascade@2048/4096`` (consulted engines see the whole sample) 100% / 99.0%, 2.09 ms;
-``cascade@1024/4096`` 100% / 99.0%, 1.44 ms, but chardetng alone on that sample loses a page;
-``cascade@2048/8192`` 100% / 99.0%, 2.86 ms; ``cascade@2048/4096/1024`` 100% / 99.0%, 1.37 ms,
-but one miss (windows-1252 -> windows-1250) among the bench's 1070 legacy pages. Measured
-before the cut between characters existed: chardetng on a sample cut inside a character lost
-GBK and EUC-JP pages (a split character at the end of input disqualifies a multi-byte
-encoding). Plain byte prefixes (first 4/8/16 KB) were slower on Latin pages and lost pages
-whose first non-ASCII byte comes late (up to 58 KB in on the bench).
-
-``cascade`` with ``2048/4096/2048`` is the detector of ``browser-2026.11``: as accurate as
-``majority`` on every set above (it made no mistake that chardetng did not), about 17x cheaper
-than ``majority`` and 4x cheaper than chardetng on whole pages. Per page on the bench: the
-sample ~0.07 ms, chardetng on it ~0.6 ms, plus cchardet (and, when it disagrees,
-charset-normalizer) on the 73 of 165 pages chardetng calls windows-1251/1252, ~1.5 ms each,
-~0.65 ms averaged over all pages: 0.22 s of CPU for the crawl's 165 pages. The sample and
-the short-circuit are pure functions of the payload: the same bytes always give the same
-answer.
-
-Deviations: the detectors read a bounded sample of the page (above), made of the lines that
-hold non-ASCII bytes rather than a contiguous prefix; Firefox feeds chardetng the document as
-it arrives, Chromium's detector reads the first chunk.
+Deviations: the detectors read a bounded sample of the page, made of the lines that hold non-ASCII
+bytes rather than a contiguous prefix (``test_detect.py::test_default_rules_detect_on_a_bounded_sample``);
+Firefox feeds chardetng the document as it arrives, Chromium's detector reads the first chunk.
 """
 
 from __future__ import annotations
@@ -131,7 +48,7 @@ import importlib.metadata
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 
 from .labels import LABELS, get_encoding
 from .sniff import Detection
@@ -142,7 +59,9 @@ __all__ = [
     "DEFAULT_ENGINE",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MIN_NONASCII",
+    "DETECTORS",
     "ENGINES",
+    "Engine",
     "NEAREST",
     "RawDetection",
     "detect",
@@ -154,14 +73,6 @@ __all__ = [
     "standard_encoding",
 ]
 
-#: Engine name -> distribution whose version is recorded (``name@version``).
-ENGINES: dict[str, str] = {
-    "chardetng": "chardetng-py",
-    "charset-normalizer": "charset-normalizer",
-    "cchardet": "cchardet",
-    "majority": "",
-    "cascade": "",
-}
 #: The engines ``majority`` asks, in tie-break order (the first one's answer wins a tie).
 MAJORITY_OF: tuple[str, ...] = ("chardetng", "cchardet", "charset-normalizer")
 #: chardetng answers after which ``cascade`` asks the other two engines: chardetng never answers
@@ -283,21 +194,9 @@ def detector_id(engine: str) -> str:
     """``name@version`` of *engine*'s installed package, e.g. ``chardetng@0.3.5``.
 
     ``majority`` is ``majority(chardetng@V,cchardet@V,charset-normalizer@V)``. Raises
-    ``KeyError`` for an engine not in :data:`ENGINES`.
+    ``KeyError`` for an engine not in :data:`DETECTORS`.
     """
-    dist = ENGINES[engine]
-    if engine in ("majority", "cascade"):
-        inner = ",".join(detector_id(e) for e in MAJORITY_OF)
-        if engine == "cascade":
-            inner += ";consult=" + ",".join(sorted(CASCADE_CONSULT))
-        return f"{engine}({inner})"
-    if engine == "cchardet":
-        # faust-cchardet and cchardet install the same import package; record the one whose
-        # code is actually loaded.
-        import cchardet
-
-        return f"cchardet@{getattr(cchardet, '__version__', _version(dist))}"
-    return f"{engine}@{_version(dist)}"
+    return DETECTORS[engine].id()
 
 
 def _tld_hint(tld: str | None) -> bytes | None:
@@ -418,8 +317,8 @@ def detect_raw(
     (cut at a character boundary as :func:`detector_sample` cuts a line; None: all of it).
     Raises ``ValueError`` for an unknown engine or a bound below 1; never raises on any payload.
     """
-    if engine not in ENGINES:
-        raise ValueError(f"unknown detector engine {engine!r}; known: {', '.join(ENGINES)}")
+    if engine not in DETECTORS:
+        raise ValueError(f"unknown detector engine {engine!r}; known: {', '.join(DETECTORS)}")
     if consult_bytes is not None and consult_bytes < 1:
         raise ValueError("detector consult_bytes must be at least 1")
     data = bytes(payload)
@@ -428,25 +327,7 @@ def detect_raw(
         sample = detector_sample(data, max_bytes=max_bytes, min_nonascii=min_nonascii)
         whole = len(sample) == len(data)
         data = sample
-    if engine == "majority":
-        votes = [_run(e, data, tld, allow_utf8, whole) for e in MAJORITY_OF]
-        return _vote(votes, detector_id(engine))
-    if engine == "cascade":
-        first = _run("chardetng", data, tld, allow_utf8, whole)
-        if first.encoding not in CASCADE_CONSULT:
-            return RawDetection(answer=first.answer, encoding=first.encoding,
-                                mapping=first.mapping, confidence=first.confidence,
-                                detector=detector_id(engine))
-        if consult_bytes is not None and len(data) > consult_bytes:
-            data, whole = _cut(data, consult_bytes), False
-        # The majority of the three, asking charset-normalizer only when cchardet disagrees
-        # with chardetng (if they agree, the third vote cannot change the answer).
-        second = _run(MAJORITY_OF[1], data, tld, allow_utf8, whole)
-        if second.encoding is not None and second.encoding == first.encoding:
-            return _vote([first, second], detector_id(engine), out_of=len(MAJORITY_OF))
-        third = _run(MAJORITY_OF[2], data, tld, allow_utf8, whole)
-        return _vote([first, second, third], detector_id(engine))
-    return _run(engine, data, tld, allow_utf8, whole)
+    return DETECTORS[engine].detect(data, tld, allow_utf8, whole, consult_bytes)
 
 
 def _vote(votes: list[RawDetection], detector: str, out_of: int | None = None) -> RawDetection:
@@ -469,29 +350,7 @@ def _run(engine: str, data: bytes, tld: str | None, allow_utf8: bool, whole: boo
     """One single engine on *data*; *whole*: *data* is the entire payload (chardetng is told the
     stream ends there; on a sample it is not, so a character cut at the sample's end is not
     counted as an error)."""
-    answer: str | None
-    confidence: float
-    if engine == "chardetng":
-        from chardetng_py import EncodingDetector
-        from chardetng_py.constants import CONFIDENCE_HIGH, CONFIDENCE_LOW
-
-        det = EncodingDetector()
-        det.feed(data, last=whole)
-        answer, high = det.guess_assess(tld=_tld_hint(tld), allow_utf8=allow_utf8)
-        confidence = CONFIDENCE_HIGH if high else CONFIDENCE_LOW
-    elif engine == "charset-normalizer":
-        import charset_normalizer
-
-        best = charset_normalizer.from_bytes(data).best()
-        answer = best.encoding if best is not None else None
-        confidence = max(0.0, min(1.0, 1.0 - best.chaos)) if best is not None else 0.0
-    else:
-        import cchardet
-
-        res = cchardet.detect(data)
-        answer = res.get("encoding")
-        # uchardet can report slightly more than 1 (1.001 seen on b"a\xa3"): clamp to 0..1.
-        confidence = max(0.0, min(1.0, float(res.get("confidence") or 0.0)))
+    answer, confidence = DETECTORS[engine].guess(data, tld, allow_utf8, whole)
     encoding, mapping = standard_encoding(answer)
     return RawDetection(
         answer=answer,
@@ -502,26 +361,17 @@ def _run(engine: str, data: bytes, tld: str | None, allow_utf8: bool, whole: boo
     )
 
 
-def detect(
-    payload: bytes,
-    *,
-    tld: str | None,
-    engine: str = DEFAULT_ENGINE,
-    allow_utf8: bool = False,
-    max_bytes: int | None = None,
-    min_nonascii: int | None = None,
-    consult_bytes: int | None = None,
-) -> Detection | None:
+def detect(payload: bytes, *, tld: str | None, **options: Any) -> Detection | None:
     """Detect *payload*'s encoding: ``Detection(encoding, confidence, detector)`` or None.
 
-    ``encoding`` is always an Encoding Standard canonical name other than ``replacement``;
-    None when the engine had no answer or its answer has no standard equivalent (dropped, see
-    :func:`standard_encoding`). ``confidence`` is in 0..1; ``detector`` is ``name@version``.
-    *max_bytes*/*min_nonascii*/*consult_bytes*: see :func:`detect_raw`. Raises ``ValueError``
-    for an unknown engine or a bound below 1.
+    :func:`detect_raw` (*tld* and *options*: ``engine``, ``allow_utf8``, ``max_bytes``,
+    ``min_nonascii``, ``consult_bytes``, as there) with its answer mapped: ``encoding`` is always an
+    Encoding Standard canonical name other than ``replacement``; None when the engine had no
+    answer or its answer has no standard equivalent (dropped, see :func:`standard_encoding`).
+    ``confidence`` is in 0..1; ``detector`` is ``name@version``. Raises ``ValueError`` for an
+    unknown engine or a bound below 1, ``TypeError`` for an unknown option.
     """
-    raw = detect_raw(payload, tld=tld, engine=engine, allow_utf8=allow_utf8,
-                     max_bytes=max_bytes, min_nonascii=min_nonascii, consult_bytes=consult_bytes)
+    raw = detect_raw(payload, tld=tld, **options)
     if raw.encoding is None:
         return None
     return Detection(encoding=raw.encoding, confidence=raw.confidence, detector=raw.detector)
@@ -529,28 +379,13 @@ def detect(
 
 def preload(engine: str) -> None:
     """Import *engine* (``majority``/``cascade``: the engines they ask) and what it loads on its
-    first calls: for charset-normalizer, the Python codec of every encoding it may try
-    (``charset_normalizer.constant.IANA_SUPPORTED``), which it otherwise imports one by one as
-    payloads lead it to them. Used by :meth:`redecode.rules.Rules.preload` so that worker
+    first calls (:meth:`Engine.load`). Used by :meth:`redecode.rules.Rules.preload` so that worker
     processes forked afterwards share these modules. Returns None; ``KeyError`` for an engine not
-    in :data:`ENGINES`.
+    in :data:`DETECTORS`.
     """
-    if engine not in ENGINES:
-        raise KeyError(f"unknown detector engine {engine!r}; known: {', '.join(ENGINES)}")
-    engines = MAJORITY_OF if engine in ("majority", "cascade") else (engine,)
-    for name in engines:
-        if name == "chardetng":
-            import chardetng_py  # noqa: F401
-        elif name == "cchardet":
-            import cchardet  # noqa: F401
-        else:
-            import charset_normalizer.constant
-
-            for codec in charset_normalizer.constant.IANA_SUPPORTED:
-                try:
-                    codecs.lookup(codec)
-                except LookupError:
-                    pass
+    if engine not in DETECTORS:
+        raise KeyError(f"unknown detector engine {engine!r}; known: {', '.join(DETECTORS)}")
+    DETECTORS[engine].load()
 
 
 def chardet_compatible(payload: bytes) -> tuple[str | None, float | None]:
@@ -565,3 +400,159 @@ def chardet_compatible(payload: bytes) -> tuple[str | None, float | None]:
     res = charset_normalizer.detect(bytes(payload))
     conf = res.get("confidence")
     return res.get("encoding"), (float(conf) if conf is not None else None)
+
+
+
+# ---------------------------------------------------------------------------------------------
+# the engines
+
+
+class Engine:
+    """A detector engine: its name (the ``engine=`` argument and the rules' ``detector``), the
+    distribution whose version identifies it (``dist``), how to load it and how to ask it.
+
+    A single engine implements :meth:`guess` (the library's own answer and confidence); an engine
+    made of others (``majority``, ``cascade``) implements :meth:`detect` over :func:`_run` and
+    :meth:`id`. A new engine is one subclass here and one entry of :data:`DETECTORS`.
+    """
+
+    name: str = ""
+    #: The distribution whose installed version goes into ``name@version`` ("" for engines made of
+    #: other engines); also recorded in every run manifest.
+    dist: str = ""
+
+    def id(self) -> str:
+        """``name@version`` (:func:`detector_id`)."""
+        return f"{self.name}@{_version(self.dist)}"
+
+    def load(self) -> None:
+        """Import the library and what it loads on its first calls (:func:`preload`)."""
+
+    def guess(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool) -> tuple[str | None, float]:
+        """``(answer as the library names it or None, confidence 0..1)`` for *data*; *whole*:
+        *data* is the entire payload (else a sample that may end inside a character)."""
+        raise NotImplementedError
+
+    def detect(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool,
+               consult_bytes: int | None) -> RawDetection:
+        """The :class:`RawDetection` of *data* (already sampled by :func:`detect_raw`)."""
+        return _run(self.name, data, tld, allow_utf8, whole)
+
+
+class _Chardetng(Engine):
+    """Firefox's chardetng (``chardetng-py``): guess and a boolean assessment (0.99 / 0.01)."""
+
+    name, dist = "chardetng", "chardetng-py"
+
+    def load(self) -> None:
+        import chardetng_py  # noqa: F401, PLC0415
+
+    def guess(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool) -> tuple[str | None, float]:
+        from chardetng_py import EncodingDetector  # noqa: PLC0415
+        from chardetng_py.constants import CONFIDENCE_HIGH, CONFIDENCE_LOW  # noqa: PLC0415
+
+        det = EncodingDetector()
+        det.feed(data, last=whole)
+        answer, high = det.guess_assess(tld=_tld_hint(tld), allow_utf8=allow_utf8)
+        return answer, CONFIDENCE_HIGH if high else CONFIDENCE_LOW
+
+
+class _CharsetNormalizer(Engine):
+    """charset-normalizer's best match; confidence ``1 - chaos``."""
+
+    name, dist = "charset-normalizer", "charset-normalizer"
+
+    def load(self) -> None:
+        # the Python codec of every encoding it may try, which it otherwise imports one by one as
+        # payloads lead it to them
+        import charset_normalizer.constant  # noqa: PLC0415
+
+        for codec in charset_normalizer.constant.IANA_SUPPORTED:
+            try:
+                codecs.lookup(codec)
+            except LookupError:
+                pass
+
+    def guess(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool) -> tuple[str | None, float]:
+        import charset_normalizer  # noqa: PLC0415
+
+        best = charset_normalizer.from_bytes(data).best()
+        if best is None:
+            return None, 0.0
+        return best.encoding, max(0.0, min(1.0, 1.0 - best.chaos))
+
+
+class _Cchardet(Engine):
+    """uchardet through ``cchardet``; its confidence clamped to 0..1."""
+
+    name, dist = "cchardet", "cchardet"
+
+    def id(self) -> str:
+        # faust-cchardet and cchardet install the same import package; record the one whose
+        # code is actually loaded.
+        import cchardet  # noqa: PLC0415
+
+        return f"cchardet@{getattr(cchardet, '__version__', _version(self.dist))}"
+
+    def load(self) -> None:
+        import cchardet  # noqa: F401, PLC0415
+
+    def guess(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool) -> tuple[str | None, float]:
+        import cchardet  # noqa: PLC0415
+
+        res = cchardet.detect(data)
+        # uchardet can report slightly more than 1 (1.001 seen on b"a\xa3"): clamp to 0..1.
+        return res.get("encoding"), max(0.0, min(1.0, float(res.get("confidence") or 0.0)))
+
+
+class _Majority(Engine):
+    """The standard encoding at least two of :data:`MAJORITY_OF` name, else chardetng's."""
+
+    name = "majority"
+
+    def id(self) -> str:
+        return f"{self.name}({','.join(detector_id(e) for e in MAJORITY_OF)})"
+
+    def load(self) -> None:
+        for e in MAJORITY_OF:
+            DETECTORS[e].load()
+
+    def detect(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool,
+               consult_bytes: int | None) -> RawDetection:
+        votes = [_run(e, data, tld, allow_utf8, whole) for e in MAJORITY_OF]
+        return _vote(votes, detector_id(self.name))
+
+
+class _Cascade(_Majority):
+    """chardetng, and the majority of the three only on its :data:`CASCADE_CONSULT` answers."""
+
+    name = "cascade"
+
+    def id(self) -> str:
+        inner = ",".join(detector_id(e) for e in MAJORITY_OF)
+        return f"{self.name}({inner};consult={','.join(sorted(CASCADE_CONSULT))})"
+
+    def detect(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool,
+               consult_bytes: int | None) -> RawDetection:
+        first = _run(MAJORITY_OF[0], data, tld, allow_utf8, whole)
+        if first.encoding not in CASCADE_CONSULT:
+            return RawDetection(answer=first.answer, encoding=first.encoding,
+                                mapping=first.mapping, confidence=first.confidence,
+                                detector=detector_id(self.name))
+        if consult_bytes is not None and len(data) > consult_bytes:
+            data, whole = _cut(data, consult_bytes), False
+        # The majority of the three, asking charset-normalizer only when cchardet disagrees
+        # with chardetng (if they agree, the third vote cannot change the answer).
+        second = _run(MAJORITY_OF[1], data, tld, allow_utf8, whole)
+        if second.encoding is not None and second.encoding == first.encoding:
+            return _vote([first, second], detector_id(self.name), out_of=len(MAJORITY_OF))
+        third = _run(MAJORITY_OF[2], data, tld, allow_utf8, whole)
+        return _vote([first, second, third], detector_id(self.name))
+
+
+#: The detector engines by name (the rules' ``detector``), in the order error messages list them.
+DETECTORS: dict[str, Engine] = {e.name: e for e in (
+    _Chardetng(), _CharsetNormalizer(), _Cchardet(), _Majority(), _Cascade())}
+
+#: Engine name -> distribution whose version is recorded (``""`` for engines made of others).
+ENGINES: dict[str, str] = {name: e.dist for name, e in DETECTORS.items()}

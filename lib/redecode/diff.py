@@ -37,18 +37,23 @@ from __future__ import annotations
 
 import codecs
 import datetime as _dt
+import functools
 import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import duckdb
 import ftfy
 import pyarrow as pa
 
 from . import storage
-from .query import _sql_str, check_part_versions, load_run, render_table
+from .query import sql_string, check_part_versions, load_run, render_table
 from .schema import COLUMNS, NoSchemaVersionError
+
+if TYPE_CHECKING:
+    from .rules import Rules
 
 __all__ = [
     "CATEGORIES",
@@ -257,18 +262,10 @@ def _decode_with(data: bytes, decoder: str | None, encoding: str | None) -> str 
 
 # ftfy with only the encoding repairs on: the cosmetic fixes (curly quotes, widths, ligatures, line
 # breaks, NFC) would change text a correct decode also contains and hide a real fix.
-_FTFY_ENCODING_ONLY = ftfy.TextFixerConfig(
-    unescape_html=False,
-    remove_terminal_escapes=False,
-    fix_latin_ligatures=False,
-    fix_character_width=False,
-    uncurl_quotes=False,
-    fix_line_breaks=False,
-    fix_surrogates=False,
-    remove_control_chars=False,
-    normalization=None,
-    explain=False,
-)
+_COSMETIC_FIXES = ("unescape_html", "remove_terminal_escapes", "fix_latin_ligatures", "fix_character_width",
+                   "uncurl_quotes", "fix_line_breaks", "fix_surrogates", "remove_control_chars")
+_FTFY_ENCODING_ONLY = ftfy.TextFixerConfig(**dict.fromkeys(_COSMETIC_FIXES, False), normalization=None,
+                                           explain=False)
 
 
 def first_difference(a: str, b: str) -> int | None:
@@ -503,13 +500,13 @@ def _write(table: pa.Table, out: str, summary: DiffSummary, meta: dict[str, str]
     """Write *table* to ``out/diff.parquet`` (tmp name + rename) and the summary to ``_diff.json``."""
     os.makedirs(out, exist_ok=True)
     final = os.path.join(out, DIFF_FILE)
-    tmp = os.path.join(out, f".tmp-{DIFF_FILE}")
+    tmp = storage.temp_path(final)
     con = duckdb.connect(":memory:")
     try:
         con.register("d", table)
-        kv = ", ".join(f"{_sql_str(k)}: {_sql_str(v)}" for k, v in meta.items())
+        kv = ", ".join(f"{sql_string(k)}: {sql_string(v)}" for k, v in meta.items())
         con.execute(
-            f"COPY d TO {_sql_str(tmp)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {{{kv}}})"
+            f"COPY d TO {sql_string(tmp)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {{{kv}}})"
         )
     finally:
         con.close()
@@ -612,7 +609,7 @@ _SIDE_COLUMNS = ("warc_path", "warc_offset", "record_id", "target_uri", "tld", "
 
 
 def _parquet_source(files: Sequence[str]) -> str:
-    return ("read_parquet([" + ", ".join(_sql_str(f) for f in files)
+    return ("read_parquet([" + ", ".join(sql_string(f) for f in files)
             + "], union_by_name=true, filename=true, file_row_number=true)")
 
 
@@ -894,35 +891,27 @@ def _unmatched(con, side: str, category: str, external: ExternalOld | None) -> l
 # Two rule sets over archives, one pass
 
 
-def _diff_input(path: str, old_rules, new_rules, limit: int) -> tuple[list[dict], dict | None]:
-    """Diff rows of one archive: each record read once, turned into a row by both rule sets."""
-    from .archive import ArchiveError, iter_records  # noqa: PLC0415
-    from .job import ROW_RECORD_TYPES, record_row  # noqa: PLC0415
-    from .rules import get_rules  # noqa: PLC0415
+def _diff_input(path: str, *, old: Rules, new: Rules, limit: int) -> tuple[list[dict], dict | None]:
+    """Diff rows of one archive: each record read once, turned into a row by both rule sets (the
+    per-input function of :func:`diff_rules`)."""
+    from .archive import ArchiveError, iter_records  # noqa: PLC0415 - the archive readers only for --rules
+    from .row import ROW_RECORD_TYPES, record_row  # noqa: PLC0415
 
-    ra = get_rules(old_rules) if isinstance(old_rules, str) else old_rules
-    rb = get_rules(new_rules) if isinstance(new_rules, str) else new_rules
     rows: list[dict] = []
     try:
         for record in iter_records(path, max_record_bytes=limit):
             if record.record_type not in ROW_RECORD_TYPES:
                 continue
-            rows.append(diff_pair(record_row(record, ra), record_row(record, rb),
-                                  matched_on="offset"))
+            rows.append(diff_pair(record_row(record, old), record_row(record, new), matched_on="offset"))
     except ArchiveError as exc:
         return rows, {"path": path, "error": str(exc)}
     return rows, None
 
 
-def _diff_task(old_rules, new_rules, limit: int, path: str) -> tuple[list[dict], dict | None]:
-    """:func:`_diff_input` with the input last, for :func:`redecode.spark.map_tasks`."""
-    return _diff_input(path, old_rules, new_rules, limit)
-
-
 def diff_rules(
     inputs: Sequence[str],
-    old_rules,
-    new_rules,
+    old_rules: Rules | str,
+    new_rules: Rules | str,
     *,
     out: str | None = None,
     max_record_bytes: int | None = None,
@@ -933,63 +922,43 @@ def diff_rules(
 ) -> DiffSummary:
     """Decode every row record of *inputs* with *old_rules* and *new_rules* and diff the rows.
 
-    *inputs*: archive paths, directories or globs (expanded as ``redecode run`` does). Rules are
-    :class:`redecode.rules.Rules` or names. Each record is read once and given to both rule sets;
-    nothing but the diff (``out/diff.parquet``, when *out* is given) is written. *workers* > 1
-    diffs that many inputs in parallel processes (rules must then be registered names). An archive
-    that cannot be read to its end keeps the pairs read so far and is listed in ``input_errors``
-    (:meth:`DiffSummary.exit_code` is then 1). Raises :class:`DiffError` for an unknown rules name
-    or when no input is found.
+    *inputs*: files, directories, globs, URLs and ``@LIST`` files of archives, expanded as
+    ``redecode run`` expands them (:func:`redecode.inputs.expand_inputs`). Rules are
+    :class:`redecode.rules.Rules` or names of shipped ones (looked up once, here). Each record is
+    read once and given to both rule sets; nothing but the diff (``out/diff.parquet``, when *out* is
+    given) is written. The inputs are mapped with an executor (:func:`redecode.executors.map_shards`):
+    *executor* ``"local"`` diffs *workers* inputs in parallel processes, ``"spark"`` one input per
+    Spark task (*master* as there: a master URL, None for spark-submit's, ``"inline"`` for this
+    process without Spark); the per-input function returns its diff rows to this process, which
+    writes the diff (tasks write nothing, so a retry cannot duplicate rows). An archive that cannot
+    be read to its end keeps the pairs read so far and is listed in ``input_errors``
+    (:meth:`DiffSummary.exit_code` is then 1).
 
-    *executor* ``"spark"`` diffs one input per Spark task (:func:`redecode.spark.map_tasks`,
-    *master* as there: a master URL, None for spark-submit's, ``"inline"`` for this process without
-    Spark) instead of *workers* processes; the tasks return their diff rows to the driver, which
-    writes the diff as the local executor does (tasks write nothing, so a retry cannot duplicate
-    rows). Inputs must be readable by every executor. Raises :class:`ValueError` for an unknown
-    *executor*, :class:`ImportError` for ``"spark"`` without pyspark (unless ``"inline"``),
-    :class:`DiffError` for an *out* that is a URL.
+    Raises :class:`DiffError` for an unknown rules name, an input that matches nothing, no input
+    found, or an *out* that is a URL; :class:`ValueError` for an unknown *executor*;
+    :class:`ImportError` for ``"spark"`` without pyspark (unless ``"inline"``).
     """
-    if executor not in ("local", "spark"):
-        raise ValueError(f"unknown executor {executor!r}: 'local' or 'spark'")
-    out = _local_out(out)
-    from .archive import iter_inputs  # noqa: PLC0415
-    from .job import DEFAULT_MAX_RECORD_BYTES  # noqa: PLC0415
-    from .rules import get_rules  # noqa: PLC0415
+    from .executors import make_executor, map_shards  # noqa: PLC0415
+    from .inputs import expand_inputs  # noqa: PLC0415
+    from .record import DEFAULT_MAX_RECORD_BYTES  # noqa: PLC0415
+    from .rules import as_rules  # noqa: PLC0415
 
+    runner = make_executor(executor, workers=workers, master=master)
+    out = _local_out(out)
     try:
-        ra = get_rules(old_rules) if isinstance(old_rules, str) else old_rules
-        rb = get_rules(new_rules) if isinstance(new_rules, str) else new_rules
+        ra, rb = as_rules(old_rules), as_rules(new_rules)
     except (KeyError, ValueError) as exc:
         raise DiffError(str(exc.args[0]) if exc.args else f"unknown rules: {exc}") from exc
     try:
-        paths = list(iter_inputs(list(inputs)))
+        paths = expand_inputs(list(inputs))
     except (OSError, ValueError) as exc:
         raise DiffError(str(exc)) from exc
     if not paths:
         raise DiffError(f"no archives found in {', '.join(inputs)}")
-    limit = max_record_bytes or DEFAULT_MAX_RECORD_BYTES
+    task = functools.partial(_diff_input, old=ra, new=rb, limit=max_record_bytes or DEFAULT_MAX_RECORD_BYTES)
+    results = map_shards(task, paths, runner, description=f"redecode diff {ra.name} {rb.name}: {len(paths)} input(s)")
     rows: list[dict] = []
     errors: list[dict] = []
-    if executor == "spark":
-        import functools  # noqa: PLC0415
-
-        from . import spark  # noqa: PLC0415 - pyspark only when a Spark job starts
-
-        # registered rules go by name (the executors have them); others are pickled whole
-        task = functools.partial(_diff_task, old_rules if isinstance(old_rules, str) else ra,
-                                 new_rules if isinstance(new_rules, str) else rb, limit)
-        results, _info = spark.map_tasks(paths, task, master=master,
-                                         description=f"redecode diff {ra.name} {rb.name}: {len(paths)} input(s)")
-    elif workers > 1 and len(paths) > 1:
-        import concurrent.futures as cf  # noqa: PLC0415
-        import multiprocessing  # noqa: PLC0415
-
-        ctx = multiprocessing.get_context("spawn")
-        with cf.ProcessPoolExecutor(max_workers=min(workers, len(paths)), mp_context=ctx) as pool:
-            results = list(pool.map(_diff_input, paths, [ra.name] * len(paths),
-                                    [rb.name] * len(paths), [limit] * len(paths)))
-    else:
-        results = [_diff_input(p, ra, rb, limit) for p in paths]
     for part_rows, error in results:
         rows.extend(part_rows)
         if error:

@@ -142,22 +142,25 @@ def parse_response_head(block: bytes) -> HttpHead | None:
     text = block[:fields_end].decode("latin-1")
     lines = text.split("\n")
     version, status, reason = _parse_status_line(lines[0])
-    headers: list[tuple[str, str]]
-    if "\n " not in text and "\n\t" not in text:
-        # no obs-fold: every field line stands alone (the common case, done without a Python loop
-        # body per line)
-        parts = [line.partition(":") for line in lines[1:]]
-        headers = [(n.strip(" \t\r"), v.strip(" \t\r")) for n, c, v in parts if c]
-        return HttpHead(
-            version=version,
-            status=status,
-            reason=reason,
-            headers=headers,
-            head_length=body_start,
-            terminated=terminated,
-        )
-    headers = []
-    for line in lines[1:]:
+    return HttpHead(
+        version=version,
+        status=status,
+        reason=reason,
+        headers=_field_lines(lines[1:], "\n " in text or "\n\t" in text),
+        head_length=body_start,
+        terminated=terminated,
+    )
+
+
+def _field_lines(lines: list[str], folded: bool) -> list[tuple[str, str]]:
+    """``(name, value)`` of each field line (names and values stripped of SP, HTAB and CR; lines
+    without a colon ignored); ``folded``: some line continues the one before (obs-fold)."""
+    if not folded:
+        # every field line stands alone (the common case, done without a Python loop body per line)
+        parts = [line.partition(":") for line in lines]
+        return [(n.strip(" \t\r"), v.strip(" \t\r")) for n, c, v in parts if c]
+    headers: list[tuple[str, str]] = []
+    for line in lines:
         if not line or line == "\r":
             continue
         if line[0] in " \t":
@@ -173,14 +176,7 @@ def parse_response_head(block: bytes) -> HttpHead | None:
         # a stray CR before the line's CRLF ("\r\r\n", seen in pywb's missing-status-text.warc) is not
         # part of the value
         headers.append((name.strip(" \t\r"), value.strip(" \t\r")))
-    return HttpHead(
-        version=version,
-        status=status,
-        reason=reason,
-        headers=headers,
-        head_length=body_start,
-        terminated=terminated,
-    )
+    return headers
 
 
 def header_values(headers: list[tuple[str, str]], name: str) -> list[str]:

@@ -1,280 +1,68 @@
 """The re-decode run: archives in, one Parquet part per shard of input plus ``_run.json`` out.
 
+Contract. :func:`run` re-decodes every record of its inputs into a run directory
+(:mod:`redecode.rundir`): it expands the inputs (:func:`redecode.inputs.expand_inputs`), plans
+shards (:func:`plan_shards`), skips the shards complete in the directory, maps the per-shard
+function :func:`run_shard` over the rest with an executor (:func:`redecode.executors.map_shards`:
+local processes, or Spark through :func:`redecode.spark.run_spark`), redoes whole any input whose
+shards did not meet exactly, removes parts of an older shard plan and writes the manifest.
+
 Data flows one way: archive -> record (:mod:`redecode.archive`) -> decision and text
-(:mod:`redecode.rules`) -> row (:mod:`redecode.schema`) -> Parquet (:mod:`redecode.writer`).
+(:mod:`redecode.procedures`) -> row (:mod:`redecode.row`) -> Parquet (:mod:`redecode.writer`).
+A shard is a byte range of a WARC or ARC file; shards are cut at fixed byte sizes, independent of
+the worker count, so the same rules on the same bytes give the same parts and rows whatever the
+executor. Nothing is lost: ``records_seen == decoded + skipped + failed`` for every input and in
+total, and records of other types are counted per type.
 
-Run directory layout (``OUT``):
-
-- ``<archive name>.<8 hex>.<shard>.parquet``: the rows of one shard of one input, in archive order.
-  The 8 hex digits are the start of sha1 of the input path as given, so two inputs with the same name
-  in different folders do not collide. A shard is a byte range of a per-record gzip WARC; shards are
-  cut at fixed byte sizes, independent of the worker count, so the same rules on the same bytes give
-  the same parts and rows whatever ``workers`` is.
-- ``_done/<part stem>.json``: the completion marker of a shard (its counts and outcome), written
-  after its part is renamed into place. A shard is complete iff its marker exists, names the same
-  rules digest and the part exists. A rerun into the same directory skips complete shards
-  (``force=True`` redoes them); a run killed at any moment leaves only ``.tmp-*`` files, which the
-  next run removes.
-- ``_run.json``: the run manifest, rewritten at the end of every run from all markers.
-
-Nothing is lost: every ``response``, ``resource`` and ``revisit`` record gives exactly one row with
-``status`` decoded, skipped (``skip_reason``) or failed (``error_kind``, ``error``); other record types
-are counted per type. ``records_seen == decoded + skipped + failed`` for every input and in total.
+Deviations: the Spark executor redoes shards made under other rules instead of refusing the run
+directory (the local executor refuses unless ``force``), as it always has
+(``tests/test_spark.py::test_marker_for_other_rules_is_redone``).
 """
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import functools
-import gc
-import hashlib
-import importlib.metadata
-import json
-import multiprocessing
 import os
-import platform
-import resource
-import sys
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 
-from . import __version__, storage
-from .archive import ArchiveError, ArchiveRecord, find_record_start, iter_records
-from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
-from .rules import DEFAULT_RULES, Rules, get_rules
-from .schema import (
-    SCHEMA_VERSION,
-    STATUS_DECODED,
-    STATUS_FAILED,
-    STATUS_SKIPPED,
-    empty_row,
+from . import storage
+from .archive import ArchiveError, iter_records, reader_for
+from .executors import Executor, Local, map_shards, progress_reporter
+from .inputs import expand_inputs, outside
+from .record import DEFAULT_MAX_RECORD_BYTES
+from .row import NO_RECORD_TYPE, ROW_RECORD_TYPES, record_row
+from .rules import DEFAULT_RULES, RULES, Rules, as_rules
+from .rundir import (
+    FILES_NOT_READ_LISTED,
+    RunClock,
+    RunDirectory,
+    RunDirectoryConflict,
+    RunDirectoryLocked,
+    RunSummary,
+    Shard,
+    ShardCounts,
+    completion_marker,
+    files_not_read,
+    input_size,
+    part_stem,
+    publish_shard,
+    write_marker,
 )
-from .sniff import decide as decide_facts, tld_of
-from .writer import TEXT_UTF8_KEY, PartWriter
+from .writer import PartWriter
 
-DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
-ROW_RECORD_TYPES = frozenset({"response", "resource", "revisit"})
-#: Version of the record -> row code outside the rules (status, skip reasons, HTTP and archive
-#: handling). Bump it whenever a change here, in archive/http/mime, can change a row for the same
-#: rules; it goes into every completion marker and the manifest, and backfill reads every record
-#: again when a prior run's version differs (the rules digest does not cover this code).
-ROW_CODE_VERSION = "2026.11.4"
-#: Statuses whose responses have no content (RFC 9110: 1xx, 204, 205, 304 are skipped too).
-NO_CONTENT_STATUSES = frozenset({204, 205, 304})
-
-#: Packages whose version can change the output or the file format; recorded in the manifest.
-_OUTPUT_PACKAGES = (
-    "warcio",
-    "fastwarc",
-    "charset-normalizer",
-    "chardetng-py",
-    "cchardet",
-    "pyarrow",
-    "brotli",
-    "zstandard",
-)
-
-
-@functools.cache
-def dependency_versions() -> dict[str, str | None]:
-    """Versions of Python and of every installed package that can change output."""
-    versions: dict[str, str | None] = {"python": platform.python_version(), "warc-redecode": __version__}
-    for name in _OUTPUT_PACKAGES + ("duckdb", "ftfy", "click"):
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
-
-
-# ---------------------------------------------------------------------------------------------
-# record -> row
-
-
-def _join_content_type(values: list[str] | None) -> str | None:
-    return ", ".join(values) if values else None
-
-
-def record_row(record: ArchiveRecord, rules: Rules) -> dict:
-    """Turn one ``response``/``resource``/``revisit`` record into its output row (a dict).
-
-    Never raises for bad record content: a payload that cannot be decoded gives a ``failed`` row
-    with ``error_kind`` and ``error``.
-    """
-    row = empty_row()
-    row.update(
-        record_id=record.record_id,
-        warc_path=record.warc_path,
-        warc_offset=record.offset,
-        warc_length=record.length,
-        target_uri=record.target_uri,
-        warc_date=record.warc_date,
-        http_status=record.http_status,
-        content_type=_join_content_type(record.content_type_values),
-        payload_length=len(record.payload) if record.payload is not None else record.payload_length,
-        payload_digest=record.payload_digest,
-        record_type=record.record_type,
-        warning=record.warning,
-        rules=rules.name,
-        rules_digest=rules.digest,
-        tld=tld_of(record.target_uri) if record.target_uri else None,
-    )
-    mime, header_charset = extract_mime_type(record.content_type_values or ())
-    row["header_charset"] = header_charset
-    if mime is not None:
-        row["mime_type"] = mime.essence
-
-    if record.record_type == "revisit":
-        return _skip(row, "revisit")
-    if record.error_kind:
-        if mime is not None and text_kind(mime.essence) is None:
-            # A declared non-text payload (an image whose coding failed) is not text either way.
-            return _skip(row, "not-text")
-        return _fail(row, record.error_kind, record.error or record.error_kind)
-    if record.http_status is not None and (record.http_status < 200 or record.http_status in NO_CONTENT_STATUSES):
-        # No content by HTTP's definition; every other status with a body (redirect and error
-        # pages included) is decoded: it is text the crawl kept, and `http_status` lets a
-        # query leave it out.
-        return _skip(row, "http-status")
-    payload = record.payload
-    if not payload:
-        return _skip(row, "no-payload")
-    if mime is None:
-        row["mime_type"] = sniff_unknown_mime_type(payload)
-    kind = text_kind(row["mime_type"])
-    if kind is None:
-        return _skip(row, "not-text")
-
-    try:
-        decision = rules.decide(
-            payload,
-            content_type=tuple(record.content_type_values or ()),
-            url=record.target_uri,
-            kind=kind,
-        )
-        decoded = rules.decode(payload, decision)
-        # The declaration columns are facts about the bytes, found by the HTML Standard's
-        # algorithms whatever the rules: rules that read declarations otherwise (seed's regexes)
-        # or not at all (requests) still get them, so that one query finds every record a rule
-        # change would touch and backfill can replay a decision without reading the archive.
-        facts = decision if rules.procedure == "browser" else decide_facts(
-            payload, content_type=tuple(record.content_type_values or ()), url=record.target_uri, kind=kind
-        )
-    except Exception as exc:  # a bug must cost one row, not the run
-        return _fail(row, "decode", f"{type(exc).__name__}: {exc}")
-
-    row.update(
-        bom=facts.bom,
-        header_charset=facts.header_charset,
-        meta_charset=facts.meta_charset,
-        meta_offset=facts.meta_offset,
-        xml_charset=facts.xml_charset,
-        ignored_labels=list(facts.ignored_labels),
-        utf8_valid=facts.utf8_valid,
-        ascii_only=facts.ascii_only,
-        # schema 1.1, for redecode.backfill's replay of the decision (sniff.choose)
-        meta_source=facts.meta_source,
-        xml_encoding=facts.xml_encoding,
-        conflict=list(decision.conflict),
-        detector=decision.detector,
-        detector_confidence=decision.detector_confidence,
-        encoding=decoded.encoding,
-        source=decision.source,
-        confidence=decision.confidence,
-        decoder=decoded.decoder,
-        decode_errors=decoded.errors,
-        text=decoded.text,
-        text_length=len(decoded.text),
-        status=STATUS_DECODED,
-    )
-    if decision.tld is not None:
-        row["tld"] = decision.tld
-    if decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8"):
-        # A valid UTF-8 payload is its own UTF-8 text: hand the writer the bytes (no re-encode).
-        row[TEXT_UTF8_KEY] = payload[3:] if decoded.bom_removed else payload
-    return row
-
-
-def _skip(row: dict, reason: str) -> dict:
-    row["status"] = STATUS_SKIPPED
-    row["skip_reason"] = reason
-    return row
-
-
-def _fail(row: dict, kind: str, message: str) -> dict:
-    row["status"] = STATUS_FAILED
-    row["error_kind"] = kind
-    row["error"] = message
-    return row
-
-
-@dataclass(slots=True)
-class ShardCounts:
-    """Per-shard (and, summed, per-input and per-run) record counts."""
-
-    records_seen: int = 0  # response/resource/revisit records = rows
-    decoded: int = 0
-    skipped: int = 0
-    failed: int = 0
-    records_total: int = 0  # every record, whatever its type
-    by_record_type: Counter = field(default_factory=Counter)
-    by_skip_reason: Counter = field(default_factory=Counter)
-    by_error_kind: Counter = field(default_factory=Counter)
-    bytes_read: int = 0
-
-    def add_row(self, row: dict) -> None:
-        self.records_seen += 1
-        status = row["status"]
-        if status == STATUS_DECODED:
-            self.decoded += 1
-        elif status == STATUS_SKIPPED:
-            self.skipped += 1
-            self.by_skip_reason[row["skip_reason"]] += 1
-        else:
-            self.failed += 1
-            self.by_error_kind[row["error_kind"]] += 1
-
-    def merge(self, other: "ShardCounts") -> None:
-        for name in ("records_seen", "decoded", "skipped", "failed", "records_total", "bytes_read"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.by_record_type.update(other.by_record_type)
-        self.by_skip_reason.update(other.by_skip_reason)
-        self.by_error_kind.update(other.by_error_kind)
-
-    def to_json(self) -> dict:
-        return {
-            "records_seen": self.records_seen,
-            "decoded": self.decoded,
-            "skipped": self.skipped,
-            "failed": self.failed,
-            "records_total": self.records_total,
-            "by_record_type": dict(sorted(self.by_record_type.items())),
-            "by_skip_reason": dict(sorted(self.by_skip_reason.items())),
-            "by_error_kind": dict(sorted(self.by_error_kind.items())),
-            "bytes_read": self.bytes_read,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict) -> "ShardCounts":
-        return cls(
-            records_seen=data["records_seen"],
-            decoded=data["decoded"],
-            skipped=data["skipped"],
-            failed=data["failed"],
-            records_total=data.get("records_total", 0),
-            by_record_type=Counter(data.get("by_record_type", {})),
-            by_skip_reason=Counter(data.get("by_skip_reason", {})),
-            by_error_kind=Counter(data.get("by_error_kind", {})),
-            bytes_read=data.get("bytes_read", 0),
-        )
+__all__ = [
+    "DEFAULT_MAX_RECORD_BYTES", "DEFAULT_SHARD_BYTES", "plan", "plan_shards", "process_archive", "process_shard",
+    "run", "run_shard",
+    # the names a run's callers use, from the modules that own them
+    "FILES_NOT_READ_LISTED", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "RunDirectoryConflict", "RunDirectoryLocked",
+    "RunSummary", "Shard", "part_stem", "record_row",
+]
 
 
 def process_archive(
     path: str,
-    rules: Rules | str = DEFAULT_RULES,
+    rules: Rules = RULES[DEFAULT_RULES],
     *,
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     start: int = 0,
@@ -291,8 +79,6 @@ def process_archive(
     yielded). When ``boundary`` is a dict, ``boundary["next_offset"]`` is set to the offset of the
     first record at or after ``end`` (None when the file was read to its end).
     """
-    if isinstance(rules, str):
-        rules = get_rules(rules)
     counts = counts if counts is not None else ShardCounts()
     last = start
     stream = iter_records(path, max_record_bytes=max_record_bytes, start=start, end=end)
@@ -311,11 +97,6 @@ def process_archive(
         boundary["next_offset"] = stream.next_offset
 
 
-#: ``counts.by_record_type`` key of records whose WARC-Type could not be read (an unreadable
-#: header) or is empty.
-NO_RECORD_TYPE = "(none)"
-
-
 #: Default shard size (bytes of archive file). Shards are cut at fixed sizes so that the parts and
 #: their rows do not depend on the worker count; 16 MiB of gzip WARC is about 50 MB of records,
 #: a few seconds of work, so two workers share even a single archive evenly.
@@ -325,24 +106,26 @@ DEFAULT_SHARD_BYTES = 16 * 1024 * 1024
 def plan_shards(path: str, *, shard_bytes: int | None = None) -> list[tuple[int, int | None]]:
     """Byte ranges ``[(start, end), ...]`` of ``path`` to decode independently (end None: to EOF).
 
-    WARC and ARC files larger than 1.5 shards are cut near every ``shard_bytes`` bytes, at a
-    record start found by :func:`redecode.archive.find_record_start`; other inputs are one shard.
-    The cuts depend only on the file and ``shard_bytes``, never on the number of workers.
+    Local files larger than 1.5 shards whose reader is ``shardable`` (WARC, ARC) are cut near every
+    ``shard_bytes`` bytes, at a record start found by the reader's ``find_record_start``; other
+    inputs are one shard. The cuts depend only on the file and ``shard_bytes``, never on the
+    number of workers.
     """
     shard_bytes = shard_bytes or DEFAULT_SHARD_BYTES
-    if path.lower().endswith(".parquet") or storage.is_remote(path):
+    if storage.is_remote(path):
         return [(0, None)]  # a URL: one task per archive (find_record_start reads local files)
     try:
         size = os.path.getsize(path)
+        reader = reader_for(path) if size > shard_bytes * 3 // 2 else None
     except OSError:
         return [(0, None)]
-    if size <= shard_bytes * 3 // 2:
+    if reader is None or not reader.shardable:
         return [(0, None)]
     cuts = [0]
     target = shard_bytes
     while target < size - shard_bytes // 2:
         try:
-            at = find_record_start(path, target)
+            at = reader.find_record_start(path, target)
         except (ArchiveError, OSError):
             at = None
         if at is None:
@@ -353,175 +136,51 @@ def plan_shards(path: str, *, shard_bytes: int | None = None) -> list[tuple[int,
     return [(a, b) for a, b in zip(cuts, cuts[1:] + [None])]
 
 
+def plan(inputs: list[str], out: str, *, shard_bytes: int | None = None,
+         not_read: list[str] | None = None) -> tuple[list[str], list[Shard]]:
+    """``(paths, shards)``: ``inputs`` expanded (:func:`redecode.inputs.expand_inputs`) without the
+    files inside the run directory ``out``, and their shards (:func:`plan_shards`). Files the
+    inputs held under other names are appended to ``not_read``. Raises :class:`FileNotFoundError`
+    for an input that matches nothing."""
+    paths = outside(expand_inputs(inputs, not_read), out)
+    shards = [Shard(path, index, start, end)
+              for path in paths for index, (start, end) in enumerate(plan_shards(path, shard_bytes=shard_bytes))]
+    return paths, shards
+
+
 # ---------------------------------------------------------------------------------------------
-# shards and parts
-
-
-def part_stem(path: str, shard_index: int) -> str:
-    """File stem of the part holding shard ``shard_index`` of input ``path``."""
-    digest = hashlib.sha1(path.encode("utf-8", "surrogateescape")).hexdigest()[:8]
-    return f"{os.path.basename(path)}.{digest}.{shard_index:04d}"
-
-
-@dataclass(frozen=True, slots=True)
-class Shard:
-    """A byte range ``[start, end)`` of input ``path`` (``end`` None: to the end of the file)."""
-
-    path: str
-    index: int
-    start: int
-    end: int | None
-
-
-def _marker_path(out: str, stem: str) -> str:
-    return os.path.join(out, "_done", stem + ".json")
-
-
-def _write_json_atomic(path: str, data: dict) -> None:
-    tmp = os.path.join(os.path.dirname(path), ".tmp-" + os.path.basename(path))
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2, sort_keys=True)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def marker_is_current(marker: dict, shard: "Shard", rules_digest: str, max_record_bytes: int | None = None) -> bool:
-    """Whether a completion ``marker`` proves ``shard`` done for this run: same rules digest, same
-    byte range, same record -> row code (:data:`ROW_CODE_VERSION`) and, when given, the same
-    ``max_record_bytes``. (The caller checks that the part it names exists.)"""
-    return (
-        marker.get("rules_digest") == rules_digest
-        and (marker.get("start"), marker.get("end")) == (shard.start, shard.end)
-        and marker.get("row_code_version") == ROW_CODE_VERSION
-        and (max_record_bytes is None or marker.get("max_record_bytes") == max_record_bytes)
-    )
-
-
-def _read_marker(out: str, shard: "Shard", rules_digest: str, max_record_bytes: int | None = None) -> dict | None:
-    """The completion marker of ``shard`` in ``out`` when it is this run's output, else None."""
-    stem = part_stem(shard.path, shard.index)
-    try:
-        with open(_marker_path(out, stem), encoding="utf-8") as f:
-            marker = json.load(f)
-    except (FileNotFoundError, json.JSONDecodeError):
-        return None
-    if not marker_is_current(marker, shard, rules_digest, max_record_bytes):
-        return None
-    if not os.path.exists(os.path.join(out, marker["part"])):
-        return None
-    return marker
-
-
-_PROGRESS_QUEUE = None
-_FROZEN = False
-
-
-def _freeze_startup_objects() -> None:
-    """Move the objects alive now (modules, tables, rules: what the process started with) out of the
-    cyclic garbage collector's view, once per process (:func:`gc.freeze`): otherwise every full
-    collection walks them again while rows are built. Measured: -2% instructions on the 20 MB
-    benchmark crawl (callgrind). Rows and texts made later are collected as usual."""
-    global _FROZEN
-    if not _FROZEN:
-        _FROZEN = True
-        gc.collect()
-        gc.freeze()
-
-
-def _init_worker(queue) -> None:
-    global _PROGRESS_QUEUE
-    _PROGRESS_QUEUE = queue
-    _die_with_parent()
-
-
-def _die_with_parent() -> None:
-    """Ask Linux to SIGKILL this worker when its parent dies (prctl PR_SET_PDEATHSIG), so that a
-    run killed by the OOM killer or SIGKILL leaves no worker writing into its directory."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-        import signal
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        PR_SET_PDEATHSIG = 1
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() == 1:  # the parent died before prctl took effect
-            os._exit(1)
-    except (OSError, AttributeError):
-        pass
-
-
-class RunDirectoryLocked(RuntimeError):
-    """Another process holds the run directory's lock (``OUT/_lock``)."""
-
-
-def _lock_run_directory(out: str):
-    """Take an exclusive lock on ``OUT/_lock`` for the duration of a run; returns the open file.
-
-    Raises :class:`RunDirectoryLocked` when another run (or a worker it left) holds it."""
-    import fcntl
-
-    fh = open(os.path.join(out, "_lock"), "a+")
-    try:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        fh.close()
-        raise RunDirectoryLocked(
-            f"{out} is being written by another redecode run (lock {out}/_lock); "
-            "wait for it to finish, or stop it, then run again"
-        ) from None
-    return fh
+# one shard
 
 
 def process_shard(
     shard: Shard,
     out: str,
-    rules_name: str,
+    rules: Rules,
     max_record_bytes: int,
     on_bytes: Callable[[int], None] | None = None,
 ) -> dict:
-    """Decode one shard into its part and write its completion marker; return the marker dict.
+    """Decode one shard into its part in directory ``out`` and write its completion marker there;
+    return the marker dict. ``on_bytes(n)``: progress, bytes (default: the executor's
+    :func:`redecode.executors.progress_reporter`).
 
     A truncated or corrupt archive keeps the rows read so far; its error (file and offset) is in the
     marker's ``error`` and its ``outcome`` is ``truncated``.
     """
-    rules = get_rules(rules_name)
-    _freeze_startup_objects()
-    stem = part_stem(shard.path, shard.index)
-    part = stem + ".parquet"
     counts = ShardCounts()
     outcome, error, error_offset = "complete", None, None
-    if on_bytes is None and _PROGRESS_QUEUE is not None:
-        queue = _PROGRESS_QUEUE
-        pending = [0]
-
-        def on_bytes(n: int) -> None:  # batch updates: one queue message per MiB
-            pending[0] += n
-            if pending[0] >= 1 << 20:
-                queue.put(pending[0])
-                pending[0] = 0
-
+    if on_bytes is None:
+        on_bytes = progress_reporter()
     started = time.perf_counter()
     cpu_started = time.process_time()
     boundary: dict = {}
     with PartWriter(
-        os.path.join(out, part),
+        os.path.join(out, part_stem(shard.path, shard.index) + ".parquet"),
         extra_metadata={"redecode.rules": rules.name, "redecode.rules_digest": rules.digest},
     ) as writer:
         try:
-            for row in process_archive(
-                shard.path,
-                rules,
-                max_record_bytes=max_record_bytes,
-                start=shard.start,
-                end=shard.end,
-                counts=counts,
-                on_bytes=on_bytes,
-                boundary=boundary,
-            ):
+            rows = process_archive(shard.path, rules, max_record_bytes=max_record_bytes, start=shard.start,
+                                   end=shard.end, counts=counts, on_bytes=on_bytes, boundary=boundary)
+            for row in rows:
                 writer.write(row)
         except ArchiveError as exc:
             # "error": nothing could be read at all (not an archive, unreadable); "truncated":
@@ -543,71 +202,39 @@ def process_shard(
             outcome, error = "error", f"{shard.path}: no such file"
     end = shard.end if shard.end is not None else size
     counts.bytes_read = end - shard.start
-    marker = {
-        "path": shard.path,
-        "shard": shard.index,
-        "start": shard.start,
-        "end": shard.end,
-        "part": part,
-        "rows": counts.records_seen,
-        "size": size,
-        "outcome": outcome,
-        "error": error,
-        "error_offset": error_offset,
-        "rules": rules.name,
-        "rules_digest": rules.digest,
-        "row_code_version": ROW_CODE_VERSION,  # see ROW_CODE_VERSION (backfill compares it)
-        "max_record_bytes": max_record_bytes,
+    marker = completion_marker(
+        shard, rules, max_record_bytes=max_record_bytes, counts=counts, size=size, outcome=outcome,
+        error=error, error_offset=error_offset,
         # The shard read exactly up to the next shard's start (see RecordStream.next_offset). When
         # not (a record start faked inside a payload), or when a shard of a cut file hit damage
         # (a later cut may lie inside a damaged record's block), the run redoes the input as one
         # shard, so that rows never depend on how the file was cut.
-        "boundary_ok": shard.end is None
-        or (shard.start == 0 and shard.end is None)
-        or (outcome == "complete" and boundary.get("next_offset") == shard.end),
-        "counts": counts.to_json(),
-        "wall_seconds": round(time.perf_counter() - started, 3),
-        "cpu_seconds": round(time.process_time() - cpu_started, 3),
-    }
-    _write_json_atomic(_marker_path(out, stem), marker)
+        boundary_ok=shard.end is None or (outcome == "complete" and boundary.get("next_offset") == shard.end),
+        wall_seconds=round(time.perf_counter() - started, 3),
+        cpu_seconds=round(time.process_time() - cpu_started, 3),
+    )
+    write_marker(out, marker)
     return marker
+
+
+def run_shard(shard: Shard, *, out: str, rules: Rules, max_record_bytes: int, staged: bool) -> dict:
+    """The per-shard function every executor runs: :func:`process_shard`, published into run
+    directory ``out`` (:func:`redecode.rundir.publish_shard`: staged for executors whose attempts
+    may run twice and for URLs). Returns the marker dict. Errors reading the archive are in the
+    marker (``outcome``); other exceptions propagate (Spark retries the task)."""
+    return publish_shard(out, part_stem(shard.path, shard.index) + ".parquet",
+                         lambda directory: process_shard(shard, directory, rules, max_record_bytes), staged=staged)
 
 
 # ---------------------------------------------------------------------------------------------
 # the run
 
 
-@dataclass(slots=True)
-class RunSummary:
-    """What a run did: the manifest (also written to ``OUT/_run.json``) and derived facts."""
-
-    manifest: dict
-    errors: list[str]
-    #: inputs found complete in the run directory and not redone
-    resumed: list[str] = field(default_factory=list)
-
-    @property
-    def exit_code(self) -> int:
-        """0 when every input was read to its end, else 1."""
-        return 1 if self.errors else 0
-
-    @property
-    def counts(self) -> dict:
-        return self.manifest["counts"]
-
-
-def _clean_tmp(out: str) -> None:
-    for directory in (out, os.path.join(out, "_done")):
-        for name in os.listdir(directory):
-            if name.startswith(".tmp-"):
-                os.unlink(os.path.join(directory, name))
-
-
 def run(
     inputs: list[str],
     out: str,
     *,
-    rules: str = DEFAULT_RULES,
+    rules: Rules | str = DEFAULT_RULES,
     workers: int | None = 1,
     force: bool = False,
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
@@ -615,212 +242,70 @@ def run(
     quiet: bool = True,
     on_progress: Callable[[int, int], None] | None = None,
     on_error: Callable[[str], None] | None = None,
+    executor: Executor | None = None,
 ) -> RunSummary:
     """Re-decode every record of ``inputs`` into run directory ``out``; return the summary.
 
-    ``inputs``: files, directories (recursed) and globs of ``.warc``, ``.warc.gz``, ``.arc``,
-    ``.arc.gz`` and raw-response ``.parquet``. ``workers``: processes (None: all cores).
-    ``on_progress(bytes_done, bytes_total)`` is called as input bytes are consumed;
-    ``on_error(message)`` once per input that could not be read to its end.
+    ``inputs``: files, directories (recursed), globs, URLs and ``@LIST`` files of archives
+    (:func:`redecode.inputs.expand_inputs`). ``rules``: a :class:`redecode.rules.Rules`, or the name
+    of a shipped one (looked up once, here). ``executor``: default the local one with ``workers``
+    processes (None: all cores), which preloads the rules before forking. ``on_progress(bytes_done,
+    bytes_total)`` is called as input bytes are consumed (local executor); ``on_error(message)``
+    once per input that could not be read to its end.
 
-    ``out`` is a local directory (a ``file://`` URL is taken as its path); for an object-store URL
-    use :func:`redecode.spark.run_spark`.
+    ``out`` is a local directory (a ``file://`` URL is taken as its path) unless the executor
+    writes URLs (:class:`redecode.executors.Spark`).
 
-    Raises :class:`FileNotFoundError` for an input that matches no file, :class:`KeyError` for
-    unknown rules and :class:`ValueError` for an ``out`` that is a URL of another filesystem.
+    Raises :class:`FileNotFoundError` for an input that matches nothing, :class:`KeyError` for
+    unknown rules, :class:`ValueError` for an ``out`` that is a URL the executor cannot write,
+    :class:`redecode.rundir.RunDirectoryLocked`, :class:`redecode.rundir.RunDirectoryConflict`
+    (output of other rules in ``out``, local executor, without ``force``).
     """
-    out = storage.local_directory(
-        out, "the local executor",
-        "; to write to a URL use --executor spark (--master 'local[N]' runs it on this machine)")
-    wall_start = time.perf_counter()
-    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    cpu_start = _cpu_seconds()
-    rules_obj = get_rules(rules)
-    not_read: list[str] = []
-    paths = _outside(storage.expand_inputs(inputs, not_read), out)
-    os.makedirs(os.path.join(out, "_done"), exist_ok=True)
-    lock = _lock_run_directory(out)
-    try:
-        return _run_locked(paths, out, rules, rules_obj, workers, force, max_record_bytes, shard_bytes,
-                           on_progress, on_error, started_at, wall_start, cpu_start,
-                           _outside(not_read, out))
-    finally:
-        lock.close()
-
-
-def _size(path: str) -> int:
-    """Size of an input in bytes, 0 when it cannot be read (its shard then records the error)."""
-    try:
-        return storage.size(path)
-    except OSError:
-        return 0
-
-
-#: How many names of files not read ``_run.json`` lists (the count is always complete).
-FILES_NOT_READ_LISTED = 100
-
-
-def files_not_read(names: list[str]) -> dict:
-    """The manifest's ``files_not_read``: files that the input directories, globs or prefixes held
-    under names that look like archives but are not taken as inputs
-    (:func:`redecode.archive.looks_like_archive`: ``.wacz``, ``.warc.gz.bad``...), which the run
-    did not read: ``{"count": N, "names": [first FILES_NOT_READ_LISTED, sorted]}``."""
-    names = sorted(names)
-    return {"count": len(names), "names": names[:FILES_NOT_READ_LISTED]}
-
-
-def _outside(paths: list[str], out: str) -> list[str]:
-    """``paths`` without the files inside the run directory ``out`` (a run's own parts are not
-    raw-response inputs when ``redecode run . --out out`` runs twice)."""
-    if storage.is_remote(out):
-        return paths
-    inside = os.path.realpath(out) + os.sep
-    return [p for p in paths if storage.is_remote(p) or not os.path.realpath(p).startswith(inside)]
-
-
-class RunDirectoryConflict(RuntimeError):
-    """The run directory holds output made under other rules (or by other record -> row code)."""
-
-
-def _all_markers(out: str) -> list[dict]:
-    markers = []
-    directory = os.path.join(out, "_done")
-    for name in sorted(os.listdir(directory)):
-        if name.endswith(".json") and not name.startswith(".tmp-"):
-            try:
-                with open(os.path.join(directory, name), encoding="utf-8") as f:
-                    markers.append(json.load(f))
-            except (OSError, json.JSONDecodeError):
-                continue
-    return markers
-
-
-def _check_foreign(out: str, rules: Rules, force: bool) -> None:
-    """Refuse (or, with ``force``, remove) output in ``out`` made under other rules or by another
-    :data:`ROW_CODE_VERSION`: one run directory holds one rule set's rows, so that its parts, its
-    ``_run.json`` and every query over ``out/*.parquet`` agree."""
-    foreign = [
-        m for m in _all_markers(out)
-        if m.get("rules_digest") != rules.digest or m.get("row_code_version") != ROW_CODE_VERSION
-    ]
-    if not foreign:
-        return
-    if not force:
-        names = sorted({f"{m.get('rules')} ({str(m.get('rules_digest'))[:12]}, row code {m.get('row_code_version')})"
-                        for m in foreign})
-        raise RunDirectoryConflict(
-            f"{out} holds {len(foreign)} part(s) made under other rules or by another version of "
-            f"this job: {', '.join(names)}; this run uses {rules.name} ({rules.digest[:12]}, row code "
-            f"{ROW_CODE_VERSION}). Write to another --out, or add --force to replace them."
-        )
-    for m in foreign:
-        stem = m["part"][: -len(".parquet")]
-        for name in (os.path.join(out, m["part"]), _marker_path(out, stem)):
-            if os.path.exists(name):
-                os.unlink(name)
-
-
-def _earlier_inputs(out: str, paths: list[str], rules: Rules) -> tuple[list[str], list[Shard], dict]:
-    """Inputs completed in ``out`` by earlier runs with the same rules but not named this time:
-    they stay in the directory, so the manifest lists them too (a nightly run adds archives)."""
-    current = set(paths)
-    shards, markers = [], {}
-    for m in _all_markers(out):
-        if m.get("path") in current or m.get("rules_digest") != rules.digest:
-            continue
-        if not os.path.exists(os.path.join(out, m["part"])):
-            continue
-        shard = Shard(m["path"], m["shard"], m["start"], m["end"])
-        shards.append(shard)
-        markers[(shard.path, shard.index)] = m
-    return sorted({s.path for s in shards}), shards, markers
-
-
-def _run_locked(paths, out, rules, rules_obj, workers, force, max_record_bytes, shard_bytes,
-                on_progress, on_error, started_at, wall_start, cpu_start, not_read=()) -> RunSummary:
-    _clean_tmp(out)
-    _check_foreign(out, rules_obj, force)
-
-    shards: list[Shard] = []
-    for path in paths:
-        for index, (start, end) in enumerate(plan_shards(path, shard_bytes=shard_bytes)):
-            shards.append(Shard(path, index, start, end))
-
-    markers: dict[tuple[str, int], dict] = {}
-    todo: list[Shard] = []
-    for shard in shards:
-        marker = None if force else _read_marker(out, shard, rules_obj.digest, max_record_bytes)
-        if marker is not None:
-            markers[(shard.path, shard.index)] = marker
-        else:
-            todo.append(shard)
-
-    total = sum((s.end if s.end is not None else _size(s.path)) - s.start for s in shards)
-    done = sum(m["counts"].get("bytes_read", 0) for m in markers.values())
-    if on_progress:
-        on_progress(done, total)
-
-    def progress(n: int) -> None:
-        nonlocal done
-        done += n
-        if on_progress:
-            on_progress(min(done, total), total)
-
-    def finished(shard: Shard, marker: dict) -> None:
-        markers[(shard.path, shard.index)] = marker
-        # top up to the shard's size: progress callbacks only see record starts
-        seen = marker["counts"]["bytes_read"]
-        progress(max(0, seen - shard_progress.pop((shard.path, shard.index), 0)))
-
-    shard_progress: dict[tuple[str, int], int] = {}
-    n_workers = workers or os.cpu_count() or 1
-    if n_workers <= 1 or len(todo) <= 1:
-        for shard in todo:
-            key = (shard.path, shard.index)
-
-            def on_bytes(n: int, key=key) -> None:
-                shard_progress[key] = shard_progress.get(key, 0) + n
-                progress(n)
-
-            finished(shard, process_shard(shard, out, rules, max_record_bytes, on_bytes))
+    clock = RunClock.start()
+    rules = as_rules(rules)
+    executor = executor or Local(workers, prepare=rules.preload)
+    if executor.writes_urls:
+        out = storage.local_path(out)
     else:
-        # Load detectors, decoder tables and codecs once, here, before the workers fork: they then
-        # share them instead of each loading them on its first record. (One process loads them
-        # when a record first needs them, if ever.)
-        rules_obj.preload()
-        _freeze_startup_objects()
-        ctx = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork")
-        queue = ctx.Queue()
-        with cf.ProcessPoolExecutor(
-            max_workers=min(n_workers, len(todo)), mp_context=ctx, initializer=_init_worker, initargs=(queue,)
-        ) as pool:
-            futures = {pool.submit(process_shard, s, out, rules, max_record_bytes): s for s in todo}
-            pending = set(futures)
-            streamed = 0
-            while pending:
-                done_now, pending = cf.wait(pending, timeout=0.2, return_when=cf.FIRST_COMPLETED)
-                while not queue.empty():
-                    n = queue.get_nowait()
-                    streamed += n
-                    progress(n)
-                for fut in done_now:
-                    shard = futures[fut]
-                    marker = fut.result()
-                    markers[(shard.path, shard.index)] = marker
-            # replace streamed estimates by exact shard sizes
-            done = sum(m["counts"].get("bytes_read", 0) for m in markers.values())
-            if on_progress:
-                on_progress(done, total)
-
-    shards = _redo_bad_boundaries(shards, markers, out, rules, max_record_bytes)
-    _remove_stale_parts(out, paths, shards)
-    earlier_paths, earlier_shards, earlier_markers = _earlier_inputs(out, paths, rules_obj)
-    markers.update(earlier_markers)
-    manifest = _manifest(paths + earlier_paths, shards + earlier_shards, markers, rules_obj,
-                         started_at, wall_start, cpu_start)
-    manifest["files_not_read"] = files_not_read(not_read)
-    resumed = sorted({s.path for s in shards if s not in todo} - set(earlier_paths))
-    _write_json_atomic(os.path.join(out, "_run.json"), manifest)
+        out = storage.local_directory(
+            out, "the local executor",
+            "; to write to a URL use --executor spark (--master 'local[N]' runs it on this machine)")
+    not_read: list[str] = []
+    paths, shards = plan(inputs, out, shard_bytes=shard_bytes, not_read=not_read)
+    local = isinstance(executor, Local)
+    with RunDirectory(out, rules, force=force, foreign="refuse" if local else "redo") as rd:
+        markers = {} if force else rd.complete(shards, max_record_bytes)
+        todo = [s for s in shards if (s.path, s.index) not in markers]
+        progress = _progress(shards, markers, on_progress)
+        shard_fn = functools.partial(run_shard, out=out, rules=rules, max_record_bytes=max_record_bytes,
+                                     staged=executor.staged or storage.is_remote(out))
+        results = map_shards(shard_fn, todo, executor, on_progress=progress,
+                             description=f"redecode {len(todo)} shard(s) -> {out}")
+        # an input whose shards did not meet exactly is redone whole
+        markers.update(((m["path"], m["shard"]), m) for m in results)
+        shards, redone = rd.redo_bad_boundaries(shards, markers)
+        more = map_shards(shard_fn, redone, executor, description=f"redecode {len(redone)} shard(s) -> {out}")
+        markers.update(((m["path"], m["shard"]), m) for m in more)
+        results += more
+        if progress is not None:
+            progress(None)
+        rd.remove_stale_parts(paths, shards)
+        earlier_paths, earlier_shards, earlier_markers = rd.earlier_inputs(paths)
+        markers.update(earlier_markers)
+        manifest = rd.manifest(paths + earlier_paths, shards + earlier_shards, markers, clock)
+        manifest["files_not_read"] = files_not_read(outside(not_read, out))
+        if executor.info is not None:
+            task_cpu = sum(m.get("cpu_seconds", 0.0) for m in results)
+            manifest["cpu_seconds"] = round(manifest["cpu_seconds"] + task_cpu, 3)
+            manifest["executor"] = dict(
+                executor.info,
+                tasks=len(results),
+                shards_skipped=len(shards) - len(todo) - len(redone),
+                task_wall_seconds=round(sum(m.get("wall_seconds", 0.0) for m in results), 3),
+                task_cpu_seconds=round(task_cpu, 3),
+            )
+        rd.write_manifest(manifest)
+    resumed = sorted({s.path for s in shards if s not in todo and s not in redone} - set(earlier_paths))
     errors = [entry["error"] for entry in manifest["inputs"] if entry["error"]]
     if on_error:
         for message in errors:
@@ -828,103 +313,21 @@ def _run_locked(paths, out, rules, rules_obj, workers, force, max_record_bytes, 
     return RunSummary(manifest=manifest, errors=errors, resumed=resumed)
 
 
-def _redo_bad_boundaries(shards, markers, out, rules_name, max_record_bytes) -> list[Shard]:
-    """Redo as one shard every input whose shards did not meet exactly (see ``boundary_ok``)."""
-    counts = Counter(s.path for s in shards)
-    bad = {
-        s.path
-        for s in shards
-        if counts[s.path] > 1
-        and (
-            not markers[(s.path, s.index)].get("boundary_ok", True)
-            or markers[(s.path, s.index)]["outcome"] != "complete"
-        )
-    }
-    if not bad:
-        return shards
-    kept = [s for s in shards if s.path not in bad]
-    for path in sorted(bad):
-        for s in [s for s in shards if s.path == path]:
-            del markers[(s.path, s.index)]
-            for name in (_marker_path(out, part_stem(path, s.index)),
-                          os.path.join(out, part_stem(path, s.index) + ".parquet")):
-                if os.path.exists(name):
-                    os.unlink(name)
-        whole = Shard(path, 0, 0, None)
-        markers[(path, 0)] = process_shard(whole, out, rules_name, max_record_bytes)
-        kept.append(whole)
-    return kept
+def _progress(shards: list[Shard], markers: dict, on_progress: Callable[[int, int], None] | None):
+    """The executor's progress callback for ``on_progress(done, total)`` (bytes), or None: called
+    with the bytes each shard reports, and with None at the end (then the exact total done)."""
+    if on_progress is None:
+        return None
+    total = sum((s.end if s.end is not None else input_size(s.path)) - s.start for s in shards)
+    done = sum(m["counts"].get("bytes_read", 0) for m in markers.values())
+    on_progress(done, total)
 
+    def progress(n: int | None) -> None:
+        nonlocal done
+        if n is None:  # the end: every marker's exact byte count
+            done = sum(m["counts"].get("bytes_read", 0) for m in markers.values())
+        else:
+            done += n
+        on_progress(min(done, total), total)
 
-def _remove_stale_parts(out: str, paths: list[str], shards: list[Shard]) -> None:
-    """Remove parts and markers of this run's inputs that the current shard plan does not have
-    (left by an earlier run with another shard size), so ``OUT/*.parquet`` never holds a record
-    twice."""
-    wanted = {part_stem(s.path, s.index) for s in shards}
-    prefixes = {part_stem(p, 0)[: -len("0000")] for p in paths}
-    for directory, suffix in ((out, ".parquet"), (os.path.join(out, "_done"), ".json")):
-        for name in os.listdir(directory):
-            if not name.endswith(suffix):
-                continue
-            stem = name[: -len(suffix)]
-            prefix, _, index = stem.rpartition(".")
-            if prefix + "." in prefixes and stem not in wanted:
-                os.unlink(os.path.join(directory, name))
-
-
-def _cpu_seconds() -> float:
-    self_usage = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return self_usage.ru_utime + self_usage.ru_stime + children.ru_utime + children.ru_stime
-
-
-def _manifest(paths, shards, markers, rules: Rules, started_at, wall_start, cpu_start) -> dict:
-    inputs = []
-    total = ShardCounts()
-    by_path: dict[str, list[Shard]] = {}
-    for s in shards:
-        by_path.setdefault(s.path, []).append(s)
-    for path in paths:
-        counts = ShardCounts()
-        parts, errors, offsets = [], [], []
-        outcome = "complete"
-        size = None
-        for shard in by_path.get(path, ()):
-            marker = markers[(shard.path, shard.index)]
-            size = marker.get("size", size)
-            counts.merge(ShardCounts.from_json(marker["counts"]))
-            parts.append(marker["part"])
-            if marker["outcome"] != "complete":
-                outcome = marker["outcome"]
-                errors.append(marker["error"])
-                offsets.append(marker["error_offset"])
-        total.merge(counts)
-        inputs.append(
-            {
-                "path": path,
-                "size": size if size is not None else _size(path),
-                "parts": parts,
-                "part": parts[0] if len(parts) == 1 else None,
-                "outcome": outcome,
-                "error": "; ".join(errors) if errors else None,
-                "error_offset": offsets[0] if offsets else None,
-                "rows": counts.records_seen,
-                "counts": counts.to_json(),
-            }
-        )
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "redecode_version": __version__,
-        "row_code_version": ROW_CODE_VERSION,
-        "rules": {"name": rules.name, "digest": rules.digest, "parameters": rules.parameters()},
-        "dependencies": dependency_versions(),
-        # what relative input paths (as given, and as rows' warc_path holds them) are relative to;
-        # backfill resolves them against it
-        "cwd": os.getcwd(),
-        "started_at": started_at,
-        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "wall_seconds": round(time.perf_counter() - wall_start, 3),
-        "cpu_seconds": round(_cpu_seconds() - cpu_start, 3),
-        "inputs": inputs,
-        "counts": total.to_json(),
-    }
+    return progress

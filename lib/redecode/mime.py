@@ -103,6 +103,13 @@ class MimeType:
         return self.serialize()
 
 
+def _collect_until(s: str, pos: int, stops: str) -> int:
+    """Infra "collect a sequence of code points" from ``s[pos]`` while they are not in *stops*:
+    the position where the sequence ends (the first code point in *stops*, or ``len(s)``)."""
+    ends = [i for i in (s.find(c, pos) for c in stops) if i >= 0]
+    return min(ends) if ends else len(s)
+
+
 def _collect_quoted_string(s: str, pos: int, extract_value: bool) -> tuple[str, int]:
     """Fetch "collect an HTTP quoted string" from ``s[pos] == '"'``: (result, new position)."""
     start = pos
@@ -110,9 +117,7 @@ def _collect_quoted_string(s: str, pos: int, extract_value: bool) -> tuple[str, 
     value: list[str] = []
     pos += 1
     while True:
-        j = pos
-        while j < n and s[j] != '"' and s[j] != "\\":
-            j += 1
+        j = _collect_until(s, pos, '"\\')
         value.append(s[pos:j])
         pos = j
         if pos >= n:
@@ -211,9 +216,7 @@ def split_header_values(values: Sequence[str]) -> list[str]:
     out: list[str] = []
     temp: list[str] = []
     while True:
-        j = pos
-        while j < n and s[j] != '"' and s[j] != ",":
-            j += 1
+        j = _collect_until(s, pos, '",')
         temp.append(s[pos:j])
         pos = j
         if pos < n and s[pos] == '"':

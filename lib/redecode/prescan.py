@@ -84,6 +84,7 @@ from typing import NamedTuple
 from .labels import get_encoding
 
 __all__ = [
+    "META_REMAP",
     "UNCONDITIONAL_BYTES",
     "WINDOW",
     "MetaResult",
@@ -162,7 +163,9 @@ _HEAD_START_TAGS = _HEAD_END_TAGS | {b"html", b"head"}
 # Tag names the scan acts on: 1 meta, 2 raw text, 3 plaintext.
 _SPECIAL = {b"meta": 1, b"plaintext": 3, **{name: 2 for name in _RAW_TEXT}}
 
-_REMAP = {"UTF-16LE": "UTF-8", "UTF-16BE": "UTF-8", "x-user-defined": "windows-1252"}
+#: What a meta's encoding becomes (HTML Standard "prescan a byte stream to determine its encoding",
+#: the step after "get an encoding": UTF-16BE/LE -> UTF-8, x-user-defined -> windows-1252).
+META_REMAP = {"UTF-16LE": "UTF-8", "UTF-16BE": "UTF-8", "x-user-defined": "windows-1252"}
 
 
 def _isomorphic(b: bytes) -> str:
@@ -362,8 +365,8 @@ def _meta(d: bytes, lt: int, attrs_start: int, gt: int, ignored: list[str]) -> M
                     ignored.append(_isomorphic(label))
                     return None
                 return MetaResult(
-                    _REMAP.get(enc, enc), _isomorphic(label), lt, gt + 1, False,
-                    enc if enc in _REMAP else None, tuple(ignored),
+                    META_REMAP.get(enc, enc), _isomorphic(label), lt, gt + 1, False,
+                    enc if enc in META_REMAP else None, tuple(ignored),
                 )
     seen: set[bytes] = set()
     got_pragma = False
@@ -402,9 +405,9 @@ def _meta(d: bytes, lt: int, attrs_start: int, gt: int, ignored: list[str]) -> M
         ignored.append(_isomorphic(label))
         return None
     assert isinstance(charset, str)
-    remapped = charset if charset in _REMAP else None
+    remapped = charset if charset in META_REMAP else None
     return MetaResult(
-        encoding=_REMAP.get(charset, charset),
+        encoding=META_REMAP.get(charset, charset),
         label=_isomorphic(label),
         offset=lt,
         end=gt + 1,
@@ -562,7 +565,7 @@ def _plain_meta(d: bytes, low: bytes, lt: int) -> MetaResult | None:
     enc = get_encoding(label)
     if enc is None:
         return None
-    remapped = _REMAP.get(enc)
+    remapped = META_REMAP.get(enc)
     # MetaResult(...) without NamedTuple's generated __new__ (same tuple, half the cost).
     if remapped is None:
         return _new_tuple(MetaResult, (enc, label.decode("latin-1"), lt, m.end(), pragma, None, ()))

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import duckdb
 import pyarrow as pa
 
+from .rundir import MANIFEST
 from .schema import COLUMNS, PROVENANCE_COLUMNS, SCHEMA, check_schema_version
 
 __all__ = [
@@ -61,7 +62,7 @@ __all__ = [
     "REPORT_SECTIONS",
 ]
 
-MANIFEST_NAME = "_run.json"
+MANIFEST_NAME = MANIFEST  # the run directory's manifest (redecode.rundir)
 
 #: Detector confidence (0..1) below which the report lists a detector decision as low-confidence.
 LOW_CONFIDENCE = 0.5
@@ -151,7 +152,8 @@ def _duckdb_type(column: str) -> str:
     return _DUCKDB_TYPES[SCHEMA.field(column).type]
 
 
-def _sql_str(value: str) -> str:
+def sql_string(value: str) -> str:
+    """*value* as an SQL string literal (single quotes, inner quotes doubled), for DuckDB."""
     return "'" + value.replace("'", "''") + "'"
 
 
@@ -159,14 +161,14 @@ def _parts_select(con: duckdb.DuckDBPyConnection, run: RunDir, columns: Sequence
     """A SELECT of *columns* (schema types) plus ``run`` over the parts of *run*."""
     if not run.parts:
         cols = ", ".join(f"NULL::{_duckdb_type(c)} AS {c}" for c in columns)
-        return f"SELECT {cols}, {_sql_str(run.path)} AS run WHERE false"
-    source = "read_parquet([" + ", ".join(_sql_str(p) for p in run.parts) + "], union_by_name=true)"
+        return f"SELECT {cols}, {sql_string(run.path)} AS run WHERE false"
+    source = "read_parquet([" + ", ".join(sql_string(p) for p in run.parts) + "], union_by_name=true)"
     present = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
     cols = ", ".join(
         (f"CAST({c} AS {_duckdb_type(c)}) AS {c}" if c in present else f"NULL::{_duckdb_type(c)} AS {c}")
         for c in columns
     )
-    return f"SELECT {cols}, {_sql_str(run.path)} AS run FROM {source}"
+    return f"SELECT {cols}, {sql_string(run.path)} AS run FROM {source}"
 
 
 #: Columns of the ``runs`` view: one row per input of a manifest.

@@ -19,76 +19,92 @@ import pyarrow as pa
 SCHEMA_VERSION = "1.1"  # 1.1: meta_source, xml_encoding (for backfill)
 SCHEMA_VERSION_KEY = b"redecode.schema_version"
 
+#: Column kinds (the third element of each :data:`_FIELDS` entry): who makes the column.
+#: ``record``: the record -> row code (:mod:`redecode.row`), before any rule is consulted (archive,
+#: HTTP and MIME facts, the row's status); ``fact``: the declarations the HTML Standard's algorithms
+#: find in the payload whatever the rules (:meth:`redecode.procedures.Procedure.facts`);
+#: ``decision``: the rules' procedure (:meth:`~redecode.procedures.Procedure.fill`), and so its
+#: replay (:meth:`~redecode.procedures.Procedure.replay`) must give each; ``rules``: the rules'
+#: identity.
+RECORD, FACT, DECISION, RULES = "record", "fact", "decision", "rules"
+
 #: Row status values.
 STATUS_DECODED = "decoded"
 STATUS_SKIPPED = "skipped"
 STATUS_FAILED = "failed"
 
-_FIELDS: list[tuple[str, pa.DataType, str]] = [
+_FIELDS: list[tuple[str, pa.DataType, str, str]] = [
     # -- required columns, in the order of the job issue --
-    ("record_id", pa.string(), "WARC-Record-ID (or a deterministic id for ARC/Parquet inputs)"),
-    ("warc_path", pa.string(), "input archive path as given to the job"),
-    ("warc_offset", pa.int64(), "bytes: start of the record (its gzip member) in warc_path; for a raw-response Parquet input, the row number"),
-    ("warc_length", pa.int64(), "bytes: length of the record in the file (compressed for .gz); for a raw-response Parquet input, the body's length"),
-    ("target_uri", pa.string(), "WARC-Target-URI"),
-    ("warc_date", pa.string(), "WARC-Date as written in the record"),
-    ("http_status", pa.int32(), "HTTP status code, null without HTTP headers"),
-    ("content_type", pa.string(), "Content-Type header value(s), joined by ', '"),
-    ("mime_type", pa.string(), "MIME type essence (Fetch 'extract a MIME type', else sniffed)"),
-    ("payload_length", pa.int64(), "bytes: payload after transfer and content codings are removed"),
-    ("payload_digest", pa.string(), "WARC-Payload-Digest"),
-    ("bom", pa.string(), "BOM found: UTF-8, UTF-16BE, UTF-16LE or null"),
-    ("header_charset", pa.string(), "raw charset parameter of Content-Type"),
-    ("meta_charset", pa.string(), "raw label of the <meta> declaration the browser's prescan or head scan finds, whatever the rules (a label naming no encoding is in ignored_labels instead)"),
-    ("encoding", pa.string(), "WHATWG encoding name used to decode (NULL when rules that decode with Python codecs used one with no WHATWG equivalent; see decoder)"),
-    ("source", pa.string(), "deciding step: bom, transport, prescan, head-scan, xml-declaration, "
+    ("record_id", pa.string(), RECORD, "WARC-Record-ID (or a deterministic id for ARC/Parquet inputs)"),
+    ("warc_path", pa.string(), RECORD, "input archive path as given to the job"),
+    ("warc_offset", pa.int64(), RECORD, "bytes: start of the record (its gzip member) in warc_path; for a raw-response Parquet input, the row number"),
+    ("warc_length", pa.int64(), RECORD, "bytes: length of the record in the file (compressed for .gz); for a raw-response Parquet input, the body's length"),
+    ("target_uri", pa.string(), RECORD, "WARC-Target-URI"),
+    ("warc_date", pa.string(), RECORD, "WARC-Date as written in the record"),
+    ("http_status", pa.int32(), RECORD, "HTTP status code, null without HTTP headers"),
+    ("content_type", pa.string(), RECORD, "Content-Type header value(s), joined by ', '"),
+    ("mime_type", pa.string(), RECORD, "MIME type essence (Fetch 'extract a MIME type', else sniffed)"),
+    ("payload_length", pa.int64(), RECORD, "bytes: payload after transfer and content codings are removed"),
+    ("payload_digest", pa.string(), RECORD, "WARC-Payload-Digest"),
+    ("bom", pa.string(), FACT, "BOM found: UTF-8, UTF-16BE, UTF-16LE or null"),
+    ("header_charset", pa.string(), FACT, "raw charset parameter of Content-Type"),
+    ("meta_charset", pa.string(), FACT, "raw label of the <meta> declaration the browser's prescan or head scan finds, whatever the rules (a label naming no encoding is in ignored_labels instead)"),
+    ("encoding", pa.string(), DECISION, "WHATWG encoding name used to decode (NULL when rules that decode with Python codecs used one with no WHATWG equivalent; see decoder)"),
+    ("source", pa.string(), DECISION, "deciding step: bom, transport, prescan, head-scan, xml-declaration, "
                             "utf8-valid, detector, default"),
-    ("confidence", pa.string(), "HTML Standard confidence: certain, tentative, irrelevant"),
-    ("decode_errors", pa.int64(), "number of U+FFFD the decoder inserted"),
-    ("text", pa.string(), "decoded text, without BOM"),
-    ("status", pa.string(), "decoded, skipped or failed"),
-    ("error", pa.string(), "error message for failed rows"),
-    ("rules", pa.string(), "rules name, e.g. browser-2026.11"),
-    ("rules_digest", pa.string(), "sha256 of the rules' parameters and versions"),
+    ("confidence", pa.string(), DECISION, "HTML Standard confidence: certain, tentative, irrelevant"),
+    ("decode_errors", pa.int64(), DECISION, "number of U+FFFD the decoder inserted"),
+    ("text", pa.string(), DECISION, "decoded text, without BOM"),
+    ("status", pa.string(), RECORD, "decoded, skipped or failed"),
+    ("error", pa.string(), RECORD, "error message for failed rows"),
+    ("rules", pa.string(), RULES, "rules name, e.g. browser-2026.11"),
+    ("rules_digest", pa.string(), RULES, "sha256 of the rules' parameters and versions"),
     # -- provenance and bookkeeping --
-    ("record_type", pa.string(), "WARC-Type: response, resource or revisit"),
-    ("meta_offset", pa.int64(), "bytes: offset of the <meta> that declared meta_charset"),
-    ("xml_charset", pa.string(), "raw encoding label of the XML declaration"),
-    ("ignored_labels", pa.list_(pa.string()), "labels seen that named no encoding"),
-    ("conflict", pa.list_(pa.string()), "declarations that disagree with the decision, 'where:label'"),
-    ("detector", pa.string(), "detector name@version when detection ran"),
-    ("detector_confidence", pa.float64(), "the detector engine's own confidence 0..1, not a probability: "
+    ("record_type", pa.string(), RECORD, "WARC-Type: response, resource or revisit"),
+    ("meta_offset", pa.int64(), FACT, "bytes: offset of the <meta> that declared meta_charset"),
+    ("xml_charset", pa.string(), FACT, "raw encoding label of the XML declaration"),
+    ("ignored_labels", pa.list_(pa.string()), FACT, "labels seen that named no encoding"),
+    ("conflict", pa.list_(pa.string()), DECISION, "declarations that disagree with the decision, 'where:label'"),
+    ("detector", pa.string(), DECISION, "detector name@version when detection ran"),
+    ("detector_confidence", pa.float64(), DECISION, "the detector engine's own confidence 0..1, not a probability: "
                                           "0.99/0.01 chardetng's yes/no assessment, 0.3333/0.6667/1 the "
                                           "share of engines agreeing (cascade, majority), 1 - chaos for "
                                           "charset-normalizer; see under this table"),
-    ("tld", pa.string(), "top-level domain of target_uri"),
-    ("decoder", pa.string(), "decoder used: 'whatwg' or 'python:<codec>'"),
-    ("skip_reason", pa.string(), "not-text, revisit, no-payload, http-status, ..."),
-    ("error_kind", pa.string(), "content-encoding, too-large, chunked, truncated, decode, ..."),
-    ("warning", pa.string(), "a tolerated oddity of the record, e.g. a gzip stream that ends early "
+    ("tld", pa.string(), RECORD, "top-level domain of target_uri"),
+    ("decoder", pa.string(), DECISION, "decoder used: 'whatwg' or 'python:<codec>'"),
+    ("skip_reason", pa.string(), RECORD, "not-text, revisit, no-payload, http-status, ..."),
+    ("error_kind", pa.string(), RECORD, "content-encoding, too-large, chunked, truncated, decode, ..."),
+    ("warning", pa.string(), RECORD, "a tolerated oddity of the record, e.g. a gzip stream that ends early "
                              "(the decoded prefix is kept)"),
-    ("utf8_valid", pa.bool_(), "payload is valid UTF-8 (when examined)"),
-    ("ascii_only", pa.bool_(), "payload is pure ASCII (when examined)"),
-    ("text_length", pa.int64(), "characters in text"),
+    ("utf8_valid", pa.bool_(), FACT, "payload is valid UTF-8 (when examined)"),
+    ("ascii_only", pa.bool_(), FACT, "payload is pure ASCII (when examined)"),
+    ("text_length", pa.int64(), DECISION, "characters in text"),
     # -- 1.1: what redecode.backfill needs to replay the browser decision from a row --
-    ("meta_source", pa.string(), "step that found the meta in meta_charset: prescan or head-scan"),
-    ("xml_encoding", pa.string(), "WHATWG encoding the XML declaration names (also the label-less "
+    ("meta_source", pa.string(), FACT, "step that found the meta in meta_charset: prescan or head-scan"),
+    ("xml_encoding", pa.string(), FACT, "WHATWG encoding the XML declaration names (also the label-less "
                                   "UTF-16 '<?x' patterns); null for none or an unknown label"),
 ]
 
 #: Column name -> description (used by the README column reference and ``redecode query``).
-COLUMN_DOCS: dict[str, str] = {name: doc for name, _, doc in _FIELDS}
+COLUMN_DOCS: dict[str, str] = {name: doc for name, _, _, doc in _FIELDS}
 
-REQUIRED_COLUMNS: tuple[str, ...] = tuple(name for name, _, _ in _FIELDS[:23])
+REQUIRED_COLUMNS: tuple[str, ...] = tuple(name for name, _, _, _ in _FIELDS[:23])
 
 #: Columns that never hold run timestamps or anything else that may differ between replays.
-COLUMNS: tuple[str, ...] = tuple(name for name, _, _ in _FIELDS)
+COLUMNS: tuple[str, ...] = tuple(name for name, _, _, _ in _FIELDS)
+
+#: Column name -> kind (:data:`RECORD`, :data:`FACT`, :data:`DECISION`, :data:`RULES`).
+COLUMN_KINDS: dict[str, str] = {name: kind for name, _, kind, _ in _FIELDS}
+#: The columns the rules' procedure fills and its replay must give (kind :data:`DECISION`).
+DECISION_COLUMNS: tuple[str, ...] = tuple(c for c, k in COLUMN_KINDS.items() if k == DECISION)
+#: The declaration facts found whatever the rules (kind :data:`FACT`).
+FACT_COLUMNS: tuple[str, ...] = tuple(c for c, k in COLUMN_KINDS.items() if k == FACT)
 
 #: Provenance columns: everything except the text (the query layer reads only these by default).
 PROVENANCE_COLUMNS: tuple[str, ...] = tuple(c for c in COLUMNS if c != "text")
 
 SCHEMA = pa.schema(
-    [pa.field(name, typ, nullable=True, metadata={b"doc": doc.encode()}) for name, typ, doc in _FIELDS],
+    [pa.field(name, typ, nullable=True, metadata={b"doc": doc.encode()}) for name, typ, _, doc in _FIELDS],
     metadata={SCHEMA_VERSION_KEY: SCHEMA_VERSION.encode()},
 )
 

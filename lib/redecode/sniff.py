@@ -80,6 +80,7 @@ from dataclasses import dataclass, fields
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
+from .decode import bom_sniff
 from .labels import get_encoding
 from .mime import extract_mime_type
 from .prescan import WINDOW, MetaResult, head_scan, prescan, xml_declaration
@@ -174,20 +175,6 @@ class Decision:
     # positional construction of the older fields is unchanged.
     meta_source: str | None = None
     xml_encoding: str | None = None
-
-
-def bom_sniff(payload: bytes) -> str | None:
-    """Encoding Standard "BOM sniff": ``UTF-8``, ``UTF-16BE``, ``UTF-16LE`` or None.
-
-    ``FF FE 00 00`` is UTF-16LE (no UTF-32 in the Encoding Standard)."""
-    if payload[:3] == b"\xef\xbb\xbf":
-        return "UTF-8"
-    head = payload[:2]
-    if head == b"\xfe\xff":
-        return "UTF-16BE"
-    if head == b"\xff\xfe":
-        return "UTF-16LE"
-    return None
 
 
 def tld_of(url: str | None) -> str | None:

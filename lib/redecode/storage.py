@@ -11,9 +11,9 @@ extra) never imports fsspec and behaves exactly as before.
 | stream an archive, or read one record by offset (ranged GETs, never a whole download) | `open_input` |
 | size, existence, listing | `size`, `exists`, `listdir` |
 | whole small files (markers, manifests, ``@list`` files) | `read_bytes`, `write_bytes` |
-| where to write a file before publishing it | `staging_dir` |
+| the temporary name a local file is written under before its rename | `temp_path`, `TMP_PREFIX` |
 | publish a finished local file under its final name | `publish_file` |
-| command-line inputs: files, directories, globs, ``@list.txt`` manifest files | `expand_inputs` |
+| what a URL names: file, "directory" (prefix), glob matches, every file under a prefix | `isfile`, `isdir`, `glob`, `find` |
 | bytes fetched from remote storage (for backfill's "bytes read" and tests) | `STATS`, `ReadStats` |
 
 Atomicity. A reader must never see a part or marker under its final name before it is complete.
@@ -26,9 +26,7 @@ Credentials and endpoint (S3). botocore reads ``AWS_ACCESS_KEY_ID``, ``AWS_SECRE
 ``AWS_SESSION_TOKEN``, ``AWS_PROFILE`` and the config files itself; `storage_options` adds the
 endpoint from ``AWS_ENDPOINT_URL_S3`` or else ``AWS_ENDPOINT_URL`` (S3-compatible stores: MinIO,
 Ceph, moto) and the region from ``AWS_DEFAULT_REGION`` or ``AWS_REGION``. ``REDECODE_S3_ANON=1``
-reads public buckets without credentials (Common Crawl's ``s3://commoncrawl`` needs credentials;
-its HTTPS mirror is ``https://data.commoncrawl.org/``, which fsspec's ``https`` filesystem reads
-with the same ranged GETs).
+reads public buckets without credentials (docs/object-storage.md).
 
 Deviations: none from S3 semantics; listing is eventually consistent on some S3-compatible stores
 (AWS S3 itself is strongly consistent since 2020), which only matters for resume, and a missed
@@ -41,9 +39,7 @@ import io
 import os
 import posixpath
 import shutil
-import tempfile
 import threading
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 __all__ = [
@@ -51,7 +47,10 @@ __all__ = [
     "RangedReader",
     "ReadStats",
     "exists",
-    "expand_inputs",
+    "find",
+    "glob",
+    "isdir",
+    "isfile",
     "filesystem",
     "is_remote",
     "join",
@@ -62,7 +61,7 @@ __all__ = [
     "read_bytes",
     "remove",
     "size",
-    "staging_dir",
+    "temp_path",
     "storage_options",
     "write_bytes",
 ]
@@ -76,6 +75,9 @@ MIN_BLOCK = 16 * 1024
 MAX_BLOCK = 8 * 1024 * 1024
 
 _LOCAL_SCHEMES = ("file",)
+
+#: Prefix of the temporary name a local file is written under before it is renamed into place.
+TMP_PREFIX = ".tmp-"
 
 
 def is_remote(path: str | os.PathLike[str]) -> bool:
@@ -152,11 +154,6 @@ def filesystem(url: str):
         raise ImportError(f"{url}: {exc} (the [s3] extra: install it from the checkout with {_S3_INSTALL})") from exc
 
 
-def _unstrip(fs, path: str) -> str:
-    """A listing result (protocol stripped by fsspec) as a full URL again."""
-    return fs.unstrip_protocol(path)
-
-
 def join(base: str, *names: str) -> str:
     """``base`` joined with ``names``: ``/`` for URLs, :func:`os.path.join` for local paths."""
     if is_remote(base):
@@ -194,6 +191,31 @@ def listdir(path: str) -> list[str]:
     return sorted(posixpath.basename(e.rstrip("/")) for e in entries)
 
 
+def isfile(url: str) -> bool:
+    """Whether remote ``url`` names an object (a file)."""
+    fs, p = filesystem(url)
+    return bool(fs.isfile(p))
+
+
+def isdir(url: str) -> bool:
+    """Whether remote ``url`` names a "directory": a prefix that other objects are under."""
+    fs, p = filesystem(url)
+    return bool(fs.isdir(p))
+
+
+def find(url: str) -> list[str]:
+    """Full URLs of every object under the remote prefix ``url``, recursively, in listing order."""
+    fs, p = filesystem(url)
+    return [fs.unstrip_protocol(f) for f in fs.find(p)]
+
+
+def glob(url: str) -> list[str]:
+    """Full URLs of what the remote glob ``url`` matches (``*``, ``?``, ``[...]``, ``**``): objects and
+    prefixes, in listing order."""
+    fs, p = filesystem(url)
+    return [fs.unstrip_protocol(m) for m in fs.glob(p)]
+
+
 def makedirs(path: str) -> None:
     """Create a local directory (and parents); object stores have no directories, so a no-op there."""
     if not is_remote(path):
@@ -224,6 +246,12 @@ def read_bytes(path: str) -> bytes:
     return fs.cat_file(p)
 
 
+def temp_path(path: str) -> str:
+    """The temporary name a local file is written under, beside it, before its rename to ``path``:
+    ``.tmp-<name>`` (so a reader never sees an incomplete file under its final name)."""
+    return os.path.join(os.path.dirname(path), TMP_PREFIX + os.path.basename(path))
+
+
 def write_bytes(path: str, data: bytes) -> None:
     """Write a whole (small) file atomically: tmp + fsync + rename locally, one PUT remotely."""
     if is_remote(path):
@@ -231,7 +259,7 @@ def write_bytes(path: str, data: bytes) -> None:
         fs.pipe_file(p, data)
         return
     path = _local(path)
-    tmp = os.path.join(os.path.dirname(path), ".tmp-" + os.path.basename(path))
+    tmp = temp_path(path)
     with open(tmp, "wb") as f:
         f.write(data)
         f.flush()
@@ -256,26 +284,12 @@ def publish_file(local_path: str, dest: str) -> None:
     try:
         os.replace(local_path, dest)
     except OSError:  # EXDEV: another filesystem
-        tmp = os.path.join(os.path.dirname(dest), ".tmp-" + os.path.basename(dest))
+        tmp = temp_path(dest)
         shutil.copyfile(local_path, tmp)
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
         os.replace(tmp, dest)
         os.unlink(local_path)
-
-
-def staging_dir(dest_dir: str, name: str) -> str:
-    """A fresh local directory to write files destined for ``dest_dir`` in.
-
-    For a local ``dest_dir`` it is ``dest_dir/_staging/<name>-<random>`` (same filesystem, so
-    `publish_file` is a rename); for a URL a fresh directory under Python's temporary directory
-    (``TMPDIR``). The caller removes it.
-    """
-    if is_remote(dest_dir):
-        return tempfile.mkdtemp(prefix=f"redecode-{name}-")
-    parent = os.path.join(_local(dest_dir), "_staging")
-    os.makedirs(parent, exist_ok=True)
-    return tempfile.mkdtemp(prefix=f"{name}-", dir=parent)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -410,99 +424,3 @@ def open_input(path: str | os.PathLike[str], *, min_block: int = MIN_BLOCK, max_
         return open(_local(p), "rb")
     fs, fp = filesystem(p)
     return RangedReader(fs, fp, int(fs.size(fp)), name=p, min_block=min_block, max_block=max_block)
-
-
-# ---------------------------------------------------------------------------------------------
-# inputs
-
-_GLOB_CHARS = frozenset("*?[")
-
-
-def _list_file_entries(list_path: str) -> list[str]:
-    """Lines of an ``@list`` file: one path or URL per line; blank lines and ``#`` comments skipped.
-
-    A relative line is relative to the list file's directory (so a list can travel with its
-    archives). Entries are not checked here: a 90,000-line list must not cost 90,000 requests
-    before the first task starts; a missing file fails its own task, not the plan.
-    """
-    text = read_bytes(list_path).decode("utf-8")
-    base = posixpath.dirname(list_path) if is_remote(list_path) else os.path.dirname(_local(list_path))
-    entries = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        if is_remote(line) or os.path.isabs(line) or line.startswith("file://"):
-            entries.append(line)
-        else:
-            entries.append(join(base, line) if base else line)
-    return entries
-
-
-def _expand_remote(url: str, suffixes: tuple[str, ...], not_read: list[str]) -> list[str]:
-    from .archive import looks_like_archive  # noqa: PLC0415 - archive is the input authority
-
-    fs, p = filesystem(url)
-
-    def wanted(name: str) -> bool:
-        return name.lower().endswith(suffixes)
-
-    def split(names) -> list[str]:
-        keep = []
-        for f in names:
-            if wanted(f):
-                keep.append(_unstrip(fs, f))
-            elif looks_like_archive(f):
-                not_read.append(_unstrip(fs, f))
-        return keep
-
-    if _GLOB_CHARS & set(p):
-        found = []
-        for m in fs.glob(p):
-            found.extend(split(fs.find(m) if fs.isdir(m) else [m]))
-        if not found:
-            raise FileNotFoundError(f"no input file matches {url!r}")
-        return found
-    if fs.isfile(p):
-        return [url]
-    if fs.isdir(p):
-        found = split(fs.find(p))
-        if found:
-            return found
-    raise FileNotFoundError(f"no input file matches {url!r}")
-
-
-def expand_inputs(inputs: Iterable[str | os.PathLike[str]], not_read: list[str] | None = None) -> list[str]:
-    """Expand command-line inputs to a sorted, de-duplicated list of paths and URLs.
-
-    Each input is one of: a local file, directory or glob (expanded by
-    :func:`redecode.archive.iter_inputs`, unchanged); a URL of a file, a "directory" (prefix,
-    listed recursively) or a glob (``s3://bucket/crawl/*/warc/*.warc.gz``), filtered like local
-    ones by :data:`redecode.archive.INPUT_SUFFIXES`; or ``@LIST``, a manifest file (local or
-    remote) listing one path or URL per line (see `_list_file_entries`; entries are taken as files,
-    unchecked and unexpanded).
-
-    Files that directories, prefixes and globs held under other names that still look like
-    archives are appended to ``not_read`` when it is given (see
-    :func:`redecode.archive.iter_inputs`).
-
-    Raises :class:`FileNotFoundError` for an input that matches nothing.
-    """
-    from .archive import INPUT_SUFFIXES, iter_inputs  # noqa: PLC0415 - archive is the input authority
-
-    other: list[str] = []
-    local: list[str] = []
-    found: set[str] = set()
-    for item in inputs:
-        s = os.fspath(item)
-        if s.startswith("@"):
-            found.update(_list_file_entries(s[1:]))
-        elif is_remote(s):
-            found.update(_expand_remote(s, INPUT_SUFFIXES, other))
-        else:
-            local.append(_local(s))
-    if local:
-        found.update(iter_inputs(local, other))
-    if not_read is not None:
-        not_read.extend(sorted(set(other) - found))
-    return sorted(found)

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .schema import COLUMNS, SCHEMA
+from .storage import temp_path
 
 #: Default row-group budget in bytes of (uncompressed) text; the text column dominates row size.
 DEFAULT_ROW_GROUP_BYTES = 32 * 1024 * 1024
@@ -50,7 +51,7 @@ class PartWriter:
     ) -> None:
         self.path = path
         directory, name = os.path.split(path)
-        self.tmp_path = os.path.join(directory, f".tmp-{name}")
+        self.tmp_path = temp_path(path)
         self.row_group_bytes = row_group_bytes
         schema = SCHEMA
         if extra_metadata:

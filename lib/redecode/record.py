@@ -1,0 +1,192 @@
+"""What every archive reader gives and the protocol a reader implements.
+
+Contract. A reader (one class per input kind, registered in :data:`redecode.archive.READERS`)
+turns one file into :class:`ArchiveRecord` s, in file order, with the HTTP message parsed and the
+payload's transfer and content codings removed, and can cut the file into ranges and read one
+record again by its offset (warcio/CDX "offset + length" random access,
+``warcio extract FILE OFFSET``). Units are bytes, except for kinds whose records have no byte
+offset (raw-response Parquet: the row index; see the reader).
+
+- :class:`Reader`: ``sniff`` (the file's first bytes, :class:`Head`), ``sniff_name`` (the name
+  alone, for files no reader's bytes-sniff takes), ``records`` (iterate a range), ``find_record_start``,
+  ``read_at``, ``shardable`` and ``suffixes``.
+- :class:`RecordStream`: the iterator :func:`redecode.archive.iter_records` returns, with
+  ``next_offset`` for range reads.
+- :class:`ArchiveError`: a file that cannot be read to its end; raised after the last readable
+  record, naming the file and the offset.
+
+Deviations: none (this module holds no algorithm).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+__all__ = [
+    "DEFAULT_MAX_RECORD_BYTES",
+    "MODES",
+    "ArchiveError",
+    "ArchiveRecord",
+    "Head",
+    "Reader",
+    "RecordStream",
+    "synthetic_record_id",
+]
+
+DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
+"""Default cap on a record block and on its decoded payload, in bytes (64 MiB)."""
+
+#: The ``mode`` every reader accepts (the ``reader`` argument of :func:`redecode.archive.iter_records`):
+#: ``auto``, or one library forced (``warcio``, ``fastwarc``); kinds read one way only ignore it.
+MODES = ("auto", "warcio", "fastwarc")
+
+
+class ArchiveError(Exception):
+    """An archive could not be read to its end.
+
+    ``path`` (as given), ``offset`` (bytes: where the unreadable record starts, or the row index for
+    Parquet), ``message`` (what went wrong). ``str()`` gives one line naming all three.
+    """
+
+    def __init__(self, path: str, offset: int, message: str) -> None:
+        super().__init__(path, offset, message)
+        self.path = path
+        self.offset = offset
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.path}: at offset {self.offset}: {self.message}"
+
+
+@dataclass(slots=True, kw_only=True)
+class ArchiveRecord:
+    """One archive record with its HTTP message parsed and its payload decoded.
+
+    Units are bytes. ``warc_path`` the path as given; ``offset``/``length`` locate the record in the
+    file (warcio's indexer: for a gzip-per-record file the offset of the gzip member and its
+    compressed length; for an uncompressed file the offset of ``WARC/`` and the length of the
+    record without the CRLFCRLF after it; for raw-response Parquet the row index and the body's
+    length); ``record_type`` the WARC-Type value; ``warc_date`` as in the
+    header; ``content_type_values`` the HTTP ``Content-Type`` field values in order for records with
+    an HTTP message, else the WARC ``Content-Type`` (``[]`` when absent or ``application/http``);
+    ``http_status``/``http_headers`` from the HTTP head (None without one); ``payload`` the HTTP body
+    with transfer and content codings removed (for resource records, the block), None for
+    warcinfo/request/metadata/other records and whenever ``error_kind`` is set;
+    ``payload_length`` the body as stored (before decoding), from Content-Length when the block was
+    not read whole; ``payload_digest`` the WARC-Payload-Digest value; ``error_kind`` one of
+    ``too-large``, ``chunked``, ``content-encoding``, ``truncated`` with ``error`` the message;
+    ``warning`` a tolerated oddity (a content-coded stream that ends early, a body declared chunked
+    that is not, bytes other than blank lines between the block and the next record: a
+    Content-Length shorter than the block);
+    ``is_http`` True when an HTTP response head was parsed from the block.
+    """
+
+    warc_path: str
+    offset: int
+    length: int
+    record_type: str
+    record_id: str | None
+    target_uri: str | None
+    warc_date: str | None
+    content_type_values: list[str]
+    http_status: int | None
+    http_headers: list[tuple[str, str]] | None
+    payload: bytes | None
+    payload_length: int
+    payload_digest: str | None
+    error_kind: str | None = None
+    error: str | None = None
+    warning: str | None = None
+    is_http: bool = False
+
+
+def synthetic_record_id(path: str, offset: int) -> str:
+    """A deterministic WARC-Record-ID (``<urn:uuid:...>``, UUID5/SHA-1) from the file's base name and
+    the record offset, for records that have none of their own (ARC, raw-response Parquet)."""
+    return f"<urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'{os.path.basename(path)}#{offset}')}>"
+
+
+class RecordStream(Iterator[ArchiveRecord]):
+    """The iterator :func:`redecode.archive.iter_records` returns.
+
+    ``next_offset``: after the iteration stopped at ``end``, the offset of the first record not
+    yielded (at or after ``end``); None while iterating and when the file was read to its end. A
+    caller that splits a file into ranges checks that each range's ``next_offset`` is the next
+    range's ``start``: then the ranges together read exactly the records of the whole file.
+    """
+
+    __slots__ = ("_gen", "next_offset")
+
+    def __init__(self, records: Callable[[RecordStream], Iterator[ArchiveRecord]]) -> None:
+        """``records(stream)``: the generator of the records, given this stream to set
+        ``next_offset`` on."""
+        self.next_offset: int | None = None
+        self._gen = records(self)
+
+    def __iter__(self) -> RecordStream:
+        return self
+
+    def __next__(self) -> ArchiveRecord:
+        return next(self._gen)
+
+    def close(self) -> None:
+        self._gen.close()
+
+
+class Head:
+    """The first bytes of a file, as the readers' ``sniff`` sees them: ``raw`` (up to 4096 bytes as
+    stored), ``plain`` (``raw`` inflated when it starts with the gzip magic, up to 64 bytes; None
+    when that inflate fails; ``raw`` itself otherwise) and ``name`` (the path, lower-cased)."""
+
+    __slots__ = ("raw", "plain", "name")
+
+    def __init__(self, raw: bytes, plain: bytes | None, name: str) -> None:
+        self.raw, self.plain, self.name = raw, plain, name
+
+
+class Reader:
+    """One input kind. A subclass sets :attr:`kind` and :attr:`suffixes` (and :attr:`shardable`)
+    and implements the methods; one instance of it is registered in
+    :data:`redecode.archive.READERS`, whose order is the order of
+    :data:`redecode.inputs.INPUT_SUFFIXES`.
+
+    ``cap`` everywhere is the cap on a record's block and decoded payload, in bytes: a larger
+    record is yielded with ``error_kind="too-large"`` (memory stays bounded by it). Methods raise
+    :class:`ArchiveError` for unreadable bytes and :class:`OSError` for a file that cannot be
+    opened.
+    """
+
+    #: The kind's name in messages (``WARC``, ``ARC``, ``Parquet``).
+    kind: str = ""
+    #: File name endings (lower case) that input expansion picks up in directories and globs.
+    suffixes: tuple[str, ...] = ()
+    #: Whether a run may cut one file of this kind into ranges read in parallel (then
+    #: :meth:`find_record_start` and ``records(start=, end=)`` must work on it).
+    shardable: bool = False
+
+    def sniff(self, head: Head) -> bool:
+        """Whether a file whose first bytes are ``head`` is of this kind (the bytes decide, never
+        the name: no two readers may claim the same bytes)."""
+        raise NotImplementedError
+
+    def sniff_name(self, name: str) -> bool:
+        """Whether the lower-cased name alone claims a file whose bytes no reader took."""
+        return False
+
+    def records(self, path: str, stream: RecordStream, *, cap: int, mode: str, start: int,
+                end: int | None) -> Iterator[ArchiveRecord]:
+        """Every record of ``path`` that starts at or after ``start`` (a record start) and before
+        ``end`` (None: the end of the file), in file order; sets ``stream.next_offset`` when it
+        stops at ``end``. ``mode``: one of :data:`MODES`."""
+        raise NotImplementedError
+
+    def find_record_start(self, path: str, pos: int) -> int | None:
+        """The first offset at or after ``pos`` where a record seems to start, or None."""
+        raise NotImplementedError
+
+    def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
+        """The one record that starts at ``offset``, equal to what :meth:`records` yields for it."""
+        raise NotImplementedError

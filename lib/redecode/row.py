@@ -1,0 +1,126 @@
+"""One archive record -> its output row: status, skip reasons, HTTP and MIME facts, then the rules.
+
+Contract. :func:`record_row` turns a ``response``, ``resource`` or ``revisit`` record
+(:data:`ROW_RECORD_TYPES`) into a row dict keyed by :data:`redecode.schema.COLUMNS`. Nothing is
+lost: every such record gives exactly one row whose ``status`` is ``decoded``, ``skipped``
+(``skip_reason``: ``revisit``, ``http-status``, ``no-payload``, ``not-text``) or ``failed``
+(``error_kind`` and ``error``: the archive's ``truncated`` / ``too-large``, HTTP's ``chunked`` /
+``content-encoding`` / ``too-large``, or ``decode`` for an exception in the decision or the
+decoder, which costs that row, never the run). The columns of kind ``record`` are made here, before
+any rule is consulted; the ``fact`` and ``decision`` columns by the rules' procedure
+(:mod:`redecode.procedures`).
+
+HTTP statuses without content (RFC 9110 "Status Codes": 1xx, 204, 205, 304) are skipped; every
+other status with a body (redirect and error pages included) is decoded. The MIME type is Fetch's
+"extract a MIME type" over the Content-Type values, else MIME Sniffing's "rules for identifying an
+unknown MIME type" (:mod:`redecode.mime`); only ``html``, ``xml`` and ``text`` kinds are decoded.
+
+:data:`redecode.rundir.ROW_CODE_VERSION` versions this code (and the archive/http/mime handling it
+relies on) in run directories: bump it whenever a change can change a row for the same rules.
+
+Deviations: none.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+
+from .archive import ArchiveRecord
+from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
+from .rules import Rules
+from .schema import FACT_COLUMNS, STATUS_DECODED, STATUS_FAILED, STATUS_SKIPPED, empty_row
+from .sniff import tld_of
+from .writer import TEXT_UTF8_KEY
+
+__all__ = ["NO_CONTENT_STATUSES", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "record_row"]
+
+#: Record types that give a row (every other type is only counted).
+ROW_RECORD_TYPES = frozenset({"response", "resource", "revisit"})
+#: Statuses whose responses have no content (RFC 9110: 1xx, 204, 205, 304 are skipped too).
+NO_CONTENT_STATUSES = frozenset({204, 205, 304})
+#: ``counts.by_record_type`` key of records whose WARC-Type could not be read (an unreadable
+#: header) or is empty.
+NO_RECORD_TYPE = "(none)"
+
+
+#: Record columns copied as they are from :class:`redecode.record.ArchiveRecord`: column -> attribute.
+_COPIED = {
+    "record_id": "record_id", "warc_path": "warc_path", "warc_offset": "offset", "warc_length": "length",
+    "target_uri": "target_uri", "warc_date": "warc_date", "http_status": "http_status",
+    "payload_digest": "payload_digest", "record_type": "record_type", "warning": "warning",
+}
+_COPIED_COLUMNS = tuple(_COPIED)
+_copied_values = attrgetter(*_COPIED.values())
+_fact_values = attrgetter(*FACT_COLUMNS)
+
+
+def record_row(record: ArchiveRecord, rules: Rules) -> dict:
+    """Turn one ``response``/``resource``/``revisit`` record into its output row (a dict).
+
+    Never raises for bad record content: a payload that cannot be decoded gives a ``failed`` row
+    with ``error_kind`` and ``error``.
+    """
+    row = empty_row()
+    row.update(zip(_COPIED_COLUMNS, _copied_values(record)))
+    values = record.content_type_values
+    row["content_type"] = ", ".join(values) if values else None
+    row["payload_length"] = len(record.payload) if record.payload is not None else record.payload_length
+    row["rules"] = rules.name
+    row["rules_digest"] = rules.digest
+    row["tld"] = tld_of(record.target_uri) if record.target_uri else None
+    mime, header_charset = extract_mime_type(values or ())
+    row["header_charset"] = header_charset
+    if mime is not None:
+        row["mime_type"] = mime.essence
+
+    if record.record_type == "revisit":
+        return _skip(row, "revisit")
+    if record.error_kind:
+        if mime is not None and text_kind(mime.essence) is None:
+            # A declared non-text payload (an image whose coding failed) is not text either way.
+            return _skip(row, "not-text")
+        return _fail(row, record.error_kind, record.error or record.error_kind)
+    if record.http_status is not None and (record.http_status < 200 or record.http_status in NO_CONTENT_STATUSES):
+        # No content by HTTP's definition; every other status with a body (redirect and error
+        # pages included) is decoded: it is text the crawl kept, and `http_status` lets a
+        # query leave it out.
+        return _skip(row, "http-status")
+    payload = record.payload
+    if not payload:
+        return _skip(row, "no-payload")
+    if mime is None:
+        row["mime_type"] = sniff_unknown_mime_type(payload)
+    kind = text_kind(row["mime_type"])
+    if kind is None:
+        return _skip(row, "not-text")
+
+    steps = rules.steps
+    content_type = tuple(record.content_type_values or ())
+    try:
+        decision = steps.decide(rules, payload, content_type, record.target_uri, kind)
+        decoded = steps.decode(rules, payload, decision)
+        facts = steps.facts(rules, payload, decision, content_type, record.target_uri, kind)
+    except Exception as exc:  # a bug must cost one row, not the run
+        return _fail(row, "decode", f"{type(exc).__name__}: {exc}")
+
+    # the declaration columns, whatever the rules (backfill replays decisions from them)
+    row.update(zip(FACT_COLUMNS, _fact_values(facts)))
+    row["status"] = STATUS_DECODED
+    steps.fill(row, decision, decoded)
+    if decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8"):
+        # A valid UTF-8 payload is its own UTF-8 text: hand the writer the bytes (no re-encode).
+        row[TEXT_UTF8_KEY] = payload[3:] if decoded.bom_removed else payload
+    return row
+
+
+def _skip(row: dict, reason: str) -> dict:
+    row["status"] = STATUS_SKIPPED
+    row["skip_reason"] = reason
+    return row
+
+
+def _fail(row: dict, kind: str, message: str) -> dict:
+    row["status"] = STATUS_FAILED
+    row["error_kind"] = kind
+    row["error"] = message
+    return row

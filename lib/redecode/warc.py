@@ -1,0 +1,951 @@
+"""WARC and ARC files: ISO 28500 WARC 1.0/1.1 (and the 0.17 draft) and IA ARC v1, plain or gzip per record.
+
+Contract. :class:`WarcReader` and :class:`ArcReader` (registered in :data:`redecode.archive.READERS`)
+give the records of a file in file order as :class:`redecode.record.ArchiveRecord` s, with the HTTP
+message parsed and the payload's codings removed (:mod:`redecode.http`); cut it into ranges
+(``find_record_start``, ``records(start=, end=)``); and read one record again at its offset
+(``read_at``, warcio's "offset + length" random access). The only module that imports warcio and
+fastwarc (and isal, optional, for the gzip CRC-32).
+
+Readers (``mode``). ``auto`` (the default) reads WARC files with FastWARC and checks each record it
+returns against the bytes of the file: the record must have a Content-Length and header lines that
+FastWARC writes back byte for byte; for ``.warc.gz`` the record must be exactly one gzip member (its
+trailer's ISIZE and CRC-32 are those of header + block + CRLFCRLF, and the next record starts with a
+gzip magic), for uncompressed WARC the record's header must be the file's bytes and the block must
+be followed only by blank lines up to the next ``WARC/`` or the end of the file. A record that fails
+the check (and one followed by blank lines other than CRLFCRLF whose block holds what looks like
+another record's start, see ``_tail_check``), and any FastWARC error, is read by warcio instead
+(from that record's offset, primed as warcio reading from the start would be); after it FastWARC
+takes over again (at most 16 times per file, then warcio reads the rest), unless warcio found the
+record damaged or stopped. So the records, and the final error if any, are always those warcio
+reads (``test_archive.py::test_auto_reader_identical_to_warcio``, every WARC of the corpus and
+mutated files). ARC files, URLs (ranged reads) and reading at an offset go to warcio directly.
+``warcio`` uses warcio only; ``fastwarc`` FastWARC only, unchecked (for benchmarks and the identity
+test).
+
+Offsets and lengths follow warcio's indexer (CDX ``offset``/``length``), see
+:class:`redecode.record.ArchiveRecord`.
+
+Memory is bounded: blocks are read with a cap; a record whose block is larger is reported with
+``error_kind="too-large"`` after parsing only its first bytes (for the HTTP head).
+
+Deviations (each pinned by the tests named):
+
+- ARC records get WARC-like headers from warcio (``WARC-Date`` in ISO form from the 14-digit ARC
+  date) and a deterministic ``record_id`` (:func:`redecode.record.synthetic_record_id`) in place of
+  warcio's random one (``test_archive.py::test_arc_ids_deterministic``).
+- ``target_uri`` gets warcio's repairs in both readers: ``<...>`` brackets removed (a wget 1.19 bug)
+  and spaces percent-encoded (``test_archive.py::test_target_uri_repairs``).
+- Where warcio ends quietly although the file is cut short or damaged (a block shorter than its
+  Content-Length at the end of the file, a last gzip member that does not end, a gzip data error, a
+  record without Content-Length, bytes after the last record that are not blank lines), the record
+  is yielded with ``error_kind="truncated"`` (no payload) and the iteration then raises
+  ``ArchiveError`` naming its offset. A short block followed by more records (a Content-Length
+  larger than the block inside a gzip member) only flags that record
+  (``test_archive.py::test_truncated_*``).
+- warcio skips the first line after a block even when it is not blank (a Content-Length that is
+  wrong). We look at what it skipped (``_tail_check``): when the block holds the start of another
+  record (a Content-Length that swallows the next record), that record is failed as ``truncated``
+  and the iteration ends with ``ArchiveError`` at the swallowed record's offset, rather than losing
+  it silently; when bytes that are not blank lines were skipped (a Content-Length smaller than the
+  block, or garbage after it) the record gets a ``warning`` naming how many bytes were ignored. Other
+  blank lines than CRLFCRLF (LF-only, extra or missing) stay tolerated, as in warcio
+  (``test_archive_content_length.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import io
+import logging
+import os
+import re
+import struct
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from fastwarc.warc import ArchiveIterator as _FastIterator
+
+from . import http as _http
+from . import storage
+from .record import ArchiveError, ArchiveRecord, Head, Reader, RecordStream, synthetic_record_id
+
+try:  # ISA-L's CRC-32 (same values as zlib.crc32, ~3x faster); optional
+    from isal.isal_zlib import crc32 as _crc32
+except ImportError:  # pragma: no cover - depends on the environment
+    _crc32 = zlib.crc32
+
+__all__ = ["ArcReader", "WarcReader"]
+
+_HEAD_PREFIX = 4 * 1024 * 1024  # bytes read from a too-large block to parse its HTTP head
+_PAYLOAD_TYPES = frozenset({"response", "resource", "revisit"})
+_WANTED = (
+    "warc-type", "warc-record-id", "warc-target-uri", "warc-date", "warc-payload-digest", "content-type",
+    "content-length",
+)
+_WANTED_B = {n.encode(): n for n in _WANTED}
+_WANTED_SET = frozenset(_WANTED)
+_WANTED_KEYS = tuple((n, f"\r\n{n}:", len(n) + 3) for n in _WANTED)
+_HTTP_TYPES = frozenset({"response", "revisit"})
+
+# warcio logs "Replacing spaces in invalid WARC-Target-URI" for every such record; the repair is
+# documented above, a log line per record is noise on the job's stderr.
+logging.getLogger("warcio.recordloader").setLevel(logging.ERROR)
+
+
+
+@dataclass(slots=True)
+class _Raw:
+    """A record as a reader delivers it, before HTTP parsing."""
+
+    offset: int
+    length: int
+    fields: dict[str, str]  # lowercased WARC field name -> first value (decoded, stripped), _WANTED only
+    content_length: int  # declared block length (bytes)
+    block: bytes | None  # None when not read (non-payload record types)
+    block_complete: bool  # False when only a prefix was read (too large)
+    is_arc: bool
+    cut: str | None = None  # why the record is known to be cut short, beyond a short block
+    warning: str | None = None  # a tolerated oddity of the record's extent (see _tail_check)
+
+
+def _wanted_fields(headers: list[tuple[str, str]]) -> dict[str, str]:
+    """Lowercased name -> first value, for the WARC fields a record needs."""
+    d: dict[str, str] = {}
+    for k, v in headers:
+        lk = k.lower()
+        if lk in _WANTED and lk not in d:
+            d[lk] = v
+    return d
+
+
+def _target_uri(uri: str | None) -> str | None:
+    # warcio's ArcWarcRecordLoader._ensure_target_uri_format, applied to both readers alike.
+    if uri is not None and uri.startswith("<") and uri.endswith(">"):
+        uri = uri[1:-1]
+    if uri is not None and " " in uri:
+        uri = uri.replace(" ", "%20")
+    return uri
+
+
+def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
+    h = raw.fields
+    get = h.get
+    rtype = get("warc-type") or ""  # (field values are stripped)
+    record_id = synthetic_record_id(path, raw.offset) if raw.is_arc else get("warc-record-id")
+    uri = get("warc-target-uri")
+    if uri and (uri[0] == "<" or " " in uri):
+        uri = _target_uri(uri)
+    rec = ArchiveRecord(
+        warc_path=path,
+        offset=raw.offset,
+        length=raw.length,
+        record_type=rtype,
+        record_id=record_id,
+        target_uri=uri,
+        warc_date=get("warc-date"),
+        content_type_values=[],
+        http_status=None,
+        http_headers=None,
+        payload=None,
+        payload_length=raw.content_length,
+        payload_digest=get("warc-payload-digest"),
+        warning=raw.warning,
+    )
+    warc_ct = get("content-type")
+    if raw.cut:
+        rec.error_kind = "truncated"
+        rec.error = raw.cut
+        return rec
+    if rtype not in _PAYLOAD_TYPES or raw.block is None:
+        if warc_ct:
+            rec.content_type_values = [warc_ct]
+        return rec
+    block = raw.block
+    head = _http.parse_response_head(block) if rtype in _HTTP_TYPES else None
+    body_start = 0
+    coded = False  # a Content-Encoding or Transfer-Encoding field is present
+    if head is not None:
+        rec.is_http = True
+        rec.http_status = head.status
+        rec.http_headers = head.headers
+        # one pass over the fields for what _http.header_values / decode_body would each look for
+        ctv = []
+        for k, v in head.headers:
+            lk = k.lower()
+            if lk == "content-type":
+                ctv.append(v)
+            elif lk == "content-encoding" or lk == "transfer-encoding":
+                coded = True
+        rec.content_type_values = ctv
+        body_start = head.head_length
+    elif warc_ct and not warc_ct.lower().startswith("application/http"):
+        rec.content_type_values = [warc_ct]
+    rec.payload_length = max(raw.content_length - body_start, 0)
+    if not raw.block_complete:
+        rec.error_kind = "too-large"
+        rec.error = f"record block of {raw.content_length} bytes is over the cap of {cap} bytes"
+        return rec
+    if len(block) < raw.content_length:
+        rec.payload_length = max(len(block) - body_start, 0)
+        rec.error_kind = "truncated"
+        rec.error = f"record block cut short: {len(block)} of {raw.content_length} bytes present"
+        return rec
+    body = block[body_start:] if body_start else block
+    if head is None or not body or (not coded and len(body) <= cap):
+        rec.payload = body  # (decode_body would return it as it is)
+        return rec
+    res = _http.decode_body(body, head.headers, max_bytes=cap)
+    rec.payload = res.payload
+    rec.error_kind = res.error_kind
+    rec.error = res.error
+    if res.warning:
+        rec.warning = f"{rec.warning}; {res.warning}" if rec.warning else res.warning
+    return rec
+
+
+def _read_block(read, content_length: int, cap: int) -> tuple[bytes, bool]:
+    """Read a block through ``read(n)``: whole when it fits the cap, else a prefix for the HTTP head."""
+    want = content_length if content_length <= cap else min(cap, _HEAD_PREFIX)
+    first = read(want)
+    if len(first) >= want or not first:  # the usual case: one read gives it all
+        return first, content_length <= cap
+    parts: list[bytes] = [first]
+    got = len(first)
+    while got < want:
+        b = read(want - got)
+        if not b:
+            break
+        parts.append(b)
+        got += len(b)
+    return b"".join(parts), content_length <= cap
+
+
+# --------------------------------------------------------------------------------------------
+# warcio
+
+
+@functools.cache
+def _quiet_warcio_iterator():
+    """warcio's ArchiveIterator without its direct writes to sys.stderr (class built on first use:
+    warcio, and the fsspec it imports, cost ~80 ms of start-up that the FastWARC path never needs)."""
+    from warcio.archiveiterator import ArchiveIterator as _WarcioIterator
+    from warcio.bufferedreaders import DecompressingBufferedReader as _DecompressingBufferedReader
+
+    class _QuietReader(_DecompressingBufferedReader):
+        """warcio's reader, keeping the inflate error it would write to sys.stderr in ``inflate_error``.
+
+        ``_decompress`` is warcio 1.8.1's (Apache-2.0) with the message stored instead of printed.
+        """
+
+        inflate_error: str | None = None
+
+        def _decompress(self, data):
+            if self.decompressor and data:
+                try:
+                    data = self.decompressor.decompress(data)
+                except Exception as e:
+                    # first read: not compressed after all (warcio's behaviour)
+                    if self.num_block_read == 0:
+                        if self.decomp_type == "deflate":
+                            self._init_decomp("deflate_alt")
+                            data = self._decompress(data)
+                        else:
+                            self.decompressor = None
+                    else:
+                        self.inflate_error = str(e)
+                        return b""
+            return data
+
+
+    class _QuietWarcioIterator(_WarcioIterator):
+        """warcio's ArchiveIterator without its direct writes to sys.stderr.
+
+        ``_consume_blanklines`` is warcio 1.8.1's (Apache-2.0), minus the warning it prints when a record
+        is not followed by blank lines; the count stays in ``err_count``. The reader is ``_QuietReader``.
+        """
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            # nothing has been read yet: swap in the reader that does not print
+            self.reader = _QuietReader(self.fh, block_size=self.reader.block_size)
+
+        #: after each record: the bytes warcio skipped after its block (blank lines, and a first line
+        #: that is not blank), and whether that first line was not blank (warcio's ``err_count`` case)
+        gap: bytes = b""
+        gap_odd: bool = False
+
+        def _consume_blanklines(self):
+            empty_size = 0
+            first_line = True
+            lines: list[bytes] = []
+            self.gap_odd = False
+            while True:
+                line = self.reader.readline()
+                if len(line) == 0:
+                    self.gap = b"".join(lines)
+                    return None, empty_size
+                stripped = line.rstrip()
+                if len(stripped) == 0 or first_line:
+                    empty_size += len(line)
+                    lines.append(line)
+                    if len(stripped) != 0:
+                        self.err_count += 1
+                        self.gap_odd = True
+                    first_line = False
+                    continue
+                self.gap = b"".join(lines)
+                return line, empty_size
+
+    return _QuietWarcioIterator
+
+
+def _ends_inside_header(fh, where: int) -> bool:
+    """Whether an uncompressed file ends, less than 64 KiB after ``where``, before a blank line:
+    a record header cut short by the end of the file (warcio calls that an invalid record)."""
+    try:
+        fh.seek(where)
+        tail = fh.read(1 << 16)
+        at_end = not fh.read(1)
+    except OSError:
+        return False
+    return at_end and bool(tail) and b"\n\r\n" not in tail and b"\n\n" not in tail
+
+
+def _warcio_message(exc: BaseException) -> str:
+    msg = " ".join(str(exc).split()) or type(exc).__name__
+    if "non-chunked gzip" in msg:
+        # warcio's own text is long and ends before its advice; say what to do.
+        return ("the file is one gzip stream, not one gzip member per record (a WARC gzipped "
+                "as a whole); records cannot be located by offset in it. Recompress it with "
+                "`warcio recompress IN.warc.gz OUT.warc.gz` and run on OUT")
+    if len(msg) > 300:  # warcio quotes the offending line, which can be binary and long
+        msg = msg[:300] + "..."
+    for prefix, meaning in _WARCIO_MEANINGS:
+        if msg.startswith(prefix):
+            line = msg[len(prefix):].strip()
+            if line.startswith("[") and line.endswith("]"):  # warcio shows ARC lines split in a list
+                try:
+                    line = " ".join(str(part) for part in ast.literal_eval(line))
+                except (ValueError, SyntaxError):
+                    pass
+            return f"{meaning} (its first line: {line})"
+    return f"{msg} ({type(exc).__name__})"
+
+
+#: warcio's messages for bytes where a record should start, and what they mean for a user.
+_WARCIO_MEANINGS = (
+    ("Invalid WARC record, first line:",
+     "no WARC record starts here: damaged bytes, or the record before has a wrong Content-Length"),
+    ("Unknown archive format, first line:",
+     "no WARC or ARC record starts here: damaged bytes, or the record before has a wrong length"),
+)
+
+
+def _check_tail(path: str, end: int) -> None:
+    """Raise ArchiveError when bytes after the last record read are more than blank lines.
+
+    warcio ends quietly when the last gzip member is cut before it inflates to anything, or when it
+    finds an empty record; the bytes it did not read mean the file was cut short or is damaged.
+    """
+    size = storage.size(path)
+    if end >= size:
+        return
+    with storage.open_input(path) as fh:
+        fh.seek(end)
+        tail = fh.read(_MAX_GAP + 1)
+    if tail[:2] == b"\x1f\x8b":
+        d = zlib.decompressobj(31)
+        try:
+            text = d.decompress(tail, _MAX_GAP)
+            ok = d.eof and not d.unused_data and len(tail) <= _MAX_GAP
+        except zlib.error:
+            ok, text = False, b""
+    else:
+        ok, text = len(tail) <= _MAX_GAP, tail
+    if not (ok and text.strip(b" \t\r\n") == b""):
+        raise ArchiveError(
+            path,
+            end,
+            f"the archive is cut short or damaged here: {size - end} bytes that are not a complete record",
+        )
+
+
+_EMBEDDED_RECORD = re.compile(rb"\n\r?\n(WARC/[0-9]+\.[0-9]+\r?\n[!-9;-~]+:)")
+
+
+def _tail_check(
+    block: bytes, clen: int, gap: bytes, gap_odd: bool, block_start: int | None
+) -> tuple[str | None, str | None, int | None]:
+    """What the bytes after a block that are not exactly CRLFCRLF (ISO 28500 section 4) mean.
+
+    ``gap`` the bytes warcio skipped after the block (blank lines, and a first line that is not
+    blank when ``gap_odd``); ``block_start`` the block's file offset (uncompressed files) or None.
+    Returns ``(cut, warning, lost)``: ``cut`` when the block holds the start of another record (a
+    Content-Length that swallows the record after it: reading stops with ArchiveError, that record
+    would be lost silently otherwise), with ``lost`` its file offset (uncompressed files); else
+    ``warning`` when bytes that are not blank lines were skipped (a
+    Content-Length shorter than the block, or garbage after it); else neither (LF-only or extra blank
+    lines, tolerated as warcio does).
+    """
+    m = _EMBEDDED_RECORD.search(block)
+    if m is not None:
+        lost = None if block_start is None else block_start + m.start(1)
+        where = f"offset {lost}" if lost is not None else f"byte {m.start(1)} of the block"
+        return (
+            f"Content-Length {clen} runs past the end of this record: its block holds the start of "
+            f"another record (at {where})",
+            None,
+            lost,
+        )
+    if gap_odd:
+        return None, (
+            f"Content-Length {clen} is shorter than the record block (or bytes that are not a record "
+            f"follow it); {len(gap)} bytes before the next record ignored"
+        ), None
+    return None, None, None
+
+
+def _iter_warcio(
+    path: str,
+    start: int,
+    cap: int,
+    is_arc: bool,
+    limit: int | None = None,
+    ends: list[int] | None = None,
+) -> Iterator[_Raw]:
+    """Records from ``start`` on via warcio; raises ArchiveError where warcio stops with an error.
+
+    ``ends``, when given, gets the position after each record (blank lines included) appended
+    before the record is yielded: where the next record starts.
+    """
+    with storage.open_input(path) as fh:
+        gz = fh.read(2) == b"\x1f\x8b"
+        fh.seek(start)
+        it = _quiet_warcio_iterator()(fh, no_record_parse=True, arc2warc=is_arc)
+        if gz and start:
+            # Read as warcio reading from 0 would: its reads are blocks at multiples of block_size,
+            # and the member at ``start`` first sees the rest of the block it begins in. (warcio
+            # takes a member whose first inflate fails for uncompressed data, so where the block
+            # ends decides how a damaged member reads.)
+            bs = it.reader.block_size
+            boundary = -(-start // bs) * bs
+            if boundary > start:
+                it.reader.starting_data = fh.read(boundary - start)
+        if not is_arc:
+            # as warcio does after the first record of a WARC file: later records must be WARC too
+            # (without this, a line of garbage between records can pass for an ARC header)
+            it.known_format = "warc"
+        count = 0
+        last_offset = start
+        end_pos = start  # where the last record read ended (blank lines after it included)
+        while limit is None or count < limit:
+            where = it.offset
+            try:
+                record = next(it, None)
+                if record is None:
+                    _check_tail(path, end_pos)
+                    return
+                where = it.offset
+                fields = _wanted_fields([(k.strip(), v.strip()) for k, v in record.rec_headers.headers])
+                rtype = fields.get("warc-type", "").strip()
+                clen = record.length if isinstance(record.length, int) and record.length > 0 else 0
+                block: bytes | None = None
+                complete = True
+                if rtype in _PAYLOAD_TYPES or not is_arc:
+                    # other types' blocks too: the tail check looks into them
+                    block, complete = _read_block(record.raw_stream.read, clen, cap)
+                it.read_to_end(record)
+                offset, length = it.member_info
+                last_offset = offset
+                end_pos = it.offset
+                cut = None
+                dec = it.reader.decompressor
+                if it.reader.inflate_error is not None:
+                    # warcio stops reading here: the rest of the file is out of its reach
+                    cut = f"gzip data error in this record's member: {it.reader.inflate_error}"
+                elif dec is not None and not getattr(dec, "eof", True) and not it.next_line:
+                    # the input ended inside this gzip member (warcio returns what it inflated)
+                    cut = "the file ends inside this record's gzip member"
+                elif not is_arc and record.rec_headers.get_header("Content-Length") is None:
+                    cut = "WARC record without a Content-Length field (cut short in its header, or damaged)"
+                elif rtype not in _PAYLOAD_TYPES and block is not None and complete and len(block) < clen:
+                    # (a payload record's short block is flagged by _build, on its row)
+                    cut = f"record block cut short: {len(block)} of {clen} bytes present"
+                warning = None
+                lost: int | None = None  # where a record swallowed by this one starts
+                if cut is None and not is_arc and it.gap != b"\r\n\r\n" and len(block) >= clen:
+                    plain = it.reader.decompressor is None
+                    cut, warning, lost = _tail_check(
+                        block, clen, it.gap, it.gap_odd, offset + length - clen if plain else None
+                    )
+                    if cut is not None and lost is None:
+                        lost = it.offset  # gzip: the member after this one
+                if rtype not in _PAYLOAD_TYPES:
+                    block = None
+                if length < 0:
+                    # warcio measures a gzip that is not one member per record as a negative length;
+                    # the record has no extent of its own, so say "unknown" (0)
+                    length = 0
+            except ArchiveError:
+                raise
+            except Exception as exc:  # warcio raises many kinds; all mean "cannot read on"
+                if where < last_offset:  # warcio's position inside a non-per-record gzip
+                    where = last_offset
+                if not gz and not is_arc and _ends_inside_header(fh, where):
+                    raise ArchiveError(path, where, "the file ends inside the header of the record "
+                                                    "here (the archive is cut short)") from None
+                raise ArchiveError(path, where, _warcio_message(exc)) from None
+            count += 1
+            if ends is not None:
+                ends.append(end_pos)
+            yield _Raw(offset, length, fields, clen, block, complete, is_arc, cut, warning)
+            if lost is not None:
+                # the records after this one are not where warcio would look for them: stop here
+                raise ArchiveError(
+                    path,
+                    lost,
+                    f"a record here is inside the block of the record at offset {offset}, whose "
+                    f"Content-Length ({clen}) runs past its end; reading stops",
+                )
+
+
+# --------------------------------------------------------------------------------------------
+# FastWARC, checked against the file's bytes
+
+
+class _Diverged(Exception):
+    """FastWARC's record at ``offset`` is not what warcio would read: hand over from there."""
+
+    def __init__(self, offset: int) -> None:
+        super().__init__(offset)
+        self.offset = offset
+
+
+def _decode_field(name: bytes, value: bytes) -> str:
+    """A WARC field value as warcio decodes it: the line as UTF-8, else the whole line as ISO-8859-1."""
+    try:
+        name.decode("utf-8")
+        return value.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return value.decode("latin-1").strip()
+
+
+def _fast_fields(head: bytes, items_of) -> dict[str, str]:
+    """The wanted fields of a FastWARC record (first value of each name, names ASCII case-insensitive).
+
+    ``head`` is the header block as FastWARC writes it back (its lines as read, CRLF-terminated);
+    the fields are cut out of it with string searches. A head that is not ASCII, or that names a
+    wanted field in an unusual way (space before the colon), goes field by field through
+    ``items_of()`` (FastWARC's ``items_bytes``), decoded as warcio does.
+    """
+    if head.isascii():
+        text = head.decode("ascii")
+        low = text.lower()
+        out: dict[str, str] = {}
+        for lname, key, skip in _WANTED_KEYS:
+            i = low.find(key)
+            if i >= 0:
+                i += skip
+                out[lname] = text[i : text.find("\r\n", i)].strip()
+            elif lname in low:
+                break  # named, but not as "\r\nname:": the slow way
+        else:
+            return out
+    out = {}
+    for k, v in items_of():
+        lk = _WANTED_B.get(k.strip().lower())
+        if lk is not None and lk not in out:
+            out[lk] = _decode_field(k, v)
+    return out
+
+
+_LAYOUTS: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
+_MAX_LAYOUTS = 4096
+
+
+def _layout_fields(hdrs) -> dict[str, str]:
+    """``_fast_fields`` for an ASCII header block, from FastWARC's own lists of names and values.
+
+    A writer puts the same field names in the same order in most records: which positions hold the
+    wanted fields (first of each name, ASCII case-insensitive, names stripped as warcio does) is
+    worked out once per sequence of names and cached (at most ``_MAX_LAYOUTS`` sequences).
+    """
+    names = tuple(hdrs.keys())
+    layout = _LAYOUTS.get(names)
+    if layout is None:
+        at: dict[str, int] = {}
+        for i, k in enumerate(names):
+            lk = k.strip().lower()
+            if lk in _WANTED_SET and lk not in at:
+                at[lk] = i
+        layout = tuple(at.items())
+        if len(_LAYOUTS) < _MAX_LAYOUTS:
+            _LAYOUTS[names] = layout
+    values = hdrs.values()
+    return {lk: values[i].strip() for lk, i in layout}
+
+
+def _crc_rest(read, crc: int, seen: int, total: int) -> tuple[int, int]:
+    """Continue a CRC-32 over the rest of a block read through ``read(n)``, 1 MiB at a time."""
+    while seen < total:
+        b = read(min(total - seen, 1 << 20))
+        if not b:
+            break
+        crc = _crc32(b, crc)
+        seen += len(b)
+    return crc, seen
+
+
+_MAX_GAP = 64 * 1024  # bytes of blank lines tolerated between uncompressed records
+
+
+def _member_is_record(fd: int, start: int, end: int, head: bytes, clen: int) -> bool:
+    """The slow check for a gzip member whose size is not header + block + CRLFCRLF: inflate it and compare.
+
+    True when ``[start, end)`` is one gzip member holding exactly the header FastWARC parsed (as
+    FastWARC writes it back), the block, and nothing after it but blank lines, which warcio skips,
+    and the block holds no other record's start (see ``_tail_check``).
+    """
+    expected = len(head) + clen
+    data = os.pread(fd, end - start, start)
+    d = zlib.decompressobj(31)
+    try:
+        member = d.decompress(data, expected + _MAX_GAP)
+    except zlib.error:
+        return False
+    if not d.eof or d.unused_data:
+        return False
+    return (
+        len(member) >= expected
+        and member.startswith(head)
+        and member[expected:].strip(b" \t\r\n") == b""
+        and _EMBEDDED_RECORD.search(member, len(head), expected) is None
+    )
+
+
+def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0) -> Iterator[_Raw]:
+    """Records via FastWARC from byte ``start`` (a record start) on.
+
+    With ``checked``, raises _Diverged at the first record warcio could read otherwise.
+    """
+    size = storage.size(path)
+    fd = os.open(path, os.O_RDONLY)
+    source = None
+    try:
+        with storage.open_input(path) as probe:
+            gz = probe.read(2) == b"\x1f\x8b"
+        # the record not yet yielded (its extent is known when the next one starts), its header
+        # bytes as FastWARC writes them back, its Content-Length, and (gzip) the CRC-32 so far
+        pending: tuple[_Raw, bytes, int, int | None] | None = None
+        resume = start
+        buf = io.BytesIO()  # reused for each record's header bytes
+
+        def no_record_inside(raw: _Raw, head: bytes) -> bool:
+            # For a block followed by blank lines other than CRLFCRLF: warcio's reading (and
+            # _tail_check) accepts it quietly unless the block holds another record's start.
+            block = raw.block
+            if block is None:
+                if raw.content_length > cap:
+                    return False  # not at hand: let warcio read it
+                block = os.pread(fd, raw.content_length, raw.offset + len(head))
+            elif not raw.block_complete:
+                return False
+            return _EMBEDDED_RECORD.search(block) is None
+
+        def finish(nxt: int) -> _Raw:
+            raw, head, clen, crc = pending
+            expected = len(head) + clen
+            if gz:
+                # One gzip member per record: the member ends where the next record starts, and its
+                # trailer (RFC 1952: CRC-32, then ISIZE = uncompressed size mod 2**32) is that of
+                # header + block + CRLFCRLF. The CRC catches a damaged member FastWARC reads through
+                # but warcio's zlib rejects.
+                tail = os.pread(fd, 10, nxt - 8) if nxt - 8 >= raw.offset else b""
+                ok = nxt > raw.offset and len(tail) >= 8 and (nxt == size or tail[8:10] == b"\x1f\x8b")
+                if ok:
+                    t_crc, t_size = struct.unpack("<II", tail[:8])
+                    if t_size == (expected + 4) & 0xFFFFFFFF:
+                        ok = crc is None or t_crc == _crc32(b"\r\n\r\n", crc)
+                    else:
+                        ok = _member_is_record(fd, raw.offset, nxt, head, clen)
+                raw.length = nxt - raw.offset
+            else:
+                # The block ends at offset + header + Content-Length; warcio then skips blank lines
+                # and the next record must start on a line of its own. Bytes that are not blank
+                # go to warcio (_tail_check: a warning, or a swallowed record).
+                end = raw.offset + expected
+                gap = nxt - end
+                ok = 0 <= gap <= _MAX_GAP and os.pread(fd, len(head), raw.offset) == head
+                if ok:
+                    region = os.pread(fd, gap + 5, end)
+                    ok = region[:gap].strip(b" \t\r\n") == b""
+                    if nxt < size:
+                        ok = ok and gap > 0 and region[gap - 1 : gap] == b"\n" and region[gap:] == b"WARC/"
+                    if ok and region[:gap] != b"\r\n\r\n":
+                        ok = no_record_inside(raw, head)
+                raw.length = expected
+            if checked and not ok:
+                raise _Diverged(raw.offset)
+            return raw
+
+        if start:
+            # FastWARC reports stream_pos from the file object's position, so offsets stay absolute
+            source = storage.open_input(path)
+            source.seek(start)
+            it = iter(_FastIterator(source, parse_http=False, fsspec_args=False))
+        else:
+            it = iter(_FastIterator(path, parse_http=False, fsspec_args=False))
+        while True:
+            try:
+                rec = next(it, None)
+                if rec is None:
+                    break
+                pos = rec.stream_pos
+                if pending is not None:
+                    done = finish(pos)
+                    pending = None
+                    resume = pos  # the record now being read starts here
+                    yield done
+                hdrs = rec.headers
+                # the header block as FastWARC writes it back (version line, each field line as
+                # read, CRLF-terminated, then CRLF): what the record's bytes are checked against. A
+                # line break inside a field means FastWARC read LF-only lines as one field (jwarc
+                # fold.warc).
+                buf.seek(0)
+                buf.truncate()
+                hdrs.write(buf)
+                head = buf.getvalue()
+                if head.count(b"\n") != len(hdrs) + 2:
+                    if checked:
+                        raise _Diverged(pos)
+                    fields = _fast_fields(b"\x80", hdrs.items_bytes)  # field by field
+                elif head.isascii():
+                    fields = _layout_fields(hdrs)
+                else:
+                    fields = _fast_fields(head, hdrs.items_bytes)
+                clen = rec.content_length
+                if checked and "content-length" not in fields:
+                    raise _Diverged(pos)  # warcio reads such a record to the end of the file
+                rtype = fields.get("warc-type", "")  # (values are stripped)
+                block: bytes | None = None
+                complete = True
+                crc = None
+                if rtype in _PAYLOAD_TYPES:
+                    block, complete = _read_block(rec.reader.read, clen, cap)
+                    if complete and len(block) < clen and checked:
+                        raise _Diverged(pos)  # a short block: let warcio say what it makes of it
+                if checked and gz:
+                    crc = _crc32(block, _crc32(head)) if block else _crc32(head)
+                    seen = len(block) if block else 0
+                    if seen < clen:
+                        # a block not kept (other record types, too large): stream it for the CRC
+                        crc, seen = _crc_rest(rec.reader.read, crc, seen, clen)
+                        if seen < clen:
+                            raise _Diverged(pos)
+                pending = (_Raw(pos, 0, fields, clen, block, complete, False), head, clen, crc)
+            except _Diverged:
+                raise
+            except Exception as exc:  # FastWARC raises OSError/ValueError on bad input
+                if checked:
+                    # the unchecked record, else the one being read, goes to warcio
+                    raise _Diverged(pending[0].offset if pending else resume) from None
+                where = pending[0].offset if pending else resume
+                raise ArchiveError(path, where, f"{exc} (FastWARC)") from None
+        if pending is not None:
+            yield finish(size)
+        elif checked and start < size:
+            raise _Diverged(start)  # bytes that gave no record at all: warcio says what they are
+    finally:
+        os.close(fd)
+        if source is not None:
+            source.close()
+
+
+_MAX_HANDOVERS = 16  # FastWARC -> warcio hand-overs per file before warcio keeps the rest
+
+
+def _is_record_start(path: str, pos: int, gz: bool) -> bool:
+    with storage.open_input(path) as fh:
+        fh.seek(pos)
+        head = fh.read(5)
+    return head[:2] == b"\x1f\x8b" if gz else head == b"WARC/"
+
+
+def _iter_warc_auto(path: str, cap: int, start: int = 0) -> Iterator[_Raw]:
+    """FastWARC, checked; warcio for each record FastWARC cannot vouch for, then FastWARC again.
+
+    After ``_MAX_HANDOVERS`` hand-overs (a file whose records are all odd) warcio reads the rest.
+    """
+    with storage.open_input(path) as fh:
+        gz = fh.read(2) == b"\x1f\x8b"
+    handovers = 0
+    while True:
+        try:
+            yield from _iter_fastwarc(path, cap, checked=True, start=start)
+            return
+        except _Diverged as d:
+            diverged = d.offset
+        handovers += 1
+        ends: list[int] = []
+        wit = _iter_warcio(path, diverged, cap, is_arc=False, ends=ends)
+        for raw in wit:
+            yield raw
+            end = ends[-1]
+            if (
+                handovers <= _MAX_HANDOVERS
+                and raw.cut is None  # after a cut or damaged record warcio stops; so must we
+                and end > raw.offset
+                and _is_record_start(path, end, gz)
+            ):
+                wit.close()
+                start = end
+                break
+        else:
+            return  # warcio read to the end (or raised ArchiveError)
+
+
+
+# --------------------------------------------------------------------------------------------
+# the readers
+
+
+def _read(p: str, raws: Iterator[_Raw], stream: RecordStream, cap: int, end: int | None) -> Iterator[ArchiveRecord]:
+    """Records built from ``raws`` up to ``end``; the final error of a file cut short."""
+    last: ArchiveRecord | None = None
+    for raw in raws:
+        if end is not None and raw.offset >= end:
+            stream.next_offset = raw.offset
+            raws.close()
+            return
+        last = _build(p, raw, cap)
+        yield last
+    # A short block followed by more records is a lying Content-Length inside a gzip member (the
+    # record alone is flagged); a short last block means the file itself was cut short.
+    if last is not None and last.error_kind == "truncated":
+        raise ArchiveError(p, last.offset, f"the archive is cut short or damaged here: {last.error}")
+
+
+_ARC_LINE = re.compile(rb"\S+ \S+ \d{14} \S+ \d+\r?\n")
+
+
+def _find_record_start(p: str, pos: int, is_arc: bool) -> int | None:
+    """``.warc.gz`` / ``.arc.gz``: a gzip member whose first bytes inflate to ``WARC/`` or an ARC
+    header line; uncompressed WARC: ``WARC/`` after an empty line; uncompressed ARC: an ARC header
+    line after a newline. Each candidate is confirmed by reading one record there."""
+    size = os.path.getsize(p)
+    if pos <= 0:
+        return 0
+    with open(p, "rb") as fh:
+        gz = fh.read(2) == b"\x1f\x8b"
+        window = 1 << 20
+        at = pos
+        while at < size:
+            # start a little early (the newline before a record) and overlap the next window, so a
+            # pattern at or across a window edge is not missed
+            base = max(at - 4, 0)
+            fh.seek(base)
+            data = fh.read(window + 4096)
+            for cand in _candidates(data, base, gz, is_arc):
+                if cand < pos:
+                    continue
+                if _confirm(p, cand, is_arc):
+                    return cand
+            at += window
+    return None
+
+
+def _candidates(data: bytes, base: int, gz: bool, is_arc: bool) -> Iterator[int]:
+    if gz:
+        i = data.find(b"\x1f\x8b\x08")
+        while i >= 0:
+            try:
+                head = zlib.decompressobj(31).decompress(data[i : i + 4096], 1024)
+            except zlib.error:
+                head = b""
+            if head.startswith(b"WARC/") or (is_arc and _ARC_LINE.match(head)):
+                yield base + i
+            i = data.find(b"\x1f\x8b\x08", i + 1)
+    elif is_arc:
+        for m in re.finditer(rb"\n(?=\S+ \S+ \d{14} \S+ \d+\r?\n)", data):
+            yield base + m.end()
+    else:
+        if base == 0 and data.startswith(b"WARC/"):
+            yield 0
+        i = data.find(b"\nWARC/")
+        while i >= 0:
+            # after the empty line that ends the record before (CRLF or bare LF line ends)
+            if i >= 1 and (data[i - 1 : i + 1] == b"\n\n" or data[max(i - 2, 0) : i + 1] == b"\n\r\n"):
+                yield base + i + 1
+            i = data.find(b"\nWARC/", i + 1)
+
+
+def _confirm(path: str, offset: int, is_arc: bool) -> bool:
+    try:
+        for _ in _iter_warcio(path, offset, _HEAD_PREFIX, is_arc=is_arc, limit=1):
+            return True
+    except ArchiveError:
+        return False
+    return False
+
+
+def _read_at(p: str, offset: int, cap: int, is_arc: bool) -> ArchiveRecord:
+    for raw in _iter_warcio(p, offset, cap, is_arc=is_arc, limit=1):
+        return _build(p, raw, cap)
+    raise ArchiveError(p, offset, "no record at this offset")
+
+
+class WarcReader(Reader):
+    """ISO 28500 WARC files, plain or gzip per record (``mode``: see the module docstring)."""
+
+    kind = "WARC"
+    suffixes = (".warc", ".warc.gz")
+    shardable = True
+
+    def sniff(self, head: Head) -> bool:
+        # An empty file is a WARC file without records; a gzip stream that does not inflate is
+        # left to the reader to report.
+        return head.plain is None or not head.plain or head.plain.startswith(b"WARC/")
+
+    def records(self, path: str, stream: RecordStream, *, cap: int, mode: str, start: int,
+                end: int | None) -> Iterator[ArchiveRecord]:
+        if mode == "warcio" or storage.is_remote(path):
+            # a URL: warcio over ranged reads (the FastWARC check preads a local file descriptor)
+            raws = _iter_warcio(path, start, cap, is_arc=False)
+        elif mode == "fastwarc":
+            raws = _iter_fastwarc(path, cap, checked=False, start=start)
+        else:
+            raws = _iter_warc_auto(path, cap, start)
+        return _read(path, raws, stream, cap, end)
+
+    def find_record_start(self, path: str, pos: int) -> int | None:
+        return _find_record_start(path, pos, is_arc=False)
+
+    def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
+        return _read_at(path, offset, cap, is_arc=False)
+
+
+class ArcReader(Reader):
+    """IA ARC v1 files, plain or gzip per record, read by warcio (any ``mode``)."""
+
+    kind = "ARC"
+    suffixes = (".arc", ".arc.gz")
+    shardable = True
+
+    def sniff(self, head: Head) -> bool:
+        return head.plain is not None and head.plain.startswith(b"filedesc:")
+
+    def sniff_name(self, name: str) -> bool:
+        return name.endswith(self.suffixes)
+
+    def records(self, path: str, stream: RecordStream, *, cap: int, mode: str, start: int,
+                end: int | None) -> Iterator[ArchiveRecord]:
+        return _read(path, _iter_warcio(path, start, cap, is_arc=True), stream, cap, end)
+
+    def find_record_start(self, path: str, pos: int) -> int | None:
+        return _find_record_start(path, pos, is_arc=True)
+
+    def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
+        return _read_at(path, offset, cap, is_arc=True)
