@@ -407,6 +407,7 @@ def detect_raw(
     max_bytes: int | None = None,
     min_nonascii: int | None = None,
     consult_bytes: int | None = None,
+    tld_vote: str | None = None,
 ) -> RawDetection:
     """Run *engine* on *payload* (the whole body, bytes) and map its answer; see module docstring.
 
@@ -416,6 +417,10 @@ def detect_raw(
     instead of the whole payload (None: the whole payload). *consult_bytes* (``cascade``
     only): cchardet and charset-normalizer see only the first *consult_bytes* bytes of that
     (cut at a character boundary as :func:`detector_sample` cuts a line; None: all of it).
+    *tld_vote* (``majority`` and ``cascade``): an encoding the record's top-level domain suggests
+    (the author's-text rules pass Firefox's TLD fallback, :func:`redecode.validate.tld_vote`);
+    when the engines asked have no majority and one of them named it, it wins, with confidence
+    2/(engines + 1): the TLD is a tie-break vote, never an answer of its own.
     Raises ``ValueError`` for an unknown engine or a bound below 1; never raises on any payload.
     """
     if engine not in ENGINES:
@@ -430,7 +435,7 @@ def detect_raw(
         data = sample
     if engine == "majority":
         votes = [_run(e, data, tld, allow_utf8, whole) for e in MAJORITY_OF]
-        return _vote(votes, detector_id(engine))
+        return _vote(votes, detector_id(engine), tld_vote=tld_vote)
     if engine == "cascade":
         first = _run("chardetng", data, tld, allow_utf8, whole)
         if first.encoding not in CASCADE_CONSULT:
@@ -445,16 +450,23 @@ def detect_raw(
         if second.encoding is not None and second.encoding == first.encoding:
             return _vote([first, second], detector_id(engine), out_of=len(MAJORITY_OF))
         third = _run(MAJORITY_OF[2], data, tld, allow_utf8, whole)
-        return _vote([first, second, third], detector_id(engine))
+        return _vote([first, second, third], detector_id(engine), tld_vote=tld_vote)
     return _run(engine, data, tld, allow_utf8, whole)
 
 
-def _vote(votes: list[RawDetection], detector: str, out_of: int | None = None) -> RawDetection:
-    # The standard encoding at least two engines name; else the first engine's (chardetng).
-    # Confidence: the share of the *out_of* engines (default: those that voted) known to name it.
+def _vote(votes: list[RawDetection], detector: str, out_of: int | None = None,
+          tld_vote: str | None = None) -> RawDetection:
+    # The standard encoding at least two engines name; else the one the TLD suggests if an engine
+    # named it; else the first engine's (chardetng). Confidence: the share of the *out_of*
+    # engines (default: those that voted) known to name it; with the TLD's vote, of the engines
+    # and the TLD.
     names = [v.encoding for v in votes]
     best = max(names, key=lambda n: (names.count(n) if n else 0, -names.index(n)))
     agree = names.count(best) if best else 0
+    if agree < 2 and tld_vote is not None and tld_vote in names:
+        chosen = votes[names.index(tld_vote)]
+        return RawDetection(answer=chosen.answer, encoding=chosen.encoding, mapping=chosen.mapping,
+                            confidence=2 / ((out_of or len(votes)) + 1), detector=detector)
     chosen = votes[names.index(best)] if agree >= 2 else votes[0]
     return RawDetection(
         answer=chosen.answer,
@@ -468,7 +480,27 @@ def _vote(votes: list[RawDetection], detector: str, out_of: int | None = None) -
 def _run(engine: str, data: bytes, tld: str | None, allow_utf8: bool, whole: bool) -> RawDetection:
     """One single engine on *data*; *whole*: *data* is the entire payload (chardetng is told the
     stream ends there; on a sample it is not, so a character cut at the sample's end is not
-    counted as an error)."""
+    counted as an error). The last few answers are kept: the author's-text rules ask the same
+    engines about the same sample twice (with and without the TLD's vote), and an engine's answer
+    is a pure function of these arguments."""
+    key = (engine, data, tld, allow_utf8, whole)
+    hit = _RECENT.get(key)
+    if hit is None:
+        hit = _run_engine(engine, data, tld, allow_utf8, whole)
+        if len(data) <= _RECENT_MAX_BYTES:
+            if len(_RECENT) >= _RECENT_MAX:
+                del _RECENT[next(iter(_RECENT))]
+            _RECENT[key] = hit
+    return hit
+
+
+_RECENT: dict[tuple, RawDetection] = {}
+_RECENT_MAX = 8
+_RECENT_MAX_BYTES = 1 << 16
+
+
+def _run_engine(engine: str, data: bytes, tld: str | None, allow_utf8: bool, whole: bool) -> RawDetection:
+    """:func:`_run` without the memory of recent answers."""
     answer: str | None
     confidence: float
     if engine == "chardetng":
@@ -511,17 +543,19 @@ def detect(
     max_bytes: int | None = None,
     min_nonascii: int | None = None,
     consult_bytes: int | None = None,
+    tld_vote: str | None = None,
 ) -> Detection | None:
     """Detect *payload*'s encoding: ``Detection(encoding, confidence, detector)`` or None.
 
     ``encoding`` is always an Encoding Standard canonical name other than ``replacement``;
     None when the engine had no answer or its answer has no standard equivalent (dropped, see
     :func:`standard_encoding`). ``confidence`` is in 0..1; ``detector`` is ``name@version``.
-    *max_bytes*/*min_nonascii*/*consult_bytes*: see :func:`detect_raw`. Raises ``ValueError``
+    *max_bytes*/*min_nonascii*/*consult_bytes*/*tld_vote*: see :func:`detect_raw`. Raises ``ValueError``
     for an unknown engine or a bound below 1.
     """
     raw = detect_raw(payload, tld=tld, engine=engine, allow_utf8=allow_utf8,
-                     max_bytes=max_bytes, min_nonascii=min_nonascii, consult_bytes=consult_bytes)
+                     max_bytes=max_bytes, min_nonascii=min_nonascii, consult_bytes=consult_bytes,
+                     tld_vote=tld_vote)
     if raw.encoding is None:
         return None
     return Detection(encoding=raw.encoding, confidence=raw.confidence, detector=raw.detector)
