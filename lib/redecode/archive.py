@@ -160,7 +160,10 @@ class ArchiveRecord:
     ``warning`` a tolerated oddity (a content-coded stream that ends early, a body declared chunked
     that is not, bytes other than blank lines between the block and the next record: a
     Content-Length shorter than the block);
-    ``is_http`` True when an HTTP response head was parsed from the block.
+    ``is_http`` True when an HTTP response head was parsed from the block; ``identity_payload``
+    the body as stored when its content coding failed because the body is not in that coding and
+    sniffs as text (:attr:`redecode.http.BodyResult.identity`; ``error_kind`` is still
+    ``content-encoding``; rules with ``identity_fallback`` decode it), else None.
     """
 
     warc_path: str
@@ -180,6 +183,7 @@ class ArchiveRecord:
     error: str | None = None
     warning: str | None = None
     is_http: bool = False
+    identity_payload: bytes | None = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -360,6 +364,7 @@ def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
     rec.payload = res.payload
     rec.error_kind = res.error_kind
     rec.error = res.error
+    rec.identity_payload = res.identity
     if res.warning:
         rec.warning = f"{rec.warning}; {res.warning}" if rec.warning else res.warning
     return rec
