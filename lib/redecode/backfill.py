@@ -475,6 +475,10 @@ def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict |
     or None when the record must be read again. *replayable*: the row has the schema 1.1 replay
     columns."""
     status = row["status"]
+    if bool(old.identity_fallback) != bool(new.identity_fallback) and (
+            (status == STATUS_FAILED and row.get("error_kind") == "content-encoding")
+            or _job.IDENTITY_NOTE in (row.get("warning") or "")):
+        return None  # the body may be text in no coding: one rule set decodes it, the other fails
     if status == STATUS_SKIPPED or (status == STATUS_FAILED and row.get("error_kind") != "decode"):
         out = dict(row)
         out["rules"], out["rules_digest"] = new.name, new.digest
@@ -483,9 +487,16 @@ def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict |
         return None
     if new.procedure == "browser":
         replay = _replay_browser(row, old, new)
+        browser_encoding = replay.encoding if replay is not None else None
     elif new.procedure == "requests-text":
         replay = _replay_requests(row, new)
+        # What the browser rules pick does not depend on the rules that made the row.
+        browser_encoding = row.get("browser_encoding")
+        if "browser_encoding" not in row:
+            return None  # a row from before schema 1.2
     else:
+        # author: the decision depends on checks of the payload (its decode under each
+        # candidate, UTF-8 validity, NUL bytes, escape sequences) that a row does not hold.
         replay = None
     if replay is None:
         return None
@@ -508,6 +519,8 @@ def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict |
         detector=replay.detector,
         detector_confidence=replay.detector_confidence,
         decoder="whatwg" if replay.key[0] == "whatwg" else f"python:{replay.key[1]}",
+        browser_encoding=browser_encoding,
+        validation=None,
     )
     return out
 

@@ -430,7 +430,12 @@ def detect_raw(
     data = bytes(payload)
     whole = True
     if max_bytes is not None and min_nonascii is not None:
-        sample = detector_sample(data, max_bytes=max_bytes, min_nonascii=min_nonascii)
+        last = _LAST_SAMPLE
+        if last is not None and last[0] is data and last[1] == max_bytes and last[2] == min_nonascii:
+            sample = last[3]  # the same payload object asked again (the author's-text rules)
+        else:
+            sample = detector_sample(data, max_bytes=max_bytes, min_nonascii=min_nonascii)
+            globals()["_LAST_SAMPLE"] = (data, max_bytes, min_nonascii, sample)
         whole = len(sample) == len(data)
         data = sample
     if engine == "majority":
@@ -495,6 +500,9 @@ def _run(engine: str, data: bytes, tld: str | None, allow_utf8: bool, whole: boo
 
 
 _RECENT: dict[tuple, RawDetection] = {}
+#: (payload object, max_bytes, min_nonascii, its sample): the last sample made, reused when the
+#: very same bytes object is asked about again (bytes are immutable).
+_LAST_SAMPLE: tuple | None = None
 _RECENT_MAX = 8
 _RECENT_MAX_BYTES = 1 << 16
 

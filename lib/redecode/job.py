@@ -44,7 +44,7 @@ from datetime import datetime, timezone
 from . import __version__, storage
 from .archive import ArchiveError, ArchiveRecord, find_record_start, iter_records
 from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
-from .rules import DEFAULT_RULES, Rules, get_rules
+from .rules import BROWSER_RULES, DEFAULT_RULES, Rules, get_rules
 from .schema import (
     SCHEMA_VERSION,
     STATUS_DECODED,
@@ -52,7 +52,7 @@ from .schema import (
     STATUS_SKIPPED,
     empty_row,
 )
-from .sniff import decide as decide_facts, tld_of
+from .sniff import tld_of
 from .writer import TEXT_UTF8_KEY, PartWriter
 
 DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
@@ -61,7 +61,10 @@ ROW_RECORD_TYPES = frozenset({"response", "resource", "revisit"})
 #: handling). Bump it whenever a change here, in archive/http/mime, can change a row for the same
 #: rules; it goes into every completion marker and the manifest, and backfill reads every record
 #: again when a prior run's version differs (the rules digest does not cover this code).
-ROW_CODE_VERSION = "2026.11.4"
+ROW_CODE_VERSION = "2026.12.1"
+#: What the ``warning`` of a row decoded from a body that is not in its declared content coding
+#: says (rules with ``identity_fallback``; :mod:`redecode.backfill` looks for it).
+IDENTITY_NOTE = "decoded as identity: the body is not in that coding and sniffs as text"
 #: Statuses whose responses have no content (RFC 9110: 1xx, 204, 205, 304 are skipped too).
 NO_CONTENT_STATUSES = frozenset({204, 205, 304})
 
@@ -129,17 +132,24 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
 
     if record.record_type == "revisit":
         return _skip(row, "revisit")
+    payload = record.payload
     if record.error_kind:
         if mime is not None and text_kind(mime.essence) is None:
             # A declared non-text payload (an image whose coding failed) is not text either way.
             return _skip(row, "not-text")
-        return _fail(row, record.error_kind, record.error or record.error_kind)
+        if record.identity_payload is not None and rules.identity_fallback:
+            # The header names a content coding the stored body does not carry (a WARC writer
+            # kept the field over the decoded body): the author's rules take the body as is.
+            payload = record.identity_payload
+            note = f"{record.error}; {IDENTITY_NOTE}"
+            row["warning"] = f"{row['warning']}; {note}" if row["warning"] else note
+        else:
+            return _fail(row, record.error_kind, record.error or record.error_kind)
     if record.http_status is not None and (record.http_status < 200 or record.http_status in NO_CONTENT_STATUSES):
         # No content by HTTP's definition; every other status with a body (redirect and error
         # pages included) is decoded: it is text the crawl kept, and `http_status` lets a
         # query leave it out.
         return _skip(row, "http-status")
-    payload = record.payload
     if not payload:
         return _skip(row, "no-payload")
     if mime is None:
@@ -148,21 +158,23 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
     if kind is None:
         return _skip(row, "not-text")
 
+    content_type = tuple(record.content_type_values or ())
     try:
-        decision = rules.decide(
-            payload,
-            content_type=tuple(record.content_type_values or ()),
-            url=record.target_uri,
-            kind=kind,
-        )
-        decoded = rules.decode(payload, decision)
+        decision, decoded = rules.decide_and_decode(payload, content_type=content_type,
+                                                    url=record.target_uri, kind=kind)
         # The declaration columns are facts about the bytes, found by the HTML Standard's
         # algorithms whatever the rules: rules that read declarations otherwise (seed's regexes)
         # or not at all (requests) still get them, so that one query finds every record a rule
         # change would touch and backfill can replay a decision without reading the archive.
-        facts = decision if rules.procedure == "browser" else decide_facts(
-            payload, content_type=tuple(record.content_type_values or ()), url=record.target_uri, kind=kind
-        )
+        # browser_encoding is what the browser rules pick, whatever the rules.
+        if rules.procedure == "browser":
+            facts, browser_encoding = decision, decision.encoding
+        elif rules.procedure == "author":
+            facts, browser_encoding = decision, decision.browser_encoding
+        else:
+            facts = get_rules(BROWSER_RULES).decide(payload, content_type=content_type,
+                                                    url=record.target_uri, kind=kind)
+            browser_encoding = facts.encoding
     except Exception as exc:  # a bug must cost one row, not the run
         return _fail(row, "decode", f"{type(exc).__name__}: {exc}")
 
@@ -178,6 +190,9 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
         # schema 1.1, for redecode.backfill's replay of the decision (sniff.choose)
         meta_source=facts.meta_source,
         xml_encoding=facts.xml_encoding,
+        # schema 1.2
+        browser_encoding=browser_encoding,
+        validation=decision.validation,
         conflict=list(decision.conflict),
         detector=decision.detector,
         detector_confidence=decision.detector_confidence,

@@ -7,9 +7,16 @@ stored row's ``rules_digest`` says whether the same rules would still give the s
 =====================  =============================================================================
 rules                  what it reproduces
 =====================  =============================================================================
-``browser-2026.11``    the default: the HTML Standard's "determining the character encoding" as
-                       Chromium implements it (:func:`redecode.sniff.decide`), the UTF-8 validity
-                       step, detection restricted to Encoding Standard encodings
+``author-2026.12``     the default: the author's text. The browser's decision checked against the
+                       payload and overridden where the bytes show a declaration, default or
+                       detector answer to be wrong (:func:`redecode.validate.decide`: every
+                       candidate decoded, evidence weighed; aliases of unknown labels; UTF-16
+                       without BOM; ISO-2022-JP escapes; mostly-valid UTF-8; the TLD as the
+                       detector's tie-break); a content coding the body does not carry is
+                       decoded as identity with a warning. Encoding Standard decoders.
+``browser-2026.11``    what a browser shows: the HTML Standard's "determining the character
+                       encoding" as Chromium implements it (:func:`redecode.sniff.decide`), the
+                       UTF-8 validity step, detection restricted to Encoding Standard encodings
                        (:func:`redecode.detect.detect`), the Encoding Standard's decoders.
 ``seed-2026.10``       the ``decode_html`` function of the article this project started from
                        (reconstructed below), with Python codecs, so that decodes made by that code
@@ -20,7 +27,7 @@ rules                  what it reproduces
 
 Use::
 
-    rules = get_rules("browser-2026.11")
+    rules = get_rules("author-2026.12")
     decision = rules.decide(payload, content_type=["text/html; charset=gbk"], url=url, kind="html")
     decoded = rules.decode(payload, decision)   # Decoded(text, encoding, decoder, errors, bom_removed)
 
@@ -107,12 +114,15 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
+from . import aliases as _aliases
 from . import decode as _decode
 from . import detect as _detect
 from . import sniff as _sniff
+from . import validate as _validate
 from .sniff import Decision
 
 __all__ = [
+    "BROWSER_RULES",
     "DECISION_CODE_VERSION",
     "DEFAULT_RULES",
     "RULES",
@@ -129,11 +139,14 @@ __all__ = [
 #: Version of this project's decision code (``sniff``, ``prescan``, ``mime`` and the procedures
 #: in this module). Bump it whenever a change there can change any decision or text; it is part
 #: of every digest.
-DECISION_CODE_VERSION = "2026.11.1"
+DECISION_CODE_VERSION = "2026.12.1"
 
-DEFAULT_RULES = "browser-2026.11"
+DEFAULT_RULES = "author-2026.12"
 
-Procedure = Literal["browser", "seed-decode-html", "requests-text"]
+#: The rule set whose answer every row records as ``browser_encoding``: what a browser picks.
+BROWSER_RULES = "browser-2026.11"
+
+Procedure = Literal["browser", "author", "seed-decode-html", "requests-text"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -200,7 +213,11 @@ class Rules:
     :func:`redecode.detect.detector_sample` of the payload; None: the whole payload),
     ``detector_consult_bytes`` (engine ``cascade``: how much of that sample the engines it
     consults see; None: all of it),
-    ``tld_hint``, ``utf8_step``, ``late_meta``, ``chromium_tokenizer``), ``seed-decode-html`` (uses
+    ``tld_hint``, ``utf8_step``, ``late_meta``, ``chromium_tokenizer``), ``author`` (the browser's
+    fields, plus ``tld_vote`` (``firefox``: the detector's tie-break is Firefox's TLD fallback,
+    :func:`redecode.validate.tld_vote`), ``min_errors`` (U+FFFD before candidates are weighed) and
+    ``identity_fallback`` (a content coding the body does not carry is decoded as identity,
+    :func:`redecode.http.decode_body`)), ``seed-decode-html`` (uses
     ``label_map``, ``header_pattern``, ``meta_pattern``, ``meta_window``, ``detector``,
     ``fallback_codec``) or ``requests-text`` (``text_default``, ``json_default``, ``detector``,
     ``fallback_codec``). ``decoders``: ``whatwg`` or ``python``. Fields a procedure does not use
@@ -227,6 +244,9 @@ class Rules:
     fallback_codec: str | None = None
     text_default: str | None = None
     json_default: str | None = None
+    tld_vote: str | None = None
+    min_errors: int | None = None
+    identity_fallback: bool | None = None
 
     # -- identity --
 
@@ -247,7 +267,9 @@ class Rules:
         ``decoder`` (``whatwg@DECODER_VERSION`` or ``python@MAJOR.MINOR``), ``detector``
         (``name@version``, all three for ``majority`` and ``cascade``) and, for the browser
         procedure,
-        ``tld_defaults`` (sniff's default-step table).
+        ``tld_defaults`` (sniff's default-step table); for the author procedure also
+        ``author_tables`` (sha256 prefix of the alias and TLD-fallback tables,
+        :mod:`redecode.aliases`).
         """
         v = {
             "encoding_standard": _decode.TABLES_REVISION,
@@ -260,12 +282,14 @@ class Rules:
             v["decoder"] = f"python@{sys.version_info.major}.{sys.version_info.minor}"
         if self.detector is not None:
             v["detector"] = _detect.detector_id(self.detector)
-        if self.procedure == "browser":
+        if self.procedure in ("browser", "author"):
             # The decision's data tables (the TLD defaults of its last step), so that editing
             # them changes the digest even if DECISION_CODE_VERSION was not bumped.
             v["tld_defaults"] = ",".join(
                 f"{k}={e}" for k, e in sorted(_sniff.TLD_DEFAULTS.items())
             ) + f",*={_sniff.DEFAULT_ENCODING}"
+        if self.procedure == "author":
+            v["author_tables"] = _author_tables_digest()
         return v
 
     @property
@@ -296,6 +320,8 @@ class Rules:
         """Decide *payload*'s encoding. *content_type*: every Content-Type header value, in
         order; *kind*: ``html`` / ``xml`` / ``text`` (from :func:`redecode.mime.text_kind`).
         Never raises on any payload."""
+        if self.procedure == "author":
+            return self._validated(payload, content_type, url, kind).decision
         if self.procedure == "browser":
             return _sniff.decide(
                 payload,
@@ -317,6 +343,11 @@ class Rules:
         decision without ``codec``."""
         data = bytes(payload)
         if self.decoders == "whatwg":
+            if decision.source == "validated" and decision.bom is not None:
+                # The author's rules overrode a BOM: its bytes are dropped, the rest decoded.
+                r = _decode.decode(data[_BOM_LEN[decision.bom]:], decision.encoding, bom_sniff=False)
+                return Decoded(text=r.text, encoding=r.encoding, decoder="whatwg", errors=r.errors,
+                               bom_removed=True)
             r = _decode.decode(data, decision.encoding, bom_sniff=True)
             return Decoded(text=r.text, encoding=r.encoding, decoder="whatwg", errors=r.errors,
                            bom_removed=r.bom_removed)
@@ -336,10 +367,42 @@ class Rules:
         return Decoded(text=text, encoding=decision.encoding, decoder=f"python:{decision.codec}",
                        errors=errors, bom_removed=bom_removed)
 
+    def decide_and_decode(
+        self,
+        payload: bytes,
+        *,
+        content_type: Sequence[str] = (),
+        url: str | None = None,
+        kind: str = "html",
+    ) -> tuple[Decision, Decoded]:
+        """``(decide(...), decode(payload, decision))`` in one call (arguments as for
+        :meth:`decide`); the author's procedure decodes while it decides and returns that text
+        instead of decoding twice. Never raises on any payload."""
+        if self.procedure == "author":
+            v = self._validated(payload, content_type, url, kind)
+            r = v.decoded
+            return v.decision, Decoded(text=r.text, encoding=r.encoding, decoder="whatwg",
+                                       errors=r.errors, bom_removed=r.bom_removed)
+        decision = self.decide(payload, content_type=content_type, url=url, kind=kind)
+        return decision, self.decode(payload, decision)
+
+    def _validated(self, payload: bytes, content_type: Sequence[str], url: str | None,
+                   kind: str) -> "_validate.Validated":
+        return _validate.decide(
+            payload,
+            content_type=content_type,
+            url=url,
+            kind=kind,
+            browser_detector=self._detector(),
+            author_detector=self._detector(vote=True),
+            min_errors=self.min_errors if self.min_errors is not None else _validate.DEFAULT_MIN_ERRORS,
+        )
+
     def preload(self) -> None:
         """Load now what :meth:`decide` and :meth:`decode` otherwise load on their first record:
         the detector engines (charset-normalizer imports every Python codec), the multi-byte
-        decoders and their tables, the Python codecs the fast paths use.
+        decoders and their tables, the Python codecs the fast paths use; for the Python-codec
+        rule sets also the browser rules' (every row records ``browser_encoding``).
 
         Decides and decodes a few built-in samples (an undeclared windows-1252 page, one declared
         page per multi-byte encoding); their results are dropped and nothing later depends on
@@ -349,6 +412,9 @@ class Rules:
         """
         if self.detector is not None:
             _detect.preload(self.detector)
+        if self.procedure not in ("browser", "author"):
+            # redecode.job.record_row also asks the browser rules for browser_encoding.
+            get_rules(BROWSER_RULES).preload()
         undeclared = ("<p>" + "Grüße aus Köln, schöne Straße. " * 8 + "</p>").encode("cp1252")
         self.decode(undeclared, self.decide(undeclared, url="http://example.de/"))
         for label, codec, text in _PRELOAD_SAMPLES:
@@ -356,12 +422,13 @@ class Rules:
             decision = self.decide(payload, content_type=(f"text/html; charset={label}",))
             self.decode(payload, decision)
 
-    def _detector(self) -> Callable[[bytes, str | None], Any] | None:
+    def _detector(self, vote: bool = False) -> Callable[[bytes, str | None], Any] | None:
         if self.detector is None:
             return None
         return _browser_detector(self.detector, bool(self.detector_allow_utf8), bool(self.tld_hint),
                                  self.detector_max_bytes, self.detector_min_nonascii,
-                                 self.detector_consult_bytes)
+                                 self.detector_consult_bytes,
+                                 self.tld_vote if vote else None)
 
 
 #: (label, Python codec, text) declared pages that :meth:`Rules.preload` decides and decodes.
@@ -387,13 +454,23 @@ def _digest(rules: Rules) -> str:
 
 @cache
 def _browser_detector(engine: str, allow_utf8: bool, tld_hint: bool, max_bytes: int | None,
-                      min_nonascii: int | None, consult_bytes: int | None) -> Callable[..., Any]:
+                      min_nonascii: int | None, consult_bytes: int | None,
+                      tld_vote: str | None = None) -> Callable[..., Any]:
     def run(payload: bytes, tld: str | None):
+        vote = _validate.tld_vote(tld) if tld_vote == "firefox" else None
         return _detect.detect(payload, tld=tld if tld_hint else None, engine=engine,
                               allow_utf8=allow_utf8, max_bytes=max_bytes,
-                              min_nonascii=min_nonascii, consult_bytes=consult_bytes)
+                              min_nonascii=min_nonascii, consult_bytes=consult_bytes,
+                              tld_vote=vote)
 
     return run
+
+
+@cache
+def _author_tables_digest() -> str:
+    doc = json.dumps({"aliases": _aliases.ALIASES, "tld": _aliases.FIREFOX_TLD_FALLBACKS},
+                     sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(doc.encode("ascii")).hexdigest()[:16]
 
 
 # --- shared bits for the Python-codec procedures -------------------------------------------
@@ -614,6 +691,33 @@ _BROWSER = Rules(
     chromium_tokenizer=True,
 )
 
+_AUTHOR = Rules(
+    name="author-2026.12",
+    description=(
+        "The author's text (the default): the browser's decision checked against the payload "
+        "and overridden where the bytes show a declaration, default or detector answer to be "
+        "wrong: every candidate (declarations, aliases of unknown labels such as MacCyrillic, "
+        "UTF-8, UTF-16 without BOM, ISO-2022-JP escapes, the detector with the TLD as tie-break) "
+        "decoded, the clean one with the most evidence wins, ties keep the declaration; a content "
+        "coding the body does not carry is decoded as identity with a warning; Encoding Standard "
+        "decoders."
+    ),
+    procedure="author",
+    decoders="whatwg",
+    detector=_detect.DEFAULT_ENGINE,
+    detector_allow_utf8=False,
+    detector_max_bytes=_detect.DEFAULT_MAX_BYTES,
+    detector_min_nonascii=_detect.DEFAULT_MIN_NONASCII,
+    detector_consult_bytes=_detect.DEFAULT_CONSULT_BYTES,
+    tld_hint=True,
+    utf8_step=True,
+    late_meta=True,
+    chromium_tokenizer=True,
+    tld_vote="firefox",
+    min_errors=_validate.DEFAULT_MIN_ERRORS,
+    identity_fallback=True,
+)
+
 _SEED = Rules(
     name="seed-2026.10",
     description=(
@@ -647,7 +751,7 @@ _REQUESTS = Rules(
 )
 
 #: The shipped rule sets by name.
-RULES: dict[str, Rules] = {r.name: r for r in (_BROWSER, _SEED, _REQUESTS)}
+RULES: dict[str, Rules] = {r.name: r for r in (_AUTHOR, _BROWSER, _SEED, _REQUESTS)}
 
 
 def get_rules(name: str) -> Rules:
