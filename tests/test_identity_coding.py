@@ -83,6 +83,8 @@ def test_clueweb09_shaped_records(tmp_path):
     assert (plain_author["status"], plain_author["text"]) == ("decoded", TEXT)
     assert plain_author["encoding"] == "UTF-8" and plain_author["decode_errors"] == 0
     assert IDENTITY_NOTE in plain_author["warning"] and "gzip" in plain_author["warning"]
+    # a browser fails such a response: it picks no encoding
+    assert plain_author["browser_encoding"] is None
 
     plain_browser = record_row(records[0], get_rules("browser-2026.11"))
     assert (plain_browser["status"], plain_browser["error_kind"]) == ("failed", "content-encoding")

@@ -154,7 +154,7 @@ def test_mac_cyrillic_alias_is_recorded_as_such():
     payload = CASES[0][1]
     d, _ = author(payload, "text/xml", "http://feeds.example.ru/rss", "xml")
     assert d.xml_charset == "MacCyrillic" and "MacCyrillic" in d.ignored_labels
-    assert "xml-declaration:MacCyrillic (alias of x-mac-cyrillic, python:mac-cyrillic)" in d.validation
+    assert "xml-declaration:MacCyrillic (alias of x-mac-cyrillic)" in d.validation
 
 
 # --- where the declaration is right, it stays ----------------------------------------------
@@ -209,11 +209,16 @@ def test_two_invalid_bytes_without_utf8_evidence_are_enough_to_weigh():
 
 
 def test_mostly_valid_utf8_is_kept_with_its_replacement_characters():
-    # a UTF-8 page with a few windows-1252 bytes pasted in: UTF-8 has the evidence
+    # a UTF-8 page with a few windows-1252 bytes pasted in: overwhelmingly UTF-8 (at least four
+    # valid multi-byte sequences per invalid one), nothing speaks against the declaration
     payload = html((FRENCH * 3).encode("utf-8") + b" caf\xe9 cr\xe8me \xa3 5", b'<meta charset="utf-8">')
     d, t = author(payload)
-    assert (d.encoding, d.source, t.errors) == ("UTF-8", "prescan", 3)
-    assert d.validation.startswith("kept: prescan:utf-8 made 3 U+FFFD")
+    assert (d.encoding, d.source, t.errors, d.validation) == ("UTF-8", "prescan", 3, None)
+    # a short one, with fewer valid sequences: weighed, and kept on the evidence
+    payload = html("Unser Menü: Käse, Brot für ".encode("utf-8") + b"Wei\xdf\xdf.", b"<meta charset=utf-8>")
+    d, t = author(payload)
+    assert (d.encoding, d.source, t.errors) == ("UTF-8", "prescan", 2)
+    assert d.validation.startswith("kept: prescan:utf-8 made 2 U+FFFD")
 
 
 def test_declarations_that_disagree_are_weighed():
@@ -274,13 +279,15 @@ def test_checks_fire_in_order():
         "utf-8": html(UTF8_TEXT.encode("utf-8"), b'<meta charset="windows-1252">'),
         "nul": "<html><body><p>plain</p></body></html>".encode("utf-16-le"),
         "escapes": html("日本".encode("iso2022_jp")),
-        "disagree": html((RUSSIAN * 3).encode("cp1251"), b'<meta charset="windows-1251">'),
+        "implausible": html((RUSSIAN * 3).encode("cp1251"), b'<meta charset="windows-1252">'),
+        "disagree": html((RUSSIAN * 3).encode("koi8_r"), b'<meta charset="koi8-r">'),
         "detected": html((RUSSIAN * 3).encode("cp1251")),
+        "replacement": html(b"plain", b'<meta charset="iso-2022-kr">'),
     }
     from redecode.sniff import gather
 
     for reason, payload in facts_and.items():
-        ct = ("text/html; charset=windows-1252",) if reason == "disagree" else ("text/html",)
+        ct = ("text/html; charset=windows-1251",) if reason == "disagree" else ("text/html",)
         facts = gather(payload, content_type=ct, url="http://example.ru/")
         primary = BROWSER.decide(payload, content_type=ct, url="http://example.ru/")
         result = decode(payload, primary.encoding)
@@ -389,3 +396,192 @@ def test_author_differs_from_the_browser_only_where_it_says_so(payload, ct, url)
     else:
         assert (d.encoding, d.source) == (b.encoding, b.source)
         assert (t.text, t.errors) == (bt.text, bt.errors)
+
+
+# --- found by a fresh user (issue 16 review) --------------------------------------------------
+
+GBK_TEXT = "国家统计局周一公布的数据显示，今年前三季度全国居民人均可支配收入稳步增长。"
+BIG5_TEXT = "行政院主計總處今天公布的資料顯示，今年前三季全國民眾平均可支配所得穩定成長。"
+
+
+@pytest.mark.parametrize("ct,meta", [
+    ("text/html; charset=MacCyrillic", b""),
+    ("text/html; charset=win-1251", b""),
+    ("text/html", b'<meta charset="MacCyrillic">'),
+    ("text/html; charset=utf8mb4", b""),
+])
+def test_an_alias_label_over_valid_utf8_is_utf8(ct, meta):
+    payload = html((RUSSIAN * 2).encode("utf-8"), meta)
+    d, t = author(payload, ct, "http://example.ru/")
+    assert d.encoding == "UTF-8" and t.text == decode(payload, "UTF-8").text
+
+
+@pytest.mark.parametrize("label", ["iso-2022-kr", "hz-gb-2312", "replacement", "csiso2022kr"])
+@pytest.mark.parametrize("body", [
+    html(b"plain ASCII page"),
+    html((RUSSIAN * 2).encode("utf-8")),
+    "<html><body><p>Grüße aus Köln</p></body></html>".encode("utf-16-le"),
+    html("日本".encode("iso2022_jp")),
+    html((RUSSIAN * 2).encode("cp1251"), b'<meta charset="windows-1251">'),
+])
+def test_a_label_for_the_replacement_encoding_is_not_the_text(label, body):
+    # The browser rules show one U+FFFD (the Encoding Standard's replacement decoder); the page's
+    # text is what its bytes are in another encoding.
+    d, t = author(body, f"text/html; charset={label}")
+    b, bt = browser(body, f"text/html; charset={label}")
+    assert b.encoding == "replacement" and bt.text == "\ufffd"
+    assert d.encoding != "replacement" and d.source == "validated" and d.browser_encoding == "replacement"
+    assert "names the replacement encoding" in d.validation
+    assert t.errors == 0 or d.encoding == "UTF-16LE"
+
+
+@pytest.mark.parametrize("name,payload,url,true_encoding", [
+    ("GBK with a gb2312 meta", html(GBK_TEXT.encode("gbk") * 2, b'<meta http-equiv="Content-Type" content="text/html; charset=gb2312">'),
+     "http://example.com/", "GBK"),
+    ("GBK, nothing in the page", html(GBK_TEXT.encode("gbk") * 2), "http://example.cn/", "GBK"),
+    ("KOI8-R with a koi8-r meta", html((RUSSIAN * 3).encode("koi8_r"), b'<meta charset="koi8-r">'),
+     "http://example.ru/", "KOI8-R"),
+    ("EUC-KR, nothing in the page", html((KOREAN * 3).encode("euc_kr")), "http://example.kr/", "EUC-KR"),
+    ("EUC-JP, nothing in the page", html((JAPANESE * 3).encode("euc_jp")), "http://example.jp/", "EUC-JP"),
+    ("Big5, nothing in the page", html(BIG5_TEXT.encode("big5") * 2), "http://example.tw/", "Big5"),
+    ("ISO-8859-7 with its meta", html((GREEK * 3).encode("iso8859_7"), b'<meta charset="iso-8859-7">'),
+     "http://example.gr/", "ISO-8859-7"),
+])
+def test_a_server_default_iso_8859_1_over_a_non_latin_page(name, payload, url, true_encoding):
+    # Apache's AddDefaultCharset ISO-8859-1 over pages in other scripts: their non-ASCII bytes
+    # come in runs, which no Latin-script text has (check "implausible").
+    d, t = author(payload, "text/html; charset=iso-8859-1", url)
+    assert d.source == "validated" and d.browser_encoding == "windows-1252", d.validation
+    assert t.text == decode(payload, true_encoding).text, (d.encoding, d.validation)
+
+
+def test_encodings_that_read_the_same_text_pool_their_evidence():
+    payload = html(GBK_TEXT.encode("gbk") * 2, b'<meta charset="gb2312">')
+    d, _ = author(payload, "text/html; charset=iso-8859-1", "http://example.com/")
+    assert d.encoding == "GBK"  # the meta's encoding names the pool; the detector said gb18030
+    assert "prescan:gb2312" in d.validation
+
+
+def test_one_word_of_valid_utf8_does_not_overrule_two_agreeing_declarations():
+    # "CAFÉ\u00a0!" in windows-1252 is C9 A0, the UTF-8 of U+0260 ("ɠ")
+    payload = html("<h1>BIENVENUE AU CAFÉ\u00a0!</h1>".encode("cp1252"), b'<meta charset="windows-1252">')
+    d, t = author(payload, "text/html; charset=iso-8859-1", "http://example.fr/")
+    assert d.encoding == "windows-1252" and "CAFÉ\u00a0!" in t.text
+    # with nothing declared, valid UTF-8 is UTF-8 (the browser rules' utf8-valid step)
+    d, _ = author(html("<h1>BIENVENUE AU CAFÉ\u00a0!</h1>".encode("cp1252")), "text/html", "http://example.fr/")
+    assert d.encoding == "UTF-8" and d.source == "utf8-valid"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "measured limit: three words of GBK that happen to be valid UTF-8 (通知 学习 谢谢 are CD A8 D6 "
+    "AA / D1 A7 CF B0 / D0 BB D0 BB) overrule agreeing gb2312 declarations; on chardet's real GBK "
+    "pages 0.4% of non-ASCII runs are valid UTF-8, so three in a row is about 5e-8"))
+def test_a_few_gbk_words_that_are_valid_utf8():
+    payload = html("<a>通知</a> | <a>学习</a> | <a>谢谢</a> International Office".encode("gbk"),
+                   b'<meta charset="gb2312">')
+    d, _ = author(payload, "text/html; charset=gb2312", "http://example.cn/")
+    assert d.encoding == "GBK"
+
+
+@pytest.mark.parametrize("ct", ["text/html; charset=iso-8859-1", "text/html; charset=windows-1251"])
+@pytest.mark.parametrize("damage", ["stray byte", "cut inside the last character"])
+def test_a_utf8_page_with_a_bad_byte_under_a_legacy_label(ct, damage):
+    text = (RUSSIAN if "1251" in ct else FRENCH) * 3
+    body = html(text.encode("utf-8"))
+    if damage == "stray byte":
+        payload = body.replace(b"<p>", b"<p>\xa0", 1)
+    else:
+        payload = html(text.encode("utf-8"))[:-20] + "é".encode("utf-8")[:1]
+    d, t = author(payload, ct, "http://example.com/")
+    assert (d.encoding, d.source, t.errors) == ("UTF-8", "validated", 1), d.validation
+
+
+def test_a_page_cut_inside_its_last_character_is_still_clean():
+    sjis = html((JAPANESE * 3).encode("cp932"))
+    cut = sjis[: sjis.index(b"</p>") - 1]  # the last Shift_JIS character loses its trail byte
+    d, t = author(cut, "text/html; charset=iso-8859-1", "http://example.jp/")
+    assert (d.encoding, t.errors) == ("Shift_JIS", 1) and t.text.endswith("\ufffd")
+    odd = "<html><body><p>Grüße aus Köln</p></body></html>".encode("utf-16-le") + b"<"
+    d, t = author(odd, "text/html")
+    assert (d.encoding, t.errors) == ("UTF-16LE", 1)
+
+
+def test_a_bom_that_lost_is_named_in_conflict():
+    body = html((RUSSIAN * 3).encode("cp1251"))
+    d, _ = author(b"\xef\xbb\xbf" + body, "text/html", "http://example.ru/")
+    assert (d.encoding, d.conflict) == ("windows-1251", ("bom:UTF-8",))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known limit: Big5 declared gb2312 decodes as GBK without U+FFFD or C1 controls (both are "
+    "double-byte A1-FE encodings); its private-use characters count only once a check has fired"))
+def test_big5_declared_gb2312():
+    payload = html(BIG5_TEXT.encode("big5") * 2, b'<meta charset="gb2312">')
+    d, _ = author(payload, "text/html", "http://example.tw/")
+    assert d.encoding == "Big5"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known limit: KOI8-R read as windows-1251 is Cyrillic mojibake of the same letters, no "
+    "U+FFFD, no C1 controls, no runs signal (both are Cyrillic); only a disagreeing meta or the "
+    "detector could tell, and the detector is not asked about declared pages that pass the checks"))
+def test_koi8r_declared_windows_1251():
+    payload = html((RUSSIAN * 3).encode("koi8_r"))
+    d, _ = author(payload, "text/html; charset=windows-1251", "http://example.ru/")
+    assert d.encoding == "KOI8-R"
+
+
+LABELS_TO_TRY = ["utf-8", "iso-8859-1", "windows-1251", "shift_jis", "gb2312", "euc-kr", "koi8-r",
+                 "iso-8859-2", "utf-16", "x-user-defined", "iso-2022-kr", "replacement", "MacCyrillic",
+                 "win-1251", "utf8mb4", "nonsense"]
+BODIES = [FRENCH, RUSSIAN, JAPANESE, KOREAN, GBK_TEXT, GREEK]
+CODECS = ["utf-8", "cp1252", "cp1251", "koi8_r", "cp932", "euc_jp", "iso2022_jp", "euc_kr", "gbk",
+          "big5", "iso8859_7", "utf-16-le", "utf-16-be"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(header=st.sampled_from([None] + LABELS_TO_TRY), meta=st.sampled_from([None] + LABELS_TO_TRY),
+       text=st.sampled_from(BODIES), codec=st.sampled_from(CODECS), cut=st.integers(0, 3),
+       noise=st.binary(max_size=3), bom=st.sampled_from([b"", b"\xef\xbb\xbf", b"\xff\xfe"]))
+def test_author_rules_never_fail_on_real_shaped_pages(header, meta, text, codec, cut, noise, bom):
+    """Every label (standard, alias, replacement, unknown) in the header and the meta over text in
+    every encoding, cut, with noise and BOMs: a decision, a text, never an exception."""
+    try:
+        body = (text * 2).encode(codec)
+    except UnicodeEncodeError:
+        body = (text * 2).encode("utf-8")
+    page = html(body[: len(body) - cut] + noise, f'<meta charset="{meta}">'.encode() if meta else b"")
+    ct = f"text/html; charset={header}" if header else "text/html"
+    d, t = AUTHOR.decide_and_decode(bom + page, content_type=[ct], url="http://example.com/", kind="html")
+    assert d.encoding != "replacement" or "names the replacement" in (d.validation or "")
+    assert t.encoding == d.encoding or d.source == "bom"
+    assert d.browser_encoding == BROWSER.decide(bom + page, content_type=[ct], url="http://example.com/").encoding
+
+
+@pytest.mark.corpus
+def test_runs_share_on_real_pages():
+    """RUNS_IMPLAUSIBLE separates Latin-script legacy pages from every other script's, measured on
+    chardet's real pages from their first non-ASCII byte."""
+    import re
+
+    import shared_paths
+    from test_author_corpus import CORPUS, FOLDERS
+
+    if not CORPUS.is_dir():
+        pytest.skip(shared_paths.absent(CORPUS))
+    latin, other = [], []
+    for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
+        enc = FOLDERS.get(folder.name)
+        if enc is None or enc.startswith(("UTF", "ISO-2022")) or enc == "windows-1258":
+            continue
+        for f in folder.iterdir():
+            data = f.read_bytes()
+            m = re.search(rb"[\x80-\xff]", data)
+            if m is None:
+                continue
+            share = V.runs_share(data, m.start())
+            if share == 0.0:
+                continue  # fewer than RUNS_MIN_BYTES non-ASCII bytes: no verdict
+            (latin if enc in V._LATIN or enc == "windows-1252" else other).append((share, f.name))
+    assert latin and other
+    assert max(latin)[0] < V.RUNS_IMPLAUSIBLE <= min(other)[0], (max(latin), min(other))

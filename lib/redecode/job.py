@@ -133,6 +133,7 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
     if record.record_type == "revisit":
         return _skip(row, "revisit")
     payload = record.payload
+    identity = False  # decoded from a body not in its declared content coding
     if record.error_kind:
         if mime is not None and text_kind(mime.essence) is None:
             # A declared non-text payload (an image whose coding failed) is not text either way.
@@ -140,7 +141,7 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
         if record.identity_payload is not None and rules.identity_fallback:
             # The header names a content coding the stored body does not carry (a WARC writer
             # kept the field over the decoded body): the author's rules take the body as is.
-            payload = record.identity_payload
+            payload, identity = record.identity_payload, True
             note = f"{record.error}; {IDENTITY_NOTE}"
             row["warning"] = f"{row['warning']}; {note}" if row["warning"] else note
         else:
@@ -190,8 +191,8 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
         # schema 1.1, for redecode.backfill's replay of the decision (sniff.choose)
         meta_source=facts.meta_source,
         xml_encoding=facts.xml_encoding,
-        # schema 1.2
-        browser_encoding=browser_encoding,
+        # schema 1.2; a browser fails a body that is not in its declared coding: no encoding
+        browser_encoding=None if identity else browser_encoding,
         validation=decision.validation,
         conflict=list(decision.conflict),
         detector=decision.detector,

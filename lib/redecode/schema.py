@@ -78,7 +78,8 @@ _FIELDS: list[tuple[str, pa.DataType, str]] = [
     # -- 1.2: the author's-text rules --
     ("browser_encoding", pa.string(), "WHATWG encoding the browser rules (browser-2026.11) pick for "
                                       "this record, whatever the rules: where it differs from "
-                                      "encoding, a browser showed other text"),
+                                      "encoding, a browser showed other text (null where a browser "
+                                      "shows no text: a body not in its declared content coding)"),
     ("validation", pa.string(), "author's-text rules: why a declaration, default or detector answer "
                                 "was overridden ('overridden: ...'), kept against disagreeing "
                                 "evidence ('kept: ...') or could not be checked ('unresolved: ...'); "
