@@ -41,7 +41,7 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="redecode")
 def cli() -> None:
-    """Re-decode the HTML in WARC/ARC archives the way browsers do, into UTF-8 Parquet with provenance.
+    """Re-decode the HTML in WARC/ARC archives into the text its authors wrote, as UTF-8 Parquet with provenance.
 
     \b
     Exit codes: 0 ok; 1 an input failed (see stderr and _run.json); 2 usage error;

@@ -173,7 +173,13 @@ def check_row(row: dict, want: dict, label: str) -> None:
         assert row["decode_errors"] >= want["decode_errors_min"], label
 
 
-def check_expected(res: JobResult, name: str, exp: dict) -> None:
+def check_expected(res: JobResult, name: str, exp: dict, *, rules: str | None = None) -> None:
+    """Check the rows of input *name* against *exp*; the default rules (the author's text) read
+    ``author_rows`` over ``rows`` where the builder gives them, other rules ``rows``."""
+    from redecode.rules import DEFAULT_RULES
+
+    if (rules or DEFAULT_RULES) == "author-2026.12":
+        exp = {**exp, "rows": {**exp.get("rows", {}), **exp.get("author_rows", {})}}
     path = os.path.join(BROKEN, name)
     rows = [r for r in res.rows if r["warc_path"] == path]
     by_id: dict[str, list[dict]] = {}
@@ -216,6 +222,17 @@ def test_builder_is_deterministic(tmp_path):
             continue  # brotli / zstd output: its behaviour is tested, its bytes may vary
         with open(os.path.join(BROKEN, name), "rb") as a, open(tmp_path / name, "rb") as b:
             assert a.read() == b.read(), f"{name} differs from a fresh build"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in EXPECTED if "author_rows" in EXPECTED[n]))
+def test_broken_input_under_browser_rules(job_tmp, name):
+    """Where the author's-text rules decode what a browser does not (author_rows), the browser
+    rules keep the browser's behaviour (rows): a content coding the body does not carry fails,
+    as in Chromium (ERR_CONTENT_DECODING_FAILED)."""
+    res = run_broken(job_tmp, name, "--rules", "browser-2026.11")
+    check_generic_rows(res)
+    check_counts(res)
+    check_expected(res, name, EXPECTED[name], rules="browser-2026.11")
 
 
 def test_committed_size_is_small():

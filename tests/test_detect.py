@@ -220,6 +220,46 @@ def test_cascade_consults_only_on_chardetngs_weak_answers(monkeypatch):
         assert (r.encoding, r.confidence) == (weak, 2 / 3)
 
 
+def test_tld_vote_breaks_only_a_tie(monkeypatch):
+    """The author's-text rules' detector: the TLD's encoding wins only when the engines have no
+    majority and one of them named it (then 2 of 4 voters: confidence 0.5)."""
+    answers = {"chardetng": "windows-1252", "cchardet": "windows-1258", "charset-normalizer": "windows-1250"}
+    _fake_engines(monkeypatch, answers)
+    for engine in ("cascade", "majority"):
+        r = D.detect_raw(b"\xe0", tld="vn", engine=engine, tld_vote="windows-1258")
+        assert (r.encoding, r.confidence) == ("windows-1258", 0.5), engine
+        r = D.detect_raw(b"\xe0", tld="vn", engine=engine)  # no vote: chardetng's answer
+        assert (r.encoding, r.confidence) == ("windows-1252", 1 / 3), engine
+        # the TLD's encoding that no engine named does not win
+        r = D.detect_raw(b"\xe0", tld="th", engine=engine, tld_vote="windows-874")
+        assert r.encoding == "windows-1252", engine
+    # a majority is never overruled
+    answers["charset-normalizer"] = "windows-1252"
+    r = D.detect_raw(b"\xe0", tld="vn", engine="cascade", tld_vote="windows-1258")
+    assert (r.encoding, r.confidence) == ("windows-1252", 2 / 3)
+    # chardetng's strong answers are not put to the vote at all
+    answers["chardetng"] = "Shift_JIS"
+    assert D.detect_raw(b"\xe0", tld="vn", engine="cascade", tld_vote="windows-1258").encoding == "Shift_JIS"
+
+
+def test_recent_answers_are_the_engines_answers(monkeypatch):
+    calls = []
+    real = D._run_engine
+
+    def spy(*args):
+        calls.append(args[0])
+        return real(*args)
+
+    monkeypatch.setattr(D, "_run_engine", spy)
+    monkeypatch.setattr(D, "_RECENT", {})
+    data = "Grüße aus Köln, schöne Straße".encode("cp1252") * 3
+    first = D.detect_raw(data, tld="de", engine="chardetng")
+    again = D.detect_raw(data, tld="de", engine="chardetng")
+    assert first == again and calls == ["chardetng"]
+    D.detect_raw(data, tld="at", engine="chardetng")  # another TLD is another question
+    assert calls == ["chardetng", "chardetng"]
+
+
 def test_cascade_equals_majority_on_weak_answers(monkeypatch):
     # Whatever the three engines answer, a consulted cascade answers what majority answers.
     names = ["windows-1251", "windows-1252", "x-mac-cyrillic", None]

@@ -653,3 +653,20 @@ def test_external_key_shared_by_several_rows_is_refused(tmp_path, runs):
     pq.write_table(pa.table({"record_id": ["<urn:uuid:not-in-new>"] * 2, "text": ["a", "b"]}), elsewhere)
     s = diff_runs(elsewhere, str(twice), external=ExternalOld(elsewhere))
     assert s.categories["only-old"] == 2
+
+
+def test_example_excerpts_keep_the_difference_in_the_text_table():
+    """The text table's example cells are cut at their end, never in the middle where the first
+    difference is (found by a fresh user: 'RÃ…me' against 'Ré…e')."""
+    from redecode.diff import CATEGORIES, DiffSummary, format_summary
+
+    old = "<p>\n\n\n\n\n\n\n\n\n\nLa RÃ©forme des retraites est adoptée par le Parlement"
+    new = "<p>\n\n\n\n\n\n\n\n\n\nLa Réforme des retraites est adoptée par le Parlement"
+    s = DiffSummary(old="a", new="b", records=1,
+                    categories={**dict.fromkeys(CATEGORIES, 0), "encoding-changed": 1}, mojibake_fixed=1,
+                    encoding_transitions=[], by_source=[], by_tld=[],
+                    examples=[{"category": "encoding-changed", "target_uri": "http://x.fr/",
+                               "old_encoding": "windows-1252", "new_encoding": "UTF-8",
+                               "mojibake_fixed": True, "old_excerpt": old, "new_excerpt": new}])
+    text = format_summary(s)
+    assert "La RÃ©forme" in text and "La Réforme" in text

@@ -101,7 +101,7 @@ def test_manifest_counts_reconcile(good_run):
         assert entry["size"] == os.path.getsize(entry["path"])
         ec = entry["counts"]
         assert ec["records_seen"] == ec["decoded"] + ec["skipped"] + ec["failed"] == entry["rows"]
-    assert manifest["rules"]["name"] == "browser-2026.11"
+    assert manifest["rules"]["name"] == "author-2026.12"
     assert len(manifest["rules"]["digest"]) == 64
     for dep in ("warcio", "pyarrow", "charset-normalizer", "python"):
         assert manifest["dependencies"][dep]
@@ -113,7 +113,7 @@ def test_rows_carry_provenance(good_run):
     assert rows
     for r in rows:
         assert r["encoding"] and r["source"] and r["confidence"] in ("certain", "tentative", "irrelevant")
-        assert r["rules"] == "browser-2026.11" and len(r["rules_digest"]) == 64
+        assert r["rules"] == "author-2026.12" and len(r["rules_digest"]) == 64
         assert r["decode_errors"] >= 0 and r["text_length"] == len(r["text"])
         assert not r["text"].startswith("\ufeff")
         assert r["warc_offset"] >= 0 and r["warc_length"] > 0
@@ -168,7 +168,7 @@ def test_json_summary_on_stdout(tmp_path):
     assert result.exit_code == 0
     summary = json.loads(result.stdout)
     assert summary["counts"]["records_seen"] == len(rows_of(out))
-    assert summary["rules"] == "browser-2026.11"
+    assert summary["rules"] == "author-2026.12"
 
 
 def test_directory_and_glob_inputs(tmp_path):
@@ -272,7 +272,7 @@ def test_other_rules_into_the_same_directory_is_refused(tmp_path):
     result = CliRunner().invoke(cli, ["run", GOOD[0], "--out", out, "-q", "--rules", "seed-2026.10"])
     assert result.exit_code == 2
     assert "other rules" in result.output and "--force" in result.output
-    assert {r["rules"] for r in rows_of(out)} == {"browser-2026.11"}
+    assert {r["rules"] for r in rows_of(out)} == {"author-2026.12"}
     # --force replaces them
     assert invoke("run", GOOD[0], "--out", out, "-q", "--rules", "seed-2026.10", "--force").exit_code == 0
     assert {r["rules"] for r in rows_of(out)} == {"seed-2026.10"}

@@ -80,4 +80,4 @@ def test_the_job_preloads_before_forking_workers_only(tmp_path, monkeypatch):
     job.run([SAMPLES], str(tmp_path / "one"), workers=1)
     assert calls == []
     job.run([SAMPLES], str(tmp_path / "two"), workers=2)
-    assert calls == ["browser-2026.11"]
+    assert calls == ["author-2026.12"]

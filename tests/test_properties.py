@@ -227,14 +227,17 @@ def test_sniff_decide_is_total(payload, content_type, url, kind):
 def test_rules_decide_and_decode_are_total(rules_name, payload, content_type, url, kind):
     """Every rule set, detector included, decides and decodes arbitrary bytes without raising,
     and the text has at most one code point per payload byte."""
-    from redecode.rules import DEFAULT_RULES, get_rules
+    from redecode.rules import get_rules
+    from redecode.sniff import SOURCES as ALL_SOURCES
 
     rules = get_rules(rules_name)
     decision = rules.decide(payload, content_type=content_type, url=url, kind=kind)
     decoded = rules.decode(payload, decision)
-    if rules_name == DEFAULT_RULES:
+    assert (decision, decoded) == rules.decide_and_decode(payload, content_type=content_type, url=url,
+                                                          kind=kind)
+    if rules.decoders == "whatwg":
         assert decision.encoding in ENCODING_NAMES
-        assert decision.source in SOURCES, decision.source
+        assert decision.source in ALL_SOURCES, decision.source
         assert decoded.encoding in ENCODING_NAMES
     else:  # Python-codec rule sets may use a codec with no Encoding Standard name
         assert decision.encoding is None or decision.encoding in ENCODING_NAMES
@@ -250,14 +253,31 @@ def test_rules_decide_and_decode_are_total(rules_name, payload, content_type, ur
 def test_bom_wins_over_everything(bom, payload, content_type, url, kind):
     """HTML "determining the character encoding", step 1 (and Encoding "decode"): a BOM decides,
     whatever the Content-Type, the meta or the detector say; the text has no BOM."""
-    from redecode.rules import DEFAULT_RULES, get_rules
+    from redecode.rules import BROWSER_RULES, get_rules
 
-    rules = get_rules(DEFAULT_RULES)
+    rules = get_rules(BROWSER_RULES)
     decision = rules.decide(bom + payload, content_type=content_type, url=url, kind=kind)
     assert (decision.encoding, decision.source) == (BOMS[bom], "bom")
     assert decision.bom == BOMS[bom]
     decoded = rules.decode(bom + payload, decision)
     assert decoded.bom_removed and decoded.encoding == BOMS[bom]
+
+
+@SETTINGS
+@given(bom=st.sampled_from(sorted(BOMS)), payload=st.one_of(payloads, html_soup),
+       content_type=content_types, url=urls, kind=kinds)
+def test_author_rules_keep_a_bom_whose_decode_is_clean(bom, payload, content_type, url, kind):
+    """The author's-text rules challenge a BOM only when the bytes after it make U+FFFD
+    (redecode.validate, check a): a BOM whose decode is clean decides, as in a browser."""
+    from redecode.decode import decode
+    from redecode.rules import get_rules
+
+    rules = get_rules("author-2026.12")
+    data = bom + payload
+    decision, decoded = rules.decide_and_decode(data, content_type=content_type, url=url, kind=kind)
+    if decode(data, BOMS[bom]).errors == 0:
+        assert (decision.encoding, decision.source) == (BOMS[bom], "bom")
+    assert decoded.bom_removed  # whoever wins, the BOM's bytes are not text
 
 
 def test_codec_names_are_not_encoding_names():

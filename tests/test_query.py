@@ -126,6 +126,13 @@ def _expected_sections(rows: list[dict], manifest: dict, run: str) -> dict[str, 
         if d is not None and d.strip().lower() != r["encoding"].lower():
             decl[(r["source"], d.strip().lower(), r["encoding"])] += 1
     exp["declared"] = Counter({k + (v,): 1 for k, v in decl.items()})
+    over = defaultdict(lambda: [0, 0])
+    for r in dec:
+        if r["encoding"] != r["browser_encoding"] or r["validation"] is not None:
+            verdict = r["validation"].split(":", 1)[0] if r["validation"] is not None else None
+            over[(r["browser_encoding"], r["encoding"], r["source"], verdict)][0] += 1
+            over[(r["browser_encoding"], r["encoding"], r["source"], verdict)][1] += r["decode_errors"]
+    exp["overrides"] = Counter({k + tuple(v): 1 for k, v in over.items()})
     conf = defaultdict(lambda: [0, 0, 0])
     for r in dec:
         if r["header_charset"] and r["meta_charset"] and r["conflict"]:

@@ -51,15 +51,18 @@ def _key_of_row(r: dict) -> tuple[str, str | int]:
     return ("id", (r["record_id"] or "").strip("<>"))
 
 
-@pytest.fixture(scope="module")
-def rows(tmp_path_factory) -> dict[tuple[str, str], list[dict]]:
-    """The job's rows for ``sample_warcs/``, by answer-key key (a list, to catch duplicates)."""
+@pytest.fixture(scope="module", params=["browser-2026.11", "author-2026.12"])
+def rows(request, tmp_path_factory) -> dict[tuple[str, str], list[dict]]:
+    """The job's rows for ``sample_warcs/``, by answer-key key (a list, to catch duplicates), under
+    the browser rules and the default (author's-text) rules: the sample's pages declare their
+    encodings truly or not at all, so both give the key's text (the author's rules weigh, and keep,
+    the meta that disagrees with a true header)."""
     from redecode.job import run
 
     import pyarrow.parquet as pq
 
     out = tmp_path_factory.mktemp("sample-run")
-    run([str(SAMPLE)], str(out), rules="browser-2026.11", workers=1, quiet=True)
+    run([str(SAMPLE)], str(out), rules=request.param, workers=1, quiet=True)
     parts = sorted(out.glob("*.parquet"))
     assert parts, f"the job wrote no Parquet part into {out}"
     by_key: dict[tuple[str, str], list[dict]] = {}

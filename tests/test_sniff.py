@@ -102,7 +102,9 @@ def test_precedence(row):
 
 
 def test_precedence_table_covers_every_step():
-    assert {r[6] for r in PRECEDENCE} == set(SOURCES)
+    # every step of the browser's algorithm; "validated" is the author's-text rules' override
+    # (tests/test_validate.py has its own table)
+    assert {r[6] for r in PRECEDENCE} == set(SOURCES) - {"validated"}
 
 
 def test_boundary_rows_are_where_they_say():
@@ -313,6 +315,8 @@ def test_decision_shape():
         "utf8_valid", "ascii_only",
         # not in DESIGN.md's list: what backfill needs to replay a decision from a row
         "meta_source", "xml_encoding",
+        # the author's-text rules (redecode.validate)
+        "browser_encoding", "validation",
     ]
     d = decide(b"")
     with pytest.raises(dataclasses.FrozenInstanceError):

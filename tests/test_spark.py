@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from redecode import inputs, job, spark
+from redecode.rules import DEFAULT_RULES
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE = os.path.normpath(os.path.join(HERE, "..", "sample_warcs"))
@@ -136,8 +137,8 @@ def test_retried_task_replaces_never_duplicates(local_run, tmp_path):
     out = str(tmp_path / "out")
     os.makedirs(os.path.join(out, "_done"))
     shard = _first_shard()
-    first = spark.run_task(shard, out, "browser-2026.11", job.DEFAULT_MAX_RECORD_BYTES)
-    second = spark.run_task((shard.path, shard.index, shard.start, shard.end), out, "browser-2026.11",
+    first = spark.run_task(shard, out, DEFAULT_RULES, job.DEFAULT_MAX_RECORD_BYTES)
+    second = spark.run_task((shard.path, shard.index, shard.start, shard.end), out, DEFAULT_RULES,
                             job.DEFAULT_MAX_RECORD_BYTES)
     assert first["part"] == second["part"]
     parts = rows_by_part(out)

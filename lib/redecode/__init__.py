@@ -1,4 +1,4 @@
-"""warc-redecode: re-decode archived web pages the way browsers decode them.
+"""warc-redecode: re-decode archived web pages into the text their authors wrote, and say what a browser showed.
 
 The data flows one way: archive -> record -> decision -> text -> row -> Parquet. One module per
 concept (docs/DESIGN.md has the table and where to change what): ``labels``, ``decode``, ``mime``,

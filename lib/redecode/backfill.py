@@ -46,7 +46,7 @@ from . import storage
 from .archive import ArchiveError, read_record_at
 from .executors import make_executor, map_shards
 from .record import DEFAULT_MAX_RECORD_BYTES
-from .row import record_row
+from .row import IDENTITY_NOTE, record_row
 from .rules import Rules, as_rules, known_rules
 from .rundir import (
     MANIFEST,
@@ -75,9 +75,10 @@ from .writer import PartWriter
 
 __all__ = ["BackfillError", "BackfillSummary", "backfill", "replay_row"]
 
-#: Columns a prior part must have for its decisions to be replayed (schema 1.1); older parts are
-#: still backfilled, but every decoded row is read again.
-REPLAY_COLUMNS = ("meta_source", "xml_encoding")
+#: Columns a prior part must have for its decisions to be replayed (schema 1.1: meta_source,
+#: xml_encoding; 1.2: browser_encoding, which every row carries whatever the rules); older parts
+#: are still backfilled, but every decoded row is read again.
+REPLAY_COLUMNS = ("meta_source", "xml_encoding", "browser_encoding")
 
 
 class BackfillError(RuntimeError):
@@ -114,6 +115,10 @@ def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict |
     columns. Statuses made before any rule is consulted are copied; a decoded row's decision
     columns come from the new rules' procedure (:meth:`redecode.procedures.Procedure.replay`)."""
     status = row["status"]
+    if bool(old.identity_fallback) != bool(new.identity_fallback) and (
+            (status == STATUS_FAILED and row.get("error_kind") == "content-encoding")
+            or IDENTITY_NOTE in (row.get("warning") or "")):
+        return None  # the body may be text in no coding: one rule set decodes it, the other fails
     if status == STATUS_SKIPPED or (status == STATUS_FAILED and row.get("error_kind") != "decode"):
         out = dict(row)
         out["rules"], out["rules_digest"] = new.name, new.digest
@@ -167,7 +172,7 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, new: Rules,
     ) as writer:
         for batch in pf.iter_batches(batch_size=2048):
             for row in batch.to_pylist():
-                for c in REPLAY_COLUMNS:
+                for c in REPLAY_COLUMNS + ("validation",):
                     row.setdefault(c, None)
                 stats["rows"] += 1
                 new_row = None

@@ -306,6 +306,7 @@ def detect_raw(
     max_bytes: int | None = None,
     min_nonascii: int | None = None,
     consult_bytes: int | None = None,
+    tld_vote: str | None = None,
 ) -> RawDetection:
     """Run *engine* on *payload* (the whole body, bytes) and map its answer; see module docstring.
 
@@ -315,6 +316,10 @@ def detect_raw(
     instead of the whole payload (None: the whole payload). *consult_bytes* (``cascade``
     only): cchardet and charset-normalizer see only the first *consult_bytes* bytes of that
     (cut at a character boundary as :func:`detector_sample` cuts a line; None: all of it).
+    *tld_vote* (``majority`` and ``cascade``): an encoding the record's top-level domain suggests
+    (the author's-text rules pass Firefox's TLD fallback, :func:`redecode.validate.tld_vote`);
+    when the engines asked have no majority and one of them named it, it wins, with confidence
+    2/(engines + 1): the TLD is a tie-break vote, never an answer of its own.
     Raises ``ValueError`` for an unknown engine or a bound below 1; never raises on any payload.
     """
     if engine not in DETECTORS:
@@ -324,18 +329,35 @@ def detect_raw(
     data = bytes(payload)
     whole = True
     if max_bytes is not None and min_nonascii is not None:
-        sample = detector_sample(data, max_bytes=max_bytes, min_nonascii=min_nonascii)
+        last = _LAST_SAMPLE
+        if last is not None and last[0] is data and last[1] == max_bytes and last[2] == min_nonascii:
+            sample = last[3]  # the same payload object asked again (the author's-text rules)
+        else:
+            sample = detector_sample(data, max_bytes=max_bytes, min_nonascii=min_nonascii)
+            globals()["_LAST_SAMPLE"] = (data, max_bytes, min_nonascii, sample)
         whole = len(sample) == len(data)
         data = sample
-    return DETECTORS[engine].detect(data, tld, allow_utf8, whole, consult_bytes)
+    return DETECTORS[engine].detect(data, tld, allow_utf8, whole, consult_bytes, tld_vote)
 
 
-def _vote(votes: list[RawDetection], detector: str, out_of: int | None = None) -> RawDetection:
-    # The standard encoding at least two engines name; else the first engine's (chardetng).
-    # Confidence: the share of the *out_of* engines (default: those that voted) known to name it.
+#: (payload object, max_bytes, min_nonascii, its sample): the last sample made, reused when the
+#: very same bytes object is asked about again (bytes are immutable).
+_LAST_SAMPLE: tuple | None = None
+
+
+def _vote(votes: list[RawDetection], detector: str, out_of: int | None = None,
+          tld_vote: str | None = None) -> RawDetection:
+    # The standard encoding at least two engines name; else the one the TLD suggests if an engine
+    # named it; else the first engine's (chardetng). Confidence: the share of the *out_of*
+    # engines (default: those that voted) known to name it; with the TLD's vote, of the engines
+    # and the TLD.
     names = [v.encoding for v in votes]
     best = max(names, key=lambda n: (names.count(n) if n else 0, -names.index(n)))
     agree = names.count(best) if best else 0
+    if agree < 2 and tld_vote is not None and tld_vote in names:
+        chosen = votes[names.index(tld_vote)]
+        return RawDetection(answer=chosen.answer, encoding=chosen.encoding, mapping=chosen.mapping,
+                            confidence=2 / ((out_of or len(votes)) + 1), detector=detector)
     chosen = votes[names.index(best)] if agree >= 2 else votes[0]
     return RawDetection(
         answer=chosen.answer,
@@ -349,7 +371,27 @@ def _vote(votes: list[RawDetection], detector: str, out_of: int | None = None) -
 def _run(engine: str, data: bytes, tld: str | None, allow_utf8: bool, whole: bool) -> RawDetection:
     """One single engine on *data*; *whole*: *data* is the entire payload (chardetng is told the
     stream ends there; on a sample it is not, so a character cut at the sample's end is not
-    counted as an error)."""
+    counted as an error). The last few answers are kept: the author's-text rules ask the same
+    engines about the same sample twice (with and without the TLD's vote), and an engine's answer
+    is a pure function of these arguments."""
+    key = (engine, data, tld, allow_utf8, whole)
+    hit = _RECENT.get(key)
+    if hit is None:
+        hit = _run_engine(engine, data, tld, allow_utf8, whole)
+        if len(data) <= _RECENT_MAX_BYTES:
+            if len(_RECENT) >= _RECENT_MAX:
+                del _RECENT[next(iter(_RECENT))]
+            _RECENT[key] = hit
+    return hit
+
+
+_RECENT: dict[tuple, RawDetection] = {}
+_RECENT_MAX = 8
+_RECENT_MAX_BYTES = 1 << 16
+
+
+def _run_engine(engine: str, data: bytes, tld: str | None, allow_utf8: bool, whole: bool) -> RawDetection:
+    """:func:`_run` without the memory of recent answers."""
     answer, confidence = DETECTORS[engine].guess(data, tld, allow_utf8, whole)
     encoding, mapping = standard_encoding(answer)
     return RawDetection(
@@ -365,7 +407,7 @@ def detect(payload: bytes, *, tld: str | None, **options: Any) -> Detection | No
     """Detect *payload*'s encoding: ``Detection(encoding, confidence, detector)`` or None.
 
     :func:`detect_raw` (*tld* and *options*: ``engine``, ``allow_utf8``, ``max_bytes``,
-    ``min_nonascii``, ``consult_bytes``, as there) with its answer mapped: ``encoding`` is always an
+    ``min_nonascii``, ``consult_bytes``, ``tld_vote``, as there) with its answer mapped: ``encoding`` is always an
     Encoding Standard canonical name other than ``replacement``; None when the engine had no
     answer or its answer has no standard equivalent (dropped, see :func:`standard_encoding`).
     ``confidence`` is in 0..1; ``detector`` is ``name@version``. Raises ``ValueError`` for an
@@ -434,8 +476,9 @@ class Engine:
         raise NotImplementedError
 
     def detect(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool,
-               consult_bytes: int | None) -> RawDetection:
-        """The :class:`RawDetection` of *data* (already sampled by :func:`detect_raw`)."""
+               consult_bytes: int | None, tld_vote: str | None = None) -> RawDetection:
+        """The :class:`RawDetection` of *data* (already sampled by :func:`detect_raw`);
+        *tld_vote*: see :func:`detect_raw` (engines made of one library ignore it)."""
         return _run(self.name, data, tld, allow_utf8, whole)
 
 
@@ -518,9 +561,9 @@ class _Majority(Engine):
             DETECTORS[e].load()
 
     def detect(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool,
-               consult_bytes: int | None) -> RawDetection:
+               consult_bytes: int | None, tld_vote: str | None = None) -> RawDetection:
         votes = [_run(e, data, tld, allow_utf8, whole) for e in MAJORITY_OF]
-        return _vote(votes, detector_id(self.name))
+        return _vote(votes, detector_id(self.name), tld_vote=tld_vote)
 
 
 class _Cascade(_Majority):
@@ -533,7 +576,7 @@ class _Cascade(_Majority):
         return f"{self.name}({inner};consult={','.join(sorted(CASCADE_CONSULT))})"
 
     def detect(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool,
-               consult_bytes: int | None) -> RawDetection:
+               consult_bytes: int | None, tld_vote: str | None = None) -> RawDetection:
         first = _run(MAJORITY_OF[0], data, tld, allow_utf8, whole)
         if first.encoding not in CASCADE_CONSULT:
             return RawDetection(answer=first.answer, encoding=first.encoding,
@@ -547,7 +590,7 @@ class _Cascade(_Majority):
         if second.encoding is not None and second.encoding == first.encoding:
             return _vote([first, second], detector_id(self.name), out_of=len(MAJORITY_OF))
         third = _run(MAJORITY_OF[2], data, tld, allow_utf8, whole)
-        return _vote([first, second, third], detector_id(self.name))
+        return _vote([first, second, third], detector_id(self.name), tld_vote=tld_vote)
 
 
 #: The detector engines by name (the rules' ``detector``), in the order error messages list them.

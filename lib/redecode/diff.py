@@ -475,7 +475,11 @@ def format_summary(s: DiffSummary) -> str:
           ("old_encoding", "new_encoding", "records", "mojibake_fixed"))
     table("By deciding step", s.by_source, ("old_source", "new_source", "category", "records"))
     table("By top-level domain", s.by_tld, ("tld", "records", "changed", "mojibake_fixed"))
-    table("Examples", s.examples,
+    # The excerpts start EXCERPT_BEFORE characters before the first difference: cut them at the
+    # end (render_table cuts long cells in the middle, which is where the difference may be).
+    examples = [{**e, "old_excerpt": _head_cell(e["old_excerpt"]), "new_excerpt": _head_cell(e["new_excerpt"])}
+                for e in s.examples]
+    table("Examples", examples,
           ("category", "target_uri", "old_encoding", "new_encoding", "mojibake_fixed",
            "old_excerpt", "new_excerpt"))
     if s.input_errors:  # (the errors themselves go to stderr, once each: see diff_cmd)
@@ -484,6 +488,16 @@ def format_summary(s: DiffSummary) -> str:
     if s.out:
         out.append(f"diff written to {s.out}")
     return "\n\n".join(out)
+
+
+def _head_cell(text: str | None, width: int = 60) -> str | None:
+    """*text* with control characters escaped as the tables show them, cut at the end to *width*
+    characters."""
+    if text is None:
+        return None
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _local_out(out: str | None) -> str | None:

@@ -40,6 +40,9 @@ Deviations:
   what arrived (``test_content_truncated_keeps_partial``). Bytes after the end of a gzip member are
   ignored, as Chromium does (``test_content_gzip_extra_members_ignored``). Output past ``max_bytes``
   is an error of kind ``too-large`` (``test_content_bomb_over_cap_is_too_large``).
+  Such a failed body that sniffs as text is still handed over as ``BodyResult.identity``, so the
+  rules that recover an archived header's lie (the author's text, :mod:`redecode.validate`) can
+  take it as is (``test_identity_of_a_body_not_in_its_coding``).
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ from dataclasses import dataclass, field
 
 import brotli
 import zstandard
+
+from .mime import sniff_unknown_mime_type
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -94,12 +99,19 @@ class BodyResult:
     ``payload`` is None exactly when ``error_kind`` is set (``chunked``, ``content-encoding``,
     ``too-large``); ``error`` is a human-readable message; ``warning`` notes a tolerated oddity
     (a stream cut short, a body declared chunked that is not) while the payload is still usable.
+    ``identity``: only with ``error_kind`` ``content-encoding`` from the outermost coding, the body
+    (transfer coding removed) when it is not in that coding and sniffs as text (MIME Sniffing
+    "rules for identifying an unknown MIME type" give ``text/*``: no binary data byte, or a BOM,
+    or HTML/XML signatures), e.g. a WARC writer that stored the decoded body and kept the
+    ``Content-Encoding`` field; None otherwise. A real stream that is corrupt starts with its
+    coding's signature or is binary, so it has none.
     """
 
     payload: bytes | None
     error_kind: str | None = None
     error: str | None = None
     warning: str | None = None
+    identity: bytes | None = None
 
 
 def _head_end(block: bytes) -> tuple[int, int]:
@@ -407,9 +419,11 @@ def decode_body(
             error_kind="too-large",
             error=f"payload of {len(data)} bytes is over the cap of {max_bytes} bytes",
         )
-    for coding in reversed(codings):
+    for i, coding in enumerate(reversed(codings)):
         res = decode_content(data, coding, max_bytes=max_bytes)
         if res.payload is None:
+            if i == 0 and res.error_kind == "content-encoding" and sniff_unknown_mime_type(data).startswith("text/"):
+                return BodyResult(payload=None, error_kind=res.error_kind, error=res.error, identity=data)
             return res
         if res.warning:
             warnings.append(res.warning)

@@ -10,6 +10,7 @@ method         what it gives
 ``decide``     a :class:`redecode.sniff.Decision` (``CodecDecision`` for Python-codec procedures)
 ``decode``     the text: :class:`Decoded` (``text``, ``encoding``, ``decoder``, ``errors``,
                ``bom_removed``)
+``decide_and_decode``  both at once (a procedure that decodes while it decides returns that text)
 ``facts``      the declarations the HTML Standard's algorithms find in the payload whatever the
                rules (the columns :data:`redecode.schema.FACT_COLUMNS`)
 ``fill``       the row's :data:`redecode.schema.DECISION_COLUMNS` from the decision and the text
@@ -18,8 +19,9 @@ method         what it gives
 ``preload``    load what the first records would load (detectors, decoder tables)
 =============  ===============================================================================
 
-Shipped procedures: ``browser`` (the HTML Standard's "determining the character encoding" as
-Chromium implements it, :mod:`redecode.sniff`), ``seed-decode-html`` (the seed article's
+Shipped procedures: ``author`` (the browser's decision checked against the payload,
+:mod:`redecode.validate`), ``browser`` (the HTML Standard's "determining the character encoding"
+as Chromium implements it, :mod:`redecode.sniff`), ``seed-decode-html`` (the seed article's
 ``decode_html``) and ``requests-text`` (``requests.Response.text``). Each class docstring says what
 it reproduces, step by step, and its deviations.
 
@@ -40,6 +42,8 @@ from __future__ import annotations
 
 import codecs
 import dataclasses
+import hashlib
+import json
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -47,9 +51,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from . import aliases as _aliases
 from . import detect as _detect
 from . import sniff as _sniff
-from .decode import bom_sniff, decode
+from . import validate as _validate
+from .decode import bom_sniff, decode, decoder_family
 from .equivalence import decoder_key, same_text
 from .labels import get_encoding
 from .mime import text_kind
@@ -63,6 +69,7 @@ Rules = Any
 __all__ = [
     "PROCEDURES",
     "SEED_LABEL_MAP",
+    "Author",
     "Browser",
     "CodecDecision",
     "Decoded",
@@ -204,6 +211,13 @@ class Procedure:
                             f"got {type(decision).__name__}")
         return self._codec_decode(data, decision)
 
+    def decide_and_decode(self, rules: Rules, payload: bytes, content_type: Sequence[str],
+                          url: str | None, kind: str) -> tuple[Decision, Decoded]:
+        """``(decide(...), decode(...))`` (what :func:`redecode.row.record_row` calls); a procedure
+        that decodes while it decides overrides it to return that text."""
+        decision = self.decide(rules, payload, content_type, url, kind)
+        return decision, self.decode(rules, payload, decision)
+
     def _codec_decode(self, data: bytes, decision: CodecDecision) -> Decoded:
         body, bom_removed = data, False
         if decision.source == "bom" and decision.bom is not None:
@@ -215,11 +229,12 @@ class Procedure:
     def facts(self, rules: Rules, payload: bytes, decision: Decision, content_type: Sequence[str],
               url: str | None, kind: str) -> Decision:
         """The declaration facts of *payload* (:data:`redecode.schema.FACT_COLUMNS`), found by the
-        HTML Standard's algorithms whatever the rules (:func:`redecode.sniff.decide` with its
-        defaults, no detector): rules that read declarations otherwise (the seed's regexes) or not
-        at all (requests) still get them, so one query finds every record a rule change would
-        touch and a decision can be replayed without reading the archive."""
-        return _sniff.decide(payload, content_type=content_type, url=url, kind=kind)
+        HTML Standard's algorithms whatever the rules (the browser rules' decision,
+        :meth:`redecode.rules.Rules.browser`, whose encoding is ``browser_encoding``): rules that
+        read declarations otherwise (the seed's regexes) or not at all (requests) still get them,
+        so one query finds every record a rule change would touch and a decision can be replayed
+        without reading the archive."""
+        return rules.browser().decide(payload, content_type=content_type, url=url, kind=kind)
 
     def fill(self, row: dict, decision: Decision, decoded: Decoded) -> None:
         """Set the row's :data:`redecode.schema.DECISION_COLUMNS` from *decision* and *decoded*."""
@@ -233,6 +248,7 @@ class Procedure:
         row["decode_errors"] = decoded.errors
         row["text"] = text = decoded.text
         row["text_length"] = len(text)
+        row["validation"] = decision.validation
 
     def replay(self, row: dict, old: Rules, new: Rules) -> dict | None:
         """The :data:`redecode.schema.DECISION_COLUMNS` that ``new`` (whose procedure this is) gives
@@ -248,6 +264,9 @@ class Procedure:
         encoding); their results are dropped and nothing later depends on them."""
         if rules.detector is not None:
             _detect.preload(rules.detector)
+        browser = rules.browser()
+        if browser is not rules:  # every row also records the browser rules' answer
+            browser.steps.preload(browser)
         undeclared = ("<p>" + "Grüße aus Köln, schöne Straße. " * 8 + "</p>").encode("cp1252")
         rules.decode(undeclared, rules.decide(undeclared, url="http://example.de/"))
         for label, codec, text in _PRELOAD_SAMPLES:
@@ -282,6 +301,7 @@ class Procedure:
             "decode_errors": row["decode_errors"],
             "text": row["text"],
             "text_length": row["text_length"],
+            "validation": None,
         }
 
 
@@ -352,13 +372,147 @@ class Browser(Procedure):
 
 @cache
 def _browser_detector(engine: str, allow_utf8: bool, tld_hint: bool, max_bytes: int | None,
-                      min_nonascii: int | None, consult_bytes: int | None) -> Callable[..., Any]:
+                      min_nonascii: int | None, consult_bytes: int | None,
+                      tld_vote: str | None = None) -> Callable[..., Any]:
     def run(payload: bytes, tld: str | None):
+        vote = _validate.tld_vote(tld) if tld_vote == "firefox" else None
         return _detect.detect(payload, tld=tld if tld_hint else None, engine=engine,
                               allow_utf8=allow_utf8, max_bytes=max_bytes,
-                              min_nonascii=min_nonascii, consult_bytes=consult_bytes)
+                              min_nonascii=min_nonascii, consult_bytes=consult_bytes,
+                              tld_vote=vote)
 
     return run
+
+
+# --- author-2026.12 ----------------------------------------------------------------------------
+
+
+class Author(Browser):
+    """The author's text: the browser's decision checked against the payload and overridden
+    where the bytes show a declaration, default or detector answer to be wrong
+    (:func:`redecode.validate.decide`, whose docstring gives the steps); the browser rules'
+    answer is kept in ``browser_encoding``. Uses the browser's fields plus ``tld_vote``,
+    ``min_errors`` and ``identity_fallback`` (read by :func:`redecode.row.record_row`).
+    Deviations: from a browser, exactly where :mod:`redecode.validate` says (its purpose)."""
+
+    name = "author"
+    uses = Browser.uses + ("tld_vote", "min_errors", "identity_fallback")
+
+    def versions(self, rules: Rules) -> dict[str, str]:
+        return {**super().versions(rules), "author_tables": _author_tables_digest()}
+
+    def decide(self, rules: Rules, payload: bytes, content_type: Sequence[str], url: str | None,
+               kind: str) -> Decision:
+        return self._validated(rules, payload, content_type, url, kind).decision
+
+    def decide_and_decode(self, rules: Rules, payload: bytes, content_type: Sequence[str],
+                          url: str | None, kind: str) -> tuple[Decision, Decoded]:
+        v = self._validated(rules, payload, content_type, url, kind)
+        r = v.decoded
+        return v.decision, Decoded(text=r.text, encoding=r.encoding, decoder="whatwg",
+                                   errors=r.errors, bom_removed=r.bom_removed)
+
+    def decode(self, rules: Rules, payload: bytes, decision: Decision) -> Decoded:
+        if decision.source == "validated" and decision.bom is not None:
+            # The author's rules overrode a BOM: its bytes are dropped, the rest decoded.
+            data = bytes(payload)[_BOM_CODECS[decision.bom][1]:]
+            r = decode(data, decision.encoding, bom_sniff=False)
+            return Decoded(text=r.text, encoding=r.encoding, decoder="whatwg", errors=r.errors,
+                           bom_removed=True)
+        return super().decode(rules, payload, decision)
+
+    def facts(self, rules: Rules, payload: bytes, decision: Decision, content_type: Sequence[str],
+              url: str | None, kind: str) -> Decision:
+        return decision  # gathered with the browser's defaults, browser_encoding set
+
+    def replay(self, row: dict, old: Rules, new: Rules) -> dict | None:
+        """The checks read the payload (its decode under each candidate, UTF-8 validity, NUL
+        bytes, escape sequences), so the payload is rebuilt from the prior row where its decoder
+        is one-to-one: the Encoding Standard's UTF-8 (or Python's) and single-byte decoders with
+        no U+FFFD and no BOM but a UTF-8 one (:func:`_rebuilt_payload`); then the decision is made
+        again on it, with the row's ``content_type`` (Fetch reads the values joined as the row
+        stores them), ``target_uri`` and MIME type. Otherwise None (the record is read again)."""
+        if new.decoders != "whatwg":
+            return None
+        payload = _rebuilt_payload(row)
+        kind = text_kind(row.get("mime_type"))
+        if payload is None or kind is None:
+            return None
+        ct = row.get("content_type")
+        decision, decoded = self.decide_and_decode(new, payload, (ct,) if ct else (), row.get("target_uri"), kind)
+        out: dict = {}
+        self.fill(out, decision, decoded)
+        return out
+
+    @staticmethod
+    def _validated(rules: Rules, payload: bytes, content_type: Sequence[str], url: str | None,
+                   kind: str) -> "_validate.Validated":
+        return _validate.decide(
+            payload,
+            content_type=content_type,
+            url=url,
+            kind=kind,
+            browser_detector=Browser._detector(rules.browser()),
+            author_detector=_author_detector(rules),
+            min_errors=rules.min_errors if rules.min_errors is not None else _validate.DEFAULT_MIN_ERRORS,
+        )
+
+
+#: single-byte encoding -> {character: byte} for those whose decoder is one-to-one (no two bytes
+#: give one character), from the Encoding Standard's indexes: a decode without U+FFFD encodes back.
+_SINGLE_BYTE_INVERSE: dict[str, dict[str, int]] = {}
+
+
+def _inverse(encoding: str) -> dict[str, int] | None:
+    inv = _SINGLE_BYTE_INVERSE.get(encoding)
+    if inv is None:
+        text = decode(bytes(range(256)), encoding, bom_sniff=False).text
+        if len(text) != 256 or len(set(text)) != 256 or "\ufffd" in text:
+            _SINGLE_BYTE_INVERSE[encoding] = {}
+            return None
+        inv = _SINGLE_BYTE_INVERSE[encoding] = {c: b for b, c in enumerate(text)}
+    return inv or None
+
+
+def _rebuilt_payload(row: dict) -> bytes | None:
+    """The payload of a decoded *row*, rebuilt from its text where its decoder is one-to-one, or
+    None. UTF-8 (``whatwg`` or ``python:utf-8``) without U+FFFD: the text's UTF-8, after a UTF-8
+    BOM when the row had one; a single-byte Encoding Standard encoding without U+FFFD and without
+    a BOM: each character's byte (every byte of those decoders gives a character of its own)."""
+    text = row.get("text")
+    if text is None or row.get("decode_errors") != 0:
+        return None
+    decoder, encoding, bom = row.get("decoder"), row.get("encoding"), row.get("bom")
+    if encoding == "UTF-8" and decoder in ("whatwg", "python:utf-8") and bom in (None, "UTF-8"):
+        try:
+            body = text.encode("utf-8")
+        except UnicodeEncodeError:  # (a text of this project's never holds a lone surrogate)
+            return None
+        return b"\xef\xbb\xbf" + body if bom == "UTF-8" else body
+    if decoder != "whatwg" or bom is not None or encoding is None or decoder_family(encoding) != "single-byte":
+        return None
+    inv = _inverse(encoding)
+    if inv is None:
+        return None
+    try:
+        return bytes(inv[c] for c in text)
+    except KeyError:
+        return None
+
+
+def _author_detector(rules: Rules) -> Callable[[bytes, str | None], Any] | None:
+    if rules.detector is None:
+        return None
+    return _browser_detector(rules.detector, bool(rules.detector_allow_utf8), bool(rules.tld_hint),
+                             rules.detector_max_bytes, rules.detector_min_nonascii,
+                             rules.detector_consult_bytes, rules.tld_vote)
+
+
+@cache
+def _author_tables_digest() -> str:
+    doc = json.dumps({"aliases": _aliases.ALIASES, "tld": _aliases.FIREFOX_TLD_FALLBACKS},
+                     sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(doc.encode("ascii")).hexdigest()[:16]
 
 
 def _facts_from_row(row: dict) -> Facts | None:
@@ -677,4 +831,4 @@ class RequestsText(Procedure):
 
 
 #: The procedures by name (``Rules.procedure``).
-PROCEDURES: dict[str, Procedure] = {p.name: p for p in (Browser(), SeedDecodeHtml(), RequestsText())}
+PROCEDURES: dict[str, Procedure] = {p.name: p for p in (Author(), Browser(), SeedDecodeHtml(), RequestsText())}

@@ -346,6 +346,16 @@ REPORT_SECTIONS: tuple[tuple[str, str, str], ...] = (
         "GROUP BY ALL ORDER BY records DESC, declared_label, encoding",
     ),
     (
+        "overrides",
+        "Where the text is not what a browser shows (browser_encoding -> encoding, and why)",
+        "SELECT browser_encoding, encoding, source, split_part(validation, ':', 1) AS verdict, "
+        "count(*) AS records, sum(decode_errors) AS replacement_chars FROM decodes "
+        "WHERE status = 'decoded' AND (encoding IS DISTINCT FROM browser_encoding "
+        "OR validation IS NOT NULL) "
+        "GROUP BY ALL ORDER BY records DESC, browser_encoding NULLS FIRST, encoding NULLS FIRST, "
+        "source, verdict NULLS FIRST",
+    ),
+    (
         "conflicts",
         "Header/meta conflicts and their replacement-character cost",
         "SELECT lower(trim(header_charset)) AS header_charset, lower(trim(meta_charset)) AS meta_charset, "

@@ -81,7 +81,10 @@ class ArchiveRecord:
     ``warning`` a tolerated oddity (a content-coded stream that ends early, a body declared chunked
     that is not, bytes other than blank lines between the block and the next record: a
     Content-Length shorter than the block);
-    ``is_http`` True when an HTTP response head was parsed from the block.
+    ``is_http`` True when an HTTP response head was parsed from the block; ``identity_payload``
+    the body as stored when its content coding failed because the body is not in that coding and
+    sniffs as text (:attr:`redecode.http.BodyResult.identity`; ``error_kind`` is still
+    ``content-encoding``; rules with ``identity_fallback`` decode it), else None.
     """
 
     warc_path: str
@@ -101,6 +104,7 @@ class ArchiveRecord:
     error: str | None = None
     warning: str | None = None
     is_http: bool = False
+    identity_payload: bytes | None = None
 
 
 def synthetic_record_id(path: str, offset: int) -> str:

@@ -32,7 +32,7 @@ from .schema import FACT_COLUMNS, STATUS_DECODED, STATUS_FAILED, STATUS_SKIPPED,
 from .sniff import tld_of
 from .writer import TEXT_UTF8_KEY
 
-__all__ = ["NO_CONTENT_STATUSES", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "record_row"]
+__all__ = ["IDENTITY_NOTE", "NO_CONTENT_STATUSES", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "record_row"]
 
 #: Record types that give a row (every other type is only counted).
 ROW_RECORD_TYPES = frozenset({"response", "resource", "revisit"})
@@ -41,6 +41,9 @@ NO_CONTENT_STATUSES = frozenset({204, 205, 304})
 #: ``counts.by_record_type`` key of records whose WARC-Type could not be read (an unreadable
 #: header) or is empty.
 NO_RECORD_TYPE = "(none)"
+#: What the ``warning`` of a row decoded from a body that is not in its declared content coding
+#: says (rules with ``identity_fallback``; :mod:`redecode.backfill` looks for it).
+IDENTITY_NOTE = "decoded as identity: the body is not in that coding and sniffs as text"
 
 
 #: Record columns copied as they are from :class:`redecode.record.ArchiveRecord`: column -> attribute.
@@ -75,17 +78,25 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
 
     if record.record_type == "revisit":
         return _skip(row, "revisit")
+    payload = record.payload
+    identity = False  # decoded from a body not in its declared content coding
     if record.error_kind:
         if mime is not None and text_kind(mime.essence) is None:
             # A declared non-text payload (an image whose coding failed) is not text either way.
             return _skip(row, "not-text")
-        return _fail(row, record.error_kind, record.error or record.error_kind)
+        if record.identity_payload is not None and rules.identity_fallback:
+            # The header names a content coding the stored body does not carry (a WARC writer
+            # kept the field over the decoded body): the author's rules take the body as is.
+            payload, identity = record.identity_payload, True
+            note = f"{record.error}; {IDENTITY_NOTE}"
+            row["warning"] = f"{row['warning']}; {note}" if row["warning"] else note
+        else:
+            return _fail(row, record.error_kind, record.error or record.error_kind)
     if record.http_status is not None and (record.http_status < 200 or record.http_status in NO_CONTENT_STATUSES):
         # No content by HTTP's definition; every other status with a body (redirect and error
         # pages included) is decoded: it is text the crawl kept, and `http_status` lets a
         # query leave it out.
         return _skip(row, "http-status")
-    payload = record.payload
     if not payload:
         return _skip(row, "no-payload")
     if mime is None:
@@ -97,14 +108,15 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
     steps = rules.steps
     content_type = tuple(record.content_type_values or ())
     try:
-        decision = steps.decide(rules, payload, content_type, record.target_uri, kind)
-        decoded = steps.decode(rules, payload, decision)
+        decision, decoded = steps.decide_and_decode(rules, payload, content_type, record.target_uri, kind)
         facts = steps.facts(rules, payload, decision, content_type, record.target_uri, kind)
     except Exception as exc:  # a bug must cost one row, not the run
         return _fail(row, "decode", f"{type(exc).__name__}: {exc}")
 
     # the declaration columns, whatever the rules (backfill replays decisions from them)
     row.update(zip(FACT_COLUMNS, _fact_values(facts)))
+    if identity:
+        row["browser_encoding"] = None  # a browser fails such a response: it shows no text
     row["status"] = STATUS_DECODED
     steps.fill(row, decision, decoded)
     if decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8"):

@@ -10,9 +10,17 @@ behaviour is the procedure's (:mod:`redecode.procedures`, looked up by ``Rules.p
 =====================  =============================================================================
 rules                  what it reproduces
 =====================  =============================================================================
-``browser-2026.11``    the default: the HTML Standard's "determining the character encoding" as
-                       Chromium implements it (:func:`redecode.sniff.decide`), the UTF-8 validity
-                       step, detection restricted to Encoding Standard encodings
+``author-2026.12``     the default: the author's text. The browser's decision checked against the
+                       payload and overridden where the bytes show a declaration, default or
+                       detector answer to be wrong (:func:`redecode.validate.decide`: every
+                       candidate decoded, evidence weighed; aliases of unknown labels; UTF-16
+                       without BOM; ISO-2022-JP escapes; mostly-valid UTF-8; the TLD as the
+                       detector's tie-break); a content coding the body does not carry is decoded
+                       as identity with a warning. Encoding Standard decoders (procedure
+                       ``author``).
+``browser-2026.11``    what a browser shows: the HTML Standard's "determining the character
+                       encoding" as Chromium implements it (:func:`redecode.sniff.decide`), the
+                       UTF-8 validity step, detection restricted to Encoding Standard encodings
                        (:func:`redecode.detect.detect`), the Encoding Standard's decoders
                        (procedure ``browser``).
 ``seed-2026.10``       the ``decode_html`` function of the article this project started from, with
@@ -45,6 +53,7 @@ from typing import Any, Literal
 
 from . import decode as _decode
 from . import detect as _detect
+from . import validate as _validate
 from .procedures import (
     PROCEDURES,
     SEED_LABEL_MAP,
@@ -57,6 +66,7 @@ from .procedures import (
 from .sniff import Decision
 
 __all__ = [
+    "BROWSER_RULES",
     "DECISION_CODE_VERSION",
     "DEFAULT_RULES",
     "RULES",
@@ -75,9 +85,12 @@ __all__ = [
 #: Version of this project's decision code (``sniff``, ``prescan``, ``mime`` and the procedures
 #: of :mod:`redecode.procedures`). Bump it whenever a change there can change any decision or
 #: text; it is part of every digest.
-DECISION_CODE_VERSION = "2026.11.1"
+DECISION_CODE_VERSION = "2026.12.1"
 
-DEFAULT_RULES = "browser-2026.11"
+DEFAULT_RULES = "author-2026.12"
+
+#: The rule set whose answer every row records as ``browser_encoding``: what a browser picks.
+BROWSER_RULES = "browser-2026.11"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,7 +105,11 @@ class Rules:
     consults see; None: all of it), ``tld_hint``, ``utf8_step``, ``late_meta``,
     ``chromium_tokenizer``; ``seed-decode-html`` uses ``label_map``, ``header_pattern``,
     ``meta_pattern``, ``meta_window``, ``detector``, ``fallback_codec``; ``requests-text`` uses
-    ``text_default``, ``json_default``, ``detector``, ``fallback_codec``. ``decoders``: ``whatwg``
+    ``text_default``, ``json_default``, ``detector``, ``fallback_codec``; ``author`` uses the
+    browser's fields plus ``tld_vote`` (``firefox``: the detector's tie-break is Firefox's TLD
+    fallback, :func:`redecode.validate.tld_vote`), ``min_errors`` (U+FFFD before candidates are
+    weighed) and ``identity_fallback`` (a content coding the body does not carry is decoded as
+    identity, :attr:`redecode.record.ArchiveRecord.identity_payload`). ``decoders``: ``whatwg``
     or ``python``. Fields a procedure does not use hold their neutral value (None, ``()``) so that
     the digest does not depend on them.
     """
@@ -117,6 +134,9 @@ class Rules:
     fallback_codec: str | None = None
     text_default: str | None = None
     json_default: str | None = None
+    tld_vote: str | None = None
+    min_errors: int | None = None
+    identity_fallback: bool | None = None
 
     # -- identity --
 
@@ -136,7 +156,8 @@ class Rules:
         ``encoding_standard`` (tables revision), ``decision_code`` (:data:`DECISION_CODE_VERSION`),
         ``decoder`` (``whatwg@DECODER_VERSION`` or ``python@MAJOR.MINOR``), ``detector``
         (``name@version``, all three for ``majority`` and ``cascade``) and the procedure's own
-        (``browser``: ``tld_defaults``, sniff's default-step table).
+        (``browser``: ``tld_defaults``, sniff's default-step table; ``author`` also
+        ``author_tables``, the alias and TLD-fallback tables of :mod:`redecode.aliases`).
         """
         v = {
             "encoding_standard": _decode.TABLES_REVISION,
@@ -196,6 +217,24 @@ class Rules:
         rule set given a decision without ``codec``."""
         return PROCEDURES[self.procedure].decode(self, payload, decision)
 
+    def decide_and_decode(
+        self,
+        payload: bytes,
+        *,
+        content_type: Sequence[str] = (),
+        url: str | None = None,
+        kind: str = "html",
+    ) -> tuple[Decision, Decoded]:
+        """``(decide(...), decode(payload, decision))`` in one call (arguments as for
+        :meth:`decide`); the author's procedure decodes while it decides and returns that text
+        instead of decoding twice. Never raises on any payload."""
+        return PROCEDURES[self.procedure].decide_and_decode(self, payload, content_type, url, kind)
+
+    def browser(self) -> "Rules":
+        """The browser rules (:data:`BROWSER_RULES`): what every row's ``browser_encoding``
+        records, whatever this rule set is."""
+        return RULES[BROWSER_RULES]
+
     def preload(self) -> None:
         """Load now what :meth:`decide` and :meth:`decode` otherwise load on their first record
         (:meth:`redecode.procedures.Procedure.preload`); worker processes forked afterwards share
@@ -234,6 +273,33 @@ _BROWSER = Rules(
     chromium_tokenizer=True,
 )
 
+_AUTHOR = Rules(
+    name="author-2026.12",
+    description=(
+        "The author's text (the default): the browser's decision checked against the payload "
+        "and overridden where the bytes show a declaration, default or detector answer to be "
+        "wrong: every candidate (declarations, aliases of unknown labels such as MacCyrillic, "
+        "UTF-8, UTF-16 without BOM, ISO-2022-JP escapes, the detector with the TLD as tie-break) "
+        "decoded, the clean one with the most evidence wins, ties keep the declaration; a content "
+        "coding the body does not carry is decoded as identity with a warning; Encoding Standard "
+        "decoders."
+    ),
+    procedure="author",
+    decoders="whatwg",
+    detector=_detect.DEFAULT_ENGINE,
+    detector_allow_utf8=False,
+    detector_max_bytes=_detect.DEFAULT_MAX_BYTES,
+    detector_min_nonascii=_detect.DEFAULT_MIN_NONASCII,
+    detector_consult_bytes=_detect.DEFAULT_CONSULT_BYTES,
+    tld_hint=True,
+    utf8_step=True,
+    late_meta=True,
+    chromium_tokenizer=True,
+    tld_vote="firefox",
+    min_errors=_validate.DEFAULT_MIN_ERRORS,
+    identity_fallback=True,
+)
+
 _SEED = Rules(
     name="seed-2026.10",
     description=(
@@ -267,7 +333,7 @@ _REQUESTS = Rules(
 )
 
 #: The shipped rule sets by name.
-RULES: dict[str, Rules] = {r.name: r for r in (_BROWSER, _SEED, _REQUESTS)}
+RULES: dict[str, Rules] = {r.name: r for r in (_AUTHOR, _BROWSER, _SEED, _REQUESTS)}
 
 
 def get_rules(name: str) -> Rules:

@@ -94,7 +94,7 @@ STAGING = "_staging"
 #: a row for the same rules; it goes into every completion marker and the manifest, and backfill
 #: reads every record again when a prior run's version differs (the rules digest does not cover
 #: this code).
-ROW_CODE_VERSION = "2026.11.4"
+ROW_CODE_VERSION = "2026.12.1"
 
 #: How many names of files not read ``_run.json`` lists (the count is always complete).
 FILES_NOT_READ_LISTED = 100

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "1.1"  # 1.1: meta_source, xml_encoding (for backfill)
+SCHEMA_VERSION = "1.2"  # 1.1: meta_source, xml_encoding (for backfill); 1.2: browser_encoding, validation
 SCHEMA_VERSION_KEY = b"redecode.schema_version"
 
 #: Column kinds (the third element of each :data:`_FIELDS` entry): who makes the column.
@@ -51,13 +51,14 @@ _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
     ("meta_charset", pa.string(), FACT, "raw label of the <meta> declaration the browser's prescan or head scan finds, whatever the rules (a label naming no encoding is in ignored_labels instead)"),
     ("encoding", pa.string(), DECISION, "WHATWG encoding name used to decode (NULL when rules that decode with Python codecs used one with no WHATWG equivalent; see decoder)"),
     ("source", pa.string(), DECISION, "deciding step: bom, transport, prescan, head-scan, xml-declaration, "
-                            "utf8-valid, detector, default"),
+                            "utf8-valid, detector, default; validated when the author's-text rules "
+                            "overrode that step (see validation)"),
     ("confidence", pa.string(), DECISION, "HTML Standard confidence: certain, tentative, irrelevant"),
     ("decode_errors", pa.int64(), DECISION, "number of U+FFFD the decoder inserted"),
     ("text", pa.string(), DECISION, "decoded text, without BOM"),
     ("status", pa.string(), RECORD, "decoded, skipped or failed"),
     ("error", pa.string(), RECORD, "error message for failed rows"),
-    ("rules", pa.string(), RULES, "rules name, e.g. browser-2026.11"),
+    ("rules", pa.string(), RULES, "rules name, e.g. author-2026.12"),
     ("rules_digest", pa.string(), RULES, "sha256 of the rules' parameters and versions"),
     # -- provenance and bookkeeping --
     ("record_type", pa.string(), RECORD, "WARC-Type: response, resource or revisit"),
@@ -83,6 +84,15 @@ _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
     ("meta_source", pa.string(), FACT, "step that found the meta in meta_charset: prescan or head-scan"),
     ("xml_encoding", pa.string(), FACT, "WHATWG encoding the XML declaration names (also the label-less "
                                   "UTF-16 '<?x' patterns); null for none or an unknown label"),
+    # -- 1.2: the author's-text rules --
+    ("browser_encoding", pa.string(), FACT, "WHATWG encoding the browser rules (browser-2026.11) pick for "
+                                      "this record, whatever the rules: where it differs from "
+                                      "encoding, a browser showed other text (null where a browser "
+                                      "shows no text: a body not in its declared content coding)"),
+    ("validation", pa.string(), DECISION, "author's-text rules: why a declaration, default or detector answer "
+                                "was overridden ('overridden: ...'), kept against disagreeing "
+                                "evidence ('kept: ...') or could not be checked ('unresolved: ...'); "
+                                "null when nothing spoke against it"),
 ]
 
 #: Column name -> description (used by the README column reference and ``redecode query``).

@@ -99,11 +99,14 @@ __all__ = [
     "decide",
     "gather",
     "default_encoding",
+    "amend",
     "tld_of",
 ]
 
-#: The values of :attr:`Decision.source`, in precedence order.
-SOURCES = ("bom", "transport", "prescan", "head-scan", "xml-declaration", "utf8-valid", "detector", "default")
+#: The values of :attr:`Decision.source`, in precedence order; ``validated`` is the author's-text
+#: rules' override (:mod:`redecode.validate`), which comes after all of them.
+SOURCES = ("bom", "transport", "prescan", "head-scan", "xml-declaration", "utf8-valid", "detector", "default",
+           "validated")
 
 #: The fallback for a page that declares nothing and is not decided by the steps before, per
 #: top-level domain (lower case, no dot). Measured in Chromium (issue "Browser-exact encoding
@@ -153,7 +156,10 @@ class Decision:
     ``head-scan`` for the meta in ``meta_charset`` (None without one); ``xml_encoding`` the
     WHATWG encoding the XML declaration (or a UTF-16 ``<?x`` pattern, which has no label) names,
     None for none or an unknown label. The last two are what a stored row needs to replay the
-    decision (:func:`choose`, used by :mod:`redecode.backfill`).
+    decision (:func:`choose`, used by :mod:`redecode.backfill`). ``browser_encoding``: what the
+    browser rules pick for the same record (:func:`decide` and :func:`choose` set it to their own
+    ``encoding``; the author's-text rules keep the browser's there); ``validation``: why the
+    author's-text rules kept or overrode a declaration (:mod:`redecode.validate`), None otherwise.
     """
 
     encoding: str
@@ -175,6 +181,9 @@ class Decision:
     # positional construction of the older fields is unchanged.
     meta_source: str | None = None
     xml_encoding: str | None = None
+    # Added for the author's-text rules (redecode.validate).
+    browser_encoding: str | None = None
+    validation: str | None = None
 
 
 def tld_of(url: str | None) -> str | None:
@@ -522,7 +531,20 @@ def _choose(
         ascii_only,
         facts.meta_source,
         xml_enc,
+        encoding,  # browser_encoding: this is the browser's decision
+        None,
     )
+
+
+def amend(decision: Decision, **changes) -> Decision:
+    """``dataclasses.replace(decision, **changes)``, several times faster (no ``__init__``, no
+    field validation beyond the names): the author's-text rules amend every decision. Raises
+    ``TypeError`` for a name that is not a field."""
+    unknown = changes.keys() - _DECISION_FIELD_SET
+    if unknown:
+        raise TypeError(f"not Decision fields: {sorted(unknown)}")
+    get = changes.get
+    return _new_decision(*[get(name, getattr(decision, name)) for name in _DECISION_FIELDS])
 
 
 def decide(
@@ -561,6 +583,7 @@ _KINDS = frozenset(("html", "xml", "text"))
 _BOM_FIRST = (b"\xef", b"\xfe", b"\xff")
 _XML_STARTS = (b"<?xml", b"<\x00?\x00x\x00", b"\x00<\x00?\x00x")
 _DECISION_FIELDS = tuple(f.name for f in fields(Decision))
+_DECISION_FIELD_SET = frozenset(_DECISION_FIELDS)
 
 
 class _DecisionBuilder:

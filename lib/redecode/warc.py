@@ -201,6 +201,7 @@ def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
     rec.payload = res.payload
     rec.error_kind = res.error_kind
     rec.error = res.error
+    rec.identity_payload = res.identity
     if res.warning:
         rec.warning = f"{rec.warning}; {res.warning}" if rec.warning else res.warning
     return rec

@@ -2,15 +2,14 @@
 
 ``bench_truth.jsonl`` (written by ``$REDECODE_SHARED/bench/make_bench_warc.py``, default ``../shared``) gives, per HTML response, the
 Python codec that produced its bytes (``codec``) and how its charset was declared (``mode``). The right
-text of a page is what a browser shows when the page declares its encoding, and the author's text when
-it does not:
-
-* ``header_wrong`` pages: the header names the wrong encoding and a browser follows the header (the
-  transport layer beats the meta). A legacy page served as ``charset=utf-8`` is shown as the UTF-8
-  decode of its bytes, U+FFFD included; a UTF-8 page served as ``ISO-8859-1`` is shown as windows-1252
-  (Encoding Standard: the label ``iso-8859-1`` is windows-1252).
-* every other page: the Encoding Standard decode of the payload under its true encoding (a UTF-8 BOM
-  removed, as the "decode" algorithm does).
+text of a page is the author's text: the Encoding Standard decode of the payload under its true
+encoding (a UTF-8 BOM removed, as the "decode" algorithm does), whatever the page declares; this is
+what the default rules (``author-2026.12``) aim at. The key also holds what a browser shows
+(``browser_digest``), which differs on ``header_wrong`` pages only: the header names the wrong
+encoding and a browser follows it (the transport layer beats the meta), so a legacy page served as
+``charset=utf-8`` is shown as the UTF-8 decode of its bytes, U+FFFD included, and a UTF-8 page served
+as ``ISO-8859-1`` as windows-1252 (the label ``iso-8859-1`` is windows-1252). Until issue 16 (key
+version 2) the key held the browser's text for those pages.
 
 Choice: the expected text is computed with the project's reference implementation of the Encoding
 Standard's decoders (``RefDecoder`` in tools/make_sample_warcs.py, written from the spec's prose and
@@ -34,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 
 #: Bump when the expected texts or the key's fields change (run.py rebuilds cached keys).
-KEY_VERSION = 2
+KEY_VERSION = 3
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 #: The folder holding bench/ (the crawl generator) and corpus/: $REDECODE_SHARED, default ../shared
@@ -87,10 +86,15 @@ def whatwg_decode(data: bytes, encoding: str) -> str:
 
 
 def expected_encoding(truth: dict) -> str:
-    """The encoding whose decode is the right text of this page (see the module docstring)."""
+    """The encoding whose decode is the author's text of this page: its true encoding."""
+    return TRUTH_CODEC_TO_WHATWG[truth["codec"]]
+
+
+def browser_encoding(truth: dict) -> str:
+    """The encoding a browser decodes this page with (see the module docstring)."""
     if truth["mode"] == "header_wrong":
         return "UTF-8" if truth["legacy"] else "windows-1252"
-    return TRUTH_CODEC_TO_WHATWG[truth["codec"]]
+    return expected_encoding(truth)
 
 
 def text_digest(text: str) -> str:
@@ -102,7 +106,8 @@ def norm_id(record_id: str) -> str:
 
 
 def build_key(warc_paths: list[str], truth_path: str) -> dict:
-    """{record_id: {"digest", "category", "encoding", "python_differs"}} for every HTML response.
+    """{record_id: {"digest", "browser_digest", "category", "encoding", "browser_encoding", "mode",
+    "python_differs", "http_status"}} for every HTML response (``digest``: the author's text).
 
     ``category``: ``declared`` (any declaration: header, meta, late meta, BOM, wrong header),
     ``undeclared-legacy`` or ``undeclared-utf8``.
@@ -124,19 +129,20 @@ def build_key(warc_paths: list[str], truth_path: str) -> dict:
             body = record.reader.read()
             enc = expected_encoding(t)
             text = whatwg_decode(body, enc)
+            benc = browser_encoding(t)
+            browser_text = text if benc == enc else whatwg_decode(body, benc)
             if t["mode"] == "none":
                 category = "undeclared-legacy" if t["legacy"] else "undeclared-utf8"
             else:
                 category = "declared"
             # Would Python's codec for the true encoding have given another text? (documentation)
-            if t["mode"] == "header_wrong":
-                py = body.decode("utf-8", "replace") if t["legacy"] else body.decode("cp1252", "replace")
-            else:
-                py = body.decode(t["codec"], "replace")
-                if py.startswith("\ufeff"):
-                    py = py[1:]
+            py = body.decode(t["codec"], "replace")
+            if py.startswith("\ufeff"):
+                py = py[1:]
             key[rid] = {
                 "digest": text_digest(text),
+                "browser_digest": text_digest(browser_text),
+                "browser_encoding": benc,
                 "category": category,
                 "encoding": enc,
                 "mode": t["mode"],

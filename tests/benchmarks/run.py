@@ -26,8 +26,9 @@ What it does, in one run:
    from the parent's).
 4. Accuracy of every decoding pipeline against the answer key (``answer_key.py``): the text of each
    HTML response compared with the Encoding Standard decode of the page under its true encoding (the
-   header's encoding for ``header_wrong`` pages, as a browser shows them); reported for declared
-   pages, undeclared legacy pages and undeclared UTF-8 pages.
+   author's text, also for ``header_wrong`` pages, whose header lies; ``browser exact`` counts the
+   pages whose text is what a browser shows instead); reported for declared pages, undeclared legacy
+   pages and undeclared UTF-8 pages.
 5. ``--double``: builds a crawl twice as large and measures ``redecode run`` peak RSS on it (memory
    must not grow with the input).
 
@@ -367,9 +368,12 @@ def score(parquet_dir: str, key: dict) -> dict:
     missing: dict[tuple, int] = {}
     wrong: dict[tuple, int] = {}
     for rid, k in key.items():
-        c = cats.setdefault(k["category"], {"pages": 0, "exact": 0, "wrong": 0, "missing": 0})
+        c = cats.setdefault(k["category"], {"pages": 0, "exact": 0, "wrong": 0, "missing": 0,
+                                            "browser_exact": 0})
         c["pages"] += 1
         g = got.get(rid)
+        if g is not None and g[0] is not None and g[0] == k.get("browser_digest"):
+            c["browser_exact"] += 1
         if g is None or g[0] is None:
             c["missing"] += 1
             tag = (g[2] if g else "no row", k.get("http_status"))
@@ -790,8 +794,8 @@ def markdown(meta: dict, results: dict, d: dict, double: dict | None, mach: dict
         + ". CPU = user + system seconds of the process and its workers, median of "
         f"{args.repeat} rounds (each round runs every row once, back to back; the ratios below are "
         "the median of the ratios within a round); MB/s = uncompressed WARC MB (10^6 bytes) per CPU second. Accuracy = pages whose "
-        "text equals the Encoding Standard decode under the page's true encoding (the header's, for "
-        "pages whose header is wrong, as a browser shows them).",
+        "text equals the Encoding Standard decode under the page's true encoding (the author's text, "
+        "also where the header lies).",
         "",
         *table_lines(meta, results),
         "",
