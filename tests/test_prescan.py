@@ -10,6 +10,9 @@ test says so.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -177,7 +180,7 @@ _TOKENS = [b"<meta", b"<META", b"<meta/", b" charset", b"charset", b"=", b"= ", 
            b"koi8-r", b"utf-16be", b"x-user-defined", b"bogus", b" http-equiv", b"content-type",
            b"Content-Type ", b" content", b"text/html;", b"charset='big5'", b">", b"/>", b"<!--",
            b"-->", b"--", b"<!", b"</", b"<?", b"<a", b"<a/", b"</a", b"<script>", b"</script>",
-           b"<title>", b"</title>", b" ", b"\t", b"\n", b"/", b";", b"\x00", b"\xff", b"x"]
+           b"<title>", b"</title>", b" ", b"\t", b"\n", b"/", b";", b"\x00", b"\xff", b"x", b"--!>", b"!"]
 soup = st.lists(st.sampled_from(_TOKENS), max_size=60).map(b"".join)
 _WHOLE = [b"<meta charset=koi8-r>", b'<meta charset="utf-8">', b"<META CHARSET='big5'/>",
           b'<meta http-equiv=content-type content="text/html; charset=gbk">', b"<meta charset=bogus>"]
@@ -195,20 +198,23 @@ rich_soup = st.lists(st.sampled_from(_TOKENS + _WHOLE * 3 + [b'<a title="', b" b
 @example(b"<a b=c\"d><meta charset=koi8-r>")
 @example(b"<!--><meta charset=koi8-r>")
 @example(b"<!---><meta charset=koi8-r>")
+@example(b"<!-- --!><meta charset=koi8-r>")
+@example(b"<!----!><meta charset=koi8-r>-->")
 def test_spec_mode_equals_literal_spec(data):
     """``chromium=False`` is the standard's prescan: same answer as the literal transcription."""
     got = prescan(data, window=len(data) + 1, chromium=False)
     assert (got.encoding if got is not None else None) == _spec_prescan(data)
 
 
-_NO_RAW_TEXT = [t for t in _TOKENS if t not in (b"<script>", b"</script>", b"<title>", b"</title>", b"<a/")]
+_NO_RAW_TEXT = [t for t in _TOKENS
+                if t not in (b"<script>", b"</script>", b"<title>", b"</title>", b"<a/", b"--!>", b"!")]
 
 
 @settings(max_examples=250, deadline=None)
 @given(st.lists(st.sampled_from(_NO_RAW_TEXT), max_size=60).map(b"".join))
 def test_chromium_mode_equals_spec_without_raw_text(data):
-    """Without raw-text elements and slash-ended tag names, Chromium's tokenizing prescan and the
-    standard's agree (the departures are only those the module docstring lists)."""
+    """Without raw-text elements, slash-ended tag names and "--!", Chromium's tokenizing prescan
+    and the standard's agree (the departures are only those the module docstring lists)."""
     got = prescan(data, window=len(data) + 1)
     assert (got.encoding if got is not None else None) == _spec_prescan(data)
 
@@ -216,9 +222,9 @@ def test_chromium_mode_equals_spec_without_raw_text(data):
 # A second oracle: the HTML Standard's *tokenizer* states that matter here (tag open, tag name,
 # attribute name/value states, comments, bogus comments, RCDATA/RAWTEXT/script data with their
 # appropriate end tag, PLAINTEXT), byte by byte, with the prescan's meta rules applied to each
-# <meta> start tag token. This is what Chromium's HTMLMetaCharsetParser runs. Simplifications,
-# which the generated markup cannot reach: no character references (no "&"), no "--!>", no
-# script-data escape states.
+# <meta> start tag token. This is what Chromium's HTMLMetaCharsetParser runs. Comments follow
+# the standard's comment states byte by byte (so "--!>" ends one). Simplifications, which the
+# generated markup cannot reach: no character references (no "&"), no script-data escape states.
 
 _ALPHA = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _RAW = {b"title", b"textarea", b"script", b"style", b"xmp", b"iframe", b"noembed", b"noframes"}
@@ -241,6 +247,74 @@ def _meta_decision(attrs: list[tuple[bytes, bytes]]):
     return {"UTF-16LE": "UTF-8", "UTF-16BE": "UTF-8", "x-user-defined": "windows-1252"}.get(charset, charset)
 
 
+def _comment_end(b: bytes, i: int) -> int | None:
+    """The HTML Standard's comment states from "comment start state" at *i* (just past "<!--"):
+    the index past the ">" that emits the comment, or None when the bytes run out first."""
+    state = "start"
+    while i < len(b):
+        c = b[i]
+        i += 1
+        reconsume = False
+        if state == "start":
+            if c == 0x2D:
+                state = "start dash"
+            elif c == 0x3E:
+                return i  # abrupt closing of empty comment: "<!-->"
+            else:
+                state, reconsume = "comment", True
+        elif state == "start dash":
+            if c == 0x2D:
+                state = "end"
+            elif c == 0x3E:
+                return i  # "<!--->"
+            else:
+                state, reconsume = "comment", True
+        elif state == "comment":
+            if c == 0x3C:
+                state = "lt"
+            elif c == 0x2D:
+                state = "end dash"
+        elif state == "lt":
+            if c == 0x21:
+                state = "lt bang"
+            elif c != 0x3C:
+                state, reconsume = "comment", True
+        elif state == "lt bang":
+            if c == 0x2D:
+                state = "lt bang dash"
+            else:
+                state, reconsume = "comment", True
+        elif state == "lt bang dash":
+            if c == 0x2D:
+                state = "lt bang dash dash"
+            else:
+                state, reconsume = "end dash", True
+        elif state == "lt bang dash dash":
+            state, reconsume = "end", True  # ">" or a nested-comment parse error alike
+        elif state == "end dash":
+            if c == 0x2D:
+                state = "end"
+            else:
+                state, reconsume = "comment", True
+        elif state == "end":
+            if c == 0x3E:
+                return i
+            if c == 0x21:
+                state = "end bang"
+            elif c != 0x2D:
+                state, reconsume = "comment", True
+        elif state == "end bang":
+            if c == 0x2D:
+                state = "end dash"
+            elif c == 0x3E:
+                return i  # "--!>"
+            else:
+                state, reconsume = "comment", True
+        if reconsume:
+            i -= 1
+    return None
+
+
 def _tokenizer_prescan(b: bytes) -> str | None:
     n, i = len(b), 0
     while i < n:
@@ -252,10 +326,10 @@ def _tokenizer_prescan(b: bytes) -> str | None:
         c = b[i + 1]
         if c == 0x21:  # markup declaration open
             if b.startswith(b"<!--", i):
-                k = b.find(b"-->", i + 2)  # "<!-->", "<!--->" and "-->" end it
-                if k < 0:
+                k = _comment_end(b, i + 4)
+                if k is None:
                     return None
-                i = k + 3
+                i = k
             else:  # DOCTYPE or bogus comment: to the first ">"
                 k = b.find(b">", i + 2)
                 if k < 0:
@@ -402,6 +476,7 @@ _WHOLE_METAS = [b"<meta charset=koi8-r>", b'<meta charset="utf-8">', b"<META CHA
 _CHROMIUM_TOKENS = _TOKENS + _WHOLE_METAS * 3 + [
     b"<style>", b"</style>", b"<textarea>", b"</TEXTAREA >", b"<plaintext>", b"<xmp>", b"</xmp>",
     b"<noscript>", b"<script/>", b"</script", b"<title/", b'<a title="', b"<p ", b" b=c", b'="',
+    b"--!", b"-!>", b"<!--!>", b"<!---!>", b"<!----!>", b"<!--<!--", b"<!-", b"--!--",
 ]
 
 
@@ -410,6 +485,12 @@ _CHROMIUM_TOKENS = _TOKENS + _WHOLE_METAS * 3 + [
 @example(b'<a/b="x><meta charset=koi8-r>"><meta charset=utf-8>')
 @example(b'<script>"<meta charset=koi8-r>"</script><meta charset=utf-8>')
 @example(b"<title/><meta charset=koi8-r></title/><meta charset=utf-8>")
+@example(b"<!-- --!><meta charset=koi8-r><!-- --><meta charset=utf-8>")
+@example(b"<!--!><meta charset=koi8-r><!-- --><meta charset=utf-8>")
+@example(b"<!---!><meta charset=koi8-r><!-- --><meta charset=utf-8>")
+@example(b"<!----!><meta charset=koi8-r><!-- --><meta charset=utf-8>")
+@example(b"<!-- <!--!><meta charset=koi8-r><!-- --><meta charset=utf-8>")
+@example(b"<!-- --!-><meta charset=koi8-r><!-- --><meta charset=utf-8>")
 def test_chromium_mode_equals_tokenizer(data):
     """The default (Chromium) scan gives the tokenizer oracle's answer, and the head scan the
     same on inputs shorter than 1024 bytes (where its stop rule cannot apply)."""
@@ -419,6 +500,25 @@ def test_chromium_mode_equals_tokenizer(data):
     if len(data) < 1024:
         late = head_scan(data)
         assert (late.encoding if late is not None else None) == want
+
+
+_MEASURED = Path(__file__).parent / "data" / "chromium-tokenizer" / "chromium-156.jsonl"
+_MEASURED_PAGES = {
+    row["name"]: row["body"].encode("latin-1")
+    for row in map(json.loads, _MEASURED.read_text(encoding="ascii").splitlines())
+}
+
+
+@pytest.mark.parametrize("name", [k for k, v in _MEASURED_PAGES.items() if b"&" not in v])
+def test_measured_pages_both_oracles(name):
+    """The pages measured in Chromium (tests/data/chromium-tokenizer; Chromium's answers are
+    checked in test_chromium_tokenizer.py) through both transcriptions: the standard's prescan
+    (``chromium=False``) and the tokenizer (default)."""
+    data = _MEASURED_PAGES[name]
+    got = prescan(data, window=len(data) + 1, chromium=False)
+    assert (got.encoding if got is not None else None) == _spec_prescan(data)
+    got = prescan(data, window=len(data) + 1)
+    assert (got.encoding if got is not None else None) == _tokenizer_prescan(data)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -539,6 +639,39 @@ def test_tag_name_ends_at_slash_chromium():
     data = b'<a/b="x><meta charset=koi8-r>"><meta charset=big5>'
     assert enc(data) == "Big5"
     assert enc(data, chromium=False) == "KOI8-R"
+
+
+@pytest.mark.parametrize(
+    ("opener", "chromium_ends"),
+    [
+        (b"<!-- a --!>", True),
+        (b"<!-- a ---!>", True),
+        (b"<!----!>", True),
+        (b"<!-- x <!--!>", True),  # the nested "<!--" states end in "comment end bang" too
+        (b"<!-- a --!x>", False),
+        (b"<!-- a --!!>", False),
+        (b"<!-- a --!->", False),
+        (b"<!-- a -- >", False),
+        (b"<!-- a -!>", False),
+        (b"<!--!>", False),  # the "--" of "<!--" open the comment, they cannot also close it
+        (b"<!---!>", False),
+    ],
+)
+def test_comment_end_bang(opener, chromium_ends):
+    """Chromium 156 (measured: tests/data/chromium-tokenizer, ``cm_*``): "--!>" ends a comment
+    (HTML Standard tokenizer, "comment end bang state"); the standard's prescan ends a comment
+    only at "-->"."""
+    data = opener + b"<meta charset=koi8-r><!-- b --><meta charset=big5>"
+    assert enc(data) == ("KOI8-R" if chromium_ends else "Big5")
+    assert enc(data, chromium=False) == "Big5"
+    late = head_scan(b"<head>" + PAD_COMMENT + data)
+    assert late.encoding == ("KOI8-R" if chromium_ends else "Big5")
+
+
+def test_head_scan_comment_end_bang_past_1024():
+    data = b"<html><head><title>t</title><!--" + b"x" * 2000 + b"--!><meta charset=koi8-r><body>"
+    assert head_scan(data).encoding == "KOI8-R"
+    assert head_scan(data, chromium=False) is None  # the comment runs to the end
 
 
 def test_label_cut_by_window():
@@ -688,6 +821,10 @@ ADVERSARIAL_SMALL = {
     "meta-space-gt": b"<meta " * (KB256 // 6) + b">",
     "meta-charset": b"<meta charset=" * (KB256 // 14) + b">",
     "comment-open": b"<!--" * (KB256 // 4),
+    # comments closed only by "--!>" (Chromium), or only by "-->": neither search may rescan
+    "comments-bang": b"<!-- --!>" * (KB256 // 9),
+    "comments-dash": b"<!-- -->" * (KB256 // 8),
+    "comment-open-bangs": b"<!--" + b"--!" * (KB256 // 3),
     "bang": b"<!" * (KB256 // 2),
     "end-tag-open": b"</" * (KB256 // 2),
     "quote-open": b'<a b="' * (KB256 // 6),

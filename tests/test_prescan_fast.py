@@ -63,7 +63,7 @@ def check(data: bytes) -> None:
 _PIECES = [
     b"<", b">", b"/", b"=", b" ", b"\t", b"\n", b"\x0c", b"\r", b'"', b"'", b"-", b"!", b"?", b"x",
     b"\x00", b"\xff", b"\xc3\xa9", b"<<", b"<<<", b"< ", b"<1", b"<!", b"<!--", b"-->", b"--", b"<!-->",
-    b"<!--->", b"<!DOCTYPE html>", b"<?xml?>", b"</", b"</>", b"</ >", b"</1>", b"<a", b"<A", b"</a",
+    b"<!--->", b"--!>", b"--!", b"<!--!>", b"<!---!>", b"<!----!>", b"-!>", b"--!->", b"<!DOCTYPE html>", b"<?xml?>", b"</", b"</>", b"</ >", b"</1>", b"<a", b"<A", b"</a",
     b"</A >", b"<a/", b"<p ", b"<div>", b"</div>", b"<html lang=en>", b'<html lang="en">', b"<head>",
     b"</head>", b"<body>", b"<br/>", b"<img src=x alt='y'/>", b'<a href="x>y">', b"<a href=x>y>",
     b'<a b="c"d="e">', b"<a b=c=d>", b'<a =x>', b'<a b ="c>d">', b'<a b/="c>d">', b'<a b= "c">',
@@ -112,7 +112,8 @@ tag_soup = st.lists(
 ).map(b"".join)
 # Few pieces, so that their interactions (a construct read one way hiding or revealing the next)
 # come up often: each piece opens or closes something.
-_STRUCTURE = [b"<!--", b"<!-->", b"-->", b"--", b"<!", b"<?", b"</", b"<", b">", b"/>", b'"', b"'", b"=", b" ",
+_STRUCTURE = [b"<!--", b"<!-->", b"-->", b"--", b"--!>", b"!", b"-", b"<!", b"<?", b"</", b"<", b">", b"/>", b'"',
+              b"'", b"=", b" ",
               b"/", b"<a", b"<a b=", b"<a b", b"</a", b"<script>", b"</script>", b"<title>", b"</title",
               b"<meta charset=utf-8>", b'<meta charset="koi8-r"', b"<meta charset=bogus>", b"<plaintext>",
               b"<meta http-equiv=content-type content='charset=big5'>", b"x"]
@@ -128,6 +129,12 @@ structure = st.lists(st.sampled_from(_STRUCTURE), max_size=24).map(b"".join)
 @example(b"<ab=\"x y'><script>\" z><meta charset=utf-8>")
 @example(b"<meta charset=koi8-ru=\" x'>\"><meta charset=big5>")
 @example(b"<meta charset=koi8-ru=\" x'>\">")
+# comment ends in Chromium's tokenizer: "--!>" (not the "--" of "<!--"), "<!-->", "<!--->"
+@example(b"<!-- --!><meta charset=utf-8>")
+@example(b"<!--!><meta charset=utf-8>--><meta charset=big5>")
+@example(b"<!---!><meta charset=utf-8>--><meta charset=big5>")
+@example(b"<!----!><meta charset=utf-8>")
+@example(b"<!-- --!-><meta charset=utf-8>--!><meta charset=big5>")
 def test_fast_equals_full_on_structure(data):
     check(data)
 
@@ -198,11 +205,11 @@ def test_fast_path_is_taken_for_the_usual_shapes():
 # Exhaustive: every sequence of up to three pieces of a small alphabet, each followed by
 # suffixes that hold a declaration (and that close quotes, raw text or tags the sequence may have
 # left open), so that any difference in how the sequence is read shows in the answer.
-_ALPHABET = [b"<!--", b"<!-->", b"-->", b"<!", b"<?", b"</", b"</a", b"</a/b=", b"<a", b"<a/b=", b"<", b">",
+_ALPHABET = [b"<!--", b"<!-->", b"-->", b"--!>", b"-", b"!", b"<!", b"<?", b"</", b"</a", b"</a/b=", b"<a", b"<a/b=", b"<", b">",
              b"/", b"=", b'"', b"'", b" ", b"b", b"<script>", b"</script", b"<title>", b"</title/>",
              b"<plaintext>", b"<meta", b"<meta charset", b"<meta http-equiv=content-type content="]
 _SUFFIXES = [b"<meta charset=utf-8>", b"\"'></title><meta charset=koi8-r>", b"\"' x>-->\"><meta charset=big5>",
-             b"=gbk content='charset=euc-kr' http-equiv=content-type >"]
+             b"=gbk content='charset=euc-kr' http-equiv=content-type >", b"--!><meta charset=gbk>"]
 
 
 def _product(n: int):
