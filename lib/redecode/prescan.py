@@ -616,9 +616,8 @@ def _scan(
     pos = start
     in_head = True
     ignored: list[str] = []
-    # The first "-->" / "--!>" at or after where they were last searched for (-1: none; -2: not
-    # searched yet).
-    dash_end = bang_end = -2
+    # The first "-->" at or after where it was last searched for (-1: none; -2: not searched).
+    dash_end = -2
     while True:
         lt = find(b"<", pos)
         if lt < 0 or lt + 1 >= n:
@@ -644,17 +643,16 @@ def _scan(
             if d.startswith(b"--", lt + 2):
                 # "<!--": to the first ">" preceded by "--", which may be those of "<!--".
                 # Chromium's tokenizer ("comment end bang state") also ends it at the first "--!>"
-                # after the "<!--" ("<!--!>" is not one: those "--" open it). Each search result
-                # is kept while it lies ahead (it is still the first one from here), so that the
-                # searches never scan the same bytes twice.
+                # after the "<!--" ("<!--!>" is not one: those "--" open it). The "-->" found is
+                # kept while it lies ahead (it is still the first one from here), and "--!>" is
+                # looked for only before it, so that no byte is searched twice.
                 if dash_end != -1 and dash_end < lt + 2:
                     dash_end = find(b"-->", lt + 2)
                 e = dash_end
                 if chromium:
-                    if bang_end != -1 and bang_end < lt + 4:
-                        bang_end = find(b"--!>", lt + 4)
-                    if bang_end >= 0 and (e < 0 or bang_end < e):
-                        pos = bang_end + 4
+                    k = find(b"--!>", lt + 4, e if e >= 0 else n)
+                    if k >= 0:
+                        pos = k + 4
                         continue
                 if e < 0:
                     return _none(ignored)
