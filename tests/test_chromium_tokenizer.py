@@ -38,7 +38,7 @@ FALLBACK = "windows-1252"
 CHROMIUM_RULES = sorted(name for name, rules in RULES.items() if rules.chromium_tokenizer)
 
 # The groups of cases this code follows (the README of the data lists them).
-GROUPS = ("ctl_", "cm_", "ot_")
+GROUPS = ("ctl_", "cr_", "cm_", "ot_")
 
 # HTML Standard prescan: a UTF-16 label means UTF-8, x-user-defined means windows-1252.
 _REMAP = {"UTF-16LE": "UTF-8", "UTF-16BE": "UTF-8", "x-user-defined": "windows-1252"}
