@@ -144,7 +144,8 @@ class MetaResult(NamedTuple):
 
     ``encoding`` is the WHATWG name the declaring meta gives, after the prescan's remaps
     (UTF-16BE/LE -> UTF-8, x-user-defined -> windows-1252); ``remapped_from`` is the name before
-    the remap, else None. ``label`` is the raw label as found, ``offset`` the byte offset of the
+    the remap, else None. ``label`` is the raw label as found (Chromium mode: with character
+    references decoded, the label looked up), ``offset`` the byte offset of the
     meta's ``<`` and ``end`` the offset just past its ``>``; ``pragma`` is True when the label
     came from ``http-equiv="Content-Type"`` + ``content``, False for a ``charset`` attribute.
     ``ignored`` holds, in document order, the raw labels of metas that would have declared an
@@ -721,8 +722,8 @@ def _scan(
     """The meta scan over all of *d*. ``late=False``: the prescan over a window (*d* is the
     window). ``late=True``: Chromium's rule, stop at a markup construct starting at or after
     :data:`UNCONDITIONAL_BYTES` once a non-head tag has been seen. ``chromium=False``: the
-    standard's prescan literally (no raw text; a tag name runs to whitespace or ``>``).
-    *low* is ``d.lower()`` when the caller has it (saves lower-casing each meta). *start*: where
+    standard's prescan literally (no raw text; a tag name runs to whitespace or ``>``; comments
+    end only at ``-->``; attribute values as written). *low* is ``d.lower()`` when the caller has it (saves lower-casing each meta). *start*: where
     the loop begins (a position it would reach from 0 having recorded nothing, as
     :func:`_skip_plain` gives)."""
     n = len(d)
@@ -934,13 +935,15 @@ def _spelled_bound(d: bytes, low: bytes, amp: int, k: int) -> int:
 
 def prescan(data: bytes, *, window: int = WINDOW, chromium: bool = True) -> MetaResult | None:
     """HTML "prescan a byte stream to determine its encoding" over ``data[:window]`` (bytes),
-    tokenizing raw text as Chromium does (see the module docstring).
+    reading markup as Chromium's tokenizer does (raw text, comments ending at ``--!>``, character
+    references in a meta's values; see the module docstring).
 
     Returns the first ``<meta>`` that declares an encoding (:class:`MetaResult`), a result with
     ``encoding=None`` when metas only named unknown labels, or None when no meta declared
     anything. Bytes after the window are never read, so the answer does not change when bytes
     are appended after it. ``chromium=False`` runs the standard's algorithm literally (a meta in
-    ``<script>`` text counts). Never raises.
+    ``<script>`` text counts, ``--!>`` ends no comment, ``&#45;`` is five bytes of a value).
+    Never raises.
     """
     d = data[:window]
     if type(d) is not bytes:
@@ -978,8 +981,8 @@ def head_scan(data: bytes, *, chromium: bool = True) -> MetaResult | None:
     comments; any other tag (``<body>``, ``<div>``, ``<p>``, ``</head>``...) ends it. Within the
     first 1024 bytes any meta counts, as in :func:`prescan`, and a meta that starts before byte
     1024 counts even if it ends after it. Same result shape as :func:`prescan`. Linear time,
-    never raises. ``chromium=False`` reads markup as the standard's prescan does (no raw text)
-    with the same stop rule; Chromium has no such mode, it exists for rule sets that turn the
+    never raises. ``chromium=False`` reads markup as the standard's prescan does (no raw text, no
+    ``--!>``, no character references) with the same stop rule; Chromium has no such mode, it exists for rule sets that turn the
     tokenizing off.
     """
     if not isinstance(data, bytes):
