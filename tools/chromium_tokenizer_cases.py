@@ -16,8 +16,8 @@ Usage::
 Every case is served as ``text/html`` without a charset from ``http://oracle.test/NAME``, so an
 undeclared page gets Chromium's fallback, windows-1252 (an ASCII page at an unknown TLD). Every
 declaration in these pages names another encoding, so ``characterSet`` shows whether a meta was
-taken; the pages are ASCII (but for two ``ot_extract_*`` cases), so the detector has nothing to
-say.
+taken; the pages are ASCII (but for the A0 byte of ``ot_extract_nbsp_raw``), so the detector
+has nothing to say.
 """
 
 from __future__ import annotations
