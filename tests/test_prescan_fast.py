@@ -37,7 +37,7 @@ def check(data: bytes) -> None:
         assert P.prescan(data, window=w) == full(data, w), (data, w)
     d = bytes(data)
     low = d.lower()
-    k = low.find(b"charset")
+    k = P._declaration_bound(d, low)  # the first "charset", or a reference that may spell it
     if k >= 0:
         pos = P._skip_plain(low, k)
         assert 0 <= pos <= k
@@ -59,11 +59,11 @@ def check(data: bytes) -> None:
 # runs of "<", raw-text elements in both cases and their end tags with each terminator,
 # <plaintext>, long tag names, "charset" outside metas, and metas of the two fast shapes with
 # variations that must fall back (unknown labels, a later charset attribute, unquoted values,
-# entities, UTF-16 and x-user-defined remaps).
+# character references in any attribute of a meta, UTF-16 and x-user-defined remaps).
 _PIECES = [
     b"<", b">", b"/", b"=", b" ", b"\t", b"\n", b"\x0c", b"\r", b'"', b"'", b"-", b"!", b"?", b"x",
     b"\x00", b"\xff", b"\xc3\xa9", b"<<", b"<<<", b"< ", b"<1", b"<!", b"<!--", b"-->", b"--", b"<!-->",
-    b"<!--->", b"<!DOCTYPE html>", b"<?xml?>", b"</", b"</>", b"</ >", b"</1>", b"<a", b"<A", b"</a",
+    b"<!--->", b"--!>", b"--!", b"<!--!>", b"<!---!>", b"<!----!>", b"-!>", b"--!->", b"<!DOCTYPE html>", b"<?xml?>", b"</", b"</>", b"</ >", b"</1>", b"<a", b"<A", b"</a",
     b"</A >", b"<a/", b"<p ", b"<div>", b"</div>", b"<html lang=en>", b'<html lang="en">', b"<head>",
     b"</head>", b"<body>", b"<br/>", b"<img src=x alt='y'/>", b'<a href="x>y">', b"<a href=x>y>",
     b'<a b="c"d="e">', b"<a b=c=d>", b'<a =x>', b'<a b ="c>d">', b'<a b/="c>d">', b'<a b= "c">',
@@ -77,7 +77,14 @@ _PIECES = [
     b"charset", b"CHARSET", b" charset", b"charset=", b" charset=", b"=utf-8", b"utf-8", b"koi8-r",
     b"bogus", b"utf-16", b"x-user-defined", b"content", b" content=", b" http-equiv=", b"content-type",
     b'"content-type"', b"'Content-Type'", b'"text/html; charset=gbk"', b"'text/html;charset=big5'",
-    b'"charset=bogus"', b'"text/html"', b"&#x75;tf-8",
+    b'"charset=bogus"', b'"text/html"', b"&#x75;tf-8", b"&", b"&#", b"&#45;", b"&quot;", b"&#99;harset", b"&amp;",
+    b'<meta name="a&amp;b">', b"<meta name=a&b content=x>", b'<meta charset="koi8&#45;r">',
+    b"<meta charset=koi8&#x2D;r>", b'<meta charset="utf-8" name="a&amp;b">',
+    b'<meta http-equiv="Content-Type" content="text/html; charset=iso&#x2D;8859&#x2D;15">',
+    b"<meta content='&#99;harset=koi8-r' http-equiv=content-type>",
+    b'<meta http-equiv="content&#45;type" content="text/html; charset=gbk">',
+    b'<meta http-equiv=content-type content="text/html; charset=&quot;big5&quot;">',
+    b'<meta http-equiv="Content-Type" content="&#99;harset=koi8-r; charset=big5">',
     b'<meta charset="utf-8">', b"<meta charset=koi8-r>", b"<META CHARSET='big5'/>",
     b"<meta charset=bogus>", b'<meta charset="utf-16">', b"<meta charset=x-user-defined>",
     b'<meta charset = " utf-8 " >', b"<meta charset= koi8-r>", b'<meta  charset="utf-8" name=x>',
@@ -112,7 +119,8 @@ tag_soup = st.lists(
 ).map(b"".join)
 # Few pieces, so that their interactions (a construct read one way hiding or revealing the next)
 # come up often: each piece opens or closes something.
-_STRUCTURE = [b"<!--", b"<!-->", b"-->", b"--", b"<!", b"<?", b"</", b"<", b">", b"/>", b'"', b"'", b"=", b" ",
+_STRUCTURE = [b"<!--", b"<!-->", b"-->", b"--", b"--!>", b"!", b"-", b"<!", b"<?", b"</", b"<", b">", b"/>", b'"',
+              b"'", b"=", b" ", b"&#45;", b"&#99;harset=", b"<meta content=",
               b"/", b"<a", b"<a b=", b"<a b", b"</a", b"<script>", b"</script>", b"<title>", b"</title",
               b"<meta charset=utf-8>", b'<meta charset="koi8-r"', b"<meta charset=bogus>", b"<plaintext>",
               b"<meta http-equiv=content-type content='charset=big5'>", b"x"]
@@ -128,6 +136,18 @@ structure = st.lists(st.sampled_from(_STRUCTURE), max_size=24).map(b"".join)
 @example(b"<ab=\"x y'><script>\" z><meta charset=utf-8>")
 @example(b"<meta charset=koi8-ru=\" x'>\"><meta charset=big5>")
 @example(b"<meta charset=koi8-ru=\" x'>\">")
+# comment ends in Chromium's tokenizer: "--!>" (not the "--" of "<!--"), "<!-->", "<!--->"
+@example(b"<!-- --!><meta charset=utf-8>")
+@example(b"<!--!><meta charset=utf-8>--><meta charset=big5>")
+@example(b"<!---!><meta charset=utf-8>--><meta charset=big5>")
+@example(b"<!----!><meta charset=utf-8>")
+@example(b"<!-- --!-><meta charset=utf-8>--!><meta charset=big5>")
+# character references: a meta with "&" is never skipped, a value with "&" never read by the
+# fast path; "charset" spelled with references before the window's first "charset"
+@example(b"<meta charset=koi8&#45;r>")
+@example(b"<meta http-equiv=content-type content='&#99;harset=koi8-r'><meta charset=utf-8>")
+@example(b"<meta http-equiv=content-type content='&#99;harset=koi8-r'>")
+@example(b'<meta http-equiv=content-type content="charset=&quot;koi8-r&quot;">')
 def test_fast_equals_full_on_structure(data):
     check(data)
 
@@ -198,11 +218,12 @@ def test_fast_path_is_taken_for_the_usual_shapes():
 # Exhaustive: every sequence of up to three pieces of a small alphabet, each followed by
 # suffixes that hold a declaration (and that close quotes, raw text or tags the sequence may have
 # left open), so that any difference in how the sequence is read shows in the answer.
-_ALPHABET = [b"<!--", b"<!-->", b"-->", b"<!", b"<?", b"</", b"</a", b"</a/b=", b"<a", b"<a/b=", b"<", b">",
+_ALPHABET = [b"<!--", b"<!-->", b"-->", b"--!>", b"-", b"!", b"&", b"<!", b"<?", b"</", b"</a", b"</a/b=", b"<a", b"<a/b=", b"<", b">",
              b"/", b"=", b'"', b"'", b" ", b"b", b"<script>", b"</script", b"<title>", b"</title/>",
              b"<plaintext>", b"<meta", b"<meta charset", b"<meta http-equiv=content-type content="]
 _SUFFIXES = [b"<meta charset=utf-8>", b"\"'></title><meta charset=koi8-r>", b"\"' x>-->\"><meta charset=big5>",
-             b"=gbk content='charset=euc-kr' http-equiv=content-type >"]
+             b"=gbk content='charset=euc-kr' http-equiv=content-type >", b"--!><meta charset=gbk>",
+             b"#45;euc-jp http-equiv=content-type content='&#99;harset=koi8-r'>"]
 
 
 def _product(n: int):
@@ -222,7 +243,8 @@ def test_fast_equals_full_exhaustive(suffix):
 
 
 _CONTENT_PIECES = [b"charset", b"CHARSET", b"=", b" ", b"\t", b";", b"'", b'"', b"utf-8", b"koi8-r", b"bogus",
-                   b"text/html", b"x", b",", b"\\"]
+                   b"text/html", b"x", b",", b"\\", b"&#99;harset", b"&#x43;HARSET", b"&quot;", b"&#59;", b"&#32;",
+                   b"&#45;", b"&"]
 
 
 @settings(max_examples=1500, deadline=None)
@@ -234,6 +256,8 @@ _CONTENT_PIECES = [b"charset", b"CHARSET", b"=", b" ", b"\t", b";", b"'", b'"', 
 @example(b"charset = utf-8; charset=koi8-r", True, False)
 @example(b"charset= utf-8", True, False)
 @example(b"charset=", True, False)
+@example(b"&#99;harset=koi8-r; charset=utf-8", True, False)
+@example(b"charset=&quot;koi8-r&quot;", True, True)
 def test_pragma_content_values(value, double, reverse):
     """The pragma's fast path (a plain label right after the first "charset=") against
     "extracting a character encoding from a meta element" in the full scan."""

@@ -18,37 +18,45 @@ Chromium ``HTMLMetaCharsetParser`` (meta past 1024 bytes while in      :func:`he
 
 All offsets are byte offsets into the payload. Labels are reported *as found*: the bytes of the
 attribute value (or of the part of ``content`` after ``charset=``), isomorphic-decoded (latin-1),
-case and surrounding whitespace kept; the encoding is Encoding Standard "get an encoding" of that
-label (:func:`redecode.labels.get_encoding`), WHATWG name.
+case and surrounding whitespace kept, and in Chromium mode with the value's character references
+decoded (``"iso&#45;8859&#45;15"`` is reported as ``iso-8859-15``: the label that was looked up);
+the encoding is Encoding Standard "get an encoding" of that label
+(:func:`redecode.labels.get_encoding`), WHATWG name.
 
 How it scans. The prescan is a byte-level state machine over the window: markup constructs are
 recognised byte by byte at each ``<`` exactly as the standard lists them (``<!--``, ``<meta``
 followed by whitespace or ``/``, ``<``/``</`` + ASCII letter, ``<!``, ``</``, ``<?``), and
 "get an attribute" is followed step for step. ``bytes.find`` only jumps over stretches whose
-bytes the algorithm ignores (text up to the next ``<``, a comment up to ``-->``, a quoted value
-up to its closing quote). A tag that is not a ``<meta>`` containing the letters ``charset`` (in
-any case) is only *skipped*, by ``_tag_end``, which finds where "get an attribute" would end
-that tag without building names and values (a ``<meta>`` without ``charset`` cannot declare:
-both the ``charset`` attribute and the ``content`` pragma need those letters; for the same
-reason a window, or a head-scanned payload up to 64 KB, without those letters is answered
-without scanning). Every loop advances, and every ``find`` starts past the previous one, so the
-work is linear in the input (``tests/test_prescan.py`` counts it on 10 MB adversarial inputs).
+bytes the algorithm ignores (text up to the next ``<``, a comment up to ``-->`` or, in Chromium
+mode, ``--!>``, a quoted value up to its closing quote). A tag that is not a ``<meta>``
+containing the letters ``charset`` (in any case) is only *skipped*, by ``_tag_end``, which
+finds where "get an attribute" would end that tag without building names and values (a
+``<meta>`` without ``charset`` cannot declare: both the ``charset`` attribute and the
+``content`` pragma need those letters; in Chromium mode numeric character references may also
+spell them in ``content``, so a meta holding one is read too). For the same reason a window,
+or a head-scanned payload up to 64 KB, without those letters (and, in Chromium mode, without a
+numeric reference to one of them and ``http-equiv``, which such a pragma needs) is answered
+without scanning (:func:`_declaration_bound`). Every loop advances, and every ``find`` starts
+past the previous one, so the work is linear in the input (``tests/test_prescan.py`` counts it on 10 MB adversarial inputs).
 ``tests/test_prescan.py`` also checks the standard-mode scan (``chromium=False``) against a
 literal byte-by-byte transcription of the standard's algorithm on generated markup.
 
 Fast path (:func:`prescan`, Chromium mode; same results, it only saves time). Two compiled
 regular expressions do in C what the loop does in Python on usual pages: ``_skip_plain`` skips
-the plain markup before the window's first ``charset`` (text, comments, ``<!``/``<?``/``</``
-constructs, tags with plain attribute syntax, raw-text elements with their text), which cannot
-declare anything; ``_plain_meta`` reads a ``<meta charset=...>`` or a
-``http-equiv=content-type`` + ``content`` pragma in plain syntax. Whatever they cannot prove
+the plain markup (text, comments, ``<!``/``<?``/``</`` constructs, tags with plain attribute
+syntax, raw-text elements with their text) before the window's first ``charset``, or before an
+earlier numeric character reference that may spell it (:func:`_declaration_bound`), which
+cannot declare anything; ``_plain_meta`` reads a ``<meta charset=...>`` or a
+``http-equiv=content-type`` + ``content`` pragma in plain syntax (a ``content`` without ``&``). Whatever they cannot prove
 goes to the loop from where they stopped. ``tests/test_prescan_fast.py`` compares the fast path
 with the loop from byte 0 on generated markup (every window size), exhaustively on short
 sequences of markup pieces, and on the html5lib-tests inputs. On the 300 MB benchmark crawl it
 took the median prescan of a window holding ``charset`` from about 11 to about 5 microseconds.
 
-Chromium (measured with version 156, see ``tests/data/html5lib/chromium-156.jsonl``) tokenizes
-instead of prescanning. The one difference that changes results on real pages is followed here:
+Chromium (measured with version 156, see ``tests/data/html5lib/chromium-156.jsonl`` and
+``tests/data/chromium-tokenizer/chromium-156.jsonl``) tokenizes instead of prescanning
+(``HTMLMetaCharsetParser`` runs its ``HTMLTokenizer``). Where that changes results, this module
+follows it in Chromium mode (``chromium=True``, the default):
 
 * **Raw text.** After a start tag ``<title>``, ``<textarea>``, ``<script>`` or ``<style>`` the
   bytes up to the matching end tag (``</name`` followed by whitespace, ``/`` or ``>``, ASCII
@@ -62,25 +70,53 @@ instead of prescanning. The one difference that changes results on real pages is
   parser's tokenizer runs with scripting off), so a meta inside ``<noscript>`` counts.
 * **Tag names** end at whitespace, ``/`` or ``>`` (tokenizer), where the prescan's generic-tag
   step would run a name on to the next whitespace or ``>``: ``<a/b="x>y">`` is one tag.
+* **Character references** in a meta's attribute values are decoded before the values are read
+  (:func:`_char_refs`, the tokenizer's "character reference state" in an attribute value):
+  ``<meta charset="iso&#45;8859&#45;15">`` and ``content="text/html;
+  charset=iso&#x2D;8859&#x2D;15"`` declare ISO-8859-15, ``http-equiv="Content&#45;Type"`` is
+  the pragma, ``&quot;`` in ``content`` quotes a label, ``&#99;harset=`` in ``content`` is
+  ``charset=``. Numeric references without ``;``, legacy named ones (``&quot``) except before
+  an alphanumeric or ``=``, U+FFFD for ``&#0;``, surrogates and numbers past U+10FFFF, the
+  windows-1252 table for ``&#128;``-``&#159;``; attribute names are not decoded. Measured: the
+  ``cr_*`` cases (charset, content and http-equiv values, quoted and unquoted, across byte
+  1024 and in late metas).
+* **Comment ends.** A comment also ends at the first ``--!>`` after its ``<!--`` (the
+  tokenizer's "comment end bang state"), where the prescan waits for ``-->``:
+  ``<!-- a --!><meta charset=koi8-r>`` declares KOI8-R. ``<!--!>`` and ``<!---!>`` do not end
+  (the ``--`` of ``<!--`` open the comment), ``<!----!>`` does; ``--!x>``, ``--!->``, ``-- >``
+  and ``-!>`` do not; ``<!-->`` and ``<!--->`` end as in the prescan. Measured: the ``cm_*``
+  cases (also past byte 1024 in the head scan, and across byte 1024).
 
 Deviations (from the HTML Standard's prescan):
     * The raw-text rule and tag-name end above (Chromium). Pinned by ``test_html5lib_encoding``
       (cases 54-56) and ``test_prescan.py::test_raw_text_*``.
+    * Character references decoded and the comment end ``--!>`` above (Chromium; the
+      standard's prescan reads attribute values byte for byte and ends comments only at
+      ``-->``). Pinned by ``test_chromium_tokenizer.py`` (``cr_*``, ``cm_*``),
+      ``test_prescan.py::test_char_refs_*``, ``test_prescan.py::test_comment_end_bang`` and
+      ``test_prescan.py::test_chromium_mode_equals_tokenizer`` (the standard's tokenizer states).
     * A ``<meta>`` cut by the end of the window (or of the payload) is not a declaration, and its
       partial label is never looked up; the standard's prescan also fails there. Pinned by
       ``test_prescan.py::test_label_cut_by_window``.
     * :func:`head_scan` goes past the window (Chromium; the standard lets a user agent choose its
       end condition). Pinned by the html5lib cases with a meta beyond byte 1024.
-    * Not followed from Chromium's tokenizer (unmeasured, rare): character references in
-      attribute values (``charset=&#x75;tf-8``) are not decoded; ``--!>`` does not end a comment;
-      ``<!--`` inside ``<script>`` (script data escape states) is not tracked.
+    * Not followed from Chromium (measured, rare; strict xfails in
+      ``test_chromium_tokenizer.py``): ``<!--`` inside ``<script>`` (script data escape states)
+      is not tracked (``ot_script_escape``: ``<script><!--<script></script>``
+      ``<meta charset=koi8-r>--></script>`` hides that meta in Chromium). Chromium's meta rules
+      themselves also depart from the standard's, which are kept here: it reads every duplicate
+      attribute (a later ``charset``, ``content`` or ``http-equiv`` wins or counts), and its
+      ``content`` extraction skips every byte up to 0x20 (VT too) and ends an unquoted label at
+      a quote (``ot_duplicate_*``, ``ot_charset_then_bogus_charset``, ``ot_extract_*``).
 """
 
 from __future__ import annotations
 
 import re
+from html.entities import html5 as _NAMED_REFS
 from typing import NamedTuple
 
+from ._tables import SINGLE_BYTE as _SINGLE_BYTE
 from .labels import get_encoding
 
 __all__ = [
@@ -108,7 +144,8 @@ class MetaResult(NamedTuple):
 
     ``encoding`` is the WHATWG name the declaring meta gives, after the prescan's remaps
     (UTF-16BE/LE -> UTF-8, x-user-defined -> windows-1252); ``remapped_from`` is the name before
-    the remap, else None. ``label`` is the raw label as found, ``offset`` the byte offset of the
+    the remap, else None. ``label`` is the raw label as found (Chromium mode: with character
+    references decoded, the label looked up), ``offset`` the byte offset of the
     meta's ``<`` and ``end`` the offset just past its ``>``; ``pragma`` is True when the label
     came from ``http-equiv="Content-Type"`` + ``content``, False for a ``charset`` attribute.
     ``ignored`` holds, in document order, the raw labels of metas that would have declared an
@@ -340,8 +377,12 @@ _NULL = object()  # the prescan's "charset is null"
 _FAILURE = object()  # the prescan's "charset is failure"
 
 
-def _meta(d: bytes, lt: int, attrs_start: int, gt: int, ignored: list[str]) -> MetaResult | None:
-    """The prescan's ``<meta`` steps 2-16 for the meta at *lt* whose ``>`` is at *gt*."""
+def _meta(
+    d: bytes, lt: int, attrs_start: int, gt: int, ignored: list[str], chromium: bool = False
+) -> MetaResult | None:
+    """The prescan's ``<meta`` steps 2-16 for the meta at *lt* whose ``>`` is at *gt*.
+    *chromium*: attribute values are read with their character references decoded (Chromium's
+    tokenizer, :func:`_char_refs`)."""
     # Shortcut for the usual <meta charset=...>: when the first attribute is "charset" with an
     # "=" right after it, that attribute alone decides (charset is set, need pragma false; a
     # later http-equiv cannot matter, a later content cannot override a non-null charset, and a
@@ -359,62 +400,141 @@ def _meta(d: bytes, lt: int, attrs_start: int, gt: int, ignored: list[str]) -> M
             else:
                 ve = _find_ws_or_gt(d, vs + 1, gt)
             if ve >= 0:
-                label = d[vs:ve]
-                enc = get_encoding(label)
+                raw = d[vs:ve]
+                if chromium and b"&" in raw:
+                    text = _char_refs(_isomorphic(raw))
+                    enc = get_encoding(text)
+                else:
+                    enc = get_encoding(raw)
+                    text = _isomorphic(raw)
                 if enc is None:
-                    ignored.append(_isomorphic(label))
+                    ignored.append(text)
                     return None
                 return MetaResult(
-                    META_REMAP.get(enc, enc), _isomorphic(label), lt, gt + 1, False,
+                    META_REMAP.get(enc, enc), text, lt, gt + 1, False,
                     enc if enc in META_REMAP else None, tuple(ignored),
                 )
     seen: set[bytes] = set()
     got_pragma = False
     need_pragma: bool | None = None
     charset: object = _NULL
-    label: bytes = b""
-    content_unknown: bytes | None = None
+    label = ""
+    content_unknown: str | None = None
     for name, vs, ve in _attributes(d, attrs_start, gt):
         if name in seen:
             continue
         seen.add(name)
         if name == b"http-equiv":
-            if d[vs:ve].lower() == b"content-type":
+            raw = d[vs:ve]
+            if chromium and b"&" in raw:
+                # Compared as bytes: ASCII case-insensitive (str.lower would fold U+212A to "k").
+                raw = _char_refs(_isomorphic(raw)).encode("utf-8")
+            if raw.lower() == b"content-type":
                 got_pragma = True
         elif name == b"content":
-            span = extract_meta_charset(d[vs:ve])
-            if span is not None and charset is _NULL:
-                found = d[vs + span[0] : vs + span[1]]
+            found = _content_label(d[vs:ve], chromium)
+            if found is not None and charset is _NULL:
                 enc = get_encoding(found)
                 if enc is not None:
                     charset, label, need_pragma = enc, found, True
                 elif content_unknown is None:
                     content_unknown = found
         elif name == b"charset":
-            label = d[vs:ve]
+            raw = d[vs:ve]
+            label = _char_refs(_isomorphic(raw)) if chromium and b"&" in raw else _isomorphic(raw)
             enc = get_encoding(label)
             charset = enc if enc is not None else _FAILURE
             need_pragma = False
     if need_pragma is None:
         if content_unknown is not None and got_pragma:
-            ignored.append(_isomorphic(content_unknown))
+            ignored.append(content_unknown)
         return None
     if need_pragma and not got_pragma:
         return None
     if charset is _FAILURE:
-        ignored.append(_isomorphic(label))
+        ignored.append(label)
         return None
     assert isinstance(charset, str)
     remapped = charset if charset in META_REMAP else None
     return MetaResult(
         encoding=META_REMAP.get(charset, charset),
-        label=_isomorphic(label),
+        label=label,
         offset=lt,
         end=gt + 1,
         pragma=need_pragma,
         remapped_from=remapped,
         ignored=tuple(ignored),
     )
+
+
+def _content_label(raw: bytes, chromium: bool) -> str | None:
+    """The label "extracting a character encoding from a meta element" finds in a ``content``
+    value written as *raw*, or None. *chromium*: in the value with its character references
+    decoded (its UTF-8 form: the algorithm reads only ASCII bytes, and a multi-byte sequence has
+    none, so the label's span falls on character boundaries)."""
+    if chromium and b"&" in raw:
+        value = _char_refs(_isomorphic(raw)).encode("utf-8")
+        span = extract_meta_charset(value)
+        return None if span is None else value[span[0] : span[1]].decode("utf-8")
+    span = extract_meta_charset(raw)
+    return None if span is None else _isomorphic(raw[span[0] : span[1]])
+
+
+# HTML Standard "named character references": the table of entities.json, as Python's
+# html.entities.html5 holds it (names with their ";", and the legacy names without one).
+_LEGACY_MAX = max(len(k) for k in _NAMED_REFS if not k.endswith(";"))
+# "numeric character reference end state": 0x80-0x9F name windows-1252's characters (the
+# standard's table is windows-1252's mapping of those bytes; 81, 8D, 8F, 90, 9D map to
+# themselves). The Encoding Standard's index, as the decoders use it.
+_C1 = {0x80 + i: c for i, c in enumerate(_SINGLE_BYTE["windows-1252"][:32])}
+_CHAR_REF = re.compile(r"&(?:#[xX]([0-9A-Fa-f]+);?|#([0-9]+);?|([0-9A-Za-z]+)(;?))")
+
+
+def _char_ref(m: re.Match[str]) -> str:
+    """The text one match of :data:`_CHAR_REF` stands for (see :func:`_char_refs`)."""
+    hex_digits, dec_digits, name, semicolon = m.groups()
+    if name is None:
+        # Numeric: the digits after leading zeros (more than 8 are past U+10FFFF, and int()
+        # would refuse a long decimal string).
+        digits = (hex_digits or dec_digits).lstrip("0")
+        if len(digits) > 8:
+            return "\ufffd"
+        cp = int(digits, 16 if hex_digits is not None else 10) if digits else 0
+        if cp == 0 or cp > 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
+            return "\ufffd"
+        if 0x80 <= cp <= 0x9F:
+            return _C1[cp]
+        return chr(cp)  # noncharacters and controls (CR too) stay, as parse errors
+    if semicolon:
+        value = _NAMED_REFS.get(name + ";")
+        if value is not None:
+            return value
+    # A legacy name without ";": the longest one the alphanumerics start with. In an attribute
+    # value it is decoded only when what follows it is neither alphanumeric nor "=" ("for
+    # historical reasons"); a ";" after it stays as text.
+    for k in range(min(len(name), _LEGACY_MAX), 0, -1):
+        value = _NAMED_REFS.get(name[:k])
+        if value is not None:
+            if k == len(name) and (semicolon or not m.string.startswith("=", m.end())):
+                return value + semicolon
+            break
+    return m.group(0)
+
+
+def _char_refs(value: str) -> str:
+    """An attribute value with its character references decoded as the HTML Standard's tokenizer
+    decodes them in an attribute value ("character reference state" with an attribute value
+    state as return state), which Chromium's ``HTMLMetaCharsetParser`` runs. *value* is the
+    value as written (a ``str``; the syntax of references is ASCII).
+
+    ``&#45;``, ``&#x2D;`` (also without ``;``) -> ``-``; ``&lowbar;`` -> ``_``; ``&quot`` at the
+    end of a value -> ``"``, but ``&quotx`` and ``&quot=`` stay as written; ``&#0;``, a surrogate
+    or a number past U+10FFFF -> U+FFFD; ``&#150;`` -> U+2013 (the windows-1252 table); ``&#;``,
+    ``&#x;``, ``&bogus;`` and a lone ``&`` stay as written. Never raises.
+    """
+    if "&" not in value:
+        return value
+    return _CHAR_REF.sub(_char_ref, value)
 
 
 def _raw_text_end(d: bytes, i: int, name: bytes) -> int:
@@ -477,12 +597,13 @@ _PREFIX = re.compile(
         # matters for speed: the commonest first.
         rb"(?:"
         rb"[^<]+"  # text
-        # a start tag that is not raw text or plaintext (a <meta> here holds no "charset": the
-        # match stops before the window's first "charset")
+        # a start tag that is not raw text or plaintext (a <meta> here cannot declare: the match
+        # stops before the window's first "charset" or reference that may spell it)
         rb"|<(?!(?:%s|plaintext)[%s/>])" % (b"|".join(_RAW_NAMES), _W) + _TAG_NAME + _PLAIN_ATTRS + rb">"
         + rb"|</" + _TAG_NAME + _PLAIN_ATTRS + rb">"  # an end tag
         + rb"|<!(?!--)[^>]*>"  # "<!" to ">"
-        rb"|<!(?=--)" + _atomic(rb"(?:[^-]+|-(?!->))*") + rb"-->"  # "<!--" to the first "-->" from its "--"
+        # "<!--" to the first "-->" from its "--" ("<!-->", "<!--->") or "--!>" after it (Chromium)
+        rb"|<!--(?:-?>|" + _atomic(rb"(?:[^-]+|-(?!-!?>))*") + rb"--!?>)"
         + rb"|<\?[^>]*>"  # "<?" to ">"
         rb"|</(?![a-z])[^>]*>"  # "</" + not a letter, to ">"
         # a raw-text start tag and its text, up to (not including) its end tag
@@ -500,9 +621,10 @@ _PREFIX = re.compile(
 def _skip_plain(low: bytes, end: int) -> int:
     """Fast path of the Chromium-mode prescan: the offset where :func:`_scan`'s loop
     (``late=False``) would be after the plain markup at the start of the window, having returned
-    and recorded nothing. *low* is the lower-cased window and *end* the offset of its first
-    ``charset`` (no step that ends before it can meet a declaration: both ways to declare need
-    those letters). Returns an offset in ``[0, end]``; the scan may start there.
+    and recorded nothing. *low* is the lower-cased window and *end* an offset before which no
+    step can meet a declaration (:func:`_declaration_bound`: the window's first ``charset``, or
+    an earlier numeric character reference to one of its letters). Returns an offset in
+    ``[0, end]``; the scan may start there.
 
     One compiled regular expression (:data:`_PREFIX`) stands for the loop's steps in the shapes
     it can prove, and stops at the first construct it does not cover (a construct holding or
@@ -526,7 +648,8 @@ _META_CHARSET = re.compile(
     + rb">"
 )
 _HTTP_EQUIV = rb"http-equiv[%s]*=[%s]*(?:\"content-type\"|'content-type'|content-type[%s])" % (_W, _W, _W)
-_CONTENT = rb"content[%s]*=[%s]*(?:\"([^\"]*)\"|'([^']*)')" % (_W, _W)
+# (A content value with "&" may hold character references, which _meta decodes: not matched.)
+_CONTENT = rb"content[%s]*=[%s]*(?:\"([^\"&]*)\"|'([^'&]*)')" % (_W, _W)
 _META_PRAGMA = re.compile(
     rb"<meta[%s/]+(?:%s[%s/]*%s|%s[%s/]*%s)[%s/]*>"
     % (_W, _HTTP_EQUIV, _W, _CONTENT, _CONTENT, _W, _HTTP_EQUIV, _W)
@@ -540,14 +663,13 @@ def _plain_meta(d: bytes, low: bytes, lt: int) -> MetaResult | None:
     the full scan from *lt*" (never "no declaration"). Same result as :func:`_scan` from *lt*
     with nothing recorded before it. Pinned by ``tests/test_prescan_fast.py``."""
     m = _META_CHARSET.match(low, lt)
-    if m is not None:
-        vs, ve = m.span(m.lastindex)  # the one value group that matched (the rest has none)
-        pragma = False
-    else:
+    pragma = m is None
+    if pragma:
         m = _META_PRAGMA.match(low, lt)
         if m is None:
             return None
-        vs, ve = m.span(m.lastindex)
+    vs, ve = m.span(m.lastindex)  # the one value group that matched (the rest has none)
+    if pragma:
         # "extracting a character encoding": when the value's first "charset" is followed by
         # "=" and a plain unquoted label that ends the value or is ended by whitespace or ";",
         # that label is the answer; anything else goes to extract_meta_charset.
@@ -560,7 +682,6 @@ def _plain_meta(d: bytes, low: bytes, lt: int) -> MetaResult | None:
             if span is None:
                 return None
             vs, ve = vs + span[0], vs + span[1]
-        pragma = True
     label = d[vs:ve]
     enc = get_encoding(label)
     if enc is None:
@@ -573,6 +694,18 @@ def _plain_meta(d: bytes, low: bytes, lt: int) -> MetaResult | None:
 
 
 _new_tuple = tuple.__new__
+
+
+# A numeric character reference to a letter of "charset" (either case), e.g. "&#99;" or
+# "&#x043": without one, a meta whose bytes lack "charset" cannot declare (no named reference
+# gives one of those letters; see _char_refs).
+_SPELLS_CHARSET_LETTER = re.compile(
+    rb"&#(?:[xX]0*(?:%s)(?![0-9A-Fa-f])|0*(?:%s)(?![0-9]))"
+    % (
+        b"|".join(b"%x" % ord(c) for c in "charsetCHARSET"),
+        b"|".join(b"%d" % ord(c) for c in "charsetCHARSET"),
+    )
+)
 # A plain label right after the first "charset=" of a content value (see _plain_meta).
 _CONTENT_CHARSET = re.compile(rb"charset=([^%s;\"']+)(?=[%s;]|\Z)" % (_W, _W)).match
 
@@ -589,8 +722,8 @@ def _scan(
     """The meta scan over all of *d*. ``late=False``: the prescan over a window (*d* is the
     window). ``late=True``: Chromium's rule, stop at a markup construct starting at or after
     :data:`UNCONDITIONAL_BYTES` once a non-head tag has been seen. ``chromium=False``: the
-    standard's prescan literally (no raw text; a tag name runs to whitespace or ``>``).
-    *low* is ``d.lower()`` when the caller has it (saves lower-casing each meta). *start*: where
+    standard's prescan literally (no raw text; a tag name runs to whitespace or ``>``; comments
+    end only at ``-->``; attribute values as written). *low* is ``d.lower()`` when the caller has it (saves lower-casing each meta). *start*: where
     the loop begins (a position it would reach from 0 having recorded nothing, as
     :func:`_skip_plain` gives)."""
     n = len(d)
@@ -598,6 +731,8 @@ def _scan(
     pos = start
     in_head = True
     ignored: list[str] = []
+    # The first "-->" at or after where it was last searched for (-1: none; -2: not searched).
+    dash_end = -2
     while True:
         lt = find(b"<", pos)
         if lt < 0 or lt + 1 >= n:
@@ -622,7 +757,18 @@ def _scan(
         elif c == 0x21:  # "<!"
             if d.startswith(b"--", lt + 2):
                 # "<!--": to the first ">" preceded by "--", which may be those of "<!--".
-                e = find(b"-->", lt + 2)
+                # Chromium's tokenizer ("comment end bang state") also ends it at the first "--!>"
+                # after the "<!--" ("<!--!>" is not one: those "--" open it). The "-->" found is
+                # kept while it lies ahead (it is still the first one from here), and "--!>" is
+                # looked for only before it, so that no byte is searched twice.
+                if dash_end != -1 and dash_end < lt + 2:
+                    dash_end = find(b"-->", lt + 2)
+                e = dash_end
+                if chromium:
+                    k = find(b"--!>", lt + 4, e if e >= 0 else n)
+                    if k >= 0:
+                        pos = k + 4
+                        continue
                 if e < 0:
                     return _none(ignored)
                 pos = e + 3
@@ -737,10 +883,13 @@ def _scan(
         if special is None:
             continue
         if special == 1:  # meta
+            # A meta without the letters "charset" declares only if numeric character references
+            # spell some of them in its content.
             if j < e and (
-                low.find(b"charset", lt, e) >= 0 if low is not None else b"charset" in d[lt:e].lower()
+                (low.find(b"charset", lt, e) >= 0 if low is not None else b"charset" in d[lt:e].lower())
+                or (find(b"&#", j, e) >= 0 and _SPELLS_CHARSET_LETTER.search(d, j, e) is not None)
             ):
-                found = _meta(d, lt, j, e, ignored)
+                found = _meta(d, lt, j, e, ignored, True)
                 if found is not None:
                     return found
         elif special == 2:  # raw text
@@ -752,27 +901,66 @@ def _scan(
             return _none(ignored)
 
 
+def _declaration_bound(d: bytes, low: bytes) -> int:
+    """Chromium mode: an offset in *d* (*low*: ``d.lower()``) before which no markup construct
+    can declare an encoding, or -1 when none in *d* can. That is the first ``charset``, or the
+    first numeric character reference to one of its letters if that comes first and an
+    ``http-equiv`` does too: references may spell ``charset`` in a ``content`` value (named
+    ones give none of its letters, ``test_prescan.py::test_no_named_reference_gives_a_letter_of_charset``),
+    and such a ``content`` declares only with an ``http-equiv`` attribute, whose name is never
+    decoded. A construct that ends before the offset can be skipped unread."""
+    k = low.find(b"charset")
+    amp = d.find(b"&", 0, k) if k >= 0 else d.find(b"&")
+    return k if amp < 0 else _spelled_bound(d, low, amp, k)
+
+
+def _spelled_bound(d: bytes, low: bytes, amp: int, k: int) -> int:
+    """:func:`_declaration_bound` past its first test: *amp* is the first "&" before *k* (or in
+    *d*, for *k* -1)."""
+    end = k if k >= 0 else len(d)
+    if low.find(b"http-equiv", 0, end) < 0:
+        return k
+    find = d.find
+    # One "&" after the other by memchr, the pattern anchored at each (a page's "&" are few, and
+    # the pattern's own search, or a search for "&#", reads every byte); many "&": the search.
+    for _ in range(64):
+        if _SPELLS_CHARSET_LETTER.match(d, amp, end) is not None:
+            return amp
+        amp = find(b"&", amp + 1, end)
+        if amp < 0:
+            return k
+    m = _SPELLS_CHARSET_LETTER.search(d, amp, end)
+    return m.start() if m is not None else k
+
+
 def prescan(data: bytes, *, window: int = WINDOW, chromium: bool = True) -> MetaResult | None:
     """HTML "prescan a byte stream to determine its encoding" over ``data[:window]`` (bytes),
-    tokenizing raw text as Chromium does (see the module docstring).
+    reading markup as Chromium's tokenizer does (raw text, comments ending at ``--!>``, character
+    references in a meta's values; see the module docstring).
 
     Returns the first ``<meta>`` that declares an encoding (:class:`MetaResult`), a result with
     ``encoding=None`` when metas only named unknown labels, or None when no meta declared
     anything. Bytes after the window are never read, so the answer does not change when bytes
     are appended after it. ``chromium=False`` runs the standard's algorithm literally (a meta in
-    ``<script>`` text counts). Never raises.
+    ``<script>`` text counts, ``--!>`` ends no comment, ``&#45;`` is five bytes of a value).
+    Never raises.
     """
     d = data[:window]
     if type(d) is not bytes:
         d = bytes(d)
     low = d.lower()
-    # Exact shortcut: both ways to declare (a charset attribute, a content pragma) need these
-    # letters in the window.
+    if not chromium:
+        # Exact shortcut: both ways to declare (a charset attribute, a content pragma) need
+        # these letters in the window.
+        return _scan(d, False, False, low) if b"charset" in low else None
+    # The same shortcut, where numeric character references may also spell the letters
+    # (_declaration_bound, inlined: the usual window has no "&" before its first "charset").
     k = low.find(b"charset")
+    amp = d.find(b"&", 0, k) if k >= 0 else d.find(b"&")
+    if amp >= 0:
+        k = _spelled_bound(d, low, amp, k)
     if k < 0:
         return None
-    if not chromium:
-        return _scan(d, False, False, low)
     # Fast path (same results, see _skip_plain and _plain_meta): plain markup up to the first
     # "charset" skipped by one regular expression, a usual declaring meta read by another.
     pos = _skip_plain(low, k)
@@ -793,16 +981,20 @@ def head_scan(data: bytes, *, chromium: bool = True) -> MetaResult | None:
     comments; any other tag (``<body>``, ``<div>``, ``<p>``, ``</head>``...) ends it. Within the
     first 1024 bytes any meta counts, as in :func:`prescan`, and a meta that starts before byte
     1024 counts even if it ends after it. Same result shape as :func:`prescan`. Linear time,
-    never raises. ``chromium=False`` reads markup as the standard's prescan does (no raw text)
-    with the same stop rule; Chromium has no such mode, it exists for rule sets that turn the
+    never raises. ``chromium=False`` reads markup as the standard's prescan does (no raw text, no
+    ``--!>``, no character references) with the same stop rule; Chromium has no such mode, it exists for rule sets that turn the
     tokenizing off.
     """
     if not isinstance(data, bytes):
         data = bytes(data)
     # Exact shortcut (as in prescan), taken only where lower-casing the whole payload costs less
     # than scanning a typical head: no "charset" anywhere, no declaration anywhere.
-    if len(data) <= _SHORTCUT_MAX and b"charset" not in data.lower():
-        return None
+    if len(data) <= _SHORTCUT_MAX:
+        low = data.lower()
+        if b"charset" not in low:
+            amp = data.find(b"&") if chromium else -1
+            if amp < 0 or _spelled_bound(data, low, amp, -1) < 0:
+                return None
     return _scan(data, True, chromium)
 
 

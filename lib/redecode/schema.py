@@ -48,7 +48,7 @@ _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
     ("payload_digest", pa.string(), RECORD, "WARC-Payload-Digest"),
     ("bom", pa.string(), FACT, "BOM found: UTF-8, UTF-16BE, UTF-16LE or null"),
     ("header_charset", pa.string(), FACT, "raw charset parameter of Content-Type"),
-    ("meta_charset", pa.string(), FACT, "raw label of the <meta> declaration the browser's prescan or head scan finds, whatever the rules (a label naming no encoding is in ignored_labels instead)"),
+    ("meta_charset", pa.string(), FACT, "raw label of the <meta> declaration the browser's prescan or head scan finds, whatever the rules, character references decoded as the browser reads them (a label naming no encoding is in ignored_labels instead)"),
     ("encoding", pa.string(), DECISION, "WHATWG encoding name used to decode (NULL when rules that decode with Python codecs used one with no WHATWG equivalent; see decoder)"),
     ("source", pa.string(), DECISION, "deciding step: bom, transport, prescan, head-scan, xml-declaration, "
                             "utf8-valid, detector, default; validated when the author's-text rules "

@@ -67,7 +67,8 @@ Deviations (from what a browser does):
       the rules choose. Step 8's TLD table holds only the TLDs measured in Chromium (see
       :data:`TLD_DEFAULTS`).
     * The meta scan follows Chromium where it departs from the standard's prescan (raw text,
-      late metas); see :mod:`redecode.prescan`. ``chromium_tokenizer=False`` and
+      comments ending at ``--!>``, character references in a meta's values, late metas); see
+      :mod:`redecode.prescan`. ``chromium_tokenizer=False`` and
       ``late_meta=False`` give the standard's literal prescan.
 """
 
@@ -147,7 +148,8 @@ class Decision:
     ``encoding`` WHATWG name; ``source`` one of :data:`SOURCES`; ``confidence`` ``certain`` /
     ``tentative`` / ``irrelevant`` (HTML Standard words); ``bom`` ``UTF-8``/``UTF-16BE``/
     ``UTF-16LE`` or None; ``header_charset`` raw ``charset`` of Content-Type (also when it named
-    no encoding); ``meta_charset`` raw label of the meta that declared a known encoding, and
+    no encoding); ``meta_charset`` raw label of the meta that declared a known encoding (with
+    Chromium's tokenizer, its character references decoded: the label looked up), and
     ``meta_offset`` its byte offset; ``xml_charset`` raw label of the XML declaration;
     ``ignored_labels`` raw labels that named no encoding (header first, then metas, then the XML
     declaration); ``conflict`` ``"where:label"`` for each declaration naming another encoding
