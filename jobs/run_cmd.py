@@ -8,6 +8,7 @@ import sys
 import click
 
 from redecode_jobs.options import executor_options, rules_option, workers_option
+from redecode import native
 from redecode.inputs import suffix_list
 from redecode.job import run as run_job
 from redecode.record import DEFAULT_MAX_RECORD_BYTES
@@ -101,6 +102,8 @@ def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, 
     if as_json:
         click.echo(json.dumps(_summary_json(manifest), indent=2, sort_keys=True))
     elif not quiet:
+        if native.NOTICE:
+            click.echo(f"redecode: note: {native.NOTICE}", err=True)
         c = manifest["counts"]
         n = len(manifest["inputs"])
         resumed = len(summary.resumed)

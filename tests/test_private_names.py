@@ -4,7 +4,7 @@ A name with a leading underscore is its module's own business; code elsewhere th
 public name where it belongs. Checked on the imports and attribute accesses of lib/redecode,
 jobs/ and tools/, parsed with ``ast``: ``from .x import _y``, and ``m._y`` where ``m`` is a module
 of this project bound by an import. A package may import its own private modules
-(``from . import _tables``, the generated tables); dunder names are not private.
+(``from . import _tables``, the generated tables; ``from . import _core``, the compiled core); dunder names are not private.
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ def _package_of(path: Path) -> str | None:
 
 
 def _modules(package: str) -> set[str]:
-    return {p.stem for p in PACKAGES[package].glob("*.py") if p.stem != "__init__"}
+    # (.pyx: the compiled core, a module of the package like the others)
+    return {p.stem for p in [*PACKAGES[package].glob("*.py"), *PACKAGES[package].glob("*.pyx")]
+            if p.stem != "__init__"}
 
 
 def _resolve(node: ast.ImportFrom, package: str | None) -> str | None:

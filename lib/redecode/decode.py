@@ -7,6 +7,7 @@ as in the standard):
 Encoding Standard                               here
 ==============================================  ==================================================
 "decode" (BOM sniff, then the decoder)          ``decode(data, encoding)``
+"decode", the output as UTF-8 bytes             ``decode_to_utf8(data, encoding)``
 the decoder alone (no BOM sniff)                ``decode(data, encoding, bom_sniff=False)``
 "BOM sniff"                                     :func:`bom_sniff`
 "UTF-8 decoder"                                 ``_decode_utf8``
@@ -26,7 +27,13 @@ Error mode is always "replacement": each decoder error inserts one U+FFFD and is
 exactly the standard's (e.g. a Shift_JIS lead byte followed by an ASCII byte that makes no character
 gives U+FFFD and then that ASCII character; followed by a non-ASCII byte, one U+FFFD for both).
 
-How it is fast (figures: ``tests/benchmarks/bench_decoders.py``):
+How it is fast (figures: ``tests/benchmarks/bench_decoders.py``). With the compiled core
+(:mod:`redecode.native`; ``lib/redecode/_core.pyx``), the legacy decoders are C loops written
+straight from the index tables, one pass over the bytes (``_core.decode_multibyte``,
+``_core.decode_single_byte``), UTF-8 errors are counted on the bytes, and
+:func:`decode_to_utf8` gives the text as UTF-8 bytes without building a ``str`` (the job's Parquet
+writer stores UTF-8). Without it (not built, or ``REDECODE_PURE=1``), the pure-Python decoders
+below run; they are the reference the compiled ones are tested against (``tests/test_core.py``):
 
 * single-byte encodings and x-user-defined: one ``codecs.charmap_decode`` call with a table built
   from the index (what Python's own cp125x codecs do, with the standard's table).
@@ -65,11 +72,11 @@ from array import array
 from dataclasses import dataclass
 from collections.abc import Callable, Iterable
 
-from . import _tables
+from . import _tables, native
 from .labels import ENCODING_NAMES, get_encoding
 
-__all__ = ["DECODER_VERSION", "TABLES_REVISION", "DecodeResult", "bom_sniff", "decode", "decode_spec_path",
-           "decoder_family"]
+__all__ = ["DECODER_VERSION", "TABLES_REVISION", "DecodeResult", "Utf8DecodeResult", "bom_sniff", "decode",
+           "decode_spec_path", "decode_to_utf8", "decoder_family"]
 
 #: whatwg/encoding revision of the tables (goes into the rules digest).
 TABLES_REVISION: str = _tables.WHATWG_ENCODING_REVISION
@@ -79,6 +86,9 @@ DECODER_VERSION: str = "1"
 
 _FFFD = "\ufffd"
 _NULL = _tables.NULL
+#: The compiled core (lib/redecode/_core.pyx), or None: then the pure-Python decoders run. See the
+#: end of this module and redecode.native.
+_core = native.core
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +162,13 @@ _bom_sniff = bom_sniff
 # UTF-8, UTF-16, replacement
 
 
-def _decode_utf8(data: bytes, _name: str) -> tuple[str, int]:
+def _decode_utf8(data: bytes, name: str) -> tuple[str, int]:
+    if _core is not None:
+        return _decode_utf8_core(data, name)
+    return _decode_utf8_pure(data, name)
+
+
+def _decode_utf8_pure(data: bytes, _name: str) -> tuple[str, int]:
     try:
         return data.decode("utf-8"), 0
     except UnicodeDecodeError:
@@ -209,6 +225,12 @@ _HAS_HOLES = {name: _NULL in table for name, table in _CHARMAPS.items()}
 
 
 def _decode_single_byte(data: bytes, name: str) -> tuple[str, int]:
+    if _core is not None:
+        return _core.decode_single_byte(data, name)
+    return _decode_single_byte_pure(data, name)
+
+
+def _decode_single_byte_pure(data: bytes, name: str) -> tuple[str, int]:
     # windows-1252 maps 0x81 to U+0081 (the index has it); Python's cp1252 has no mapping, so the
     # index, not cp1252, is the table. No index maps to U+FFFD, so every U+FFFD is an error.
     text, _ = codecs.charmap_decode(data, "replace", _CHARMAPS[name])
@@ -808,6 +830,12 @@ def _chunks(data: bytes, key: str):
 
 
 def _decode_multibyte(data: bytes, name: str) -> tuple[str, int]:
+    if _core is not None:
+        return _core.decode_multibyte(data, name)
+    return _decode_multibyte_pure(data, name)
+
+
+def _decode_multibyte_pure(data: bytes, name: str) -> tuple[str, int]:
     key = "gb18030" if name == "GBK" else name  # the GBK decoder is the gb18030 decoder
     fast = _fast(data, key)
     if fast is not None:
@@ -900,7 +928,13 @@ def _fast_iso2022jp(data: bytes) -> tuple[str, int] | None:
     return _fast_codecs(data, chain)
 
 
-def _decode_iso2022jp(data: bytes, _name: str) -> tuple[str, int]:
+def _decode_iso2022jp(data: bytes, name: str) -> tuple[str, int]:
+    if _core is not None:
+        return _core.decode_multibyte(data, name)
+    return _decode_iso2022jp_pure(data, name)
+
+
+def _decode_iso2022jp_pure(data: bytes, _name: str) -> tuple[str, int]:
     if data.isascii() and b"\x1b" not in data and b"\x0e" not in data and b"\x0f" not in data:
         return data.decode("ascii"), 0
     return _fast_iso2022jp(data) or _decode_iso2022jp_slow(data)
@@ -997,3 +1031,87 @@ def decode_spec_path(data: bytes, encoding: str) -> tuple[str, int]:
     if _DECODERS[encoding] is not _decode_multibyte:
         raise KeyError(f"{encoding} has no spec path apart from its decoder")
     return _decode_tokens(data, encoding)
+
+# --------------------------------------------------------------------------------------------------
+# The compiled core (lib/redecode/_core.pyx; see redecode.native): the same decoders as C loops
+# straight from the index tables. The pure-Python decoders above stay the reference and the fallback
+# (tests/test_core.py proves both give the same text and error count).
+
+#: The pure-Python decoders by encoding name: the reference, and what runs without the compiled
+#: core. (_DECODERS holds the functions above, which call the compiled core when there is one.)
+_PURE_DECODERS: dict[str, Callable[[bytes, str], tuple[str, int]]] = {
+    name: {
+        _decode_single_byte: _decode_single_byte_pure,
+        _decode_multibyte: _decode_multibyte_pure,
+        _decode_iso2022jp: _decode_iso2022jp_pure,
+        _decode_utf8: _decode_utf8_pure,
+    }.get(fn, fn)
+    for name, fn in _DECODERS.items()
+}
+
+
+def _decode_utf8_core(data: bytes, _name: str) -> tuple[str, int]:
+    try:
+        return data.decode("utf-8"), 0
+    except UnicodeDecodeError:
+        pass
+    # The errors are counted on the bytes (no scan of the text); CPython's "replace" is the
+    # standard's decoder (see _decode_utf8).
+    return data.decode("utf-8", "replace"), _core.utf8_errors(data)
+
+
+@dataclass(frozen=True, slots=True)
+class Utf8DecodeResult:
+    """The result of :func:`decode_to_utf8`: the text as UTF-8 bytes.
+
+    ``utf8``: ``text.encode("utf-8")`` of the :class:`DecodeResult` text (bytes); ``length``: the
+    text's length in code points (``len(text)``); ``encoding``, ``errors``, ``bom_removed``: as in
+    :class:`DecodeResult`.
+    """
+
+    utf8: bytes
+    length: int
+    encoding: str
+    errors: int
+    bom_removed: bool
+
+
+def decode_to_utf8(data: bytes, encoding: str, *, bom_sniff: bool = True) -> Utf8DecodeResult | None:
+    """Encoding Standard "decode" as :func:`decode` does it, the text given as UTF-8 bytes and its
+    length without building a ``str`` (what a writer of UTF-8 files needs): ``utf8`` equals
+    ``decode(data, encoding, bom_sniff=bom_sniff).text.encode("utf-8")``, the other fields equal
+    its. For valid UTF-8 input ``utf8`` is the input itself (after the BOM, when one is removed).
+
+    Returns None where only :func:`decode` can answer: without the compiled core
+    (:mod:`redecode.native`), and for UTF-16BE/LE and replacement. Raises ``LookupError`` as
+    :func:`decode` does.
+    """
+    name = encoding if encoding in _DECODERS else get_encoding(encoding)
+    if name is None:
+        raise LookupError(f"not an Encoding Standard encoding name or label: {encoding!r}")
+    if _core is None:
+        return None
+    data = bytes(data)
+    bom = False
+    if bom_sniff:
+        sniffed = _bom_sniff(data)
+        if sniffed is not None:
+            name = sniffed
+            data = data[3:] if sniffed == "UTF-8" else data[2:]
+            bom = True
+    r = _core.decode_to_utf8(data, name)
+    if r is None:
+        return None
+    return Utf8DecodeResult(r[0], r[1], name, r[2], bom)
+
+
+#: The compiled decoders by encoding name (empty without the compiled core).
+_CORE_DECODERS: dict[str, Callable[[bytes, str], tuple[str, int]]] = {}
+if _core is not None:
+    for _name, _fn in _DECODERS.items():
+        _CORE_DECODERS[_name] = {
+            _decode_single_byte: _core.decode_single_byte,
+            _decode_multibyte: _core.decode_multibyte,
+            _decode_iso2022jp: _core.decode_multibyte,
+            _decode_utf8: _decode_utf8_core,
+        }.get(_fn, _fn)

@@ -70,6 +70,7 @@ def process_archive(
     counts: ShardCounts | None = None,
     on_bytes: Callable[[int], None] | None = None,
     boundary: dict | None = None,
+    utf8_text: bool = False,
 ) -> Iterator[dict]:
     """Yield one row dict (keys: :data:`redecode.schema.COLUMNS`) per row record of ``path``.
 
@@ -77,7 +78,8 @@ def process_archive(
     other types are only counted in ``counts``. Raises :class:`redecode.archive.ArchiveError` after
     the last readable record when the archive is truncated or corrupt (the rows before it have been
     yielded). When ``boundary`` is a dict, ``boundary["next_offset"]`` is set to the offset of the
-    first record at or after ``end`` (None when the file was read to its end).
+    first record at or after ``end`` (None when the file was read to its end). ``utf8_text``: see
+    :func:`redecode.row.record_row` (for rows going to :class:`redecode.writer.PartWriter`).
     """
     counts = counts if counts is not None else ShardCounts()
     last = start
@@ -90,7 +92,7 @@ def process_archive(
             last = record.offset
         if record.record_type not in ROW_RECORD_TYPES:
             continue
-        row = record_row(record, rules)
+        row = record_row(record, rules, utf8_text=utf8_text)
         counts.add_row(row)
         yield row
     if boundary is not None:
@@ -179,7 +181,8 @@ def process_shard(
     ) as writer:
         try:
             rows = process_archive(shard.path, rules, max_record_bytes=max_record_bytes, start=shard.start,
-                                   end=shard.end, counts=counts, on_bytes=on_bytes, boundary=boundary)
+                                   end=shard.end, counts=counts, on_bytes=on_bytes, boundary=boundary,
+                                   utf8_text=True)
             for row in rows:
                 writer.write(row)
         except ArchiveError as exc:

@@ -55,7 +55,7 @@ from . import aliases as _aliases
 from . import detect as _detect
 from . import sniff as _sniff
 from . import validate as _validate
-from .decode import bom_sniff, decode, decoder_family
+from .decode import bom_sniff, decode, decode_to_utf8, decoder_family
 from .equivalence import decoder_key, same_text
 from .labels import get_encoding
 from .mime import text_kind
@@ -73,6 +73,7 @@ __all__ = [
     "Browser",
     "CodecDecision",
     "Decoded",
+    "DecodedUtf8",
     "Procedure",
     "RequestsText",
     "SeedDecodeHtml",
@@ -93,6 +94,20 @@ class Decoded:
     """
 
     text: str
+    encoding: str | None
+    decoder: str
+    errors: int
+    bom_removed: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DecodedUtf8:
+    """:class:`Decoded` with the text as UTF-8 bytes (``utf8``) and its length in code points
+    (``length``) instead of a ``str``; made by :meth:`Procedure.decode_utf8`. The other fields are
+    :class:`Decoded`'s."""
+
+    utf8: bytes
+    length: int
     encoding: str | None
     decoder: str
     errors: int
@@ -211,11 +226,30 @@ class Procedure:
                             f"got {type(decision).__name__}")
         return self._codec_decode(data, decision)
 
+    def decode_utf8(self, rules: Rules, payload: bytes, decision: Decision) -> DecodedUtf8 | None:
+        """:meth:`decode`, the text given as UTF-8 bytes without building a ``str``
+        (:func:`redecode.decode.decode_to_utf8`): ``utf8`` equals ``decode(...).text.encode("utf-8")``
+        and ``length`` its ``len``. None where only :meth:`decode` can answer (Python-codec rule
+        sets, no compiled core, UTF-16, replacement)."""
+        if rules.decoders != "whatwg":
+            return None
+        r = decode_to_utf8(payload, decision.encoding, bom_sniff=True)
+        if r is None:
+            return None
+        return DecodedUtf8(utf8=r.utf8, length=r.length, encoding=r.encoding, decoder="whatwg", errors=r.errors,
+                           bom_removed=r.bom_removed)
+
     def decide_and_decode(self, rules: Rules, payload: bytes, content_type: Sequence[str],
-                          url: str | None, kind: str) -> tuple[Decision, Decoded]:
+                          url: str | None, kind: str, *,
+                          utf8_text: bool = False) -> tuple[Decision, Decoded | DecodedUtf8]:
         """``(decide(...), decode(...))`` (what :func:`redecode.row.record_row` calls); a procedure
-        that decodes while it decides overrides it to return that text."""
+        that decodes while it decides overrides it to return that text. With *utf8_text* the text
+        may come as :class:`DecodedUtf8` (:meth:`decode_utf8`), for a writer of UTF-8."""
         decision = self.decide(rules, payload, content_type, url, kind)
+        if utf8_text:
+            decoded = self.decode_utf8(rules, payload, decision)
+            if decoded is not None:
+                return decision, decoded
         return decision, self.decode(rules, payload, decision)
 
     def _codec_decode(self, data: bytes, decision: CodecDecision) -> Decoded:
@@ -236,8 +270,10 @@ class Procedure:
         without reading the archive."""
         return rules.browser().decide(payload, content_type=content_type, url=url, kind=kind)
 
-    def fill(self, row: dict, decision: Decision, decoded: Decoded) -> None:
-        """Set the row's :data:`redecode.schema.DECISION_COLUMNS` from *decision* and *decoded*."""
+    def fill(self, row: dict, decision: Decision, decoded: Decoded | DecodedUtf8) -> None:
+        """Set the row's :data:`redecode.schema.DECISION_COLUMNS` from *decision* and *decoded*
+        (a :class:`DecodedUtf8` sets ``text`` None and ``text_length`` its length; the caller
+        keeps its UTF-8 bytes, :func:`redecode.row.record_row`)."""
         row["encoding"] = decoded.encoding
         row["source"] = decision.source
         row["confidence"] = decision.confidence
@@ -246,8 +282,12 @@ class Procedure:
         row["detector_confidence"] = decision.detector_confidence
         row["decoder"] = decoded.decoder
         row["decode_errors"] = decoded.errors
-        row["text"] = text = decoded.text
-        row["text_length"] = len(text)
+        if type(decoded) is DecodedUtf8:
+            row["text"] = None
+            row["text_length"] = decoded.length
+        else:
+            row["text"] = text = decoded.text
+            row["text_length"] = len(text)
         row["validation"] = decision.validation
 
     def replay(self, row: dict, old: Rules, new: Rules) -> dict | None:
@@ -406,7 +446,8 @@ class Author(Browser):
         return self._validated(rules, payload, content_type, url, kind).decision
 
     def decide_and_decode(self, rules: Rules, payload: bytes, content_type: Sequence[str],
-                          url: str | None, kind: str) -> tuple[Decision, Decoded]:
+                          url: str | None, kind: str, *, utf8_text: bool = False) -> tuple[Decision, Decoded]:
+        # (the validation decoded the payload to check it: that text is the row's, as a str)
         v = self._validated(rules, payload, content_type, url, kind)
         r = v.decoded
         return v.decision, Decoded(text=r.text, encoding=r.encoding, decoder="whatwg",

@@ -27,6 +27,7 @@ from operator import attrgetter
 
 from .archive import ArchiveRecord
 from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
+from .procedures import DecodedUtf8
 from .rules import Rules
 from .schema import FACT_COLUMNS, STATUS_DECODED, STATUS_FAILED, STATUS_SKIPPED, empty_row
 from .sniff import tld_of
@@ -57,11 +58,14 @@ _copied_values = attrgetter(*_COPIED.values())
 _fact_values = attrgetter(*FACT_COLUMNS)
 
 
-def record_row(record: ArchiveRecord, rules: Rules) -> dict:
+def record_row(record: ArchiveRecord, rules: Rules, *, utf8_text: bool = False) -> dict:
     """Turn one ``response``/``resource``/``revisit`` record into its output row (a dict).
 
     Never raises for bad record content: a payload that cannot be decoded gives a ``failed`` row
-    with ``error_kind`` and ``error``.
+    with ``error_kind`` and ``error``. With *utf8_text* (the Parquet writer's rows), a decoded row
+    may carry its text only as UTF-8 bytes under :data:`redecode.writer.TEXT_UTF8_KEY`, with
+    ``text`` None (:meth:`redecode.procedures.Procedure.decode_utf8`: no ``str`` is built); the
+    part written is the same.
     """
     row = empty_row()
     row.update(zip(_COPIED_COLUMNS, _copied_values(record)))
@@ -108,7 +112,8 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
     steps = rules.steps
     content_type = tuple(record.content_type_values or ())
     try:
-        decision, decoded = steps.decide_and_decode(rules, payload, content_type, record.target_uri, kind)
+        decision, decoded = steps.decide_and_decode(rules, payload, content_type, record.target_uri, kind,
+                                                    utf8_text=utf8_text)
         facts = steps.facts(rules, payload, decision, content_type, record.target_uri, kind)
     except Exception as exc:  # a bug must cost one row, not the run
         return _fail(row, "decode", f"{type(exc).__name__}: {exc}")
@@ -119,7 +124,9 @@ def record_row(record: ArchiveRecord, rules: Rules) -> dict:
         row["browser_encoding"] = None  # a browser fails such a response: it shows no text
     row["status"] = STATUS_DECODED
     steps.fill(row, decision, decoded)
-    if decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8"):
+    if type(decoded) is DecodedUtf8:
+        row[TEXT_UTF8_KEY] = decoded.utf8
+    elif decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8"):
         # A valid UTF-8 payload is its own UTF-8 text: hand the writer the bytes (no re-encode).
         row[TEXT_UTF8_KEY] = payload[3:] if decoded.bom_removed else payload
     return row

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, TypeVar
 
-from . import __version__, storage
+from . import __version__, native, storage
 from .schema import SCHEMA_VERSION, STATUS_DECODED, STATUS_SKIPPED
 
 if TYPE_CHECKING:
@@ -312,7 +312,9 @@ def dependency_versions() -> dict[str, str | None]:
     from .detect import ENGINES  # noqa: PLC0415
 
     output_packages = ("warcio", "fastwarc", *(d for d in ENGINES.values() if d), "pyarrow", "brotli", "zstandard")
-    versions: dict[str, str | None] = {"python": platform.python_version(), "warc-redecode": __version__}
+    versions: dict[str, str | None] = {"python": platform.python_version(), "warc-redecode": __version__,
+                                        # which decoders ran (same output either way): "compiled" or "pure"
+                                        "decode-core": native.IMPLEMENTATION}
     for name in output_packages + ("duckdb", "ftfy", "click"):
         try:
             versions[name] = importlib.metadata.version(name)

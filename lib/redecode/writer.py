@@ -74,10 +74,14 @@ class PartWriter:
         self.rows_written = 0
 
     def write(self, row: dict) -> None:
-        """Buffer one row; flush a row group when the byte budget is reached."""
+        """Buffer one row; flush a row group when the byte budget is reached. A row may hold its
+        text as UTF-8 bytes under :data:`TEXT_UTF8_KEY` (``text`` then None or the same text, and
+        ``text_length`` its length in code points)."""
         self._buffer.append(row)
         text = row.get("text")
-        self._buffered_bytes += 512 + (len(text) * 2 if text else 0)
+        # (a row may carry its text only as TEXT_UTF8_KEY bytes: then text_length is its length)
+        length = len(text) if text is not None else row.get("text_length") or 0
+        self._buffered_bytes += 512 + length * 2
         if self._buffered_bytes >= self.row_group_bytes:
             self.flush()
 

@@ -1,0 +1,1085 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, infer_types=False
+"""Compiled decode core: the Encoding Standard's decoders as C loops (built from this file with
+Cython by ``setup.py``; optional).
+
+Spec concept -> function (Encoding Standard, whatwg/encoding @ ``redecode.decode.TABLES_REVISION``):
+
+==============================================  ==================================================
+Encoding Standard                               here
+==============================================  ==================================================
+"UTF-8 decoder", error count only               :func:`utf8_errors`
+"single-byte decoder" (+ its 28 indexes),       :func:`decode_single_byte`
+  "x-user-defined decoder"
+"Shift_JIS decoder", "EUC-JP decoder",          :func:`decode_multibyte`
+  "EUC-KR decoder", "Big5 decoder",
+  "gb18030 decoder" (GBK's is the same),
+  "ISO-2022-JP decoder"
+==============================================  ==================================================
+
+Every function has a pure-Python twin in :mod:`redecode.decode`, which stays the reference: the
+tables here are built from the same generated module (:mod:`redecode._tables`, the pinned WHATWG
+indexes) when a decoder is first used, and ``tests/test_core.py`` proves the two give identical
+text and error counts, exhaustively over every 1- and 2-byte sequence of each legacy encoding,
+EUC-JP's 3-byte and gb18030's 4-byte ranges, and by property tests on arbitrary bytes.
+``REDECODE_PURE=1`` in the environment makes :mod:`redecode.decode` ignore this module.
+
+The legacy decoders read the input once, left to right, exactly as the standard's state machines do,
+written with look-ahead instead of a state variable: a lead byte and the bytes after it are examined
+together, and where the standard "restores" (prepends to the I/O queue) a byte, the loop simply does
+not step over it. Each error writes one U+FFFD and is counted. Output goes to a buffer of 16-bit code
+units (every index of Shift_JIS, EUC-JP, EUC-KR and ISO-2022-JP is in the BMP; a Big5 or gb18030
+input that decodes to a character outside the BMP is decoded again into 32-bit units), from which the
+``str`` is made (``PyUnicode_FromKindAndData``: narrowest kind, as every ``str`` must be).
+
+Deviations: none. Input is ``bytes`` only (the callers convert).
+"""
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcpy
+
+cdef extern from "Python.h":
+    object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
+    object PyUnicode_New(Py_ssize_t size, uint32_t maxchar)
+    void *PyUnicode_DATA(object o)
+    object PyUnicode_DecodeASCII(const char *s, Py_ssize_t size, const char *errors)
+    int PyUnicode_1BYTE_KIND
+    int PyUnicode_2BYTE_KIND
+    int PyUnicode_4BYTE_KIND
+
+import sys
+
+from . import _tables
+
+ctypedef uint16_t ucs2_t
+ctypedef uint32_t ucs4_t
+
+ctypedef fused out_t:
+    uint8_t  # UTF-8 code units
+    ucs2_t
+    ucs4_t
+
+cdef enum:
+    FFFD = 0xFFFD
+    # decode_multibyte's encodings
+    ENC_SHIFT_JIS = 1
+    ENC_EUC_JP = 2
+    ENC_EUC_KR = 3
+    ENC_BIG5 = 4
+    ENC_GB18030 = 5
+    ENC_ISO2022JP = 6
+    EOQ = 0x100  # end of queue, as a pseudo-byte
+
+cdef uint64_t HIGH_BITS = 0x8080808080808080ULL
+
+#: Bump when the output of any function here can change (it must never differ from the pure path).
+CORE_VERSION = "1"
+
+
+cdef inline bint _word_ascii(const uint8_t *p) noexcept nogil:
+    cdef uint64_t w
+    memcpy(&w, p, 8)
+    return (w & HIGH_BITS) == 0
+
+
+cdef Py_ssize_t _ascii_prefix(const uint8_t *s, Py_ssize_t n) noexcept nogil:
+    """Length of the longest prefix of s[:n] made of bytes below 0x80."""
+    cdef Py_ssize_t i = 0
+    while i + 8 <= n and _word_ascii(s + i):
+        i += 8
+    while i < n and s[i] < 0x80:
+        i += 1
+    return i
+
+
+cdef inline Py_ssize_t _put(out_t *out, Py_ssize_t o, uint32_t cp) noexcept nogil:
+    """Write code point *cp* at out[o] (UTF-8 for 8-bit units); return the next o."""
+    if out_t is uint8_t:
+        if cp < 0x80:
+            out[o] = <uint8_t>cp
+            return o + 1
+        if cp < 0x800:
+            out[o] = <uint8_t>(0xC0 | (cp >> 6))
+            out[o + 1] = <uint8_t>(0x80 | (cp & 0x3F))
+            return o + 2
+        if cp < 0x10000:
+            out[o] = <uint8_t>(0xE0 | (cp >> 12))
+            out[o + 1] = <uint8_t>(0x80 | ((cp >> 6) & 0x3F))
+            out[o + 2] = <uint8_t>(0x80 | (cp & 0x3F))
+            return o + 3
+        out[o] = <uint8_t>(0xF0 | (cp >> 18))
+        out[o + 1] = <uint8_t>(0x80 | ((cp >> 12) & 0x3F))
+        out[o + 2] = <uint8_t>(0x80 | ((cp >> 6) & 0x3F))
+        out[o + 3] = <uint8_t>(0x80 | (cp & 0x3F))
+        return o + 4
+    else:
+        out[o] = cp
+        return o + 1
+
+
+# --------------------------------------------------------------------------------------------------
+# UTF-8
+
+
+cdef Py_ssize_t _utf8_errors(const uint8_t *s, Py_ssize_t n, bint stop) noexcept nogil:
+    """Errors of the standard's UTF-8 decoder on s[:n] (each one U+FFFD); with *stop*, returns 1 at
+    the first error."""
+    cdef Py_ssize_t i = 0, errors = 0
+    cdef uint8_t b, lo, hi
+    cdef int needed
+    while i < n:
+        if i + 8 <= n and _word_ascii(s + i):
+            i += 8
+            continue
+        b = s[i]
+        i += 1
+        if b < 0x80:
+            continue
+        lo = 0x80
+        hi = 0xBF
+        if 0xC2 <= b <= 0xDF:
+            needed = 1
+        elif 0xE0 <= b <= 0xEF:
+            needed = 2
+            if b == 0xE0:
+                lo = 0xA0
+            elif b == 0xED:
+                hi = 0x9F
+        elif 0xF0 <= b <= 0xF4:
+            needed = 3
+            if b == 0xF0:
+                lo = 0x90
+            elif b == 0xF4:
+                hi = 0x8F
+        else:
+            errors += 1
+            if stop:
+                return errors
+            continue
+        while needed:
+            if i >= n:  # end of queue inside a sequence: one error, finished
+                return errors + 1
+            b = s[i]
+            if b < lo or b > hi:
+                # the byte is restored (read again from the initial state)
+                errors += 1
+                if stop:
+                    return errors
+                break
+            lo = 0x80
+            hi = 0xBF
+            i += 1
+            needed -= 1
+    return errors
+
+
+def utf8_errors(bytes data, bint stop=False):
+    """Encoding Standard "UTF-8 decoder" on *data* (bytes), counting only: the number of errors
+    (U+FFFD it would insert; 0 means valid UTF-8), without building the text. With *stop*, 0 or 1
+    (returns at the first error). A BOM is not special here."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t r
+    with nogil:
+        r = _utf8_errors(s, n, stop)
+    return r
+
+
+# --------------------------------------------------------------------------------------------------
+# Index tables (built from redecode._tables on first use; 0 = no code point)
+
+
+cdef class _Index:
+    cdef uint32_t *cp
+    cdef Py_ssize_t n
+
+    def __cinit__(self, str index, str null):
+        cdef Py_ssize_t i
+        cdef Py_UCS4 c
+        cdef Py_UCS4 nul = ord(null)
+        self.n = len(index)
+        self.cp = <uint32_t *>PyMem_Malloc(max(self.n, 1) * sizeof(uint32_t))
+        if self.cp == NULL:
+            raise MemoryError()
+        for i in range(self.n):
+            c = index[i]
+            self.cp[i] = 0 if c == nul else c
+
+    def __dealloc__(self):
+        PyMem_Free(self.cp)
+
+
+cdef class _Ranges:
+    """Encoding Standard "index gb18030 ranges": (pointer, code point) starts, ascending."""
+    cdef uint32_t *ptr
+    cdef uint32_t *cp
+    cdef Py_ssize_t n
+
+    def __cinit__(self, ranges):
+        cdef Py_ssize_t i
+        self.n = len(ranges)
+        self.ptr = <uint32_t *>PyMem_Malloc(max(self.n, 1) * sizeof(uint32_t))
+        self.cp = <uint32_t *>PyMem_Malloc(max(self.n, 1) * sizeof(uint32_t))
+        if self.ptr == NULL or self.cp == NULL:
+            raise MemoryError()
+        for i in range(self.n):
+            self.ptr[i] = ranges[i][0]
+            self.cp[i] = ranges[i][1]
+
+    def __dealloc__(self):
+        PyMem_Free(self.ptr)
+        PyMem_Free(self.cp)
+
+
+cdef dict _INDEXES = {}
+
+
+cdef _Index _index(str name):
+    idx = _INDEXES.get(name)
+    if idx is None:
+        idx = _Index(getattr(_tables, name), _tables.NULL)
+        _INDEXES[name] = idx
+    return <_Index>idx
+
+
+cdef _Ranges _RANGES = None
+
+
+cdef inline uint32_t _index_cp(const uint32_t *table, Py_ssize_t size, Py_ssize_t pointer) noexcept nogil:
+    if pointer < 0 or pointer >= size:
+        return 0
+    return table[pointer]
+
+
+cdef const uint32_t *_R_PTR = NULL  # the ranges' pointers (kept alive by _RANGES)
+cdef const uint32_t *_R_CP = NULL  # their code points
+cdef Py_ssize_t _R_N = 0
+
+
+cdef uint32_t _ranges_cp(Py_ssize_t pointer) noexcept nogil:
+    """Encoding Standard "index gb18030 ranges code point"; 0 for null."""
+    cdef Py_ssize_t lo = 0, hi = _R_N, mid
+    if (39419 < pointer < 189000) or pointer > 1237575:
+        return 0
+    if pointer == 7457:
+        return 0xE7C7
+    while hi - lo > 1:  # the last range start <= pointer
+        mid = (lo + hi) >> 1
+        if _R_PTR[mid] <= pointer:
+            lo = mid
+        else:
+            hi = mid
+    return _R_CP[lo] + pointer - _R_PTR[lo]
+
+
+cdef inline Py_ssize_t _ascii_run(const uint8_t *s, Py_ssize_t *pi, Py_ssize_t n, out_t *out,
+                                  Py_ssize_t o) noexcept nogil:
+    """Copy the run of ASCII bytes starting at s[pi[0]] (an ASCII byte) to out[o:], 8 at a time
+    where it can; advance pi[0] past it and return the next o. (Every decoder here maps an ASCII
+    byte read in its initial state to itself.)"""
+    cdef Py_ssize_t i = pi[0]
+    out[o] = s[i]
+    o += 1
+    i += 1
+    while i + 8 <= n and _word_ascii(s + i):
+        if out_t is uint8_t:
+            memcpy(out + o, s + i, 8)
+        else:
+            out[o] = s[i]; out[o + 1] = s[i + 1]; out[o + 2] = s[i + 2]; out[o + 3] = s[i + 3]
+            out[o + 4] = s[i + 4]; out[o + 5] = s[i + 5]; out[o + 6] = s[i + 6]; out[o + 7] = s[i + 7]
+        o += 8
+        i += 8
+    while i < n and s[i] < 0x80:
+        out[o] = s[i]
+        o += 1
+        i += 1
+    pi[0] = i
+    return o
+
+
+# --------------------------------------------------------------------------------------------------
+# The multi-byte decoders. Each writes to *out* (room for 4 * n + 8 units) and returns the number of
+# units written, or -1 when out_t is 16-bit and a code point above U+FFFF came up (the caller decodes
+# again into 32-bit units); *errors* receives the error count. Each error writes one U+FFFD.
+
+
+cdef Py_ssize_t _shift_jis(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
+                           const uint32_t *jis, Py_ssize_t jis_n) noexcept nogil:
+    cdef Py_ssize_t i = 0, o = 0, err = 0, pointer
+    cdef uint32_t b, t, cp, lead_offset, offset
+    while i < n:
+        b = s[i]
+        if b < 0x80:
+            o = _ascii_run(s, &i, n, out, o)
+            continue
+        if b == 0x80:
+            cp = 0x80
+        elif 0xA1 <= b <= 0xDF:
+            cp = 0xFF61 - 0xA1 + b
+        elif (0x81 <= b <= 0x9F) or (0xE0 <= b <= 0xFC):
+            if i + 1 >= n:  # a lead byte, then the end of queue
+                o = _put(out, o, FFFD)
+                err += 1
+                break
+            t = s[i + 1]
+            cp = 0
+            if (0x40 <= t <= 0x7E) or (0x80 <= t <= 0xFC):
+                offset = 0x40 if t < 0x7F else 0x41
+                lead_offset = 0x81 if b < 0xA0 else 0xC1
+                pointer = (b - lead_offset) * 188 + t - offset
+                if 8836 <= pointer <= 10715:
+                    cp = 0xE000 - 8836 + pointer  # EUDC
+                else:
+                    cp = _index_cp(jis, jis_n, pointer)
+            if cp:
+                i += 2
+            else:
+                cp = FFFD
+                err += 1
+                i += 1 if t < 0x80 else 2  # an ASCII trail byte is restored
+            o = _put(out, o, cp)
+            continue
+        else:
+            cp = FFFD
+            err += 1
+        o = _put(out, o, cp)
+        i += 1
+    errors[0] = err
+    return o
+
+
+cdef Py_ssize_t _euc_jp(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
+                        const uint32_t *jis, Py_ssize_t jis_n,
+                        const uint32_t *jis12, Py_ssize_t jis12_n) noexcept nogil:
+    cdef Py_ssize_t i = 0, o = 0, err = 0
+    cdef uint32_t b, t, u, cp
+    while i < n:
+        b = s[i]
+        if b < 0x80:
+            o = _ascii_run(s, &i, n, out, o)
+            continue
+        if not (b == 0x8E or b == 0x8F or 0xA1 <= b <= 0xFE):
+            o = _put(out, o, FFFD)
+            err += 1
+            i += 1
+            continue
+        if i + 1 >= n:
+            o = _put(out, o, FFFD)
+            err += 1
+            break
+        t = s[i + 1]
+        cp = 0
+        if b == 0x8E:
+            if 0xA1 <= t <= 0xDF:
+                cp = 0xFF61 - 0xA1 + t
+        elif b == 0x8F:
+            if 0xA1 <= t <= 0xFE:
+                # JIS X 0212: t is now the lead byte, with the "jis0212" flag set
+                if i + 2 >= n:
+                    o = _put(out, o, FFFD)
+                    err += 1
+                    break
+                u = s[i + 2]
+                if 0xA1 <= u <= 0xFE:
+                    cp = _index_cp(jis12, jis12_n, (t - 0xA1) * 94 + u - 0xA1)
+                if cp:
+                    i += 3
+                else:
+                    cp = FFFD
+                    err += 1
+                    i += 2 if u < 0x80 else 3
+                o = _put(out, o, cp)
+                continue
+        elif 0xA1 <= t <= 0xFE:
+            cp = _index_cp(jis, jis_n, (b - 0xA1) * 94 + t - 0xA1)
+        if cp:
+            i += 2
+        else:
+            cp = FFFD
+            err += 1
+            i += 1 if t < 0x80 else 2
+        o = _put(out, o, cp)
+    errors[0] = err
+    return o
+
+
+cdef Py_ssize_t _euc_kr(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
+                        const uint32_t *kr, Py_ssize_t kr_n) noexcept nogil:
+    cdef Py_ssize_t i = 0, o = 0, err = 0
+    cdef uint32_t b, t, cp
+    while i < n:
+        b = s[i]
+        if b < 0x80:
+            o = _ascii_run(s, &i, n, out, o)
+            continue
+        if not (0x81 <= b <= 0xFE):
+            o = _put(out, o, FFFD)
+            err += 1
+            i += 1
+            continue
+        if i + 1 >= n:
+            o = _put(out, o, FFFD)
+            err += 1
+            break
+        t = s[i + 1]
+        cp = 0
+        if 0x41 <= t <= 0xFE:
+            cp = _index_cp(kr, kr_n, (b - 0x81) * 190 + t - 0x41)
+        if cp:
+            i += 2
+        else:
+            cp = FFFD
+            err += 1
+            i += 1 if t < 0x80 else 2
+        o = _put(out, o, cp)
+    errors[0] = err
+    return o
+
+
+cdef Py_ssize_t _big5(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
+                      const uint32_t *big5, Py_ssize_t big5_n) noexcept nogil:
+    cdef Py_ssize_t i = 0, o = 0, err = 0, pointer
+    cdef uint32_t b, t, cp, offset
+    while i < n:
+        b = s[i]
+        if b < 0x80:
+            o = _ascii_run(s, &i, n, out, o)
+            continue
+        if not (0x81 <= b <= 0xFE):
+            o = _put(out, o, FFFD)
+            err += 1
+            i += 1
+            continue
+        if i + 1 >= n:
+            o = _put(out, o, FFFD)
+            err += 1
+            break
+        t = s[i + 1]
+        cp = 0
+        if (0x40 <= t <= 0x7E) or (0xA1 <= t <= 0xFE):
+            offset = 0x40 if t < 0x7F else 0x62
+            pointer = (b - 0x81) * 157 + t - offset
+            # Four pointers decode to two code points each.
+            if pointer == 1133 or pointer == 1135 or pointer == 1164 or pointer == 1166:
+                o = _put(out, o, 0x00CA if pointer < 1164 else 0x00EA)
+                o = _put(out, o, 0x0304 if pointer == 1133 or pointer == 1164 else 0x030C)
+                i += 2
+                continue
+            cp = _index_cp(big5, big5_n, pointer)
+        if cp:
+            if out_t is ucs2_t:
+                if cp > 0xFFFF:
+                    return -1
+            i += 2
+        else:
+            cp = FFFD
+            err += 1
+            i += 1 if t < 0x80 else 2
+        o = _put(out, o, cp)
+    errors[0] = err
+    return o
+
+
+cdef Py_ssize_t _gb18030(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
+                         const uint32_t *gb, Py_ssize_t gb_n) noexcept nogil:
+    cdef Py_ssize_t i = 0, o = 0, err = 0
+    cdef uint32_t b, t, u, v, cp, offset
+    while i < n:
+        b = s[i]
+        if b < 0x80:
+            o = _ascii_run(s, &i, n, out, o)
+            continue
+        if b == 0x80 or b == 0xFF:
+            if b == 0x80:
+                cp = 0x20AC
+            else:
+                cp = FFFD
+                err += 1
+            o = _put(out, o, cp)
+            i += 1
+            continue
+        # b is a first byte, 0x81..0xFE
+        if i + 1 >= n:
+            o = _put(out, o, FFFD)
+            err += 1
+            break
+        t = s[i + 1]
+        if 0x30 <= t <= 0x39:
+            # first and second of a four-byte sequence, unless the next bytes say otherwise; the end
+            # of queue inside one is one error for all of it
+            if i + 2 >= n:
+                o = _put(out, o, FFFD)
+                err += 1
+                break
+            u = s[i + 2]
+            if not (0x81 <= u <= 0xFE):
+                o = _put(out, o, FFFD)  # second and this byte are restored
+                err += 1
+                i += 1
+                continue
+            if i + 3 >= n:
+                o = _put(out, o, FFFD)
+                err += 1
+                break
+            v = s[i + 3]
+            if not (0x30 <= v <= 0x39):
+                o = _put(out, o, FFFD)  # second, third and this byte are restored
+                err += 1
+                i += 1
+                continue
+            cp = _ranges_cp((((b - 0x81) * 10 + t - 0x30) * 126 + u - 0x81) * 10 + v - 0x30)
+            if cp:
+                if out_t is ucs2_t:
+                    if cp > 0xFFFF:
+                        return -1
+            else:
+                cp = FFFD
+                err += 1
+            o = _put(out, o, cp)
+            i += 4
+            continue
+        cp = 0
+        if (0x40 <= t <= 0x7E) or (0x80 <= t <= 0xFE):
+            offset = 0x40 if t < 0x7F else 0x41
+            cp = _index_cp(gb, gb_n, (b - 0x81) * 190 + t - offset)
+        if cp:
+            i += 2
+        else:
+            cp = FFFD
+            err += 1
+            i += 1 if t < 0x80 else 2
+        o = _put(out, o, cp)
+    errors[0] = err
+    return o
+
+
+cdef enum:
+    # ISO-2022-JP decoder states
+    J_ASCII = 0
+    J_ROMAN = 1
+    J_KATAKANA = 2
+    J_LEAD = 3
+    J_TRAIL = 4
+    J_ESCAPE_START = 5
+    J_ESCAPE = 6
+
+
+cdef Py_ssize_t _iso2022jp(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
+                           const uint32_t *jis, Py_ssize_t jis_n) noexcept nogil:
+    # The standard's state machine as it is; "restore" means not stepping over the byte (the end
+    # of queue is the pseudo-byte EOQ at i == n).
+    cdef Py_ssize_t i = 0, o = 0, err = 0
+    cdef int state = J_ASCII, output_state = J_ASCII, new_state
+    cdef uint32_t b, lead = 0, cp
+    cdef bint output = False, was_output
+    while True:
+        b = <uint32_t>s[i] if i < n else <uint32_t>EOQ
+        if state == J_ASCII:
+            if b == EOQ:
+                break
+            i += 1
+            if b == 0x1B:
+                state = J_ESCAPE_START
+                continue
+            output = False
+            if b < 0x80 and b != 0x0E and b != 0x0F:
+                cp = b
+            else:
+                cp = FFFD
+                err += 1
+            o = _put(out, o, cp)
+        elif state == J_ROMAN:
+            if b == EOQ:
+                break
+            i += 1
+            if b == 0x1B:
+                state = J_ESCAPE_START
+                continue
+            output = False
+            if b == 0x5C:
+                cp = 0x00A5
+            elif b == 0x7E:
+                cp = 0x203E
+            elif b < 0x80 and b != 0x0E and b != 0x0F:
+                cp = b
+            else:
+                cp = FFFD
+                err += 1
+            o = _put(out, o, cp)
+        elif state == J_KATAKANA:
+            if b == EOQ:
+                break
+            i += 1
+            if b == 0x1B:
+                state = J_ESCAPE_START
+                continue
+            output = False
+            if 0x21 <= b <= 0x5F:
+                cp = 0xFF61 - 0x21 + b
+            else:
+                cp = FFFD
+                err += 1
+            o = _put(out, o, cp)
+        elif state == J_LEAD:
+            if b == EOQ:
+                break
+            i += 1
+            if b == 0x1B:
+                state = J_ESCAPE_START
+                continue
+            output = False
+            if 0x21 <= b <= 0x7E:
+                lead = b
+                state = J_TRAIL
+            else:
+                o = _put(out, o, FFFD)
+                err += 1
+        elif state == J_TRAIL:
+            cp = FFFD
+            if b == 0x1B:
+                state = J_ESCAPE_START
+                i += 1
+            elif 0x21 <= b <= 0x7E:
+                state = J_LEAD
+                i += 1
+                cp = _index_cp(jis, jis_n, (lead - 0x21) * 94 + b - 0x21)
+                if not cp:
+                    cp = FFFD
+            else:
+                # any other byte is consumed; the end of queue is restored
+                state = J_LEAD
+                if b != EOQ:
+                    i += 1
+            if cp == FFFD:
+                err += 1
+            o = _put(out, o, cp)
+        elif state == J_ESCAPE_START:
+            if b == 0x24 or b == 0x28:
+                lead = b
+                state = J_ESCAPE
+                i += 1
+            else:
+                # restore byte: read it again in the output state
+                output = False
+                state = output_state
+                o = _put(out, o, FFFD)
+                err += 1
+        else:  # J_ESCAPE
+            new_state = -1
+            if lead == 0x28:
+                if b == 0x42:
+                    new_state = J_ASCII
+                elif b == 0x4A:
+                    new_state = J_ROMAN
+                elif b == 0x49:
+                    new_state = J_KATAKANA
+            elif lead == 0x24 and (b == 0x40 or b == 0x42):
+                new_state = J_LEAD
+            lead = 0
+            if new_state >= 0:
+                state = output_state = new_state
+                was_output = output
+                output = True
+                i += 1
+                if was_output:  # two escape sequences in a row
+                    o = _put(out, o, FFFD)
+                    err += 1
+            else:
+                # restore lead (at i - 1) and byte: read them again in the output state
+                output = False
+                state = output_state
+                i -= 1
+                o = _put(out, o, FFFD)
+                err += 1
+    errors[0] = err
+    return o
+
+
+cdef Py_ssize_t _run(int enc, const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors) noexcept nogil:
+    # the tables are module globals set by _tables_for (see decode_multibyte)
+    if enc == ENC_SHIFT_JIS:
+        return _shift_jis(s, n, out, errors, _T1, _T1_N)
+    if enc == ENC_EUC_JP:
+        return _euc_jp(s, n, out, errors, _T1, _T1_N, _T2, _T2_N)
+    if enc == ENC_EUC_KR:
+        return _euc_kr(s, n, out, errors, _T3, _T3_N)
+    if enc == ENC_BIG5:
+        return _big5(s, n, out, errors, _T4, _T4_N)
+    if enc == ENC_ISO2022JP:
+        return _iso2022jp(s, n, out, errors, _T1, _T1_N)
+    return _gb18030(s, n, out, errors, _T5, _T5_N)
+
+
+# Table pointers for _run (kept alive by _INDEXES).
+cdef const uint32_t *_T1 = NULL  # jis0208
+cdef Py_ssize_t _T1_N = 0
+cdef const uint32_t *_T2 = NULL  # jis0212
+cdef Py_ssize_t _T2_N = 0
+cdef const uint32_t *_T3 = NULL  # euc-kr
+cdef Py_ssize_t _T3_N = 0
+cdef const uint32_t *_T4 = NULL  # big5
+cdef Py_ssize_t _T4_N = 0
+cdef const uint32_t *_T5 = NULL  # gb18030
+cdef Py_ssize_t _T5_N = 0
+
+cdef dict _ENCODINGS = {
+    "Shift_JIS": ENC_SHIFT_JIS,
+    "EUC-JP": ENC_EUC_JP,
+    "EUC-KR": ENC_EUC_KR,
+    "Big5": ENC_BIG5,
+    "GBK": ENC_GB18030,
+    "gb18030": ENC_GB18030,
+    "ISO-2022-JP": ENC_ISO2022JP,
+}
+cdef set _LOADED = set()
+
+
+cdef void _load(int enc) except *:
+    global _T1, _T1_N, _T2, _T2_N, _T3, _T3_N, _T4, _T4_N, _T5, _T5_N, _RANGES, _R_PTR, _R_CP, _R_N
+    cdef _Index idx
+    if enc in _LOADED:
+        return
+    if enc == ENC_SHIFT_JIS or enc == ENC_EUC_JP or enc == ENC_ISO2022JP:
+        idx = _index("INDEX_JIS0208")
+        _T1 = idx.cp
+        _T1_N = idx.n
+    if enc == ENC_EUC_JP:
+        idx = _index("INDEX_JIS0212")
+        _T2 = idx.cp
+        _T2_N = idx.n
+    if enc == ENC_EUC_KR:
+        idx = _index("INDEX_EUC_KR")
+        _T3 = idx.cp
+        _T3_N = idx.n
+    if enc == ENC_BIG5:
+        idx = _index("INDEX_BIG5")
+        _T4 = idx.cp
+        _T4_N = idx.n
+    if enc == ENC_GB18030:
+        idx = _index("INDEX_GB18030")
+        _T5 = idx.cp
+        _T5_N = idx.n
+        if _RANGES is None:
+            _RANGES = _Ranges(_tables.INDEX_GB18030_RANGES)
+            _R_PTR = _RANGES.ptr
+            _R_CP = _RANGES.cp
+            _R_N = _RANGES.n
+    _LOADED.add(enc)
+
+
+cdef object _new_bytes(Py_ssize_t size):
+    return PyBytes_FromStringAndSize(NULL, size)
+
+
+cdef Py_ssize_t _count_chars(const uint8_t *u, Py_ssize_t n) noexcept nogil:
+    """Code points in the valid UTF-8 u[:n]: the bytes that are not continuation bytes."""
+    cdef Py_ssize_t k, c = 0
+    for k in range(n):
+        c += (u[k] & 0xC0) != 0x80
+    return c
+
+
+def decode_multibyte(bytes data, str name):
+    """The Encoding Standard decoder of *name* (``Shift_JIS``, ``EUC-JP``, ``EUC-KR``, ``Big5``,
+    ``GBK``, ``gb18030``, ``ISO-2022-JP``) on *data* (bytes, no BOM handling): ``(text, errors)``,
+    *errors* being the number of U+FFFD the decoder inserted. ``KeyError`` for another name."""
+    cdef int enc = _ENCODINGS[name]
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t length, errors = 0
+    cdef ucs2_t *buf2
+    cdef ucs4_t *buf4
+    if enc != ENC_ISO2022JP and _ascii_prefix(s, n) == n:
+        return PyUnicode_DecodeASCII(<const char *>s, n, NULL), 0
+    _load(enc)
+    buf2 = <ucs2_t *>PyMem_Malloc((n + 8) * sizeof(ucs2_t))
+    if buf2 == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            length = _run(enc, s, n, buf2, &errors)
+        if length >= 0:
+            return PyUnicode_FromKindAndData(PyUnicode_2BYTE_KIND, buf2, length), errors
+    finally:
+        PyMem_Free(buf2)
+    # a code point above U+FFFF: again, into 32-bit units
+    buf4 = <ucs4_t *>PyMem_Malloc((n + 8) * sizeof(ucs4_t))
+    if buf4 == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            length = _run(enc, s, n, buf4, &errors)
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf4, length), errors
+    finally:
+        PyMem_Free(buf4)
+
+
+# --------------------------------------------------------------------------------------------------
+# Single-byte encodings
+
+
+cdef class _SingleByte:
+    cdef uint16_t table[256]  # byte -> code point (U+FFFD for no code point: an error)
+    cdef uint32_t utf8[256]  # byte -> its code point's UTF-8 bytes (in memory order), zero-padded
+    cdef uint8_t utf8_len[256]
+
+    def __cinit__(self, str high):
+        cdef int b
+        cdef Py_UCS4 c
+        cdef Py_UCS4 nul = ord(_tables.NULL)
+        cdef bytes u
+        for b in range(256):
+            c = b if b < 128 else high[b - 128]
+            # No index maps a byte to U+FFFD: each U+FFFD is an error.
+            self.table[b] = FFFD if c == nul else c
+            u = chr(self.table[b]).encode("utf-8")
+            self.utf8_len[b] = len(u)
+            # as the 4 bytes in memory (written with one memcpy), whatever the byte order
+            self.utf8[b] = int.from_bytes(u + bytes(4 - len(u)), sys.byteorder)
+
+
+cdef dict _SINGLE = {}
+
+
+cdef _SingleByte _single(str name):
+    t = _SINGLE.get(name)
+    if t is None:
+        if name == "x-user-defined":
+            high = "".join([chr(0xF780 + b) for b in range(128)])
+        else:
+            high = _tables.SINGLE_BYTE[name]
+        t = _SingleByte(high)
+        _SINGLE[name] = t
+    return <_SingleByte>t
+
+
+def decode_single_byte(bytes data, str name):
+    """The Encoding Standard "single-byte decoder" of *name* (or the "x-user-defined decoder") on
+    *data* (bytes): ``(text, errors)``. One pass writing the ``str`` in place: 8-bit characters
+    while every character so far is below U+0100, then (after widening what was written) 16-bit
+    ones; every index is in the BMP, and no index maps a byte 0x80..0xFF below U+0080. ``KeyError``
+    for a name that is not a single-byte encoding."""
+    cdef _SingleByte t = _single(name)
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t i, k, errors = 0
+    cdef uint32_t c
+    cdef uint8_t b
+    cdef uint8_t *o1
+    cdef uint16_t *o2
+    cdef const uint16_t *table = t.table
+    i = _ascii_prefix(s, n)
+    if i == n:
+        return PyUnicode_DecodeASCII(<const char *>s, n, NULL), 0
+    text = PyUnicode_New(n, 0xFF)
+    o1 = <uint8_t *>PyUnicode_DATA(text)
+    with nogil:
+        memcpy(o1, s, i)
+        while i < n:
+            b = s[i]
+            if b < 0x80:
+                o1[i] = b
+                i += 1
+                while i + 8 <= n and _word_ascii(s + i):  # after an ASCII byte, try a run
+                    memcpy(o1 + i, s + i, 8)
+                    i += 8
+                continue
+            c = table[b]
+            if c > 0xFF:
+                break
+            o1[i] = <uint8_t>c
+            i += 1
+    if i == n:
+        return text, 0
+    # A character above U+00FF at i: the rest is written as 16-bit units.
+    wide = PyUnicode_New(n, 0xFFFF)
+    o2 = <uint16_t *>PyUnicode_DATA(wide)
+    with nogil:
+        for k in range(i):
+            o2[k] = o1[k]
+        while i < n:
+            b = s[i]
+            if b < 0x80:
+                o2[i] = b
+                i += 1
+                while i + 8 <= n and _word_ascii(s + i):
+                    o2[i] = s[i]; o2[i + 1] = s[i + 1]; o2[i + 2] = s[i + 2]; o2[i + 3] = s[i + 3]
+                    o2[i + 4] = s[i + 4]; o2[i + 5] = s[i + 5]; o2[i + 6] = s[i + 6]; o2[i + 7] = s[i + 7]
+                    i += 8
+                continue
+            c = table[b]
+            if c == FFFD:
+                errors += 1
+            o2[i] = <uint16_t>c
+            i += 1
+    return wide, errors
+
+
+# --------------------------------------------------------------------------------------------------
+# Decoding to UTF-8 bytes (the text as the Parquet writer stores it), without a str
+
+
+cdef Py_ssize_t _utf8_repair(const uint8_t *s, Py_ssize_t n, uint8_t *out, Py_ssize_t *errors) noexcept nogil:
+    """The standard's UTF-8 decoder on s[:n], re-encoded: valid sequences copied, each error written
+    as EF BF BD. Returns the bytes written (at most 3 * n)."""
+    cdef Py_ssize_t i = 0, o = 0, err = 0, start
+    cdef uint8_t b, lo, hi
+    cdef int needed
+    while i < n:
+        b = s[i]
+        if b < 0x80:
+            out[o] = b
+            o += 1
+            i += 1
+            continue
+        start = i
+        i += 1
+        lo = 0x80
+        hi = 0xBF
+        if 0xC2 <= b <= 0xDF:
+            needed = 1
+        elif 0xE0 <= b <= 0xEF:
+            needed = 2
+            if b == 0xE0:
+                lo = 0xA0
+            elif b == 0xED:
+                hi = 0x9F
+        elif 0xF0 <= b <= 0xF4:
+            needed = 3
+            if b == 0xF0:
+                lo = 0x90
+            elif b == 0xF4:
+                hi = 0x8F
+        else:
+            needed = -1
+        while needed > 0:
+            if i >= n or s[i] < lo or s[i] > hi:
+                needed = -1  # the end of queue, or a byte that is restored
+                break
+            lo = 0x80
+            hi = 0xBF
+            i += 1
+            needed -= 1
+        if needed < 0:
+            out[o] = 0xEF
+            out[o + 1] = 0xBF
+            out[o + 2] = 0xBD
+            o += 3
+            err += 1
+        else:
+            memcpy(out + o, s + start, i - start)
+            o += i - start
+    errors[0] = err
+    return o
+
+
+cdef Py_ssize_t _utf8_chars(const uint8_t *s, Py_ssize_t n, Py_ssize_t *errors) noexcept nogil:
+    """Code points of the valid UTF-8 s[:n] (errors[0] = 0), or errors[0] = 1 at the first error."""
+    cdef Py_ssize_t i = 0, cont = 0
+    cdef uint8_t b, lo, hi
+    cdef int needed
+    errors[0] = 0
+    while i < n:
+        if i + 8 <= n and _word_ascii(s + i):
+            i += 8
+            continue
+        b = s[i]
+        i += 1
+        if b < 0x80:
+            continue
+        lo = 0x80
+        hi = 0xBF
+        if 0xC2 <= b <= 0xDF:
+            needed = 1
+        elif 0xE0 <= b <= 0xEF:
+            needed = 2
+            if b == 0xE0:
+                lo = 0xA0
+            elif b == 0xED:
+                hi = 0x9F
+        elif 0xF0 <= b <= 0xF4:
+            needed = 3
+            if b == 0xF0:
+                lo = 0x90
+            elif b == 0xF4:
+                hi = 0x8F
+        else:
+            errors[0] = 1
+            return 0
+        cont += needed
+        while needed:
+            if i >= n or s[i] < lo or s[i] > hi:
+                errors[0] = 1
+                return 0
+            lo = 0x80
+            hi = 0xBF
+            i += 1
+            needed -= 1
+    return n - cont
+
+
+def decode_to_utf8(bytes data, str name):
+    """The Encoding Standard decoder of *name* on *data* (bytes, no BOM handling), the text given as
+    UTF-8: ``(utf8, length, errors)``, *utf8* being ``text.encode("utf-8")`` of the text the decoder
+    makes, *length* its length in code points and *errors* the number of U+FFFD inserted; for valid
+    UTF-8 input *utf8* is *data* itself. None for UTF-16BE/LE and replacement (not handled here).
+    No ``str`` is built."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t length, errors = 0, i, chars
+    cdef int enc
+    cdef uint8_t *o
+    cdef uint8_t b
+    cdef _SingleByte t
+    if name == "UTF-8":
+        with nogil:
+            chars = _utf8_chars(s, n, &errors)
+        if errors == 0:
+            return data, chars, 0
+        out = _new_bytes(3 * n + 8)
+        o = <uint8_t *>PyBytes_AS_STRING(out)
+        with nogil:
+            length = _utf8_repair(s, n, o, &errors)
+            chars = _count_chars(o, length)
+        return out[:length], chars, errors
+    enc = _ENCODINGS.get(name, 0)
+    if enc == 0:
+        if name not in _tables.SINGLE_BYTE and name != "x-user-defined":
+            return None
+        i = _ascii_prefix(s, n)
+        if i == n:
+            return data, n, 0
+        t = _single(name)
+        out = _new_bytes(3 * n + 8)
+        o = <uint8_t *>PyBytes_AS_STRING(out)
+        with nogil:
+            memcpy(o, s, i)
+            length = i
+            while i < n:
+                b = s[i]
+                if b < 0x80:
+                    o[length] = b
+                    length += 1
+                    i += 1
+                    while i + 8 <= n and _word_ascii(s + i):
+                        memcpy(o + length, s + i, 8)
+                        length += 8
+                        i += 8
+                    continue
+                memcpy(o + length, &t.utf8[b], 4)
+                length += t.utf8_len[b]
+                if t.table[b] == FFFD:
+                    errors += 1
+                i += 1
+        return out[:length], n, errors
+    if enc != ENC_ISO2022JP and _ascii_prefix(s, n) == n:
+        return data, n, 0
+    _load(enc)
+    out = _new_bytes(3 * n + 8)
+    o = <uint8_t *>PyBytes_AS_STRING(out)
+    with nogil:
+        length = _run(enc, s, n, o, &errors)
+        chars = _count_chars(o, length)
+    return out[:length], chars, errors

@@ -1,0 +1,39 @@
+"""Which implementation runs: the compiled core or the pure-Python reference.
+
+The compiled core (``redecode._core``, built by ``setup.py`` from ``lib/redecode/_core.pyx`` with
+Cython when a C compiler is there) holds C versions of byte loops whose pure-Python versions stay in
+the modules that own them (:mod:`redecode.decode`, :mod:`redecode.sniff`) as the reference: both give
+identical results (``tests/test_core.py``). Each of those modules asks :data:`core` once, at import.
+
+``REDECODE_PURE=1`` (any value but empty or ``0``) in the environment makes every module use the
+pure-Python code, for comparison or to rule the compiled code out when investigating.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+__all__ = ["IMPLEMENTATION", "NOTICE", "core"]
+
+
+def _load() -> tuple[ModuleType | None, str | None]:
+    if os.environ.get("REDECODE_PURE", "").strip() not in ("", "0"):
+        return None, None
+    try:
+        from . import _core
+    except ImportError as exc:
+        return None, (
+            f"the compiled decode core is not built ({exc}); decoding with the pure-Python decoders "
+            "(same output, slower). Reinstall with a C compiler present to build it."
+        )
+    return _core, None
+
+
+#: The compiled core module, or None (not built, or ``REDECODE_PURE`` set).
+core: ModuleType | None
+#: Why the compiled core is not in use although it was not turned off (a one-line notice), else None.
+NOTICE: str | None
+core, NOTICE = _load()
+#: ``"compiled"`` or ``"pure"``.
+IMPLEMENTATION: str = "compiled" if core is not None else "pure"

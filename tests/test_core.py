@@ -1,0 +1,253 @@
+"""The compiled core (redecode._core) against the pure-Python reference it stands in for.
+
+Every function of the compiled core has a pure-Python twin in the module that owns it
+(redecode.decode's ``_PURE_DECODERS``, redecode.sniff's ``_utf8_valid_pure``); the twins must give
+identical results. Checked exhaustively where the domain is finite (every 1- and 2-byte sequence
+of each legacy encoding, alone and in context; EUC-JP's 3-byte sequences; every gb18030 4-byte BMP
+pointer and the range boundaries; every single-byte table), and with property tests on arbitrary
+bytes elsewhere. Both are also checked against the Encoding Standard itself: tests/test_decode.py
+runs on whichever implementation is in use, and ``test_pure_path_suite`` runs the decoder and
+decision suites again with ``REDECODE_PURE=1``.
+
+"Identical" covers the text, the error count (how many U+FFFD; which byte is read again shows in the
+text that follows), and for :func:`redecode.decode.decode_to_utf8` the UTF-8 bytes and the length.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import redecode.decode as d
+from redecode import native, sniff
+from redecode.labels import ENCODING_NAMES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+if native.core is None:
+    pytest.skip(
+        f"the compiled core is not in use ({native.NOTICE or 'REDECODE_PURE is set'}): nothing to compare",
+        allow_module_level=True,
+    )
+
+MULTI = {
+    "Shift_JIS": [*range(0x81, 0xA0), *range(0xE0, 0xFD)],
+    "EUC-KR": list(range(0x81, 0xFF)),
+    "Big5": list(range(0x81, 0xFF)),
+    "GBK": list(range(0x81, 0xFF)),
+    "gb18030": list(range(0x81, 0xFF)),
+    "EUC-JP": [0x8E, 0x8F, *range(0xA1, 0xFF)],
+    "ISO-2022-JP": list(range(0x21, 0x7F)),
+}
+SINGLE = [n for n in ENCODING_NAMES if d._PURE_DECODERS[n] is d._decode_single_byte_pure]
+
+
+def pure(data: bytes, name: str) -> tuple[str, int]:
+    return d._PURE_DECODERS[name](data, name)
+
+
+def compiled(data: bytes, name: str) -> tuple[str, int]:
+    return d._CORE_DECODERS[name](data, name)
+
+
+def differences(cases: list[bytes], name: str) -> list[str]:
+    """The cases (hex) where the compiled decoder, or its UTF-8 output, differs from the pure one."""
+    bad = []
+    for data in cases:
+        text, errors = pure(data, name)
+        got = compiled(data, name)
+        if got != (text, errors):
+            bad.append(f"{name} {_short(data)}: pure {_short((text, errors))}, compiled {_short(got)}")
+            continue
+        u = native.core.decode_to_utf8(data, name)
+        if u is None and name in ("UTF-16BE", "UTF-16LE", "replacement"):
+            continue  # (not handled there: decode_to_utf8's callers use decode)
+        if u != (text.encode("utf-8"), len(text), errors):
+            bad.append(f"{name} {_short(data)}: to UTF-8 {_short(u)}, pure {_short((text, errors))}")
+    return bad
+
+
+def _short(x: object) -> str:
+    s = x.hex(" ") if isinstance(x, bytes) else repr(x)
+    return s if len(s) < 300 else f"{s[:150]}...{s[-150:]}"
+
+
+def check(cases: list[bytes], name: str) -> None:
+    bad = differences(cases, name)
+    assert not bad, f"{len(bad)} differences, first: {bad[:5]}"
+
+
+def test_implementation_is_reported():
+    assert native.IMPLEMENTATION == "compiled" and native.NOTICE is None
+    assert d._CORE_DECODERS and set(d._CORE_DECODERS) == set(ENCODING_NAMES)
+
+
+# ------------------------------------------------------------------------------------------------
+# Exhaustive: the finite domains
+
+
+@pytest.mark.parametrize("name", list(MULTI))
+def test_every_byte_and_pair(name):
+    check([bytes([a]) for a in range(256)], name)
+    check([bytes([a, b]) for a in range(256) for b in range(256)], name)
+
+
+@pytest.mark.parametrize("name", list(MULTI))
+def test_pairs_in_context(name):
+    # Every pair after ASCII and before "A", before a lead byte (errors read bytes again across
+    # pairs), and all pairs back to back in long inputs (the ASCII runs and the state across tokens).
+    pairs = [bytes([lead, b]) for lead in MULTI[name] for b in range(256)]
+    lead = bytes([MULTI[name][-1]])
+    check([b"<p>" + p + b"A" for p in pairs], name)
+    check([p + lead for p in pairs[::5]], name)
+    check([b"".join(pairs[i : i + 2000]) for i in range(0, len(pairs), 2000)], name)
+    check([b"".join(p + b"0123456789" for p in pairs[i : i + 1000]) for i in range(0, len(pairs), 1000)], name)
+
+
+def test_euc_jp_three_byte_sequences():
+    check([bytes([0x8F, x, y]) for x in range(256) for y in range(256)], "EUC-JP")
+    check([bytes([0x8F, x, y, z]) for x in (0xA1, 0xB0, 0xFE) for y in range(256) for z in (0x41, 0x8F, 0xA1)],
+          "EUC-JP")
+
+
+def _gb4(pointer: int) -> bytes:
+    b1, rest = divmod(pointer, 12600)
+    b2, rest = divmod(rest, 1260)
+    b3, b4 = divmod(rest, 10)
+    return bytes([b1 + 0x81, b2 + 0x30, b3 + 0x81, b4 + 0x30])
+
+
+@pytest.mark.parametrize("name", ["gb18030", "GBK"])
+def test_gb18030_four_byte_ranges(name):
+    # Every BMP pointer, alone (in blocks, joined) and every one of them at the boundaries of the
+    # ranges table and of the null gaps, plus a sample of the supplementary planes.
+    check([b"".join(_gb4(p) for p in range(i, min(i + 4000, 39420))) for i in range(0, 39420, 4000)], name)
+    points = {0, 7457, 39419, 39420, 39421, 188999, 189000, 189001, 1237575, 1237576, 1237577, 1587599}
+    for p, _cp in d._tables.INDEX_GB18030_RANGES:
+        points.update({p - 1, p, p + 1})
+    points.update(range(189000, 1237576, 997))
+    units = [_gb4(p) for p in sorted(points) if 0 <= p < 126 * 12600]
+    check(units, name)
+    check([b"".join(units)], name)
+    # cut and broken four-byte sequences: every third and fourth byte after a valid start
+    check([_gb4(7457)[:2] + bytes([b]) for b in range(256)], name)
+    check([_gb4(7457)[:3] + bytes([b]) for b in range(256)], name)
+    check([_gb4(7457)[:3] + bytes([b]) + b"x" for b in range(256)], name)
+
+
+def test_iso2022jp_escape_sequences():
+    esc = [b"\x1b(B", b"\x1b(J", b"\x1b(I", b"\x1b$@", b"\x1b$B", b"\x1b(", b"\x1b$", b"\x1b", b"\x1b(X", b"\x1b$A"]
+    body = [b"", b"!", b"0!", b"\\~", b"\x0e", b"\x80", b"\n", b"!!!", b"!\x1b", b"a"]
+    check([e1 + b1 + e2 + b2 for e1 in esc for b1 in body for e2 in esc for b2 in body], "ISO-2022-JP")
+    for e in esc:
+        check([e + bytes([a, b]) for a in range(256) for b in range(0, 256, 3)], "ISO-2022-JP")
+
+
+@pytest.mark.parametrize("name", SINGLE)
+def test_single_byte_every_byte(name):
+    check([bytes([b]) for b in range(256)], name)
+    check([bytes(range(256)), bytes(range(255, -1, -1)), b"abc" + bytes(range(128, 256)) * 3 + b"xyz"], name)
+    check([b"0123456789abcdef" * 3 + bytes([b]) + b"0123456789" for b in range(128, 256)], name)
+
+
+def test_utf8_sequences():
+    edge = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0,
+            0xF4, 0xF5, 0xFF]  # fmt: skip
+    check([bytes([a]) for a in range(256)], "UTF-8")
+    check([bytes([a, b]) for a in range(256) for b in range(256)], "UTF-8")
+    check([bytes([a, b, c]) for a in range(0xC0, 0x100) for b in edge for c in edge], "UTF-8")
+    check([bytes([a, b, c, e]) for a in range(0xE0, 0xF8) for b in edge for c in edge for e in edge], "UTF-8")
+    check([b"x" * 13 + bytes([a, b]) + b"y" * 9 for a in range(0x80, 0x100) for b in edge], "UTF-8")
+
+
+# ------------------------------------------------------------------------------------------------
+# Property tests: arbitrary bytes
+
+INTERESTING = sorted({0x00, 0x0A, 0x0E, 0x0F, 0x1B, 0x21, 0x24, 0x28, 0x30, 0x39, 0x3C, 0x40, 0x41, 0x42, 0x49,
+                      0x4A, 0x5C, 0x5F, 0x7E, 0x7F, 0x80, 0x81, 0x84, 0x8E, 0x8F, 0x9F, 0xA0, 0xA1, 0xBF, 0xC2,
+                      0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xFC, 0xFD, 0xFE, 0xFF})  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(ENCODING_NAMES), st.lists(st.sampled_from(INTERESTING), max_size=40))
+def test_interesting_bytes(name, bs):
+    check([bytes(bs)], name)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(ENCODING_NAMES), st.binary(max_size=64))
+def test_arbitrary_bytes(name, data):
+    check([data], name)
+
+
+def test_long_random_inputs():
+    # Long inputs (ASCII runs of every length between non-ASCII bytes) in every encoding.
+    rng = random.Random(20)
+    for name in ENCODING_NAMES:
+        cases = []
+        for _ in range(2):
+            parts = []
+            while sum(map(len, parts)) < 8000:
+                parts.append(b"a" * rng.randrange(0, 20))
+                parts.append(bytes(rng.choice(INTERESTING) if rng.random() < 0.6 else rng.randrange(256)
+                                   for _ in range(rng.randrange(1, 6))))
+            cases.append(b"".join(parts))
+        check(cases, name)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=40) | st.lists(st.sampled_from(INTERESTING), max_size=40).map(bytes), st.booleans())
+def test_decode_to_utf8_with_bom_sniff(data, bom):
+    payload = (b"\xef\xbb\xbf" if bom else b"") + data
+    for name in ("UTF-8", "windows-1252", "Shift_JIS", "gb18030", "UTF-16LE", "replacement"):
+        ref = d.decode(payload, name)
+        got = d.decode_to_utf8(payload, name)
+        if got is None:
+            assert ref.encoding in ("UTF-16BE", "UTF-16LE", "replacement")
+            continue
+        assert (got.utf8, got.length, got.encoding, got.errors, got.bom_removed) == (
+            ref.text.encode("utf-8"), len(ref.text), ref.encoding, ref.errors, ref.bom_removed)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=40) | st.lists(st.sampled_from(INTERESTING), max_size=40).map(bytes))
+def test_utf8_validity(data):
+    assert sniff._utf8_valid(data) == sniff._utf8_valid_pure(data)
+    assert native.core.utf8_errors(data) == d._decode_utf8_pure(data, "UTF-8")[1]
+    assert native.core.utf8_errors(data, True) == min(1, native.core.utf8_errors(data))
+
+
+def test_utf8_validity_large():
+    big = "日本語 text, ".encode() * 400_000
+    for data in (big, big + b"\xc3", big[:-1] + b"\xff", b"a" * (3 << 20) + b"\xed\xa0\x80", b"a" * (1 << 20)):
+        assert sniff._utf8_valid(data) == sniff._utf8_valid_pure(data)
+
+
+# ------------------------------------------------------------------------------------------------
+# The pure-Python path, as a machine without the compiled core runs it
+
+
+def test_pure_path_suite():
+    """``REDECODE_PURE=1``: the decoder and decision suites pass on the pure-Python code (which
+    is then what decode() runs), as on a machine where the core could not be built."""
+    env = dict(os.environ, REDECODE_PURE="1", PYTHONDONTWRITEBYTECODE="1")
+    probe = subprocess.run(
+        [sys.executable, "-c", "from redecode import native; print(native.IMPLEMENTATION, native.NOTICE)"],
+        env=env, capture_output=True, text=True, check=True,
+    )
+    assert probe.stdout.split() == ["pure", "None"]
+    modules = ["test_decode.py", "test_decode_fastpath.py", "test_decode_vectors.py", "test_sniff.py",
+               "test_sniff_fast.py", "test_properties.py", "test_sample_answer_key.py"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-x",
+         *(str(ROOT / "tests" / m) for m in modules)],
+        env=env, capture_output=True, text=True, cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
