@@ -53,6 +53,131 @@ import sys
 
 from . import _tables
 
+cdef extern from *:
+    """
+    /* Byte loops that C writes better than Cython. */
+    #include <string.h>
+    #if defined(__SSE2__) && defined(__GNUC__)
+    #include <emmintrin.h>
+    #define RD_SSE2 1
+    #endif
+    #define RD_HIGH 0x8080808080808080ULL
+    #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    #define RD_FIRST_HIGH(m) ((Py_ssize_t)(__builtin_ctzll(m) >> 3))
+    #else
+    #define RD_FIRST_HIGH(m) (-1)
+    #endif
+    #if defined(__GNUC__)
+    #define RD_INLINE static inline __attribute__((always_inline))
+    #else
+    #define RD_INLINE static inline
+    #endif
+    /* The number of bytes of x (a word whose bytes are 0x00 or 0x80) that are 0x80. */
+    #define RD_COUNT_HIGH(x) ((Py_ssize_t)((((x) >> 7) * 0x0101010101010101ULL) >> 56))
+
+    /* Code point cp as UTF-8 at out[o]; returns the next o. */
+    RD_INLINE Py_ssize_t rd_put8(uint8_t *out, Py_ssize_t o, uint32_t cp) {
+        if (cp < 0x80) {
+            out[o] = (uint8_t)cp;
+            return o + 1;
+        }
+        if (cp < 0x800) {
+            out[o] = (uint8_t)(0xC0 | (cp >> 6));
+            out[o + 1] = (uint8_t)(0x80 | (cp & 0x3F));
+            return o + 2;
+        }
+        if (cp < 0x10000) {
+            out[o] = (uint8_t)(0xE0 | (cp >> 12));
+            out[o + 1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+            out[o + 2] = (uint8_t)(0x80 | (cp & 0x3F));
+            return o + 3;
+        }
+        out[o] = (uint8_t)(0xF0 | (cp >> 18));
+        out[o + 1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
+        out[o + 2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+        out[o + 3] = (uint8_t)(0x80 | (cp & 0x3F));
+        return o + 4;
+    }
+
+    /* Length of the longest prefix of s[:n] made of bytes below 0x80. */
+    static inline Py_ssize_t rd_ascii_len(const uint8_t *s, Py_ssize_t n) {
+        Py_ssize_t i = 0;
+        uint64_t a, b, m;
+        /* the first 8 bytes as one word: most runs between non-ASCII characters are short */
+        if (n >= 8) {
+            memcpy(&a, s, 8);
+            m = a & RD_HIGH;
+            if (m) {
+                Py_ssize_t k = RD_FIRST_HIGH(m);
+                if (k >= 0)
+                    return k;
+                while (s[i] < 0x80)
+                    i++;
+                return i;
+            }
+            i = 8;
+        } else {
+            while (i < n && s[i] < 0x80)
+                i++;
+            return i;
+        }
+    #ifdef RD_SSE2
+        while (i + 32 <= n) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+            __m128i y = _mm_loadu_si128((const __m128i *)(s + i + 16));
+            if (_mm_movemask_epi8(_mm_or_si128(x, y)))
+                break;
+            i += 32;
+        }
+        while (i + 16 <= n) {
+            int mask = _mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(s + i)));
+            if (mask)
+                return i + __builtin_ctz(mask);
+            i += 16;
+        }
+    #else
+        while (i + 16 <= n) {
+            memcpy(&a, s + i, 8);
+            memcpy(&b, s + i + 8, 8);
+            if ((a | b) & RD_HIGH)
+                break;
+            i += 16;
+        }
+    #endif
+        while (i + 8 <= n) {
+            memcpy(&a, s + i, 8);
+            m = a & RD_HIGH;
+            if (m) {
+                Py_ssize_t k = RD_FIRST_HIGH(m);
+                if (k >= 0)
+                    return i + k;
+                break;
+            }
+            i += 8;
+        }
+        while (i < n && s[i] < 0x80)
+            i++;
+        return i;
+    }
+
+    /* Bytes of u[:n] that are not UTF-8 continuation bytes (10xxxxxx): the code points of valid
+       UTF-8. */
+    static Py_ssize_t rd_utf8_count(const uint8_t *u, Py_ssize_t n) {
+        Py_ssize_t i = 0, cont = 0;
+        uint64_t x;
+        for (; i + 8 <= n; i += 8) {
+            memcpy(&x, u + i, 8);
+            cont += RD_COUNT_HIGH(x & ~(x << 1) & RD_HIGH);
+        }
+        for (; i < n; i++)
+            cont += (u[i] & 0xC0) == 0x80;
+        return n - cont;
+    }
+    """
+    Py_ssize_t rd_ascii_len(const uint8_t *s, Py_ssize_t n) nogil
+    Py_ssize_t rd_utf8_count(const uint8_t *u, Py_ssize_t n) nogil
+    Py_ssize_t rd_put8(uint8_t *out, Py_ssize_t o, uint32_t cp) nogil
+
 ctypedef uint16_t ucs2_t
 ctypedef uint32_t ucs4_t
 
@@ -72,48 +197,19 @@ cdef enum:
     ENC_ISO2022JP = 6
     EOQ = 0x100  # end of queue, as a pseudo-byte
 
-cdef uint64_t HIGH_BITS = 0x8080808080808080ULL
-
 #: Bump when the output of any function here can change (it must never differ from the pure path).
 CORE_VERSION = "1"
 
 
-cdef inline bint _word_ascii(const uint8_t *p) noexcept nogil:
-    cdef uint64_t w
-    memcpy(&w, p, 8)
-    return (w & HIGH_BITS) == 0
-
-
-cdef Py_ssize_t _ascii_prefix(const uint8_t *s, Py_ssize_t n) noexcept nogil:
+cdef inline Py_ssize_t _ascii_prefix(const uint8_t *s, Py_ssize_t n) noexcept nogil:
     """Length of the longest prefix of s[:n] made of bytes below 0x80."""
-    cdef Py_ssize_t i = 0
-    while i + 8 <= n and _word_ascii(s + i):
-        i += 8
-    while i < n and s[i] < 0x80:
-        i += 1
-    return i
+    return rd_ascii_len(s, n)
 
 
 cdef inline Py_ssize_t _put(out_t *out, Py_ssize_t o, uint32_t cp) noexcept nogil:
     """Write code point *cp* at out[o] (UTF-8 for 8-bit units); return the next o."""
     if out_t is uint8_t:
-        if cp < 0x80:
-            out[o] = <uint8_t>cp
-            return o + 1
-        if cp < 0x800:
-            out[o] = <uint8_t>(0xC0 | (cp >> 6))
-            out[o + 1] = <uint8_t>(0x80 | (cp & 0x3F))
-            return o + 2
-        if cp < 0x10000:
-            out[o] = <uint8_t>(0xE0 | (cp >> 12))
-            out[o + 1] = <uint8_t>(0x80 | ((cp >> 6) & 0x3F))
-            out[o + 2] = <uint8_t>(0x80 | (cp & 0x3F))
-            return o + 3
-        out[o] = <uint8_t>(0xF0 | (cp >> 18))
-        out[o + 1] = <uint8_t>(0x80 | ((cp >> 12) & 0x3F))
-        out[o + 2] = <uint8_t>(0x80 | ((cp >> 6) & 0x3F))
-        out[o + 3] = <uint8_t>(0x80 | (cp & 0x3F))
-        return o + 4
+        return rd_put8(out, o, cp)
     else:
         out[o] = cp
         return o + 1
@@ -130,13 +226,11 @@ cdef Py_ssize_t _utf8_errors(const uint8_t *s, Py_ssize_t n, bint stop) noexcept
     cdef uint8_t b, lo, hi
     cdef int needed
     while i < n:
-        if i + 8 <= n and _word_ascii(s + i):
-            i += 8
-            continue
         b = s[i]
-        i += 1
         if b < 0x80:
+            i += rd_ascii_len(s + i, n - i)
             continue
+        i += 1
         lo = 0x80
         hi = 0xBF
         if 0xC2 <= b <= 0xDF:
@@ -276,27 +370,22 @@ cdef uint32_t _ranges_cp(Py_ssize_t pointer) noexcept nogil:
 
 cdef inline Py_ssize_t _ascii_run(const uint8_t *s, Py_ssize_t *pi, Py_ssize_t n, out_t *out,
                                   Py_ssize_t o) noexcept nogil:
-    """Copy the run of ASCII bytes starting at s[pi[0]] (an ASCII byte) to out[o:], 8 at a time
-    where it can; advance pi[0] past it and return the next o. (Every decoder here maps an ASCII
-    byte read in its initial state to itself.)"""
-    cdef Py_ssize_t i = pi[0]
-    out[o] = s[i]
-    o += 1
-    i += 1
-    while i + 8 <= n and _word_ascii(s + i):
-        if out_t is uint8_t:
-            memcpy(out + o, s + i, 8)
+    """Copy the run of ASCII bytes starting at s[pi[0]] (an ASCII byte) to out[o:]; advance pi[0]
+    past it and return the next o. (Every decoder here maps an ASCII byte read in its initial state
+    to itself.)"""
+    cdef Py_ssize_t i = pi[0], k, j
+    k = rd_ascii_len(s + i, n - i)
+    if out_t is uint8_t:
+        if k > 32:
+            memcpy(out + o, s + i, k)
         else:
-            out[o] = s[i]; out[o + 1] = s[i + 1]; out[o + 2] = s[i + 2]; out[o + 3] = s[i + 3]
-            out[o + 4] = s[i + 4]; out[o + 5] = s[i + 5]; out[o + 6] = s[i + 6]; out[o + 7] = s[i + 7]
-        o += 8
-        i += 8
-    while i < n and s[i] < 0x80:
-        out[o] = s[i]
-        o += 1
-        i += 1
-    pi[0] = i
-    return o
+            for j in range(k):
+                out[o + j] = s[i + j]
+    else:
+        for j in range(k):
+            out[o + j] = s[i + j]
+    pi[0] = i + k
+    return o + k
 
 
 # --------------------------------------------------------------------------------------------------
@@ -306,7 +395,8 @@ cdef inline Py_ssize_t _ascii_run(const uint8_t *s, Py_ssize_t *pi, Py_ssize_t n
 
 
 cdef Py_ssize_t _shift_jis(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
-                           const uint32_t *jis, Py_ssize_t jis_n) noexcept nogil:
+                           const uint32_t *jis, Py_ssize_t jis_n,
+        const uint32_t *pairs) noexcept nogil:
     cdef Py_ssize_t i = 0, o = 0, err = 0, pointer
     cdef uint32_t b, t, cp, lead_offset, offset
     while i < n:
@@ -314,6 +404,20 @@ cdef Py_ssize_t _shift_jis(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_
         if b < 0x80:
             o = _ascii_run(s, &i, n, out, o)
             continue
+        if pairs != NULL and i + 1 < n:
+            # a valid two-byte character (the table holds the slow path's own answer for it)
+            cp = pairs[((b & 0x7F) << 8) | s[i + 1]]
+            if cp:
+                if out_t is ucs2_t:
+                    if cp > 0xFFFF:
+                        return -1
+                if out_t is uint8_t:
+                    o = rd_put8(out, o, cp)
+                else:
+                    out[o] = cp
+                    o += 1
+                i += 2
+                continue
         if b == 0x80:
             cp = 0x80
         elif 0xA1 <= b <= 0xDF:
@@ -339,12 +443,20 @@ cdef Py_ssize_t _shift_jis(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_
                 cp = FFFD
                 err += 1
                 i += 1 if t < 0x80 else 2  # an ASCII trail byte is restored
-            o = _put(out, o, cp)
+            if out_t is uint8_t:  # (written out: the compiler does not inline _put here)
+                o = rd_put8(out, o, cp)
+            else:
+                out[o] = cp
+                o += 1
             continue
         else:
             cp = FFFD
             err += 1
-        o = _put(out, o, cp)
+        if out_t is uint8_t:  # (written out: the compiler does not inline _put here)
+            o = rd_put8(out, o, cp)
+        else:
+            out[o] = cp
+            o += 1
         i += 1
     errors[0] = err
     return o
@@ -352,7 +464,8 @@ cdef Py_ssize_t _shift_jis(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_
 
 cdef Py_ssize_t _euc_jp(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
                         const uint32_t *jis, Py_ssize_t jis_n,
-                        const uint32_t *jis12, Py_ssize_t jis12_n) noexcept nogil:
+                        const uint32_t *jis12, Py_ssize_t jis12_n,
+        const uint32_t *pairs) noexcept nogil:
     cdef Py_ssize_t i = 0, o = 0, err = 0
     cdef uint32_t b, t, u, cp
     while i < n:
@@ -360,6 +473,20 @@ cdef Py_ssize_t _euc_jp(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *
         if b < 0x80:
             o = _ascii_run(s, &i, n, out, o)
             continue
+        if pairs != NULL and i + 1 < n:
+            # a valid two-byte character (the table holds the slow path's own answer for it)
+            cp = pairs[((b & 0x7F) << 8) | s[i + 1]]
+            if cp:
+                if out_t is ucs2_t:
+                    if cp > 0xFFFF:
+                        return -1
+                if out_t is uint8_t:
+                    o = rd_put8(out, o, cp)
+                else:
+                    out[o] = cp
+                    o += 1
+                i += 2
+                continue
         if not (b == 0x8E or b == 0x8F or 0xA1 <= b <= 0xFE):
             o = _put(out, o, FFFD)
             err += 1
@@ -390,7 +517,11 @@ cdef Py_ssize_t _euc_jp(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *
                     cp = FFFD
                     err += 1
                     i += 2 if u < 0x80 else 3
-                o = _put(out, o, cp)
+                if out_t is uint8_t:  # (written out: the compiler does not inline _put here)
+                    o = rd_put8(out, o, cp)
+                else:
+                    out[o] = cp
+                    o += 1
                 continue
         elif 0xA1 <= t <= 0xFE:
             cp = _index_cp(jis, jis_n, (b - 0xA1) * 94 + t - 0xA1)
@@ -400,13 +531,18 @@ cdef Py_ssize_t _euc_jp(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *
             cp = FFFD
             err += 1
             i += 1 if t < 0x80 else 2
-        o = _put(out, o, cp)
+        if out_t is uint8_t:  # (written out: the compiler does not inline _put here)
+            o = rd_put8(out, o, cp)
+        else:
+            out[o] = cp
+            o += 1
     errors[0] = err
     return o
 
 
 cdef Py_ssize_t _euc_kr(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
-                        const uint32_t *kr, Py_ssize_t kr_n) noexcept nogil:
+                        const uint32_t *kr, Py_ssize_t kr_n,
+        const uint32_t *pairs) noexcept nogil:
     cdef Py_ssize_t i = 0, o = 0, err = 0
     cdef uint32_t b, t, cp
     while i < n:
@@ -414,6 +550,20 @@ cdef Py_ssize_t _euc_kr(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *
         if b < 0x80:
             o = _ascii_run(s, &i, n, out, o)
             continue
+        if pairs != NULL and i + 1 < n:
+            # a valid two-byte character (the table holds the slow path's own answer for it)
+            cp = pairs[((b & 0x7F) << 8) | s[i + 1]]
+            if cp:
+                if out_t is ucs2_t:
+                    if cp > 0xFFFF:
+                        return -1
+                if out_t is uint8_t:
+                    o = rd_put8(out, o, cp)
+                else:
+                    out[o] = cp
+                    o += 1
+                i += 2
+                continue
         if not (0x81 <= b <= 0xFE):
             o = _put(out, o, FFFD)
             err += 1
@@ -433,13 +583,18 @@ cdef Py_ssize_t _euc_kr(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *
             cp = FFFD
             err += 1
             i += 1 if t < 0x80 else 2
-        o = _put(out, o, cp)
+        if out_t is uint8_t:  # (written out: the compiler does not inline _put here)
+            o = rd_put8(out, o, cp)
+        else:
+            out[o] = cp
+            o += 1
     errors[0] = err
     return o
 
 
 cdef Py_ssize_t _big5(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
-                      const uint32_t *big5, Py_ssize_t big5_n) noexcept nogil:
+                      const uint32_t *big5, Py_ssize_t big5_n,
+        const uint32_t *pairs) noexcept nogil:
     cdef Py_ssize_t i = 0, o = 0, err = 0, pointer
     cdef uint32_t b, t, cp, offset
     while i < n:
@@ -447,6 +602,20 @@ cdef Py_ssize_t _big5(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *er
         if b < 0x80:
             o = _ascii_run(s, &i, n, out, o)
             continue
+        if pairs != NULL and i + 1 < n:
+            # a valid two-byte character (the table holds the slow path's own answer for it)
+            cp = pairs[((b & 0x7F) << 8) | s[i + 1]]
+            if cp:
+                if out_t is ucs2_t:
+                    if cp > 0xFFFF:
+                        return -1
+                if out_t is uint8_t:
+                    o = rd_put8(out, o, cp)
+                else:
+                    out[o] = cp
+                    o += 1
+                i += 2
+                continue
         if not (0x81 <= b <= 0xFE):
             o = _put(out, o, FFFD)
             err += 1
@@ -477,13 +646,18 @@ cdef Py_ssize_t _big5(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *er
             cp = FFFD
             err += 1
             i += 1 if t < 0x80 else 2
-        o = _put(out, o, cp)
+        if out_t is uint8_t:  # (written out: the compiler does not inline _put here)
+            o = rd_put8(out, o, cp)
+        else:
+            out[o] = cp
+            o += 1
     errors[0] = err
     return o
 
 
 cdef Py_ssize_t _gb18030(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
-                         const uint32_t *gb, Py_ssize_t gb_n) noexcept nogil:
+                         const uint32_t *gb, Py_ssize_t gb_n,
+        const uint32_t *pairs) noexcept nogil:
     cdef Py_ssize_t i = 0, o = 0, err = 0
     cdef uint32_t b, t, u, v, cp, offset
     while i < n:
@@ -491,6 +665,20 @@ cdef Py_ssize_t _gb18030(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t 
         if b < 0x80:
             o = _ascii_run(s, &i, n, out, o)
             continue
+        if pairs != NULL and i + 1 < n:
+            # a valid two-byte character (the table holds the slow path's own answer for it)
+            cp = pairs[((b & 0x7F) << 8) | s[i + 1]]
+            if cp:
+                if out_t is ucs2_t:
+                    if cp > 0xFFFF:
+                        return -1
+                if out_t is uint8_t:
+                    o = rd_put8(out, o, cp)
+                else:
+                    out[o] = cp
+                    o += 1
+                i += 2
+                continue
         if b == 0x80 or b == 0xFF:
             if b == 0x80:
                 cp = 0x20AC
@@ -537,7 +725,11 @@ cdef Py_ssize_t _gb18030(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t 
             else:
                 cp = FFFD
                 err += 1
-            o = _put(out, o, cp)
+            if out_t is uint8_t:  # (written out: the compiler does not inline _put here)
+                o = rd_put8(out, o, cp)
+            else:
+                out[o] = cp
+                o += 1
             i += 4
             continue
         cp = 0
@@ -550,7 +742,11 @@ cdef Py_ssize_t _gb18030(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t 
             cp = FFFD
             err += 1
             i += 1 if t < 0x80 else 2
-        o = _put(out, o, cp)
+        if out_t is uint8_t:  # (written out: the compiler does not inline _put here)
+            o = rd_put8(out, o, cp)
+        else:
+            out[o] = cp
+            o += 1
     errors[0] = err
     return o
 
@@ -589,7 +785,11 @@ cdef Py_ssize_t _iso2022jp(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_
             else:
                 cp = FFFD
                 err += 1
-            o = _put(out, o, cp)
+            if out_t is uint8_t:  # (written out: the compiler does not inline _put here)
+                o = rd_put8(out, o, cp)
+            else:
+                out[o] = cp
+                o += 1
         elif state == J_ROMAN:
             if b == EOQ:
                 break
@@ -607,7 +807,11 @@ cdef Py_ssize_t _iso2022jp(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_
             else:
                 cp = FFFD
                 err += 1
-            o = _put(out, o, cp)
+            if out_t is uint8_t:  # (written out: the compiler does not inline _put here)
+                o = rd_put8(out, o, cp)
+            else:
+                out[o] = cp
+                o += 1
         elif state == J_KATAKANA:
             if b == EOQ:
                 break
@@ -621,7 +825,11 @@ cdef Py_ssize_t _iso2022jp(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_
             else:
                 cp = FFFD
                 err += 1
-            o = _put(out, o, cp)
+            if out_t is uint8_t:  # (written out: the compiler does not inline _put here)
+                o = rd_put8(out, o, cp)
+            else:
+                out[o] = cp
+                o += 1
         elif state == J_LEAD:
             if b == EOQ:
                 break
@@ -654,7 +862,11 @@ cdef Py_ssize_t _iso2022jp(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_
                     i += 1
             if cp == FFFD:
                 err += 1
-            o = _put(out, o, cp)
+            if out_t is uint8_t:  # (written out: the compiler does not inline _put here)
+                o = rd_put8(out, o, cp)
+            else:
+                out[o] = cp
+                o += 1
         elif state == J_ESCAPE_START:
             if b == 0x24 or b == 0x28:
                 lead = b
@@ -697,19 +909,42 @@ cdef Py_ssize_t _iso2022jp(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_
     return o
 
 
-cdef Py_ssize_t _run(int enc, const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors) noexcept nogil:
-    # the tables are module globals set by _tables_for (see decode_multibyte)
+cdef Py_ssize_t _run(int enc, const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
+                    bint fast=True) noexcept nogil:
+    # the tables are module globals set by _load (see decode_multibyte); without *fast*, no pair
+    # table (how the pair tables are made)
+    cdef const uint32_t *pairs = _PAIRS[enc] if fast else NULL
     if enc == ENC_SHIFT_JIS:
-        return _shift_jis(s, n, out, errors, _T1, _T1_N)
+        return _shift_jis(s, n, out, errors, _T1, _T1_N, pairs)
     if enc == ENC_EUC_JP:
-        return _euc_jp(s, n, out, errors, _T1, _T1_N, _T2, _T2_N)
+        return _euc_jp(s, n, out, errors, _T1, _T1_N, _T2, _T2_N, pairs)
     if enc == ENC_EUC_KR:
-        return _euc_kr(s, n, out, errors, _T3, _T3_N)
+        return _euc_kr(s, n, out, errors, _T3, _T3_N, pairs)
     if enc == ENC_BIG5:
-        return _big5(s, n, out, errors, _T4, _T4_N)
+        return _big5(s, n, out, errors, _T4, _T4_N, pairs)
     if enc == ENC_ISO2022JP:
         return _iso2022jp(s, n, out, errors, _T1, _T1_N)
-    return _gb18030(s, n, out, errors, _T5, _T5_N)
+    return _gb18030(s, n, out, errors, _T5, _T5_N, pairs)
+
+
+cdef class _Pairs:
+    """The two-byte sequences of a stateless multi-byte encoding that decode alone to exactly one
+    code point without error: (lead & 0x7F) << 8 | trail -> that code point (0 for every other
+    sequence: those take the decoder's full path). Made by running the decoder itself (without this
+    table) on each sequence, so the table can only repeat what the decoder says."""
+    cdef uint32_t cp[32768]
+
+    def __cinit__(self, int enc):
+        cdef uint8_t pair[2]
+        cdef uint32_t buf[8]
+        cdef Py_ssize_t length, errors, lead, trail
+        for lead in range(0x80, 0x100):
+            for trail in range(256):
+                pair[0] = <uint8_t>lead
+                pair[1] = <uint8_t>trail
+                errors = 0
+                length = _run(enc, pair, 2, <ucs4_t *>buf, &errors, False)
+                self.cp[((lead & 0x7F) << 8) | trail] = buf[0] if length == 1 and errors == 0 else 0
 
 
 # Table pointers for _run (kept alive by _INDEXES).
@@ -723,6 +958,8 @@ cdef const uint32_t *_T4 = NULL  # big5
 cdef Py_ssize_t _T4_N = 0
 cdef const uint32_t *_T5 = NULL  # gb18030
 cdef Py_ssize_t _T5_N = 0
+cdef const uint32_t *_PAIRS[8]  # by encoding (see _Pairs); NULL until loaded
+cdef list _PAIR_TABLES = []  # (keeps them alive)
 
 cdef dict _ENCODINGS = {
     "Shift_JIS": ENC_SHIFT_JIS,
@@ -766,6 +1003,10 @@ cdef void _load(int enc) except *:
             _R_PTR = _RANGES.ptr
             _R_CP = _RANGES.cp
             _R_N = _RANGES.n
+    if enc != ENC_ISO2022JP:
+        pairs = _Pairs(enc)
+        _PAIR_TABLES.append(pairs)
+        _PAIRS[enc] = (<_Pairs>pairs).cp
     _LOADED.add(enc)
 
 
@@ -773,12 +1014,9 @@ cdef object _new_bytes(Py_ssize_t size):
     return PyBytes_FromStringAndSize(NULL, size)
 
 
-cdef Py_ssize_t _count_chars(const uint8_t *u, Py_ssize_t n) noexcept nogil:
+cdef inline Py_ssize_t _count_chars(const uint8_t *u, Py_ssize_t n) noexcept nogil:
     """Code points in the valid UTF-8 u[:n]: the bytes that are not continuation bytes."""
-    cdef Py_ssize_t k, c = 0
-    for k in range(n):
-        c += (u[k] & 0xC0) != 0x80
-    return c
+    return rd_utf8_count(u, n)
 
 
 def decode_multibyte(bytes data, str name):
@@ -880,11 +1118,9 @@ def decode_single_byte(bytes data, str name):
         while i < n:
             b = s[i]
             if b < 0x80:
-                o1[i] = b
-                i += 1
-                while i + 8 <= n and _word_ascii(s + i):  # after an ASCII byte, try a run
-                    memcpy(o1 + i, s + i, 8)
-                    i += 8
+                k = rd_ascii_len(s + i, n - i)
+                memcpy(o1 + i, s + i, k)
+                i += k
                 continue
             c = table[b]
             if c > 0xFF:
@@ -902,12 +1138,10 @@ def decode_single_byte(bytes data, str name):
         while i < n:
             b = s[i]
             if b < 0x80:
-                o2[i] = b
-                i += 1
-                while i + 8 <= n and _word_ascii(s + i):
-                    o2[i] = s[i]; o2[i + 1] = s[i + 1]; o2[i + 2] = s[i + 2]; o2[i + 3] = s[i + 3]
-                    o2[i + 4] = s[i + 4]; o2[i + 5] = s[i + 5]; o2[i + 6] = s[i + 6]; o2[i + 7] = s[i + 7]
-                    i += 8
+                k = i + rd_ascii_len(s + i, n - i)
+                while i < k:
+                    o2[i] = s[i]
+                    i += 1
                 continue
             c = table[b]
             if c == FFFD:
@@ -982,13 +1216,11 @@ cdef Py_ssize_t _utf8_chars(const uint8_t *s, Py_ssize_t n, Py_ssize_t *errors) 
     cdef int needed
     errors[0] = 0
     while i < n:
-        if i + 8 <= n and _word_ascii(s + i):
-            i += 8
-            continue
         b = s[i]
-        i += 1
         if b < 0x80:
+            i += rd_ascii_len(s + i, n - i)
             continue
+        i += 1
         lo = 0x80
         hi = 0xBF
         if 0xC2 <= b <= 0xDF:
@@ -1028,7 +1260,7 @@ def decode_to_utf8(bytes data, str name):
     No ``str`` is built."""
     cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
     cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
-    cdef Py_ssize_t length, errors = 0, i, chars
+    cdef Py_ssize_t length, errors = 0, i, k, chars
     cdef int enc
     cdef uint8_t *o
     cdef uint8_t b
@@ -1060,13 +1292,10 @@ def decode_to_utf8(bytes data, str name):
             while i < n:
                 b = s[i]
                 if b < 0x80:
-                    o[length] = b
-                    length += 1
-                    i += 1
-                    while i + 8 <= n and _word_ascii(s + i):
-                        memcpy(o + length, s + i, 8)
-                        length += 8
-                        i += 8
+                    k = rd_ascii_len(s + i, n - i)
+                    memcpy(o + length, s + i, k)
+                    length += k
+                    i += k
                     continue
                 memcpy(o + length, &t.utf8[b], 4)
                 length += t.utf8_len[b]
