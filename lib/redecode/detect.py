@@ -44,12 +44,12 @@ Firefox feeds chardetng the document as it arrives, Chromium's detector reads th
 from __future__ import annotations
 
 import codecs
-import importlib.metadata
 import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
+from . import versions
 from .labels import LABELS, get_encoding
 from .sniff import Detection
 
@@ -184,10 +184,7 @@ _CANONICAL = frozenset(LABELS.values())
 
 @cache
 def _version(dist: str) -> str:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
+    return versions.version(dist) or "unknown"
 
 
 def detector_id(engine: str) -> str:

@@ -32,9 +32,7 @@ Deviations: none.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import gc
-import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -181,6 +179,9 @@ class Local(Executor):
             # then share them instead of each loading them on its first record.
             self.prepare()
             self._prepared = True
+        import concurrent.futures as cf  # noqa: PLC0415 - (only here: a one-worker run never needs them)
+        import multiprocessing  # noqa: PLC0415
+
         _freeze_startup_objects()
         ctx = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork")
         queue = ctx.Queue() if on_progress is not None else None

@@ -47,11 +47,11 @@ Deviations:
 
 from __future__ import annotations
 
+import sys
 import zlib
 from dataclasses import dataclass, field
 
 import brotli
-import zstandard
 
 from .mime import sniff_unknown_mime_type
 
@@ -288,6 +288,8 @@ def _brotli_decode(data: bytes, max_bytes: int) -> tuple[bytes, bool]:
 
 
 def _zstd_decode(data: bytes, max_bytes: int) -> tuple[bytes, bool]:
+    import zstandard  # noqa: PLC0415 - (imported on first use: most crawls have no zstd body)
+
     dctx = zstandard.ZstdDecompressor()
     reader = dctx.stream_reader(data, read_across_frames=True)
     out: list[bytes] = []
@@ -305,6 +307,13 @@ def _zstd_decode(data: bytes, max_bytes: int) -> tuple[bytes, bool]:
     probe = dctx.decompressobj()
     probe.decompress(data)
     return b"".join(out), probe.eof
+
+
+def _decoder_errors() -> tuple[type[Exception], ...]:
+    """The exceptions the content decoders raise on bad data (zstandard's once it is imported,
+    which _zstd_decode does before it can raise)."""
+    zstd = sys.modules.get("zstandard")
+    return (zlib.error, brotli.error) + ((zstd.ZstdError,) if zstd is not None else ())
 
 
 def _zlib_header_ok(data: bytes) -> bool:
@@ -350,7 +359,7 @@ def decode_content(data: bytes, coding: str, *, max_bytes: int = DEFAULT_MAX_BYT
             error_kind="too-large",
             error=f"Content-Encoding {coding} inflates past the cap of {max_bytes} bytes",
         )
-    except (zlib.error, brotli.error, zstandard.ZstdError) as exc:
+    except _decoder_errors() as exc:
         return BodyResult(
             payload=None,
             error_kind="content-encoding",

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from . import __version__, native, storage
 from .schema import SCHEMA_VERSION, STATUS_DECODED, STATUS_SKIPPED
+from .versions import version as installed_version
 
 if TYPE_CHECKING:
     from .rules import Rules
@@ -307,8 +308,6 @@ def _staging_dir(dest_dir: str, name: str) -> str:
 def dependency_versions() -> dict[str, str | None]:
     """Versions of Python and of every installed package that can change output (the detector
     engines' from their registry, :data:`redecode.detect.ENGINES`)."""
-    import importlib.metadata  # noqa: PLC0415 - only when a manifest is written
-
     from .detect import ENGINES  # noqa: PLC0415
 
     output_packages = ("warcio", "fastwarc", *(d for d in ENGINES.values() if d), "pyarrow", "brotli", "zstandard")
@@ -316,10 +315,7 @@ def dependency_versions() -> dict[str, str | None]:
                                         # which decoders ran (same output either way): "compiled" or "pure"
                                         "decode-core": native.IMPLEMENTATION}
     for name in output_packages + ("duckdb", "ftfy", "click"):
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            versions[name] = None
+        versions[name] = installed_version(name)
     return versions
 
 

@@ -58,7 +58,6 @@ from __future__ import annotations
 import ast
 import functools
 import io
-import logging
 import os
 import re
 import struct
@@ -89,10 +88,6 @@ _WANTED_B = {n.encode(): n for n in _WANTED}
 _WANTED_SET = frozenset(_WANTED)
 _WANTED_KEYS = tuple((n, f"\r\n{n}:", len(n) + 3) for n in _WANTED)
 _HTTP_TYPES = frozenset({"response", "revisit"})
-
-# warcio logs "Replacing spaces in invalid WARC-Target-URI" for every such record; the repair is
-# documented above, a log line per record is noise on the job's stderr.
-logging.getLogger("warcio.recordloader").setLevel(logging.ERROR)
 
 
 
@@ -232,6 +227,11 @@ def _read_block(read, content_length: int, cap: int) -> tuple[bytes, bool]:
 def _quiet_warcio_iterator():
     """warcio's ArchiveIterator without its direct writes to sys.stderr (class built on first use:
     warcio, and the fsspec it imports, cost ~80 ms of start-up that the FastWARC path never needs)."""
+    import logging  # noqa: PLC0415 - (with warcio: the FastWARC path never needs it)
+
+    # warcio logs "Replacing spaces in invalid WARC-Target-URI" for every such record; the repair is
+    # documented above, a log line per record is noise on the job's stderr.
+    logging.getLogger("warcio.recordloader").setLevel(logging.ERROR)
     from warcio.archiveiterator import ArchiveIterator as _WarcioIterator
     from warcio.bufferedreaders import DecompressingBufferedReader as _DecompressingBufferedReader
 
