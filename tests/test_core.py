@@ -251,3 +251,37 @@ def test_pure_path_suite():
         env=env, capture_output=True, text=True, cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+
+
+# ------------------------------------------------------------------------------------------------
+# WARC header fields (redecode.warc._fast_fields' fast branch)
+
+from redecode import warc as archive  # noqa: E402
+
+_FIELD_LINES = [
+    b"WARC-Type: response", b"warc-type: request", b"WARC-TYPE :resource", b"WARC-Record-ID: <urn:uuid:1>",
+    b"WARC-Record-ID:   <urn:uuid:2>  \t", b"WARC-Date:2026-01-01T00:00:00Z", b"Content-Length: 5",
+    b"content-length:7", b"Content-Type: application/http; msgtype=response", b"X-Other: warc-type: x",
+    b"WARC-Target-URI: http://example.com/a:b", b"WARC-Payload-Digest: sha1:AAAA", b"X-Empty:",
+    b"WARC-Date: \x0b\x1c2026\x1f ", b"Content-Type:", b"WARC-Target-URI:<http://x/ y>",
+]
+
+
+def _head(lines: list[bytes]) -> bytes:
+    return b"WARC/1.0\r\n" + b"".join(line + b"\r\n" for line in lines) + b"\r\n"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_FIELD_LINES), max_size=10))
+def test_warc_fields_is_the_fast_branch(lines):
+    head = _head(lines)
+    got = native.core.warc_fields(head, archive._WANTED, head.count(b"\n"))
+    # the reference: _fast_fields with a field-by-field reader that must not be needed when the
+    # compiled branch answers
+    want = archive._fast_fields(head, lambda: pytest.fail("slow path")) if got is not None else None
+    assert got == want
+    if got is None:  # then the slow path is taken: some wanted name is not as "CRLF name:"
+        low = head.lower().decode()
+        assert any(n in low and f"\r\n{n}:" not in low for n in archive._WANTED)
+    assert native.core.warc_fields(head, archive._WANTED, head.count(b"\n") + 1) is None
+    assert native.core.warc_fields(head + b"\x80", archive._WANTED, head.count(b"\n")) is None

@@ -160,6 +160,34 @@ cdef extern from *:
         return i;
     }
 
+    /* low[:n] = s[:n] with A-Z lowered; returns the number of line feeds. (Loops the compiler
+       vectorises.) */
+    static Py_ssize_t rd_lower_count_lf(const uint8_t *s, uint8_t *low, Py_ssize_t n) {
+        Py_ssize_t i, lf = 0;
+        for (i = 0; i < n; i++) {
+            uint8_t c = s[i];
+            low[i] = (uint8_t)(c + (((uint8_t)(c - 0x41) < 26) ? 32 : 0));
+        }
+        for (i = 0; i < n; i++)
+            lf += s[i] == 0x0A;
+        return lf;
+    }
+
+    /* Offset of the first occurrence of needle[:m] in hay[:n] (m >= 1), or -1. */
+    static Py_ssize_t rd_find(const uint8_t *hay, Py_ssize_t n, const uint8_t *needle, Py_ssize_t m) {
+        Py_ssize_t i = 0;
+        while (i + m <= n) {
+            const uint8_t *p = (const uint8_t *)memchr(hay + i, needle[0], (size_t)(n - m + 1 - i));
+            if (p == NULL)
+                return -1;
+            i = p - hay;
+            if (memcmp(p, needle, (size_t)m) == 0)
+                return i;
+            i++;
+        }
+        return -1;
+    }
+
     /* Bytes of u[:n] that are not UTF-8 continuation bytes (10xxxxxx): the code points of valid
        UTF-8. */
     static Py_ssize_t rd_utf8_count(const uint8_t *u, Py_ssize_t n) {
@@ -177,6 +205,8 @@ cdef extern from *:
     Py_ssize_t rd_ascii_len(const uint8_t *s, Py_ssize_t n) nogil
     Py_ssize_t rd_utf8_count(const uint8_t *u, Py_ssize_t n) nogil
     Py_ssize_t rd_put8(uint8_t *out, Py_ssize_t o, uint32_t cp) nogil
+    Py_ssize_t rd_lower_count_lf(const uint8_t *s, uint8_t *low, Py_ssize_t n) nogil
+    Py_ssize_t rd_find(const uint8_t *hay, Py_ssize_t n, const uint8_t *needle, Py_ssize_t m) nogil
 
 ctypedef uint16_t ucs2_t
 ctypedef uint32_t ucs4_t
@@ -199,6 +229,9 @@ cdef enum:
 
 #: Bump when the output of any function here can change (it must never differ from the pure path).
 CORE_VERSION = "1"
+
+# The GIL is held throughout: releasing and taking it back costs about as much as decoding a few
+# hundred bytes, and the job runs one process per core.
 
 
 cdef inline Py_ssize_t _ascii_prefix(const uint8_t *s, Py_ssize_t n) noexcept nogil:
@@ -276,8 +309,7 @@ def utf8_errors(bytes data, bint stop=False):
     cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
     cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
     cdef Py_ssize_t r
-    with nogil:
-        r = _utf8_errors(s, n, stop)
+    r = _utf8_errors(s, n, stop)
     return r
 
 
@@ -1036,8 +1068,7 @@ def decode_multibyte(bytes data, str name):
     if buf2 == NULL:
         raise MemoryError()
     try:
-        with nogil:
-            length = _run(enc, s, n, buf2, &errors)
+        length = _run(enc, s, n, buf2, &errors)
         if length >= 0:
             return PyUnicode_FromKindAndData(PyUnicode_2BYTE_KIND, buf2, length), errors
     finally:
@@ -1047,8 +1078,7 @@ def decode_multibyte(bytes data, str name):
     if buf4 == NULL:
         raise MemoryError()
     try:
-        with nogil:
-            length = _run(enc, s, n, buf4, &errors)
+        length = _run(enc, s, n, buf4, &errors)
         return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf4, length), errors
     finally:
         PyMem_Free(buf4)
@@ -1113,41 +1143,39 @@ def decode_single_byte(bytes data, str name):
         return PyUnicode_DecodeASCII(<const char *>s, n, NULL), 0
     text = PyUnicode_New(n, 0xFF)
     o1 = <uint8_t *>PyUnicode_DATA(text)
-    with nogil:
-        memcpy(o1, s, i)
-        while i < n:
-            b = s[i]
-            if b < 0x80:
-                k = rd_ascii_len(s + i, n - i)
-                memcpy(o1 + i, s + i, k)
-                i += k
-                continue
-            c = table[b]
-            if c > 0xFF:
-                break
-            o1[i] = <uint8_t>c
-            i += 1
+    memcpy(o1, s, i)
+    while i < n:
+        b = s[i]
+        if b < 0x80:
+            k = rd_ascii_len(s + i, n - i)
+            memcpy(o1 + i, s + i, k)
+            i += k
+            continue
+        c = table[b]
+        if c > 0xFF:
+            break
+        o1[i] = <uint8_t>c
+        i += 1
     if i == n:
         return text, 0
     # A character above U+00FF at i: the rest is written as 16-bit units.
     wide = PyUnicode_New(n, 0xFFFF)
     o2 = <uint16_t *>PyUnicode_DATA(wide)
-    with nogil:
-        for k in range(i):
-            o2[k] = o1[k]
-        while i < n:
-            b = s[i]
-            if b < 0x80:
-                k = i + rd_ascii_len(s + i, n - i)
-                while i < k:
-                    o2[i] = s[i]
-                    i += 1
-                continue
-            c = table[b]
-            if c == FFFD:
-                errors += 1
-            o2[i] = <uint16_t>c
-            i += 1
+    for k in range(i):
+        o2[k] = o1[k]
+    while i < n:
+        b = s[i]
+        if b < 0x80:
+            k = i + rd_ascii_len(s + i, n - i)
+            while i < k:
+                o2[i] = s[i]
+                i += 1
+            continue
+        c = table[b]
+        if c == FFFD:
+            errors += 1
+        o2[i] = <uint16_t>c
+        i += 1
     return wide, errors
 
 
@@ -1266,15 +1294,13 @@ def decode_to_utf8(bytes data, str name):
     cdef uint8_t b
     cdef _SingleByte t
     if name == "UTF-8":
-        with nogil:
-            chars = _utf8_chars(s, n, &errors)
+        chars = _utf8_chars(s, n, &errors)
         if errors == 0:
             return data, chars, 0
         out = _new_bytes(3 * n + 8)
         o = <uint8_t *>PyBytes_AS_STRING(out)
-        with nogil:
-            length = _utf8_repair(s, n, o, &errors)
-            chars = _count_chars(o, length)
+        length = _utf8_repair(s, n, o, &errors)
+        chars = _count_chars(o, length)
         return out[:length], chars, errors
     enc = _ENCODINGS.get(name, 0)
     if enc == 0:
@@ -1286,29 +1312,95 @@ def decode_to_utf8(bytes data, str name):
         t = _single(name)
         out = _new_bytes(3 * n + 8)
         o = <uint8_t *>PyBytes_AS_STRING(out)
-        with nogil:
-            memcpy(o, s, i)
-            length = i
-            while i < n:
-                b = s[i]
-                if b < 0x80:
-                    k = rd_ascii_len(s + i, n - i)
-                    memcpy(o + length, s + i, k)
-                    length += k
-                    i += k
-                    continue
-                memcpy(o + length, &t.utf8[b], 4)
-                length += t.utf8_len[b]
-                if t.table[b] == FFFD:
-                    errors += 1
-                i += 1
+        memcpy(o, s, i)
+        length = i
+        while i < n:
+            b = s[i]
+            if b < 0x80:
+                k = rd_ascii_len(s + i, n - i)
+                memcpy(o + length, s + i, k)
+                length += k
+                i += k
+                continue
+            memcpy(o + length, &t.utf8[b], 4)
+            length += t.utf8_len[b]
+            if t.table[b] == FFFD:
+                errors += 1
+            i += 1
         return out[:length], n, errors
     if enc != ENC_ISO2022JP and _ascii_prefix(s, n) == n:
         return data, n, 0
     _load(enc)
     out = _new_bytes(3 * n + 8)
     o = <uint8_t *>PyBytes_AS_STRING(out)
-    with nogil:
-        length = _run(enc, s, n, o, &errors)
-        chars = _count_chars(o, length)
+    length = _run(enc, s, n, o, &errors)
+    chars = _count_chars(o, length)
     return out[:length], chars, errors
+
+
+# --------------------------------------------------------------------------------------------------
+# WARC header fields (redecode.archive)
+
+
+cdef inline uint8_t _lower(uint8_t c) noexcept nogil:
+    return c + 32 if 0x41 <= c <= 0x5A else c
+
+
+cdef inline bint _str_space(uint8_t c) noexcept nogil:
+    # what str.strip() removes from ASCII text: \t \n \x0b \x0c \r \x1c..\x1f and space
+    return c == 0x20 or 0x09 <= c <= 0x0D or 0x1C <= c <= 0x1F
+
+
+cdef dict _NAME_KEYS = {}  # names tuple -> [b"\r\n" + name + b":" for each name]
+
+
+def warc_fields(bytes head, tuple names, Py_ssize_t lines):
+    """The fast branch of ``redecode.archive._fast_fields`` on a WARC header block *head* (bytes, as
+    FastWARC writes it back: CRLF-terminated lines, then CRLF): ``{name: value}`` for each of *names*
+    (lower-case ASCII field names, str) found as ``CRLF name:`` (ASCII case-insensitive; the first
+    one), the value up to the next CRLF, stripped as ``str.strip()`` does. None where that branch
+    cannot answer or the block is not plain: it has not exactly *lines* line feeds, has a byte above
+    0x7F, or names a wanted field elsewhere than as ``CRLF name:`` without that (then the caller
+    reads it field by field)."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(head)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(head)
+    cdef Py_ssize_t j, k, m, at, vs, ve, lf
+    cdef uint8_t *low
+    cdef const uint8_t *key
+    cdef bytes bkey
+    cdef dict out = {}
+    keys = _NAME_KEYS.get(names)
+    if keys is None:
+        keys = [b"\r\n" + (<str>x).encode("ascii") + b":" for x in names]
+        _NAME_KEYS[names] = keys
+    if rd_ascii_len(s, n) != n:
+        return None
+    low = <uint8_t *>PyMem_Malloc(n + 1)
+    if low == NULL:
+        raise MemoryError()
+    try:
+        lf = rd_lower_count_lf(s, low, n)
+        if lf != lines:
+            return None
+        for j in range(len(names)):
+            bkey = <bytes>keys[j]
+            key = <const uint8_t *>PyBytes_AS_STRING(bkey)
+            m = PyBytes_GET_SIZE(bkey)
+            at = rd_find(low, n, key, m)
+            if at < 0:
+                # named, but not as "CRLF name:": not this branch
+                at = rd_find(low, n, key + 2, m - 3)
+                if at >= 0:
+                    return None
+                continue
+            vs = at + m
+            ve = rd_find(s + vs, n - vs, <const uint8_t *>"\r\n", 2)
+            ve = vs + ve if ve >= 0 else n - 1  # (text[i:-1] when there is no CRLF after)
+            while vs < ve and _str_space(s[vs]):
+                vs += 1
+            while ve > vs and _str_space(s[ve - 1]):
+                ve -= 1
+            out[names[j]] = PyUnicode_DecodeASCII(<const char *>(s + vs), ve - vs, NULL)
+        return out
+    finally:
+        PyMem_Free(low)

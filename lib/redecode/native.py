@@ -27,6 +27,17 @@ def _load() -> tuple[ModuleType | None, str | None]:
             f"the compiled decode core is not built ({exc}); decoding with the pure-Python decoders "
             "(same output, slower). Reinstall with a C compiler present to build it."
         )
+    # In a checkout (an editable install), a core older than its source is not used.
+    source = os.path.join(os.path.dirname(__file__), "_core.pyx")
+    try:
+        stale = os.path.getmtime(source) > os.path.getmtime(_core.__file__)
+    except OSError:
+        stale = False
+    if stale:
+        return None, (
+            "the compiled decode core is older than lib/redecode/_core.pyx; decoding with the "
+            "pure-Python decoders (same output, slower). Rebuild it: pip install -e ."
+        )
     return _core, None
 
 

@@ -68,7 +68,7 @@ from dataclasses import dataclass
 from fastwarc.warc import ArchiveIterator as _FastIterator
 
 from . import http as _http
-from . import storage
+from . import native, storage
 from .record import ArchiveError, ArchiveRecord, Head, Reader, RecordStream, synthetic_record_id
 
 try:  # ISA-L's CRC-32 (same values as zlib.crc32, ~3x faster); optional
@@ -534,6 +534,10 @@ def _decode_field(name: bytes, value: bytes) -> str:
         return value.decode("latin-1").strip()
 
 
+#: The compiled core's ``warc_fields`` (the fast branch of _fast_fields, tests/test_core.py), or None.
+_warc_fields = native.core.warc_fields if native.core is not None else None
+
+
 def _fast_fields(head: bytes, items_of) -> dict[str, str]:
     """The wanted fields of a FastWARC record (first value of each name, names ASCII case-insensitive).
 
@@ -719,7 +723,11 @@ def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0) -> Iterat
                 buf.truncate()
                 hdrs.write(buf)
                 head = buf.getvalue()
-                if head.count(b"\n") != len(hdrs) + 2:
+                # the compiled core reads plain header blocks (see _fast_fields); else as below
+                fields = _warc_fields(head, _WANTED, len(hdrs) + 2) if _warc_fields is not None else None
+                if fields is not None:
+                    pass
+                elif head.count(b"\n") != len(hdrs) + 2:
                     if checked:
                         raise _Diverged(pos)
                     fields = _fast_fields(b"\x80", hdrs.items_bytes)  # field by field
