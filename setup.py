@@ -21,17 +21,9 @@ NOTICE = (
 )
 
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
 def _notice(why: str) -> None:
+    # (A core built earlier in a checkout from an older .pyx is not used: redecode.native checks.)
     sys.stderr.write(NOTICE.format(why=why) + "\n")
-    # A core built earlier from another version of the source (an editable install keeps it in
-    # lib/redecode/) must not stay in use: remove it, so the pure-Python decoders run.
-    package = os.path.join(HERE, "lib", "redecode")
-    for name in os.listdir(package) if os.path.isdir(package) else ():
-        if name.startswith("_core.") and name.endswith((".so", ".pyd")):
-            os.remove(os.path.join(package, name))
 
 
 class OptionalBuildExt(build_ext):

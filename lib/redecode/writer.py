@@ -26,6 +26,23 @@ DEFAULT_ROW_GROUP_BYTES = 32 * 1024 * 1024
 #: Arrow's default for zstd, and what the baselines use).
 DEFAULT_COMPRESSION_LEVEL = 1
 
+#: Parquet compression codecs a run can write with (pyarrow names). zstd at level 1 is the default;
+#: lz4 and snappy take less CPU for larger parts (tests/benchmarks: the redecode-1w-lz4 row). Chosen
+#: with the environment variable ``REDECODE_PARQUET_COMPRESSION`` (read when a part is opened).
+COMPRESSIONS = ("zstd", "lz4", "snappy", "gzip", "none")
+DEFAULT_COMPRESSION = "zstd"
+
+
+def compression() -> str:
+    """The codec parts are written with: ``REDECODE_PARQUET_COMPRESSION`` when set (one of
+    :data:`COMPRESSIONS`), else :data:`DEFAULT_COMPRESSION`. Raises ``ValueError`` for another
+    value."""
+    codec = os.environ.get("REDECODE_PARQUET_COMPRESSION", "").strip().lower() or DEFAULT_COMPRESSION
+    if codec not in COMPRESSIONS:
+        raise ValueError(f"REDECODE_PARQUET_COMPRESSION={codec!r}: not one of {', '.join(COMPRESSIONS)}")
+    return codec
+
+
 #: Row key holding a row's text already encoded as UTF-8 (bytes), when the job has it for free (a
 #: valid UTF-8 payload is its own UTF-8 text): the writer then skips re-encoding the str.
 TEXT_UTF8_KEY = "_text_utf8"
@@ -59,11 +76,12 @@ class PartWriter:
             meta.update({k.encode(): v.encode() for k, v in extra_metadata.items()})
             schema = schema.with_metadata(meta)
         self.schema = schema
+        codec = compression()
         self._writer = pq.ParquetWriter(
             self.tmp_path,
             schema,
-            compression="zstd",
-            compression_level=compression_level,
+            compression=codec,
+            compression_level=compression_level if codec in ("zstd", "gzip") else None,
             # Dictionary encoding helps the low-cardinality provenance columns and costs time
             # for the text column without saving space (issue 9's measurement: -16% time).
             use_dictionary=[c for c in COLUMNS if c != "text"],

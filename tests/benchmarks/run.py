@@ -65,9 +65,11 @@ BENCH_SCRIPT = os.path.join(answer_key.SHARED, "bench", "make_bench_warc.py")
 PY = sys.executable
 BASELINES = os.path.join(HERE, "baselines.py")
 
-# Targets of issue 9.
+# Targets of issue 9 (A, 2 workers, memory, accuracy) and issue 20 (B, the floor, per-byte slope).
 TARGET_VS_A = 2.0
-TARGET_VS_B = 1.3
+TARGET_VS_B = 1.2
+TARGET_OVER_FLOOR = 1.08  # redecode 1 worker / floor, at most (instructions; CPU printed beside)
+TARGET_SLOPE_OVER_FLOOR = 1.05  # per-byte slope (instructions per MB) redecode 1 worker / floor, at most
 TARGET_WALL_2W = 0.6
 TARGET_RSS_MB = 400
 TARGET_DECLARED = 1.0
@@ -428,6 +430,43 @@ def redecode_cmd(script: str, shards: list[str], out: str, workers: int) -> list
     return [script, "run", *shards, "--out", out, "--workers", str(workers), "--quiet", "--json"]
 
 
+#: Parquet codec of the job rows whose name ends with it (redecode-1w-snappy: the writer's
+#: REDECODE_PARQUET_COMPRESSION, for users who trade output size for CPU); zstd level 1 otherwise.
+ROW_CODECS = ("snappy", "lz4")
+
+
+def row_command(row: str, shards: list[str], out: str) -> tuple[list[str], dict | None]:
+    """The command (and environment, None: this one) that runs ``row`` on ``shards`` into ``out``."""
+    if not row.startswith("redecode"):
+        return [PY, BASELINES, row, out, *shards], None
+    ok, script = redecode_available()
+    if not ok:
+        raise RuntimeError(script)
+    parts = row.split("-")  # redecode-<N>w[-<codec>]
+    workers = int(parts[1].rstrip("w"))
+    env = None
+    if len(parts) > 2:
+        env = dict(os.environ, REDECODE_PARQUET_COMPRESSION=parts[2])
+    return redecode_cmd(script, shards, out, workers), env
+
+
+def cached_crawl(workdir: str, size_mb: float, seed: int, n_shards: int = 1) -> dict | None:
+    """The description of a crawl ``prepare_crawl`` built earlier in ``workdir``, or None."""
+    path = os.path.join(workdir, f"crawl-{size_mb:g}mb-seed{seed}", f"crawl-{n_shards}shards.json")
+    try:
+        with open(path) as fh:
+            meta = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return meta if meta.get("key_version") == answer_key.KEY_VERSION else None
+
+
+def output_mb(out: str) -> float | None:
+    """MB (10**6 bytes) of the Parquet files a row wrote in ``out`` (None: it writes none)."""
+    sizes = [os.path.getsize(os.path.join(out, f)) for f in os.listdir(out) if f.endswith(".parquet")]
+    return sum(sizes) / 1e6 if sizes else None
+
+
 def precompile() -> None:
     """Write the bytecode of this project's modules and of the baselines before measuring.
 
@@ -475,12 +514,8 @@ def run_rows(meta: dict, rows: list[str], repeat: int, workdir: str) -> dict:
             if os.path.exists(out):
                 shutil.rmtree(out)
             os.makedirs(out)
-            if row.startswith("redecode"):
-                workers = int(row.rsplit("-", 1)[1].rstrip("w"))
-                cmd = redecode_cmd(script, shards, out, workers)
-            else:
-                cmd = [PY, BASELINES, row, out, *shards]
-            m = measure(cmd)
+            cmd, env = row_command(row, shards, out)
+            m = measure(cmd, env=env)
             if m["returncode"] not in (0,):
                 log(f"{row}: exit {m['returncode']}\n{m['stderr'][-3000:]}")
                 results[row] = {"failed": f"exit code {m['returncode']}", "stderr": m["stderr"][-3000:]}
@@ -506,6 +541,7 @@ def run_rows(meta: dict, rows: list[str], repeat: int, workdir: str) -> dict:
             "root_peak_mb": max(r["root_peak_mb"] for r in runs),
             "child_peak_mb": max((max(r["child_peaks_mb"], default=0) for r in runs), default=0),
             "n_children": max(len(r["child_peaks_mb"]) for r in runs),
+            "output_mb": output_mb(out),
         }
         try:
             res["summary"] = json.loads(runs[-1]["stdout"].strip().splitlines()[-1])
@@ -517,6 +553,36 @@ def run_rows(meta: dict, rows: list[str], repeat: int, workdir: str) -> dict:
             res["accuracy"] = score(out, key)
         results[row] = res
     return {row: results[row] for row in rows if row in results}
+
+
+def count_instructions(meta: dict, slope_meta: dict | None, results: dict, workdir: str) -> None:
+    """Add to each measured row of ``results`` its instructions on ``meta``'s crawl (one run under
+    callgrind: ``instructions``), and with ``slope_meta`` (a second crawl) its
+    ``instructions_per_mb`` (per MB of uncompressed crawl) and ``fixed_instructions``."""
+    import instructions  # noqa: PLC0415 - (this directory's instructions.py; imports this module)
+
+    why = instructions.available()
+    if why:
+        log(f"instructions not counted: {why}")
+        return
+    mb = {"main": meta["uncompressed_bytes"] / 1e6}
+    if slope_meta is not None:
+        mb["slope"] = slope_meta["uncompressed_bytes"] / 1e6
+    for row, res in results.items():
+        if "cpu_s" not in res:
+            continue
+        counts = {}
+        for which, m in (("main", meta), ("slope", slope_meta)):
+            if m is None:
+                continue
+            log(f"callgrind {row} on the {m['size_mb']:g} MB crawl ...")
+            counts[mb[which]], _objs = instructions.count(row, m["shards"], workdir)
+        res["instructions"] = counts[mb["main"]]
+        if len(counts) == 2:
+            (m1, c1), (m2, c2) = sorted(counts.items())
+            res["instructions_per_mb"] = (c2 - c1) / (m2 - m1)
+            res["fixed_instructions"] = c1 - res["instructions_per_mb"] * m1
+            res["instructions_slope_crawls_mb"] = [m1, m2]
 
 
 def _is_ours(path: str) -> bool:
@@ -582,7 +648,7 @@ def profile_redecode(meta: dict, workdir: str, workers: int = 1, rate: int = 200
 
 
 ALL_ROWS = ["gzip-zlib", "gzip-isal", "warcio", "fastwarc", "floor", "baseline-a", "baseline-b",
-            "redecode-1w", "redecode-2w"]
+            "redecode-1w", "redecode-2w", "redecode-1w-snappy"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -629,6 +695,7 @@ LABELS = {
     "baseline-b": "baseline B: FastWARC + resiliparse + Parquet",
     "redecode-1w": "redecode run, 1 worker",
     "redecode-2w": "redecode run, 2 workers",
+    "redecode-1w-snappy": "redecode run, 1 worker, Parquet snappy (REDECODE_PARQUET_COMPRESSION)",
 }
 
 
@@ -665,29 +732,85 @@ def derived(results: dict) -> dict:
         d["floor_vs_b"] = paired(b, floor, "cpu_s")
     if "cpu_s" in floor and "cpu_s" in r1:
         d["redecode_1w_over_floor"] = paired(r1, floor, "cpu_s")
+    # instructions (run --instructions): one count per row, no noise to pair away
+    if r1.get("instructions") and floor.get("instructions"):
+        d["instr_1w_over_floor"] = r1["instructions"] / floor["instructions"]
+    if r1.get("instructions") and b.get("instructions"):
+        d["instr_1w_vs_b"] = b["instructions"] / r1["instructions"]
+    if r1.get("instructions") and a.get("instructions"):
+        d["instr_1w_vs_a"] = a["instructions"] / r1["instructions"]
+    if r1.get("instructions_per_mb") and floor.get("instructions_per_mb"):
+        d["slope_1w_over_floor"] = r1["instructions_per_mb"] / floor["instructions_per_mb"]
     return d
 
 
 def table_lines(meta: dict, results: dict) -> list[str]:
-    lines = [
-        "| pipeline | CPU s | MB/s (CPU) | wall s | peak RSS MB "
-        "| declared exact | undeclared legacy exact | undeclared UTF-8 exact |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+    counted = any("instructions" in res for res in results.values())
+    sloped = any("instructions_per_mb" in res for res in results.values())
+    head = "| pipeline | CPU s | MB/s (CPU) |"
+    rule = "|---|---:|---:|"
+    if counted:
+        head += " G instructions |"
+        rule += "---:|"
+    if sloped:
+        head += " M instructions / MB | fixed G instructions |"
+        rule += "---:|---:|"
+    head += " wall s | peak RSS MB | output MB | declared exact | undeclared legacy exact | undeclared UTF-8 exact |"
+    rule += "---:|---:|---:|---:|---:|---:|"
+    lines = [head, rule]
     for row, res in results.items():
         label = LABELS.get(row, row)
         if "skipped" in res or "failed" in res:
             note = res.get("skipped") or res.get("failed")
-            lines.append(f"| {label} | - | - | - | - | {note} | | |")
+            lines.append(f"| {label} | - | - |" + " - |" * (counted + 2 * sloped) + f" - | - | - | {note} | | |")
             continue
         peak = f"{max(res['maxrss_mb'], res['child_peak_mb']):.0f}"
         if res["n_children"]:
             peak += f" (largest of {res['n_children']} child processes: {res['child_peak_mb']:.0f})"
+        cells = f"| {label} | {res['cpu_s']:.2f} | {res['mb_per_cpu_s']:.0f} |"
+        if counted:
+            cells += f" {res['instructions'] / 1e9:.2f} |" if res.get("instructions") else " |"
+        if sloped:
+            if res.get("instructions_per_mb"):
+                cells += f" {res['instructions_per_mb'] / 1e6:.1f} | {res['fixed_instructions'] / 1e9:.2f} |"
+            else:
+                cells += " | |"
+        out_mb = f"{res['output_mb']:.1f}" if res.get("output_mb") else ""
         lines.append(
-            f"| {label} | {res['cpu_s']:.2f} | {res['mb_per_cpu_s']:.0f} | {res['wall_s']:.2f} | {peak} "
+            cells + f" {res['wall_s']:.2f} | {peak} | {out_mb} "
             f"| {_acc(res, 'declared')} | {_acc(res, 'undeclared-legacy')} | {_acc(res, 'undeclared-utf8')} |"
         )
     return lines
+
+
+def instruction_target_lines(counts: dict[str, int], slopes: dict[str, tuple[float, float] | None]) -> list[str]:
+    """The issue-20 targets in instructions: ``counts`` row -> instructions on one crawl, ``slopes``
+    row -> (instructions per MB, fixed instructions) from two crawls (or None)."""
+    out = []
+
+    def mark(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+
+    job, floor = counts.get("redecode-1w"), counts.get("floor")
+    if job and floor:
+        r = job / floor
+        out.append(f"- instructions redecode 1 worker / floor: {r:.3f}x (target <= {TARGET_OVER_FLOOR}x: "
+                   f"{mark(r <= TARGET_OVER_FLOOR)}; at most {floor * TARGET_OVER_FLOOR / 1e9:.2f} G)")
+    for row, target in (("baseline-b", TARGET_VS_B), ("baseline-a", TARGET_VS_A)):
+        if job and counts.get(row):
+            r = counts[row] / job
+            out.append(f"- instructions {row} / redecode 1 worker: {r:.3f}x (target >= {target}x: {mark(r >= target)}; "
+                       f"the job may execute at most {counts[row] / target / 1e9:.2f} G)")
+    sj, sf = slopes.get("redecode-1w"), slopes.get("floor")
+    if sj and sf:
+        r = sj[0] / sf[0]
+        out.append(f"- per-byte slope redecode 1 worker / floor: {sj[0] / 1e6:.1f} / {sf[0] / 1e6:.1f} M instructions "
+                   f"per MB = {r:.3f}x (target <= {TARGET_SLOPE_OVER_FLOOR}x: {mark(r <= TARGET_SLOPE_OVER_FLOOR)}); "
+                   f"fixed costs {sj[1] / 1e9:.2f} G and {sf[1] / 1e9:.2f} G")
+    for row in ("redecode-1w-snappy",):
+        if job and counts.get(row):
+            out.append(f"- {row} / redecode 1 worker: {counts[row] / job:.3f}x the instructions")
+    return out
 
 
 def target_lines(results: dict, d: dict, double: dict | None) -> list[str]:
@@ -697,16 +820,28 @@ def target_lines(results: dict, d: dict, double: dict | None) -> list[str]:
         return "n/a" if ok is None else ("met" if ok else "NOT met")
 
     r1 = results.get("redecode-1w", {})
-    if "redecode_1w_vs_a" in d:
-        out.append(f"- redecode 1 worker vs baseline A (CPU throughput): {d['redecode_1w_vs_a']:.3f}x "
-                   f"(target >= {TARGET_VS_A}x: {mark(d['redecode_1w_vs_a'] >= TARGET_VS_A)})")
     if "redecode_1w_vs_b" in d:
         out.append(f"- redecode 1 worker vs baseline B (CPU throughput): {d['redecode_1w_vs_b']:.3f}x "
                    f"(target >= {TARGET_VS_B}x: {mark(d['redecode_1w_vs_b'] >= TARGET_VS_B)})")
+    if "redecode_1w_vs_a" in d:
+        out.append(f"- redecode 1 worker vs baseline A (CPU throughput): {d['redecode_1w_vs_a']:.3f}x "
+                   f"(target >= {TARGET_VS_A}x: {mark(d['redecode_1w_vs_a'] >= TARGET_VS_A)})")
+    if "redecode_1w_over_floor" in d:
+        r = d["redecode_1w_over_floor"]
+        out.append(f"- redecode 1 worker / floor (CPU): {r:.3f}x (target <= {TARGET_OVER_FLOOR}x: "
+                   f"{mark(r <= TARGET_OVER_FLOOR)})")
     if "floor_vs_b" in d:
         out.append(f"- for reference, the floor (FastWARC, one plain decode, the same Parquet writer, no decision) "
-                   f"vs baseline B: {d['floor_vs_b']:.3f}x; redecode 1 worker costs "
-                   f"{d.get('redecode_1w_over_floor', float('nan')):.3f}x the floor's CPU")
+                   f"vs baseline B (CPU): {d['floor_vs_b']:.3f}x")
+    counts = {row: res["instructions"] for row, res in results.items() if res.get("instructions")}
+    slopes = {row: (res["instructions_per_mb"], res["fixed_instructions"]) for row, res in results.items()
+              if res.get("instructions_per_mb")}
+    out += instruction_target_lines(counts, slopes)
+    snappy = results.get("redecode-1w-snappy", {})
+    if snappy.get("output_mb") and r1.get("output_mb"):
+        out.append(f"- output size: {r1['output_mb']:.1f} MB with zstd level 1 (default), "
+                   f"{snappy['output_mb']:.1f} MB with snappy ({snappy['output_mb'] / r1['output_mb']:.2f}x), for "
+                   f"{snappy['cpu_s'] / r1['cpu_s']:.2f}x the CPU (medians)")
     if "wall_2w_over_1w" in d:
         out.append(f"- wall time 2 workers / 1 worker: {d['wall_2w_over_1w']:.3f} "
                    f"(target <= {TARGET_WALL_2W}: {mark(d['wall_2w_over_1w'] <= TARGET_WALL_2W)})")
@@ -799,7 +934,7 @@ def markdown(meta: dict, results: dict, d: dict, double: dict | None, mach: dict
         "",
         *table_lines(meta, results),
         "",
-        "Targets (issue 9):",
+        "Targets (issues 9 and 20; instructions counted with callgrind, one run each, next to the CPU medians):",
         "",
         *target_lines(results, d, double),
         "",
@@ -831,6 +966,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--markdown", default=None, help="write the README section with the figures here")
     ap.add_argument("--profile", action="store_true",
                     help="also sample `redecode run --workers 1` with py-spy and print where the time goes")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count every row's instructions once under callgrind (instructions.py), "
+                         "printed next to the CPU medians; needs valgrind")
+    ap.add_argument("--slope-size", type=float, default=None, metavar="MB",
+                    help="with --instructions: count again on a crawl of this size, for each row's "
+                         "per-byte slope (instructions per MB) and fixed cost")
     args = ap.parse_args(argv)
 
     rows = ALL_ROWS if not args.only else [r.strip() for r in args.only.split(",") if r.strip()]
@@ -844,6 +985,9 @@ def main(argv: list[str] | None = None) -> int:
     meta = prepare_crawl(args.workdir, args.size, args.seed, args.shards, script)
     log(f"crawl: {meta['uncompressed_bytes'] / 1e6:.1f} MB uncompressed in {len(meta['shards'])} shards")
     results = run_rows(meta, rows, args.repeat, os.path.join(args.workdir, f"run-{args.size:g}mb"))
+    if args.instructions:
+        smeta = prepare_crawl(args.workdir, args.slope_size, args.seed, args.shards, script) if args.slope_size else None
+        count_instructions(meta, smeta, results, os.path.join(args.workdir, f"run-{args.size:g}mb"))
     double = None
     if args.double:
         dmeta = prepare_crawl(args.workdir, args.size * 2, args.seed, args.shards, script)
