@@ -160,6 +160,14 @@ cdef extern from *:
         return i;
     }
 
+    /* Whether the 16 bytes at p are all below 0x80. */
+    static inline int rd_ascii16(const uint8_t *p) {
+        uint64_t a, b;
+        memcpy(&a, p, 8);
+        memcpy(&b, p + 8, 8);
+        return ((a | b) & RD_HIGH) == 0;
+    }
+
     /* low[:n] = s[:n] with A-Z lowered; returns the number of line feeds. (Loops the compiler
        vectorises.) */
     static Py_ssize_t rd_lower_count_lf(const uint8_t *s, uint8_t *low, Py_ssize_t n) {
@@ -206,6 +214,7 @@ cdef extern from *:
     Py_ssize_t rd_utf8_count(const uint8_t *u, Py_ssize_t n) nogil
     Py_ssize_t rd_put8(uint8_t *out, Py_ssize_t o, uint32_t cp) nogil
     Py_ssize_t rd_lower_count_lf(const uint8_t *s, uint8_t *low, Py_ssize_t n) nogil
+    bint rd_ascii16(const uint8_t *p) nogil
     Py_ssize_t rd_find(const uint8_t *hay, Py_ssize_t n, const uint8_t *needle, Py_ssize_t m) nogil
 
 ctypedef uint16_t ucs2_t
@@ -1132,9 +1141,8 @@ def decode_single_byte(bytes data, str name):
     cdef _SingleByte t = _single(name)
     cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
     cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
-    cdef Py_ssize_t i, k, errors = 0
+    cdef Py_ssize_t i, k, end, errors = 0
     cdef uint32_t c
-    cdef uint8_t b
     cdef uint8_t *o1
     cdef uint16_t *o2
     cdef const uint16_t *table = t.table
@@ -1144,18 +1152,22 @@ def decode_single_byte(bytes data, str name):
     text = PyUnicode_New(n, 0xFF)
     o1 = <uint8_t *>PyUnicode_DATA(text)
     memcpy(o1, s, i)
+    # 16 bytes at a time: a block of ASCII is copied, any other block mapped byte by byte through
+    # the table with no branch on the byte (text in these encodings mixes both byte by byte)
     while i < n:
-        b = s[i]
-        if b < 0x80:
-            k = rd_ascii_len(s + i, n - i)
-            memcpy(o1 + i, s + i, k)
-            i += k
+        if i + 16 <= n and rd_ascii16(s + i):
+            memcpy(o1 + i, s + i, 16)
+            i += 16
             continue
-        c = table[b]
-        if c > 0xFF:
+        end = min(i + 16, n)
+        while i < end:
+            c = table[s[i]]
+            if c > 0xFF:
+                break
+            o1[i] = <uint8_t>c
+            i += 1
+        if i < end:
             break
-        o1[i] = <uint8_t>c
-        i += 1
     if i == n:
         return text, 0
     # A character above U+00FF at i: the rest is written as 16-bit units.
@@ -1164,18 +1176,17 @@ def decode_single_byte(bytes data, str name):
     for k in range(i):
         o2[k] = o1[k]
     while i < n:
-        b = s[i]
-        if b < 0x80:
-            k = i + rd_ascii_len(s + i, n - i)
-            while i < k:
-                o2[i] = s[i]
-                i += 1
+        if i + 16 <= n and rd_ascii16(s + i):
+            for k in range(i, i + 16):
+                o2[k] = s[k]
+            i += 16
             continue
-        c = table[b]
-        if c == FFFD:
-            errors += 1
-        o2[i] = <uint16_t>c
-        i += 1
+        end = min(i + 16, n)
+        while i < end:
+            c = table[s[i]]
+            errors += c == FFFD
+            o2[i] = <uint16_t>c
+            i += 1
     return wide, errors
 
 
@@ -1288,7 +1299,7 @@ def decode_to_utf8(bytes data, str name):
     No ``str`` is built."""
     cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
     cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
-    cdef Py_ssize_t length, errors = 0, i, k, chars
+    cdef Py_ssize_t length, errors = 0, i, k, end, chars
     cdef int enc
     cdef uint8_t *o
     cdef uint8_t b
@@ -1315,18 +1326,18 @@ def decode_to_utf8(bytes data, str name):
         memcpy(o, s, i)
         length = i
         while i < n:
-            b = s[i]
-            if b < 0x80:
-                k = rd_ascii_len(s + i, n - i)
-                memcpy(o + length, s + i, k)
-                length += k
-                i += k
+            if i + 16 <= n and rd_ascii16(s + i):
+                memcpy(o + length, s + i, 16)
+                length += 16
+                i += 16
                 continue
-            memcpy(o + length, &t.utf8[b], 4)
-            length += t.utf8_len[b]
-            if t.table[b] == FFFD:
-                errors += 1
-            i += 1
+            end = min(i + 16, n)
+            while i < end:
+                b = s[i]
+                memcpy(o + length, &t.utf8[b], 4)
+                length += t.utf8_len[b]
+                errors += t.table[b] == FFFD
+                i += 1
         return out[:length], n, errors
     if enc != ENC_ISO2022JP and _ascii_prefix(s, n) == n:
         return data, n, 0
