@@ -14,6 +14,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from redecode import job
 from redecode.schema import COLUMNS, REQUIRED_COLUMNS, SCHEMA, SCHEMA_VERSION, SCHEMA_VERSION_KEY
+from redecode.rules import RULES
 from redecode_jobs.cli import cli
 
 import shared_paths
@@ -368,3 +369,20 @@ def test_outcome_truncated_when_rows_came_before_the_damage(tmp_path):
     entry, rows = _outcome_of(tmp_path, "cut.warc", _RESP[:-20])
     assert entry["outcome"] == "truncated" and entry["error_offset"] == 0
     assert [(r["status"], r["error_kind"]) for r in rows] == [("failed", "truncated")]
+
+
+@pytest.mark.parametrize("rules", sorted(RULES))
+def test_rows_with_utf8_text_are_the_rows(rules):
+    """process_archive(utf8_text=True), what the Parquet writer is given, makes the same rows as
+    without, its text carried as UTF-8 bytes (writer.TEXT_UTF8_KEY) where the compiled core could
+    skip building a str: every column equal once the text is taken from those bytes."""
+    from redecode.writer import TEXT_UTF8_KEY
+
+    for path in sorted(glob.glob(os.path.join(SAMPLE, "*.warc.gz"))):
+        plain = list(job.process_archive(path, RULES[rules]))
+        fast = list(job.process_archive(path, RULES[rules], utf8_text=True))
+        assert len(plain) == len(fast)
+        for a, b in zip(plain, fast):
+            if b["text"] is None and b.get(TEXT_UTF8_KEY) is not None:
+                b = dict(b, text=b[TEXT_UTF8_KEY].decode("utf-8"))
+            assert {c: a[c] for c in COLUMNS} == {c: b[c] for c in COLUMNS}

@@ -585,3 +585,47 @@ def test_runs_share_on_real_pages():
             (latin if enc in V._LATIN or enc == "windows-1252" else other).append((share, f.name))
     assert latin and other
     assert max(latin)[0] < V.RUNS_IMPLAUSIBLE <= min(other)[0], (max(latin), min(other))
+
+
+# --- the writer's path: the text as UTF-8 bytes (decide(..., utf8_text=True)) ------------------
+
+
+def _both_ways(payload: bytes, ct: str | None, url: str | None, kind: str = "html"):
+    """The author procedure's (decision, decoded) without and with ``utf8_text`` (what the job's
+    Parquet writer asks for), and the text of the second as UTF-8 bytes."""
+    cts = (ct,) if ct else ()
+    plain = AUTHOR.steps.decide_and_decode(AUTHOR, payload, cts, url, kind)
+    fast = AUTHOR.steps.decide_and_decode(AUTHOR, payload, cts, url, kind, utf8_text=True)
+    utf8 = fast[1].utf8 if hasattr(fast[1], "utf8") else fast[1].text.encode("utf-8")
+    return plain, fast, utf8
+
+
+def _assert_same(payload: bytes, ct: str | None, url: str | None, kind: str = "html") -> None:
+    (d1, t1), (d2, t2), utf8 = _both_ways(payload, ct, url, kind)
+    assert d1 == d2
+    assert utf8 == t1.text.encode("utf-8")
+    assert (t2.encoding, t2.decoder, t2.errors, t2.bom_removed) == (t1.encoding, t1.decoder, t1.errors, t1.bom_removed)
+    assert getattr(t2, "length", None) in (None, len(t1.text))
+
+
+@pytest.mark.parametrize("case", CASES + KEPT, ids=[c[0] for c in CASES + KEPT])
+def test_utf8_text_path_same_decision_and_text_on_the_cases(case):
+    """The checks read only the decode's encoding and error count, so the text may come as UTF-8
+    bytes (redecode.decode.decode_to_utf8) without changing any decision or any byte of text."""
+    payload, ct = case[1], case[2]
+    url = case[3] if case in CASES else "http://example.com/"
+    kind = case[4] if case in CASES else "html"
+    _assert_same(payload, ct, url, kind)
+
+
+@settings(max_examples=300, deadline=None)
+@given(header=st.sampled_from([None] + LABELS_TO_TRY), meta=st.sampled_from([None] + LABELS_TO_TRY),
+       text=st.sampled_from(BODIES), codec=st.sampled_from(CODECS), cut=st.integers(0, 3),
+       noise=st.binary(max_size=3), bom=st.sampled_from([b"", b"\xef\xbb\xbf", b"\xff\xfe"]))
+def test_utf8_text_path_same_decision_and_text(header, meta, text, codec, cut, noise, bom):
+    try:
+        body = (text * 2).encode(codec)
+    except UnicodeEncodeError:
+        body = (text * 2).encode("utf-8")
+    page = html(body[: len(body) - cut] + noise, f'<meta charset="{meta}">'.encode() if meta else b"")
+    _assert_same(bom + page, f"text/html; charset={header}" if header else "text/html", "http://example.com/")

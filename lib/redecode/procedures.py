@@ -55,7 +55,7 @@ from . import aliases as _aliases
 from . import detect as _detect
 from . import sniff as _sniff
 from . import validate as _validate
-from .decode import bom_sniff, decode, decode_to_utf8, decoder_family
+from .decode import Utf8DecodeResult, bom_sniff, decode, decode_to_utf8, decoder_family
 from .equivalence import decoder_key, same_text
 from .labels import get_encoding
 from .mime import text_kind
@@ -446,10 +446,14 @@ class Author(Browser):
         return self._validated(rules, payload, content_type, url, kind).decision
 
     def decide_and_decode(self, rules: Rules, payload: bytes, content_type: Sequence[str],
-                          url: str | None, kind: str, *, utf8_text: bool = False) -> tuple[Decision, Decoded]:
-        # (the validation decoded the payload to check it: that text is the row's, as a str)
-        v = self._validated(rules, payload, content_type, url, kind)
+                          url: str | None, kind: str, *,
+                          utf8_text: bool = False) -> tuple[Decision, Decoded | DecodedUtf8]:
+        # (the validation decoded the payload to check it: that decode is the row's text)
+        v = self._validated(rules, payload, content_type, url, kind, utf8_text=utf8_text)
         r = v.decoded
+        if type(r) is Utf8DecodeResult:
+            return v.decision, DecodedUtf8(utf8=r.utf8, length=r.length, encoding=r.encoding, decoder="whatwg",
+                                           errors=r.errors, bom_removed=r.bom_removed)
         return v.decision, Decoded(text=r.text, encoding=r.encoding, decoder="whatwg",
                                    errors=r.errors, bom_removed=r.bom_removed)
 
@@ -487,7 +491,7 @@ class Author(Browser):
 
     @staticmethod
     def _validated(rules: Rules, payload: bytes, content_type: Sequence[str], url: str | None,
-                   kind: str) -> "_validate.Validated":
+                   kind: str, utf8_text: bool = False) -> "_validate.Validated":
         return _validate.decide(
             payload,
             content_type=content_type,
@@ -496,6 +500,7 @@ class Author(Browser):
             browser_detector=Browser._detector(rules.browser()),
             author_detector=_author_detector(rules),
             min_errors=rules.min_errors if rules.min_errors is not None else _validate.DEFAULT_MIN_ERRORS,
+            utf8_text=utf8_text,
         )
 
 

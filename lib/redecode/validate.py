@@ -286,10 +286,12 @@ Detector = Callable[[bytes, "str | None"], "Detection | None"]
 class Validated:
     """What :func:`decide` returns: the ``decision`` (with ``browser_encoding`` and
     ``validation`` set) and the ``decoded`` text it made (Encoding Standard decoder; its
-    ``encoding`` is the decision's, ``bom_removed`` when a BOM was dropped)."""
+    ``encoding`` is the decision's, ``bom_removed`` when a BOM was dropped): a
+    :class:`~redecode.decode.DecodeResult`, or with ``decide(..., utf8_text=True)`` possibly a
+    :class:`~redecode.decode.Utf8DecodeResult` (the same text as UTF-8 bytes)."""
 
     decision: Decision
-    decoded: _decode.DecodeResult
+    decoded: _decode.DecodeResult | _decode.Utf8DecodeResult
 
 
 _BOM_LEN = {"UTF-8": 3, "UTF-16LE": 2, "UTF-16BE": 2}
@@ -323,6 +325,7 @@ def decide(
     browser_detector: Detector | None = None,
     author_detector: Detector | None = None,
     min_errors: int = DEFAULT_MIN_ERRORS,
+    utf8_text: bool = False,
 ) -> Validated:
     """The author's-text decision for one record's *payload* (bytes, content codings removed)
     and its text; see the module docstring for the steps.
@@ -331,7 +334,11 @@ def decide(
     with the late-meta scan and Chromium's tokenizer). *browser_detector*: the browser rules'
     detector (for ``browser_encoding``); *author_detector*: the same engines with the TLD vote
     (for the primary decision and the candidates); either may be None (no detector).
-    *min_errors*: check a's threshold. Raises ValueError for an unknown *kind*; never raises
+    *min_errors*: check a's threshold. *utf8_text*: when no check fires (the primary decision
+    stands, the usual case), ``decoded`` is a :class:`redecode.decode.Utf8DecodeResult` wherever
+    :func:`redecode.decode.decode_to_utf8` can make one: the text as UTF-8 bytes without a ``str``
+    (the checks read only the decode's encoding and error count); the decision is the same either
+    way. Raises ValueError for an unknown *kind*; never raises
     because of the payload.
     """
     if type(payload) is not bytes:
@@ -355,17 +362,22 @@ def decide(
     primary = amend(primary, browser_encoding=browser.encoding)
 
     bom_len = _BOM_LEN.get(facts.bom or "", 0)
-    result = _decode.decode(payload, primary.encoding, bom_sniff=True)
+    result = _decode.decode_to_utf8(payload, primary.encoding, bom_sniff=True) if utf8_text else None
+    if result is None:
+        result = _decode.decode(payload, primary.encoding, bom_sniff=True)
     reason = _check(payload, facts, primary, result, min_errors)
     if reason is None:
         return Validated(primary, result)
+    if type(result) is not _decode.DecodeResult:  # the candidates are weighed on their text
+        result = _decode.decode(payload, primary.encoding, bom_sniff=True)
     return _weigh(payload, facts, primary, result, reason, bom_len,
                   lambda: run(author_detector, "author"))
 
 
-def _check(payload: bytes, facts, primary: Decision, result: _decode.DecodeResult,
+def _check(payload: bytes, facts, primary: Decision, result: _decode.DecodeResult | _decode.Utf8DecodeResult,
            min_errors: int) -> str | None:
-    """The first check of step 4 that fires (its name), or None."""
+    """The first check of step 4 that fires (its name), or None. Reads the decode's ``encoding``
+    and ``errors`` only, never its text."""
     enc = result.encoding
     if enc == "replacement":
         return "replacement"
