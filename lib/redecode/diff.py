@@ -1,7 +1,7 @@
 """Compare two decodes of the same records: what a rule change changes, and whether it is a fix.
 
-The only modules that import :mod:`duckdb` are this one and :mod:`redecode.query`; this is the only
-one that imports :mod:`ftfy`.
+The only modules that import :mod:`duckdb` are this one and :mod:`redecode.query`; ftfy is used
+through :mod:`redecode.mojibake`.
 
 Three forms, one result (a diff table with :data:`DIFF_SCHEMA` and a :class:`DiffSummary`):
 
@@ -45,10 +45,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import duckdb
-import ftfy
 import pyarrow as pa
 
-from . import storage
+from . import mojibake, storage
 from .query import sql_string, check_part_versions, load_run, render_table
 from .schema import COLUMNS, NoSchemaVersionError
 
@@ -260,14 +259,6 @@ def _decode_with(data: bytes, decoder: str | None, encoding: str | None) -> str 
     return data.decode(codec, errors="replace")
 
 
-# ftfy with only the encoding repairs on: the cosmetic fixes (curly quotes, widths, ligatures, line
-# breaks, NFC) would change text a correct decode also contains and hide a real fix.
-_COSMETIC_FIXES = ("unescape_html", "remove_terminal_escapes", "fix_latin_ligatures", "fix_character_width",
-                   "uncurl_quotes", "fix_line_breaks", "fix_surrogates", "remove_control_chars")
-_FTFY_ENCODING_ONLY = ftfy.TextFixerConfig(**dict.fromkeys(_COSMETIC_FIXES, False), normalization=None,
-                                           explain=False)
-
-
 def first_difference(a: str, b: str) -> int | None:
     """Index (characters) of the first character where *a* and *b* differ; None if equal."""
     if a == b:
@@ -322,7 +313,10 @@ def compare_texts(
         if again is not None and (again == new or (again[:1] == "\ufeff" and again[1:] == new)):
             return TextComparison(offset, old_ex, new_ex, True, "reencode")
     try:
-        if ftfy.fix_text(old) == new or ftfy.fix_text(old, _FTFY_ENCODING_ONLY) == new:
+        # ftfy's full fix_text first, then its encoding fixes only (mojibake.ENCODING_FIXES): the
+        # cosmetic fixes (curly quotes, widths, ligatures, line breaks, NFC) would change text a
+        # correct decode also contains and hide a real fix.
+        if mojibake.fix_text(old) == new or mojibake.fix_encoding(old) == new:
             return TextComparison(offset, old_ex, new_ex, True, "ftfy")
     except Exception:  # noqa: BLE001 - ftfy failing on odd text is "not shown to be mojibake"
         pass
