@@ -1,4 +1,5 @@
-"""Parquet part writer: explicit schema, zstd, row groups bounded by bytes, atomic rename.
+"""Parquet part writer: explicit schema, zstd, row groups bounded by bytes, atomic rename
+(:class:`PartWriter` for run parts, :class:`TableWriter` for other outputs of an explicit schema).
 
 The only module that imports :mod:`pyarrow.parquet` for writing. A part is written to
 ``.tmp-<name>`` in the output directory and renamed to its final name only after the Parquet footer
@@ -149,3 +150,62 @@ def _text_array(rows: list[dict]) -> pa.StringArray:
     null_count = sum(v is None for v in values)
     validity = pa.array([v is not None for v in values], pa.bool_()).buffers()[1] if null_count else None
     return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data), validity, null_count)
+
+
+class TableWriter:
+    """Write Arrow record batches of an explicit ``schema`` to one Parquet file, atomically.
+
+    For the outputs other than run parts (:mod:`redecode.repair`). As :class:`PartWriter`: written
+    to ``.tmp-<name>`` beside ``path`` and renamed once complete and fsync'ed; batches are buffered
+    until about ``row_group_bytes`` bytes (Arrow's in-memory size) and written as one row group, so
+    memory stays bounded. ``schema`` (with its key-value metadata, e.g. a schema version) is the
+    file's schema; a batch of another schema raises ``ValueError``. ``dictionary_columns``: columns
+    to dictionary-encode (default: none). Use as a context manager (an exception removes the
+    temporary file; the final name is never created).
+    """
+
+    def __init__(
+        self,
+        path: str,
+        schema: pa.Schema,
+        *,
+        row_group_bytes: int = DEFAULT_ROW_GROUP_BYTES,
+        compression_level: int = DEFAULT_COMPRESSION_LEVEL,
+        dictionary_columns: Iterable[str] = (),
+    ) -> None:
+        self.path = path
+        self.tmp_path = temp_path(path)
+        self.schema = schema
+        self.row_group_bytes = row_group_bytes
+        self._writer = pq.ParquetWriter(
+            self.tmp_path, schema, compression="zstd", compression_level=compression_level,
+            use_dictionary=list(dictionary_columns),
+        )
+        self._buffer: list[pa.RecordBatch] = []
+        self._buffered_bytes = 0
+        self.rows_written = 0
+
+    def write_batch(self, batch: pa.RecordBatch) -> None:
+        """Buffer one batch; flush a row group when the byte budget is reached."""
+        if not batch.schema.equals(self.schema, check_metadata=False):
+            raise ValueError(f"{self.path}: batch schema {batch.schema} is not the file's {self.schema}")
+        self._buffer.append(batch)
+        self._buffered_bytes += batch.nbytes
+        if self._buffered_bytes >= self.row_group_bytes:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the buffered batches as one row group."""
+        if not self._buffer:
+            return
+        table = pa.Table.from_batches(self._buffer, schema=self.schema)
+        self._writer.write_table(table, row_group_size=table.num_rows)
+        self.rows_written += table.num_rows
+        self._buffer.clear()
+        self._buffered_bytes = 0
+
+    # The same completion as a run part (fsync, rename; on an exception the temporary file goes).
+    close = PartWriter.close
+    abort = PartWriter.abort
+    __enter__ = PartWriter.__enter__
+    __exit__ = PartWriter.__exit__
