@@ -36,6 +36,7 @@ decoders produce those code points for bytes Python's cp125x leave undefined.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import datetime as _dt
 import functools
 import json
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CATEGORIES",
     "CHANGED_CATEGORIES",
+    "COMPARE",
     "DIFF_SCHEMA",
     "DIFF_FILE",
     "PYTHON_CODECS",
@@ -72,6 +74,9 @@ __all__ = [
 ]
 
 DIFF_VERSION = "1.0"
+
+#: ``diff_runs(compare=...)`` -> the output column whose texts are compared.
+COMPARE = {"text": "text", "normalized": "text_normalized"}
 DIFF_FILE = "diff.parquet"
 SUMMARY_FILE = "_diff.json"
 
@@ -346,6 +351,8 @@ class DiffSummary:
     #: ``encoding-changed`` records whose text is the same under both encodings (a label change
     #: only, e.g. an ASCII page now called windows-1252 instead of UTF-8)
     label_only: int = 0
+    #: what the texts compared were: ``text``, or ``normalized`` (``text_normalized``)
+    compare: str = "text"
 
     @property
     def changed(self) -> int:
@@ -382,6 +389,7 @@ class DiffSummary:
             "examples": self.examples,
             "input_errors": self.input_errors,
             "out": self.out,
+            "compare": self.compare,
         }
 
 
@@ -457,7 +465,8 @@ def input_error_message(e: dict) -> str:
 
 def format_summary(s: DiffSummary) -> str:
     """The summary as plain-text tables (for stdout)."""
-    out = [f"diff {s.old} -> {s.new}: {s.records} records, {s.changed} changed "
+    compared = " (texts compared: text_normalized)" if s.compare == "normalized" else ""
+    out = [f"diff {s.old} -> {s.new}{compared}: {s.records} records, {s.changed} changed "
            f"({s.label_only} of them only in the encoding label, with the same text), "
            f"{s.mojibake_fixed} mojibake fixed"]
     out.append(render_table(("category", "records"), list(s.categories.items())))
@@ -525,15 +534,18 @@ def _write(table: pa.Table, out: str, summary: DiffSummary, meta: dict[str, str]
 
 
 def _finish(table: pa.Table, *, old: str, new: str, out: str | None, examples: int,
-            input_errors=()) -> DiffSummary:
+            input_errors=(), compare: str = "text") -> DiffSummary:
     final = os.path.join(out, DIFF_FILE) if out else None
     summary = summarize(table, old=old, new=new, examples=examples,
                         input_errors=input_errors, out=final)
+    if compare != "text":
+        summary = dataclasses.replace(summary, compare=compare)
     if out:
         meta = {
             "redecode.diff_version": DIFF_VERSION,
             "redecode.diff_old": old,
             "redecode.diff_new": new,
+            "redecode.diff_compare": compare,
             "redecode.diff_created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         }
         _write(table, out, summary, meta)
@@ -647,8 +659,9 @@ def _external_files(path: str) -> list[str]:
     return files
 
 
-def _side_table(con, name: str, files: list[str]) -> None:
-    """TEMP TABLE *name*: the comparison columns, the md5 of ``text`` and the row identity."""
+def _side_table(con, name: str, files: list[str], text_col: str = "text") -> None:
+    """TEMP TABLE *name*: the comparison columns, the md5 of *text_col* (``text``, or
+    ``text_normalized`` for ``compare="normalized"``) and the row identity."""
     if not files:
         cols = ", ".join(f"NULL::{_TYPES[c]} AS {c}" for c in _SIDE_COLUMNS)
         con.execute(f"CREATE TEMP TABLE {name} AS SELECT {cols}, NULL::VARCHAR AS text_md5, "
@@ -657,7 +670,7 @@ def _side_table(con, name: str, files: list[str]) -> None:
     src = _parquet_source(files)
     present = _present(con, src)
     cols = ", ".join((c if c in present else f"NULL::{_TYPES[c]} AS {c}") for c in _SIDE_COLUMNS)
-    text = "md5(text)" if "text" in present else "NULL::VARCHAR"
+    text = f"md5({text_col})" if text_col in present else "NULL::VARCHAR"
     con.execute(f"CREATE TEMP TABLE {name} AS SELECT {cols}, {text} AS text_md5, "
                 f"filename AS file, file_row_number AS frow FROM {src}")
 
@@ -672,10 +685,18 @@ def diff_runs(
     out: str | None = None,
     external: ExternalOld | None = None,
     examples: int = 10,
+    compare: str = "text",
 ) -> DiffSummary:
     """Diff two run directories (or parts) *old* and *new*; with *external*, OLD is any Parquet.
     Without *external*, an *old* that is not a redecode output but has columns ``record_id`` and
     ``text`` is read as ``ExternalOld(old)``.
+
+    *compare* (:data:`COMPARE`): ``"text"`` compares the runs' ``text``; ``"normalized"`` their
+    ``text_normalized`` (runs made with ``run --normalize``, both in the same form), or OLD's
+    external text with NEW's ``text_normalized``: ``text_equal``, the category ``text-changed``,
+    the excerpts and the mojibake check are then about the normalized texts. Raises
+    :class:`DiffError` when a run has decoded records without ``text_normalized`` or the two runs
+    were normalized to different forms.
 
     Writes ``out/diff.parquet`` (:data:`DIFF_SCHEMA`, every record including unchanged ones) and
     ``out/_diff.json`` (the summary) when *out* is given. Raises :class:`DiffError` for a bad
@@ -683,11 +704,14 @@ def diff_runs(
     :class:`redecode.schema.SchemaVersionError` for parts of an unknown schema version, and
     :class:`DiffError` for an *out* that is a URL.
     """
+    if compare not in COMPARE:
+        raise DiffError(f"unknown comparison {compare!r}: {' or '.join(COMPARE)}")
+    text_col = COMPARE[compare]
     out = _local_out(out)
     con = duckdb.connect(":memory:")
     try:
         new_files = _run_files(con, new)
-        _side_table(con, "n", new_files)
+        _side_table(con, "n", new_files, text_col)
         not_a_run = None
         if external is None:
             try:
@@ -697,7 +721,7 @@ def diff_runs(
                 # defaults (record_id, text) when it has those columns
                 not_a_run, external = exc, ExternalOld(old)
         if external is None:
-            _side_table(con, "o", old_files)
+            _side_table(con, "o", old_files, text_col)
             _pair_runs(con)
         else:
             old_files = _external_files(external.path)
@@ -708,11 +732,42 @@ def diff_runs(
                     raise not_a_run from None  # (the caller gave no --old-* option)
                 raise
             _pair_external(con, external)
-        table = _diff_table(con, old_files, new_files, external)
+        if compare == "normalized":
+            _check_normalized(con, old if external is None else None, new)
+        table = _diff_table(con, old_files, new_files, external, text_col)
     finally:
         con.close()
     return _finish(table, old=old if external is None else external.path, new=new, out=out,
-                   examples=examples)
+                   examples=examples, compare=compare)
+
+
+def _normalize_form(path: str) -> str | None:
+    """The ``--normalize`` form a run was made with (its manifest's rules parameters), if known."""
+    try:
+        manifest = load_run(path).manifest or {}
+    except Exception:  # noqa: BLE001 - a bare part has no manifest: form unknown
+        return None
+    return ((manifest.get("rules") or {}).get("parameters") or {}).get("normalize")
+
+
+def _check_normalized(con, old: str | None, new: str) -> None:
+    """Refuse ``compare="normalized"`` where a run side has decoded rows without
+    ``text_normalized`` or the two runs name different forms. *old*: None for external text."""
+    for side, path in (("o", old), ("n", new)):
+        if path is None:
+            continue
+        (missing,) = con.execute(
+            f"SELECT count(*) FROM {side} WHERE status = 'decoded' AND text_md5 IS NULL").fetchone()
+        if missing:
+            raise DiffError(
+                f"{path}: {missing} decoded record(s) without text_normalized (made without "
+                "`run --normalize`); compare on the text (--compare text), or make the run again, "
+                "or backfill it, with --normalize NFC or NFKC")
+    if old is not None:
+        forms = (_normalize_form(old), _normalize_form(new))
+        if None not in forms and forms[0] != forms[1]:
+            raise DiffError(f"{old} is normalized to {forms[0]}, {new} to {forms[1]}: "
+                            "--compare normalized needs runs made with the same --normalize")
 
 
 def _pair_runs(con) -> None:
@@ -784,7 +839,8 @@ def _pair_external(con, ext: ExternalOld) -> None:
     )
 
 
-def _diff_table(con, old_files, new_files, external: ExternalOld | None) -> pa.Table:
+def _diff_table(con, old_files, new_files, external: ExternalOld | None,
+                text_col: str = "text") -> pa.Table:
     """Categorise pairs and unmatched rows in SQL, then add text details for changed pairs."""
     if external is None:
         old_cols = ("o.status", "coalesce(o.skip_reason, o.error_kind)", "o.encoding", "o.source",
@@ -825,7 +881,7 @@ def _diff_table(con, old_files, new_files, external: ExternalOld | None) -> pa.T
             "AND new_status = 'decoded'")
     n_need = con.execute(f"SELECT count(*) FROM matched WHERE {need}").fetchone()[0]
     if n_need:
-        old_text_col = f'CAST("{external.text}" AS VARCHAR)' if external else "text"
+        old_text_col = f'CAST("{external.text}" AS VARCHAR)' if external else text_col
         old_src = _parquet_source(old_files)
         new_src = _parquet_source(new_files)
         rel = con.execute(
@@ -834,7 +890,7 @@ def _diff_table(con, old_files, new_files, external: ExternalOld | None) -> pa.T
             f"FROM (SELECT * FROM matched WHERE {need}) m "
             f"JOIN (SELECT filename, file_row_number, {old_text_col} AS t FROM {old_src}) ot "
             "ON ot.filename = m.ofile AND ot.file_row_number = m.orow "
-            f"JOIN (SELECT filename, file_row_number, text FROM {new_src}) nt "
+            f"JOIN (SELECT filename, file_row_number, {text_col} AS text FROM {new_src}) nt "
             "ON nt.filename = m.nfile AND nt.file_row_number = m.nrow"
         )
         if external is not None:

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .schema import COLUMNS, SCHEMA
+from .schema import COLUMNS, SCHEMA, TEXT_COLUMNS
 from .storage import temp_path
 
 #: Default row-group budget in bytes of (uncompressed) text; the text column dominates row size.
@@ -67,8 +67,8 @@ class PartWriter:
             compression_level=compression_level,
             # Dictionary encoding helps the low-cardinality provenance columns and costs time
             # for the text column without saving space (issue 9's measurement: -16% time).
-            use_dictionary=[c for c in COLUMNS if c != "text"],
-            write_statistics=[c for c in COLUMNS if c != "text"],
+            use_dictionary=[c for c in COLUMNS if c not in TEXT_COLUMNS],
+            write_statistics=[c for c in COLUMNS if c not in TEXT_COLUMNS],
         )
         self._buffer: list[dict] = []
         self._buffered_bytes = 0
@@ -79,6 +79,9 @@ class PartWriter:
         self._buffer.append(row)
         text = row.get("text")
         self._buffered_bytes += 512 + (len(text) * 2 if text else 0)
+        normalized = row.get("text_normalized")
+        if normalized is not None and normalized is not text:
+            self._buffered_bytes += len(normalized) * 2
         if self._buffered_bytes >= self.row_group_bytes:
             self.flush()
 
@@ -90,8 +93,9 @@ class PartWriter:
         """Write the buffered rows as one row group."""
         if not self._buffer:
             return
-        columns = {c: [r.get(c) for r in self._buffer] for c in COLUMNS if c != "text"}
+        columns = {c: [r.get(c) for r in self._buffer] for c in COLUMNS if c not in TEXT_COLUMNS}
         columns["text"] = _text_array(self._buffer)
+        columns["text_normalized"] = _normalized_array(self._buffer)
         table = pa.Table.from_pydict({c: columns[c] for c in COLUMNS}, schema=self.schema)
         self._writer.write_table(table, row_group_size=len(self._buffer))
         self.rows_written += len(self._buffer)
@@ -143,6 +147,30 @@ def _text_array(rows: list[dict]) -> pa.StringArray:
             # surrogate ever reaching Parquet as invalid UTF-8.
             raw = None if text is None else text.encode("utf-8", "replace")
         values.append(raw)
+    return _string_array(values)
+
+
+def _normalized_array(rows: list[dict]) -> pa.Array:
+    """The ``text_normalized`` column of ``rows``: all nulls when the run did not ask for it; else
+    built as :func:`_text_array` does, reusing a row's UTF-8 text where the normalised text is the
+    text itself (already in the form: :func:`redecode.textforms.normalize` returns the same object)."""
+    if all(row.get("text_normalized") is None for row in rows):
+        return pa.nulls(len(rows), pa.string())
+    values: list[bytes | None] = []
+    for row in rows:
+        normalized = row.get("text_normalized")
+        raw = None
+        if normalized is not None:
+            if normalized is row.get("text"):
+                raw = row.get(TEXT_UTF8_KEY)
+            if raw is None:
+                raw = normalized.encode("utf-8", "replace")
+        values.append(raw)
+    return _string_array(values)
+
+
+def _string_array(values: list[bytes | None]) -> pa.StringArray:
+    """An Arrow string array of UTF-8 *values* (None: null) from one data buffer and int32 offsets."""
     n = len(values)
     offsets = array.array("i", [0])
     offsets.extend(itertools.accumulate(len(v) if v is not None else 0 for v in values))
