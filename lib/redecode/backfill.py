@@ -378,7 +378,9 @@ def backfill(
                 stats[k] += s[k]
             prior_schemas.add(s["prior_schema"])
             prior_codes.add(str(s["prior_row_code"]))
-        run_manifest["files_not_read"] = files_not_read([])  # a backfill lists no inputs
+        # A backfill lists no inputs of its own: its rows stand for the prior run's inputs, so the
+        # files that run's listing passed over are still not read (and still reported).
+        run_manifest["files_not_read"] = manifest.get("files_not_read") or files_not_read([])
         if base:
             run_manifest["cwd"] = base  # the inputs' relative paths are still the prior run's
         run_manifest["backfill"] = {

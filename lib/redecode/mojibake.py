@@ -64,6 +64,7 @@ from dataclasses import dataclass
 
 import ftfy
 import ftfy.bad_codecs  # noqa: F401 - registers the sloppy-windows-125x codecs that plans name
+from ftfy.badness import badness as _ftfy_badness
 from ftfy.badness import is_bad
 from ftfy.chardata import CHARMAP_ENCODINGS, possible_encoding
 
@@ -73,6 +74,7 @@ __all__ = [
     "STATUSES",
     "Repair",
     "apply_plan",
+    "badness",
     "config_json",
     "fix_encoding",
     "fix_text",
@@ -220,3 +222,11 @@ def looks_like_mojibake(text: str) -> bool:
     """ftfy's badness heuristic (``ftfy.badness.is_bad``): *text* holds character sequences that
     are far more likely mojibake than text. Not a proof either way."""
     return _is_bad(text)
+
+
+def badness(text: str) -> int:
+    """ftfy's badness score of *text* (``ftfy.badness.badness``): how many character sequences
+    typical of text decoded with the wrong codec it holds; 0 for clean text. Compares two readings
+    of the same bytes (:func:`redecode.diff.compare_texts`); not a proof either way. Raises what
+    ftfy raises on odd text (callers treat that as "no evidence")."""
+    return _ftfy_badness(text)
