@@ -371,16 +371,19 @@ def test_outcome_truncated_when_rows_came_before_the_damage(tmp_path):
     assert [(r["status"], r["error_kind"]) for r in rows] == [("failed", "truncated")]
 
 
+@pytest.mark.parametrize("outputs", [{}, {"normalize": "NFC", "graphemes": True}], ids=["plain", "outputs"])
 @pytest.mark.parametrize("rules", sorted(RULES))
-def test_rows_with_utf8_text_are_the_rows(rules):
+def test_rows_with_utf8_text_are_the_rows(rules, outputs):
     """process_archive(utf8_text=True), what the Parquet writer is given, makes the same rows as
     without, its text carried as UTF-8 bytes (writer.TEXT_UTF8_KEY) where the compiled core could
-    skip building a str: every column equal once the text is taken from those bytes."""
+    skip building a str: every column equal once the text is taken from those bytes (the derived
+    columns too, with and without the output options)."""
     from redecode.writer import TEXT_UTF8_KEY
 
+    r = RULES[rules].with_outputs(**outputs)
     for path in sorted(glob.glob(os.path.join(SAMPLE, "*.warc.gz"))):
-        plain = list(job.process_archive(path, RULES[rules]))
-        fast = list(job.process_archive(path, RULES[rules], utf8_text=True))
+        plain = list(job.process_archive(path, r))
+        fast = list(job.process_archive(path, r, utf8_text=True))
         assert len(plain) == len(fast)
         for a, b in zip(plain, fast):
             if b["text"] is None and b.get(TEXT_UTF8_KEY) is not None:
