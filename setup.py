@@ -40,6 +40,13 @@ class OptionalBuildExt(build_ext):
             super().build_extension(ext)
         except Exception as exc:  # CompileError, LinkError, DistutilsExecError, OSError...
             _notice(_reason(exc))
+            if not self.inplace:
+                # A binary an earlier build left in build/ was made from another source: it must
+                # not go into this wheel (an installed copy has no .pyx beside it to be checked
+                # against, as redecode.native does in a checkout).
+                stale = self.get_ext_fullpath(ext.name)
+                if os.path.exists(stale):
+                    os.remove(stale)
 
 
 def _reason(exc: BaseException) -> str:
