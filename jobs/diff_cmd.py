@@ -7,6 +7,7 @@ import os
 
 import click
 
+from redecode_jobs.options import list_prefix_option
 from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary, input_error_message
 from redecode.query import QueryError
 from redecode.rundir import MANIFEST
@@ -51,8 +52,9 @@ def _key(value: str) -> tuple[str, str]:
 @click.option("--master", default=None,
               help="With --executor spark: Spark master URL (local[4], spark://host:7077, yarn) "
                    "[default: spark-submit's, else local[*]].")
+@list_prefix_option
 def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_codec, max_record_bytes,
-         workers, examples, executor, master) -> None:
+         workers, examples, executor, master, list_prefix) -> None:
     """Compare two decodes: OLD NEW run directories, or --rules A --rules B INPUT...
 
     \b
@@ -89,12 +91,13 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
                 raise click.UsageError(exc.args[0]) from None
             summary = diff_rules(list(paths), old_rules, new_rules, out=out,
                                  max_record_bytes=max_record_bytes, workers=workers,
-                                 examples=examples, executor=executor, master=master)
+                                 examples=examples, executor=executor, master=master,
+                                 list_prefix=list_prefix)
         else:
             if len(paths) != 2:
                 raise click.UsageError("give OLD and NEW (or --rules A --rules B INPUT...)")
-            if executor != "local" or master:
-                raise click.UsageError("--executor/--master scan archives: they go with --rules A --rules B")
+            if executor != "local" or master or list_prefix:
+                raise click.UsageError("--executor/--master/--prefix scan archives: they go with --rules A --rules B")
             external = None
             if old_key or old_text or old_codec:
                 external = ExternalOld(

@@ -1,11 +1,14 @@
-"""Click options shared by the commands that scan archives (`run`, `backfill`, `diff --rules`)."""
+"""Click options shared by the commands: those that scan archives (`run`, `backfill`, `diff --rules`),
+and -q/-v/--log-file, which every command takes."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import click
 
+from redecode import logs
 from redecode.rules import DEFAULT_RULES, RULES
 
 MASTER_HELP = "Spark master URL (local[4], spark://host:7077, yarn) [default: spark-submit's, else local[*]]."
@@ -37,3 +40,37 @@ def rules_option(help: str) -> Callable:
 workers_option = click.option(
     "--workers", type=click.IntRange(min=1), default=None, help="Processes [default: all cores]."
 )
+
+
+def output_options(quiet_help: str) -> Callable:
+    """``-q/--quiet`` (``quiet_help`` says what it leaves out), ``-v/--verbose`` (repeatable) and
+    ``--log-file FILE``: the command's logging is configured (:func:`redecode.logs.configure`)
+    before its body runs, which gets ``quiet`` only."""
+
+    def decorate(command: Callable) -> Callable:
+        @functools.wraps(command)
+        def configured(*args, verbose: int, log_file: str | None, **kwargs):
+            try:
+                logs.configure(verbose, log_file=log_file)
+            except OSError as exc:
+                raise click.UsageError(f"--log-file {log_file}: {exc.strerror or exc}") from None
+            return command(*args, **kwargs)
+
+        configured = click.option(
+            "--log-file", metavar="FILE", default=None,
+            help="Append log records to FILE (INFO and up; DEBUG and warcio's with -vv).")(configured)
+        configured = click.option(
+            "-v", "--verbose", count=True,
+            help="-v: say what is planned and done on stderr (INFO); -vv: details, warcio's warnings too (DEBUG).",
+        )(configured)
+        return click.option("-q", "--quiet", is_flag=True, help=quiet_help)(configured)
+
+    return decorate
+
+
+def list_prefix_option(command: Callable) -> Callable:
+    """``--prefix P``: prepended to every line of the @LIST inputs."""
+    return click.option(
+        "--prefix", "list_prefix", metavar="PREFIX", default=None,
+        help="Prepend PREFIX to every line of @LIST files (s3://commoncrawl/ for Common Crawl's warc.paths.gz).",
+    )(command)

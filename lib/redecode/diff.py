@@ -933,11 +933,13 @@ def diff_rules(
     examples: int = 10,
     executor: str = "local",
     master: str | None = None,
+    list_prefix: str | None = None,
 ) -> DiffSummary:
     """Decode every row record of *inputs* with *old_rules* and *new_rules* and diff the rows.
 
     *inputs*: files, directories, globs, URLs and ``@LIST`` files of archives, expanded as
-    ``redecode run`` expands them (:func:`redecode.inputs.expand_inputs`). Rules are
+    ``redecode run`` expands them (:func:`redecode.inputs.expand_inputs`, *list_prefix* before
+    every ``@LIST`` line). Rules are
     :class:`redecode.rules.Rules` or names of shipped ones (looked up once, here). Each record is
     read once and given to both rule sets; nothing but the diff (``out/diff.parquet``, when *out* is
     given) is written. The inputs are mapped with an executor (:func:`redecode.executors.map_shards`):
@@ -964,7 +966,7 @@ def diff_rules(
     except (KeyError, ValueError) as exc:
         raise DiffError(str(exc.args[0]) if exc.args else f"unknown rules: {exc}") from exc
     try:
-        paths = expand_inputs(list(inputs))
+        paths = expand_inputs(list(inputs), list_prefix=list_prefix)
     except (OSError, ValueError) as exc:
         raise DiffError(str(exc)) from exc
     if not paths:

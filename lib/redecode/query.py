@@ -400,10 +400,11 @@ REPORT_SECTIONS: tuple[tuple[str, str, str], ...] = (
     (
         "failed_inputs",
         "Inputs that failed",
+        # (an input stopped by --limit, outcome 'limited', did not fail)
         # the error without the path it starts with (the path has its own column)
         "SELECT run, path, outcome, error_offset, rows, CASE WHEN starts_with(error, path || ': ') "
         "THEN substr(error, length(path) + 3) ELSE error END AS error FROM runs "
-        "WHERE outcome IS DISTINCT FROM 'complete' ORDER BY run, path",
+        "WHERE outcome IS NULL OR outcome NOT IN ('complete', 'limited') ORDER BY run, path",
     ),
 )
 

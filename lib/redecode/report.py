@@ -469,7 +469,8 @@ def _vega_bundle(alt) -> str:
 
 
 _STATUS_COLORS = {"decoded": "#4c9a5b", "skipped": "#9e9e9e", "failed": "#d1495b"}
-_OUTCOME_COLORS = {"complete": "#4c9a5b", "truncated": "#e89c3a", "error": "#d1495b", "(none)": "#9e9e9e"}
+_OUTCOME_COLORS = {"complete": "#4c9a5b", "limited": "#7a9cc6", "truncated": "#e89c3a", "error": "#d1495b",
+                   "(none)": "#9e9e9e"}
 _KIND_COLORS = {"mojibake fixed": "#4c9a5b", "label only (same text)": "#9ecae1",
                 "other change": "#e89c3a"}
 _WIDTH = 620

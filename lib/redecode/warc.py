@@ -91,8 +91,12 @@ _WANTED_KEYS = tuple((n, f"\r\n{n}:", len(n) + 3) for n in _WANTED)
 _HTTP_TYPES = frozenset({"response", "revisit"})
 
 # warcio logs "Replacing spaces in invalid WARC-Target-URI" for every such record; the repair is
-# documented above, a log line per record is noise on the job's stderr.
-logging.getLogger("warcio.recordloader").setLevel(logging.ERROR)
+# documented above, a log line per record is noise on the job's stderr. Unless the logger was
+# configured before (redecode.logs.configure at -vv lets it speak).
+_warcio_log = logging.getLogger("warcio.recordloader")
+if _warcio_log.level == logging.NOTSET:
+    _warcio_log.setLevel(logging.ERROR)
+log = logging.getLogger(__name__)
 
 
 
@@ -790,6 +794,8 @@ def _iter_warc_auto(path: str, cap: int, start: int = 0) -> Iterator[_Raw]:
         except _Diverged as d:
             diverged = d.offset
         handovers += 1
+        log.debug("%s: the record at offset %d goes to warcio (FastWARC cannot vouch for it; hand-over %d)",
+                  path, diverged, handovers)
         ends: list[int] = []
         wit = _iter_warcio(path, diverged, cap, is_arc=False, ends=ends)
         for raw in wit:
