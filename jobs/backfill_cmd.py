@@ -13,9 +13,10 @@ from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
 
 
 @click.command(name="backfill")
-@click.argument("prior_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("prior_dir")
 @rules_option("The new rules (see `redecode rules`).")
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Run directory to write.")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False),
+              help="Run directory to write (a local path or a URL, s3://...).")
 @workers_option
 @click.option(
     "--max-record-bytes",
@@ -33,8 +34,8 @@ def backfill(prior_dir, rules, out, workers, max_record_bytes, executor, master,
     """Write to --out what `redecode run --rules RULES` over PRIOR_DIR's inputs would write,
     reading again only the records whose result can change under RULES.
 
-    PRIOR_DIR is a run directory of `redecode run` (its _run.json, parts and _done markers); its
-    inputs must still be at the paths it recorded. Rows whose status does not depend on the rules
+    PRIOR_DIR is a run directory of `redecode run` (its _run.json, parts and _done markers), local
+    or a URL (s3://...); its inputs must still be at the paths it recorded. Rows whose status does not depend on the rules
     are copied; decisions are replayed from the stored provenance where possible; the rest are
     read again by offset. _run.json gets a "backfill" section: rows re-read and copied, bytes read.
     --out is a run directory like `run`'s: parts made there under other rules are refused (--force

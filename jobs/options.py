@@ -11,7 +11,8 @@ import click
 from redecode import logs
 from redecode.rules import DEFAULT_RULES, RULES
 
-MASTER_HELP = "Spark master URL (local[4], spark://host:7077, yarn) [default: spark-submit's, else local[*]]."
+MASTER_HELP = ("Spark master URL (local[4], spark://host:7077, yarn), or inline: the Spark tasks in this "
+               "process, without Spark [default: spark-submit's, else local[*]].")
 
 
 def executor_options(task: str) -> Callable:

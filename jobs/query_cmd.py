@@ -9,16 +9,17 @@ from redecode.schema import SchemaVersionError
 
 
 @click.command(name="query")
-@click.argument("directory", type=click.Path(exists=True))
+@click.argument("directory")
 @click.argument("sql", required=False)
-@click.option("--run", "more_runs", multiple=True, type=click.Path(exists=True),
+@click.option("--run", "more_runs", multiple=True, metavar="DIR",
               help="Another run directory to include (repeatable).")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
               show_default=True, help="Output format.")
 def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str) -> None:
     """Query run outputs with DuckDB (read-only), or print the standard report.
 
-    DIRECTORY is the --out DIR of `redecode run`. SQL sees two views: `decodes` (one row per
+    DIRECTORY is the --out DIR of `redecode run`, a local path or a URL (s3://bucket/run). SQL sees
+    two views: `decodes` (one row per
     record, the output columns plus `run`) and `runs` (one row per input of each _run.json).
     Without SQL, prints the standard report (status and skip reasons, encodings by deciding step,
     declared label vs decoded encoding, header/meta conflicts, late metas, low-confidence detector
@@ -42,6 +43,6 @@ def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str)
             results = execute(con, sql)
         finally:
             con.close()
-    except (QueryError, SchemaVersionError) as exc:
+    except (QueryError, SchemaVersionError, ImportError) as exc:
         raise click.UsageError(str(exc)) from exc
     click.echo("\n\n".join(format_result(r, fmt) for r in results))

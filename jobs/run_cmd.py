@@ -41,7 +41,8 @@ log = logging.getLogger("redecode.cli")
     2 usage error (bad option, no such input, --out locked or holding other rules' output).
     """)
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Run directory to write.")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False),
+              help="Run directory to write: a local path or a URL (s3://...; each part is staged on local disk, then uploaded).")
 @rules_option("Named, versioned rules (see `redecode rules`).")
 @workers_option
 @click.option("--force", is_flag=True, help="Redo inputs already complete in --out.")

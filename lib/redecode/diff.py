@@ -49,7 +49,7 @@ import ftfy
 import pyarrow as pa
 
 from . import storage
-from .query import sql_string, check_part_versions, load_run, render_table
+from .query import sql_string, check_part_versions, load_run, render_table, use_storage
 from .schema import COLUMNS, NoSchemaVersionError
 
 if TYPE_CHECKING:
@@ -501,38 +501,49 @@ def _head_cell(text: str | None, width: int = 60) -> str | None:
 
 
 def _local_out(out: str | None) -> str | None:
-    """*out* as a local directory (checked before any work), or None."""
-    if out is None:
-        return None
-    try:
-        return storage.local_directory(out, "diff")
-    except ValueError as exc:
-        raise DiffError(str(exc)) from None
+    """*out* as a local directory (a ``file://`` URL as its path) or a URL, or None."""
+    return None if out is None else storage.local_path(out)
 
 
 def _write(table: pa.Table, out: str, summary: DiffSummary, meta: dict[str, str]) -> str:
-    """Write *table* to ``out/diff.parquet`` (tmp name + rename) and the summary to ``_diff.json``."""
-    os.makedirs(out, exist_ok=True)
-    final = os.path.join(out, DIFF_FILE)
-    tmp = storage.temp_path(final)
-    con = duckdb.connect(":memory:")
+    """Write *table* to ``out/diff.parquet`` and the summary to ``_diff.json``, each appearing
+    whole under its name: a temporary name and a rename locally; for a URL, written in a local
+    temporary directory and then uploaded (:func:`redecode.storage.publish_file`), the Parquet
+    first."""
+    import shutil  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    remote = storage.is_remote(out)
+    local = tempfile.mkdtemp(prefix="redecode-diff-") if remote else out
     try:
-        con.register("d", table)
-        kv = ", ".join(f"{sql_string(k)}: {sql_string(v)}" for k, v in meta.items())
-        con.execute(
-            f"COPY d TO {sql_string(tmp)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {{{kv}}})"
-        )
+        os.makedirs(local, exist_ok=True)
+        final = os.path.join(local, DIFF_FILE)
+        tmp = storage.temp_path(final)
+        con = duckdb.connect(":memory:")
+        try:
+            con.register("d", table)
+            kv = ", ".join(f"{sql_string(k)}: {sql_string(v)}" for k, v in meta.items())
+            con.execute(
+                f"COPY d TO {sql_string(tmp)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {{{kv}}})"
+            )
+        finally:
+            con.close()
+        os.replace(tmp, final)
+        text = json.dumps(summary.to_json(), indent=2, ensure_ascii=False, default=str).encode("utf-8")
+        if remote:
+            storage.publish_file(final, storage.join(out, DIFF_FILE))
+            storage.write_bytes(storage.join(out, SUMMARY_FILE), text)
+        else:
+            storage.write_bytes(os.path.join(out, SUMMARY_FILE), text)
     finally:
-        con.close()
-    os.replace(tmp, final)
-    with open(os.path.join(out, SUMMARY_FILE), "w", encoding="utf-8") as f:
-        json.dump(summary.to_json(), f, indent=2, ensure_ascii=False, default=str)
-    return final
+        if remote:
+            shutil.rmtree(local, ignore_errors=True)
+    return storage.join(out, DIFF_FILE)
 
 
 def _finish(table: pa.Table, *, old: str, new: str, out: str | None, examples: int,
             input_errors=()) -> DiffSummary:
-    final = os.path.join(out, DIFF_FILE) if out else None
+    final = storage.join(out, DIFF_FILE) if out else None
     summary = summarize(table, old=old, new=new, examples=examples,
                         input_errors=input_errors, out=final)
     if out:
@@ -635,14 +646,26 @@ def _run_files(con, path: str) -> list[str]:
     run = load_run(path)
     if not run.parts:
         return []
+    use_storage(con, run.parts)
     check_part_versions(con, run.parts)
     return list(run.parts)
 
 
-def _external_files(path: str) -> list[str]:
+def _external_files(con, path: str) -> list[str]:
+    """The Parquet files another tool's OLD names: a directory's (or a prefix's) ``*.parquet``,
+    a glob's matches, or the file itself; local or URLs (read through *con*)."""
     import glob  # noqa: PLC0415
 
-    if os.path.isdir(path):
+    path = storage.local_path(path)
+    if storage.is_remote(path):
+        if any(ch in path.partition("://")[2] for ch in "*?["):
+            files = sorted(storage.glob(path))
+        elif storage.isdir(path):
+            files = [storage.join(path.rstrip("/"), n) for n in storage.listdir(path) if n.endswith(".parquet")]
+        else:
+            files = [path] if storage.exists(path) else []
+        use_storage(con, files)
+    elif os.path.isdir(path):
         files = sorted(glob.glob(os.path.join(path, "*.parquet")))
     elif any(ch in path for ch in "*?["):
         files = sorted(glob.glob(path))
@@ -683,11 +706,11 @@ def diff_runs(
     Without *external*, an *old* that is not a redecode output but has columns ``record_id`` and
     ``text`` is read as ``ExternalOld(old)``.
 
-    Writes ``out/diff.parquet`` (:data:`DIFF_SCHEMA`, every record including unchanged ones) and
+    *old*, *new* and *out* may be URLs (``s3://...``, :mod:`redecode.storage`). Writes
+    ``out/diff.parquet`` (:data:`DIFF_SCHEMA`, every record including unchanged ones) and
     ``out/_diff.json`` (the summary) when *out* is given. Raises :class:`DiffError` for a bad
     external spec, :class:`redecode.query.QueryError` for a path that is not a run, and
-    :class:`redecode.schema.SchemaVersionError` for parts of an unknown schema version, and
-    :class:`DiffError` for an *out* that is a URL.
+    :class:`redecode.schema.SchemaVersionError` for parts of an unknown schema version.
     """
     out = _local_out(out)
     con = duckdb.connect(":memory:")
@@ -706,7 +729,7 @@ def diff_runs(
             _side_table(con, "o", old_files)
             _pair_runs(con)
         else:
-            old_files = _external_files(external.path)
+            old_files = _external_files(con, external.path)
             try:
                 _external_side(con, external, old_files)
             except MissingColumnsError:
@@ -950,8 +973,8 @@ def diff_rules(
     be read to its end keeps the pairs read so far and is listed in ``input_errors``
     (:meth:`DiffSummary.exit_code` is then 1).
 
-    Raises :class:`DiffError` for an unknown rules name, an input that matches nothing, no input
-    found, or an *out* that is a URL; :class:`ValueError` for an unknown *executor*;
+    Raises :class:`DiffError` for an unknown rules name, an input that matches nothing or no input
+    found; :class:`ValueError` for an unknown *executor*;
     :class:`ImportError` for ``"spark"`` without pyspark (unless ``"inline"``).
     """
     from .executors import make_executor, map_shards  # noqa: PLC0415

@@ -310,12 +310,9 @@ def run(
     clock = RunClock.start()
     rules = as_rules(rules)
     executor = executor or Local(workers, prepare=rules.preload)
-    if executor.writes_urls:
-        out = storage.local_path(out)
-    else:
-        out = storage.local_directory(
-            out, "the local executor",
-            "; to write to a URL use --executor spark (--master 'local[N]' runs it on this machine)")
+    out = storage.local_path(out)
+    if storage.is_remote(out) and not executor.writes_urls:
+        raise ValueError(f"--out {out}: this executor writes a local directory, not a URL")
     limited = selection.limit is not None
     not_read: list[str] = []
     paths, shards = plan(inputs, out, shard_bytes=shard_bytes, not_read=not_read, list_prefix=list_prefix,

@@ -19,6 +19,11 @@ DuckDB database with two views:
 Read-only: the views read the parts in place, and :func:`execute` accepts only ``SELECT`` and
 ``EXPLAIN`` statements, so no query can write into a run directory or elsewhere.
 
+Run directories may be URLs (``s3://bucket/run``): their listing and manifest are read through
+:mod:`redecode.storage`, and DuckDB reads their parts through the same fsspec filesystem
+(:func:`use_storage`, DuckDB's ``register_filesystem``), with the credentials and endpoint
+``redecode.storage`` takes from the environment; DuckDB's own httpfs extension is not needed.
+
 The standard report (:func:`report`) opens its own connection whose ``decodes`` view holds only
 :data:`redecode.schema.PROVENANCE_COLUMNS`: the report never reads the ``text`` column (the column
 dominates the part size; projection keeps the report fast on large runs).
@@ -41,6 +46,7 @@ from dataclasses import dataclass, field
 import duckdb
 import pyarrow as pa
 
+from . import storage
 from .rundir import MANIFEST
 from .schema import COLUMNS, PROVENANCE_COLUMNS, SCHEMA, check_schema_version
 
@@ -59,6 +65,7 @@ __all__ = [
     "format_result",
     "format_report",
     "render_table",
+    "use_storage",
     "REPORT_SECTIONS",
 ]
 
@@ -92,24 +99,35 @@ def load_run(path: str) -> RunDir:
     """Find the parts and the manifest of the run at *path*.
 
     *path* is a run directory (parts are the ``*.parquet`` files in it, not the hidden ``.tmp-*``
-    files of an interrupted run) or a single ``.parquet`` part. Raises :class:`QueryError` when the
-    path does not exist, or is a directory with neither parts nor ``_run.json``.
+    files of an interrupted run) or a single ``.parquet`` part, local or a URL
+    (:mod:`redecode.storage`; a ``file://`` URL is its local path). Raises :class:`QueryError`
+    when the path does not exist, or is a directory with neither parts nor ``_run.json``, and
+    :class:`ImportError` for a URL without the ``[s3]`` extra.
     """
-    if os.path.isfile(path):
+    path = storage.local_path(path)
+    if storage.is_remote(path):
+        path = path.rstrip("/")
+        names = storage.listdir(path)
+        if not names:
+            if storage.exists(path):  # an object: a single part
+                return RunDir(path=path, manifest=None, parts=(path,))
+            raise QueryError(f"{path}: no such run directory (give the --out DIR of `redecode run`)")
+    elif os.path.isfile(path):
         return RunDir(path=path, manifest=None, parts=(path,))
-    if not os.path.isdir(path):
+    elif not os.path.isdir(path):
         raise QueryError(f"{path}: no such run directory (give the --out DIR of `redecode run`)")
+    else:
+        names = sorted(os.listdir(path))
     parts = tuple(
-        os.path.join(path, name)
-        for name in sorted(os.listdir(path))
+        storage.join(path, name)
+        for name in names
         if name.endswith(".parquet") and not name.startswith(".")
     )
     manifest = None
-    manifest_path = os.path.join(path, MANIFEST_NAME)
-    if os.path.exists(manifest_path):
+    manifest_path = storage.join(path, MANIFEST_NAME)
+    if MANIFEST_NAME in names:
         try:
-            with open(manifest_path, encoding="utf-8") as f:
-                manifest = json.load(f)
+            manifest = json.loads(storage.read_bytes(manifest_path))
         except (OSError, ValueError) as exc:
             raise QueryError(f"{manifest_path}: cannot read the run manifest: {exc}") from exc
     if not parts and manifest is None:
@@ -118,6 +136,19 @@ def load_run(path: str) -> RunDir:
             "give the --out DIR of `redecode run`"
         )
     return RunDir(path=path, manifest=manifest, parts=parts)
+
+
+def use_storage(con: duckdb.DuckDBPyConnection, paths: Iterable[str]) -> None:
+    """Let *con* read the URLs among *paths* (``s3://...``) through :mod:`redecode.storage`'s fsspec
+    filesystem for their scheme (registered once per scheme). Local paths need nothing. Raises
+    :class:`ImportError` without the ``[s3]`` extra."""
+    for path in paths:
+        if not storage.is_remote(path):
+            continue
+        fs, _ = storage.filesystem(path)
+        protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+        if protocol not in con.list_filesystems():
+            con.register_filesystem(fs)
 
 
 def check_part_versions(con: duckdb.DuckDBPyConnection, parts: Sequence[str]) -> None:
@@ -257,6 +288,7 @@ def open_query(
         raise QueryError(f"unknown columns: {', '.join(unknown)}")
     loaded = [load_run(r) for r in runs]
     con = duckdb.connect(":memory:")
+    use_storage(con, [r.path for r in loaded])
     for run in loaded:
         check_part_versions(con, run.parts)
     selects = [_parts_select(con, run, columns) for run in loaded]
