@@ -34,6 +34,11 @@ Deviations (each pinned by the tests named):
 - ARC records get WARC-like headers from warcio (``WARC-Date`` in ISO form from the 14-digit ARC
   date) and a deterministic ``record_id`` (:func:`redecode.record.synthetic_record_id`) in place of
   warcio's random one (``test_archive.py::test_arc_ids_deterministic``).
+- ARC records are read by their declared lengths, as the Java ARC readers (webarchive-commons'
+  ``ARCReader``) read them: a record header line right after a block, with no newline between,
+  starts the next record, where warcio would skip it as a stray line and stop at the record after
+  (Heritrix's ``IAH-20080430204825-00000-blackbook-truncated.arc``: warcio reads 1 record, we read
+  9; ``test_archive.py::test_arc_without_blank_lines_*``).
 - ``target_uri`` gets warcio's repairs in both readers: ``<...>`` brackets removed (a wget 1.19 bug)
   and spaces percent-encoded (``test_archive.py::test_target_uri_repairs``).
 - Where warcio ends quietly although the file is cut short or damaged (a block shorter than its
@@ -270,7 +275,14 @@ def _quiet_warcio_iterator():
 
         ``_consume_blanklines`` is warcio 1.8.1's (Apache-2.0), minus the warning it prints when a record
         is not followed by blank lines; the count stays in ``err_count``. The reader is ``_QuietReader``.
+        With ``arc_lines`` (ARC files), a first line after the block that is an ARC record header
+        line is the next record's, as the Java ARC readers read it (webarchive-commons'
+        ``ARCReader``: the declared length, then the next header line, blank lines or not); warcio
+        would skip it and lose that record.
         """
+
+        #: ARC file: a header line right after a block starts the next record
+        arc_lines: bool = False
 
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
@@ -293,6 +305,9 @@ def _quiet_warcio_iterator():
                     self.gap = b"".join(lines)
                     return None, empty_size
                 stripped = line.rstrip()
+                if first_line and stripped and self.arc_lines and _ARC_HEADER_LINE.match(line):
+                    self.gap = b""
+                    return line, empty_size
                 if len(stripped) == 0 or first_line:
                     empty_size += len(line)
                     lines.append(line)
@@ -443,6 +458,8 @@ def _iter_warcio(
             # as warcio does after the first record of a WARC file: later records must be WARC too
             # (without this, a line of garbage between records can pass for an ARC header)
             it.known_format = "warc"
+        else:
+            it.arc_lines = True
         count = 0
         last_offset = start
         end_pos = start  # where the last record read ended (blank lines after it included)
@@ -836,6 +853,9 @@ def _read(p: str, raws: Iterator[_Raw], stream: RecordStream, cap: int, end: int
 
 
 _ARC_LINE = re.compile(rb"\S+ \S+ \d{14} \S+ \d+\r?\n")
+#: An ARC record header line, version 1 (URL IP-address Archive-date Content-type Archive-length)
+#: or 2 (more fields between the type and the length), as the whole line.
+_ARC_HEADER_LINE = re.compile(rb"\S+ \S+ \d{14}(?: \S*)+ \d+\r?\n\Z")
 
 
 def _find_record_start(p: str, pos: int, is_arc: bool) -> int | None:
