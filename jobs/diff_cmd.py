@@ -7,7 +7,7 @@ import os
 
 import click
 
-from redecode_jobs.options import list_prefix_option
+from redecode_jobs.options import list_prefix_option, output_options, table_width
 from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary, input_error_message
 from redecode.query import QueryError
 from redecode.rundir import MANIFEST
@@ -42,8 +42,8 @@ def _key(value: str) -> tuple[str, str]:
                                   "default: try latin-1 and cp1252).")
 @click.option("--max-record-bytes", type=click.IntRange(min=1), default=None,
               help="With --rules: cap on a decoded payload in bytes (default 64 MiB).")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="With --rules: inputs diffed in parallel processes.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="With --rules: inputs diffed in parallel processes [default: all cores].")
 @click.option("--examples", type=click.IntRange(min=0), default=10, show_default=True,
               help="Changed records shown in the summary.")
 @click.option("--executor", type=click.Choice(["local", "spark"]), default="local", show_default=True,
@@ -53,8 +53,10 @@ def _key(value: str) -> tuple[str, str]:
               help="With --executor spark: Spark master URL (local[4], spark://host:7077, yarn) "
                    "[default: spark-submit's, else local[*]].")
 @list_prefix_option
+@output_options("No summary on stdout (the exit code of --check/--check-text, the files of --out; "
+                "--json still prints); input errors still go to stderr.")
 def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_codec, max_record_bytes,
-         workers, examples, executor, master, list_prefix) -> None:
+         workers, examples, executor, master, list_prefix, quiet) -> None:
     """Compare two decodes: OLD NEW run directories, or --rules A --rules B INPUT...
 
     \b
@@ -117,8 +119,8 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
         raise click.UsageError(str(exc)) from exc
     if as_json:
         click.echo(json.dumps(summary.to_json(), indent=2, ensure_ascii=False, default=str))
-    else:
-        click.echo(format_summary(summary))
+    elif not quiet:
+        click.echo(format_summary(summary, width=table_width()))
     for e in summary.input_errors:
         click.echo(f"redecode: error: {input_error_message(e)}", err=True)
     click.get_current_context().exit(summary.exit_code(check=check, check_text=check_text))

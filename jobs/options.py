@@ -1,9 +1,11 @@
 """Click options shared by the commands: those that scan archives (`run`, `backfill`, `diff --rules`),
-and -q/-v/--log-file, which every command takes."""
+-q/-v/--log-file, which every command takes, --fail-on-failed, and the width tables are fitted to."""
 
 from __future__ import annotations
 
 import functools
+import shutil
+import sys
 from collections.abc import Callable
 
 import click
@@ -38,9 +40,33 @@ def rules_option(help: str) -> Callable:
                         callback=lambda ctx, param, value: RULES[value], help=help)
 
 
+#: Every command that reads archives in parallel takes --workers with this default: all cores.
 workers_option = click.option(
     "--workers", type=click.IntRange(min=1), default=None, help="Processes [default: all cores]."
 )
+
+#: The exit code of ``--fail-on-failed`` when records failed and none was decoded.
+EXIT_ALL_FAILED = 4
+
+fail_on_failed_option = click.option(
+    "--fail-on-failed", is_flag=True,
+    help=f"Exit {EXIT_ALL_FAILED} when records failed and none was decoded (every record that was not "
+         "skipped failed), so a nightly job notices a run that produced no text.")
+
+
+def all_failed(counts: dict) -> bool:
+    """Whether a run's ``counts`` (``_run.json``) are what ``--fail-on-failed`` reports: at least
+    one ``failed`` row and no ``decoded`` one."""
+    return counts.get("failed", 0) > 0 and counts.get("decoded", 0) == 0
+
+
+def table_width() -> int | None:
+    """The width (characters) a command's tables and wrapped lines must fit when stdout is a
+    terminal: the terminal's (``$COLUMNS`` when set, as :func:`shutil.get_terminal_size` reads
+    it); None when stdout is not a terminal (piped output is not cut to a width)."""
+    if not sys.stdout.isatty():
+        return None
+    return shutil.get_terminal_size().columns
 
 
 def output_options(quiet_help: str) -> Callable:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from redecode_jobs.options import output_options, table_width
 from redecode.query import QueryError, execute, format_report, format_result, open_query, report
 from redecode.schema import SchemaVersionError
 
@@ -14,8 +15,10 @@ from redecode.schema import SchemaVersionError
 @click.option("--run", "more_runs", multiple=True, metavar="DIR",
               help="Another run directory to include (repeatable).")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-              show_default=True, help="Output format.")
-def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str) -> None:
+              show_default=True,
+              help="Output format; table lines fit the terminal ($COLUMNS; piped output is not cut to a width).")
+@output_options("Nothing on stderr but warnings and errors (query prints nothing else there).")
+def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str, quiet: bool) -> None:
     """Query run outputs with DuckDB (read-only), or print the standard report.
 
     DIRECTORY is the --out DIR of `redecode run`, a local path or a URL (s3://bucket/run). SQL sees
@@ -36,7 +39,7 @@ def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str)
     runs = [directory, *more_runs]
     try:
         if sql is None:
-            click.echo(format_report(report(runs), fmt))
+            click.echo(format_report(report(runs), fmt, width=table_width()))
             return
         con = open_query(runs)
         try:
@@ -45,4 +48,5 @@ def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str)
             con.close()
     except (QueryError, SchemaVersionError, ImportError) as exc:
         raise click.UsageError(str(exc)) from exc
-    click.echo("\n\n".join(format_result(r, fmt) for r in results))
+    width = table_width()
+    click.echo("\n\n".join(format_result(r, fmt, width=width) for r in results))

@@ -8,7 +8,16 @@ import sys
 
 import click
 
-from redecode_jobs.options import executor_options, list_prefix_option, output_options, rules_option, workers_option
+from redecode_jobs.options import (
+    EXIT_ALL_FAILED,
+    all_failed,
+    executor_options,
+    fail_on_failed_option,
+    list_prefix_option,
+    output_options,
+    rules_option,
+    workers_option,
+)
 from redecode.inputs import suffix_list
 from redecode.job import run as run_job
 from redecode.logs import FILE_ONLY
@@ -38,7 +47,8 @@ log = logging.getLogger("redecode.cli")
     \b
     Exit codes: 0 every input read to its end; 1 an input was cut short or unreadable
     (the rows read before the error are kept; stderr and _run.json name the file and offset);
-    2 usage error (bad option, no such input, --out locked or holding other rules' output).
+    2 usage error (bad option, no such input, --out locked or holding other rules' output);
+    4 with --fail-on-failed, records failed and none was decoded (1 wins over 4).
     """)
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False),
@@ -59,10 +69,11 @@ log = logging.getLogger("redecode.cli")
 @click.option("--sample", type=click.FloatRange(0, 1, min_open=True), default=None, metavar="FRACTION",
               help="Keep this fraction of the records, chosen by a hash of their WARC-Record-ID (0.01: 1%).")
 @list_prefix_option
+@fail_on_failed_option
 @output_options("No progress bar and no summary on stderr (warnings and errors still).")
 @click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON on stdout.")
 def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, limit, sample, list_prefix,
-        quiet, as_json) -> None:
+        fail_on_failed, quiet, as_json) -> None:
     """``redecode run``: parse the options, call :func:`redecode.job.run` (or the Spark executor),
     report on stderr (help text: the command's ``help`` above)."""
     show_bar = not quiet and sys.stderr.isatty()
@@ -123,6 +134,10 @@ def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, 
     if summary.exit_code:
         log.error("%d input(s) could not be read to the end; the rows read before the error are kept in %s; "
                   "see %s/_run.json", len(summary.errors), out, out)
+    if fail_on_failed and all_failed(manifest["counts"]):
+        log.error("every record that was not skipped failed (%d failed, none decoded); error_kind and "
+                  "error in the rows say why", manifest["counts"]["failed"])
+        sys.exit(summary.exit_code or EXIT_ALL_FAILED)
     sys.exit(summary.exit_code)
 
 

@@ -49,7 +49,7 @@ import ftfy
 import pyarrow as pa
 
 from . import storage
-from .query import sql_string, check_part_versions, load_run, render_table, use_storage
+from .query import sql_string, check_part_versions, load_run, render_table, use_storage, wrap
 from .schema import COLUMNS, NoSchemaVersionError
 
 if TYPE_CHECKING:
@@ -461,43 +461,34 @@ def input_error_message(e: dict) -> str:
     return error if error.startswith(path) else f"{path}: {error}"
 
 
-def format_summary(s: DiffSummary) -> str:
-    """The summary as plain-text tables (for stdout)."""
-    out = [f"diff {s.old} -> {s.new}: {s.records} records, {s.changed} changed "
-           f"({s.label_only} of them only in the encoding label, with the same text), "
-           f"{s.mojibake_fixed} mojibake fixed"]
-    out.append(render_table(("category", "records"), list(s.categories.items())))
+def format_summary(s: DiffSummary, *, width: int | None = None) -> str:
+    """The summary as plain-text tables (for stdout), no line wider than *width* characters
+    (None: no limit; :func:`redecode.query.render_table` says how tables are fitted)."""
+    out = [wrap(f"diff {s.old} -> {s.new}: {s.records} records, {s.changed} changed "
+                f"({s.label_only} of them only in the encoding label, with the same text), "
+                f"{s.mojibake_fixed} mojibake fixed", width)]
+    out.append(render_table(("category", "records"), list(s.categories.items()), width=width))
 
-    def table(title, rows, cols):
-        out.append(f"== {title} ==\n" + render_table(cols, [tuple(r[c] for c in cols) for r in rows]))
+    def table(title, rows, cols, cut_at_end=()):
+        out.append(wrap(f"== {title} ==", width) + "\n"
+                   + render_table(cols, [tuple(r[c] for c in cols) for r in rows], width=width,
+                                  cut_at_end=cut_at_end))
 
     table("Encoding transitions (old -> new)", s.encoding_transitions,
           ("old_encoding", "new_encoding", "records", "mojibake_fixed"))
     table("By deciding step", s.by_source, ("old_source", "new_source", "category", "records"))
     table("By top-level domain", s.by_tld, ("tld", "records", "changed", "mojibake_fixed"))
     # The excerpts start EXCERPT_BEFORE characters before the first difference: cut them at the
-    # end (render_table cuts long cells in the middle, which is where the difference may be).
-    examples = [{**e, "old_excerpt": _head_cell(e["old_excerpt"]), "new_excerpt": _head_cell(e["new_excerpt"])}
-                for e in s.examples]
-    table("Examples", examples,
+    # end (a cut in the middle may be where the difference is).
+    table("Examples", s.examples,
           ("category", "target_uri", "old_encoding", "new_encoding", "mojibake_fixed",
-           "old_excerpt", "new_excerpt"))
+           "old_excerpt", "new_excerpt"), cut_at_end=("old_excerpt", "new_excerpt"))
     if s.input_errors:  # (the errors themselves go to stderr, once each: see diff_cmd)
-        out.append(f"{len(s.input_errors)} input(s) could not be read to the end; "
-                   "the records read before the damage are compared")
+        out.append(wrap(f"{len(s.input_errors)} input(s) could not be read to the end; "
+                        "the records read before the damage are compared", width))
     if s.out:
-        out.append(f"diff written to {s.out}")
+        out.append(wrap(f"diff written to {s.out}", width))
     return "\n\n".join(out)
-
-
-def _head_cell(text: str | None, width: int = 60) -> str | None:
-    """*text* with control characters escaped as the tables show them, cut at the end to *width*
-    characters."""
-    if text is None:
-        return None
-    if not text.isprintable():
-        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _local_out(out: str | None) -> str | None:
@@ -952,7 +943,7 @@ def diff_rules(
     *,
     out: str | None = None,
     max_record_bytes: int | None = None,
-    workers: int = 1,
+    workers: int | None = 1,
     examples: int = 10,
     executor: str = "local",
     master: str | None = None,
@@ -966,8 +957,8 @@ def diff_rules(
     :class:`redecode.rules.Rules` or names of shipped ones (looked up once, here). Each record is
     read once and given to both rule sets; nothing but the diff (``out/diff.parquet``, when *out* is
     given) is written. The inputs are mapped with an executor (:func:`redecode.executors.map_shards`):
-    *executor* ``"local"`` diffs *workers* inputs in parallel processes, ``"spark"`` one input per
-    Spark task (*master* as there: a master URL, None for spark-submit's, ``"inline"`` for this
+    *executor* ``"local"`` diffs *workers* inputs in parallel processes (None: one per core),
+    ``"spark"`` one input per Spark task (*master* as there: a master URL, None for spark-submit's, ``"inline"`` for this
     process without Spark); the per-input function returns its diff rows to this process, which
     writes the diff (tasks write nothing, so a retry cannot duplicate rows). An archive that cannot
     be read to its end keeps the pairs read so far and is listed in ``input_errors``
