@@ -364,7 +364,9 @@ def backfill(
                 stats[k] += s[k]
             prior_schemas.add(s["prior_schema"])
             prior_codes.add(str(s["prior_row_code"]))
-        run_manifest["files_not_read"] = files_not_read([])  # a backfill lists no inputs
+        # A backfill lists no inputs of its own: its rows stand for the prior run's inputs, so the
+        # files that run's listing passed over are still not read (and still reported).
+        run_manifest["files_not_read"] = manifest.get("files_not_read") or files_not_read([])
         if manifest.get("selection"):
             run_manifest["selection"] = manifest["selection"]  # (inputs_not_reached included)
         if base:

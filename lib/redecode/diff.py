@@ -24,8 +24,11 @@ not differ, see ``text_equal``); ``text-changed`` (same encoding, other text: a 
 For records whose text changed, :func:`compare_texts` gives the first differing character
 (``diff_offset``, in characters), an excerpt of each side around it, and ``mojibake_fixed``: the old
 text was mojibake of the new one, because either re-encoding the old text with the old codec and
-decoding the bytes with the new decoder gives the new text (``mojibake_check = 'reencode'``), or
-``ftfy`` repairs the old text into the new one (``'ftfy'``).
+decoding the bytes with the new decoder gives the new text (``mojibake_check = 'reencode'``) and
+the old text looks worse (ftfy's ``badness`` higher, or more U+FFFD and C1 controls: two readings
+of the same bytes are always each other's re-encoding, so the check alone cannot tell a fix from
+damage), or ``ftfy`` repairs the old text into the new one (``'ftfy'``). A re-encoding that does
+not look better is ``mojibake_check = 'reinterpreted'`` and not counted as fixed.
 
 Deviations: none from the issue. The "old codec" of a row decoded by a WHATWG decoder is the closest
 Python codec of its WHATWG encoding (:data:`PYTHON_CODECS`); re-encoding maps U+0080..U+009F to the
@@ -38,6 +41,7 @@ from __future__ import annotations
 import codecs
 import datetime as _dt
 import functools
+import re
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -46,6 +50,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 import ftfy
+import ftfy.badness
 import pyarrow as pa
 
 from . import storage
@@ -111,7 +116,7 @@ DIFF_SCHEMA = pa.schema(
         ("old_excerpt", pa.string()),
         ("new_excerpt", pa.string()),
         ("mojibake_fixed", pa.bool_()),
-        ("mojibake_check", pa.string()),  # 'reencode', 'ftfy' or null
+        ("mojibake_check", pa.string()),  # 'reencode', 'reinterpreted', 'ftfy' or null
     ]
 )
 
@@ -320,13 +325,41 @@ def compare_texts(
         again = _decode_with(data, new_decoder, new_encoding)
         # The old decode kept a BOM as text (requests does); the new text never has one.
         if again is not None and (again == new or (again[:1] == "\ufeff" and again[1:] == new)):
-            return TextComparison(offset, old_ex, new_ex, True, "reencode")
+            if _looks_worse(old, new):
+                return TextComparison(offset, old_ex, new_ex, True, "reencode")
+            return TextComparison(offset, old_ex, new_ex, False, "reinterpreted")
     try:
         if ftfy.fix_text(old) == new or ftfy.fix_text(old, _FTFY_ENCODING_ONLY) == new:
             return TextComparison(offset, old_ex, new_ex, True, "ftfy")
     except Exception:  # noqa: BLE001 - ftfy failing on odd text is "not shown to be mojibake"
         pass
     return TextComparison(offset, old_ex, new_ex, False, None)
+
+
+_NOT_TEXT = re.compile("[\ufffd\x80-\x9f]")
+
+
+def _looks_worse(old: str, new: str) -> bool:
+    """Whether *old* looks more like mojibake than *new*: ftfy's ``badness`` (sequences that are
+    typical of text decoded with the wrong codec) is higher, or it holds more U+FFFD and C1
+    controls, or more case flips inside words of non-ASCII letters (a lower-case letter followed
+    by an upper-case one: KOI8-R read as windows-1251, "рТЙЧЕФ", and back)."""
+    try:
+        if ftfy.badness.badness(old) > ftfy.badness.badness(new):
+            return True
+    except Exception:  # noqa: BLE001 - ftfy failing on odd text decides nothing
+        pass
+    bad_old, bad_new = len(_NOT_TEXT.findall(old)), len(_NOT_TEXT.findall(new))
+    if bad_old != bad_new:
+        return bad_old > bad_new
+    return _case_flips(old) > _case_flips(new)
+
+
+def _case_flips(text: str, limit: int = 4096) -> int:
+    """Lower-case non-ASCII letters followed by an upper-case letter, in the first *limit*
+    characters."""
+    t = text[:limit]
+    return sum(1 for a, b in zip(t, t[1:]) if a > "\x7f" and a.islower() and b.isupper())
 
 
 # --------------------------------------------------------------------------------------------

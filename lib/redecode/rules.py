@@ -85,7 +85,7 @@ __all__ = [
 #: Version of this project's decision code (``sniff``, ``prescan``, ``mime`` and the procedures
 #: of :mod:`redecode.procedures`). Bump it whenever a change there can change any decision or
 #: text; it is part of every digest.
-DECISION_CODE_VERSION = "2026.12.2"
+DECISION_CODE_VERSION = "2026.12.3"
 
 DEFAULT_RULES = "author-2026.12"
 
@@ -273,7 +273,9 @@ _BROWSER = Rules(
     chromium_tokenizer=True,
 )
 
-_AUTHOR = Rules(
+# The browser rules' parameters, then the checks against the payload (redecode.validate).
+_AUTHOR = dataclasses.replace(
+    _BROWSER,
     name="author-2026.12",
     description=(
         "The author's text (the default): the browser's decision checked against the payload "
@@ -285,16 +287,6 @@ _AUTHOR = Rules(
         "decoders."
     ),
     procedure="author",
-    decoders="whatwg",
-    detector=_detect.DEFAULT_ENGINE,
-    detector_allow_utf8=False,
-    detector_max_bytes=_detect.DEFAULT_MAX_BYTES,
-    detector_min_nonascii=_detect.DEFAULT_MIN_NONASCII,
-    detector_consult_bytes=_detect.DEFAULT_CONSULT_BYTES,
-    tld_hint=True,
-    utf8_step=True,
-    late_meta=True,
-    chromium_tokenizer=True,
     tld_vote="firefox",
     min_errors=_validate.DEFAULT_MIN_ERRORS,
     identity_fallback=True,
