@@ -279,7 +279,7 @@ def _spark_session(master: str | None, app_name: str, conf: dict[str, str] | Non
         return active, False
     if master is None or master.startswith("local"):
         # Python workers of a local master are this interpreter (same venv, same package); a
-        # cluster gets its interpreter from spark.pyspark.python (the README's "On a Spark cluster").
+        # cluster gets its interpreter from spark.pyspark.python (docs/operations.md, "On a Spark cluster").
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(app_name)

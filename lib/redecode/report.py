@@ -30,7 +30,7 @@ escapes (``\\n``, ``\\u202e``); JSON inside ``<script>`` has ``<``, ``>`` and ``
 ``\\u003c``, ``\\u003e``, ``\\u0026``, so no text can close the script element.
 
 Units: ``records`` counts rows of ``decodes`` (records), ``replacement_chars`` U+FFFD characters
-(``decode_errors``), ``confidence`` the detector engine's own 0..1 value (see the README under the
+(``decode_errors``), ``confidence`` the detector engine's own 0..1 value (see docs/columns.md under the
 column table: not a probability, engines do not compare).
 """
 

@@ -9,7 +9,7 @@ duplicate rows) is :mod:`redecode.rundir`'s; pyspark is imported by :mod:`redeco
 
 Output directory: a local path must be on a filesystem shared by the driver and all executors (it
 is, in ``local[N]`` mode); otherwise use a URL. Staging for URL outputs goes to the task's
-temporary directory (``TMPDIR``; the README's "Object storage").
+temporary directory (``TMPDIR``; docs/operations.md, "Object storage").
 
 Deviations from the local executor: ``cpu_seconds`` in the manifest is the driver's plus the sum
 of the tasks' (Spark's Python workers are not children of the driver); the manifest gains an
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     """Driver entry point for ``spark-submit``: ``main(["INPUT", ..., "--out", "DIR"])``.
 
     The same as ``redecode run --executor spark``, for a two-line driver file
-    (``import sys; from redecode.spark import main; sys.exit(main())``, see the README) where the
+    (``import sys; from redecode.spark import main; sys.exit(main())``, see docs/operations.md) where the
     ``redecode`` console script is not at hand. (Not runnable as ``spark-submit .../spark.py``:
     that would put ``lib/redecode`` first on ``sys.path``, where ``http.py`` shadows the standard
     library's.) The master comes from spark-submit. Prints the counts as JSON on stdout; returns
