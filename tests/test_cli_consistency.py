@@ -43,7 +43,7 @@ def test_every_command_takes_quiet_verbose_and_log_file(command):
 def test_one_workers_default():
     """Every command that reads archives in parallel uses all cores unless told otherwise."""
     with_workers = [c for c in COMMANDS if "workers" in _params(c)]
-    assert set(with_workers) == {"run", "diff", "backfill"}
+    assert set(with_workers) == {"run", "diff", "backfill", "repair"}
     for command in with_workers:
         p = _params(command)["workers"]
         assert p.default is None, (command, p.default)

@@ -18,6 +18,11 @@ of shipped rule sets). Each prior row is handled by the first case that applies:
    code no longer knows by digest): read again at ``warc_path`` + ``warc_offset``
    (:func:`redecode.archive.read_record_at`) and made by :func:`redecode.row.record_row`.
 
+A replayed row's derived columns (the text's lengths and normalised form) are made from its text by
+:func:`redecode.row.text_columns`, as a full decode makes them. The prior run's output options
+(``run --normalize``, ``--graphemes``: its manifest's rules parameters) are carried over to rules
+given without any (:meth:`redecode.rules.Rules.with_outputs`).
+
 The shards are mapped with an executor (:func:`redecode.executors.map_shards`) and written with the
 run-directory protocol (:mod:`redecode.rundir`). ``OUT/_run.json`` gets a ``backfill`` section:
 ``bytes_read`` is the sum of ``warc_length`` over re-read records, ``bytes_full_run`` the sum of the
@@ -46,7 +51,7 @@ from . import storage
 from .archive import ArchiveError, read_record_at
 from .executors import make_executor, map_shards
 from .record import DEFAULT_MAX_RECORD_BYTES
-from .row import IDENTITY_NOTE, record_row
+from .row import IDENTITY_NOTE, record_row, text_columns
 from .rules import Rules, as_rules, known_rules
 from .rundir import (
     MANIFEST,
@@ -114,7 +119,9 @@ def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict |
     """The row ``record_row(record, new)`` would give, made from the prior *row* (made by *old*),
     or None when the record must be read again. *replayable*: the row has the schema 1.1 replay
     columns. Statuses made before any rule is consulted are copied; a decoded row's decision
-    columns come from the new rules' procedure (:meth:`redecode.procedures.Procedure.replay`)."""
+    columns come from the new rules' procedure (:meth:`redecode.procedures.Procedure.replay`), its
+    derived columns from its text (:func:`redecode.row.text_columns`; the prior row's where the text
+    and the output options are the same)."""
     status = row["status"]
     if bool(old.identity_fallback) != bool(new.identity_fallback) and (
             (status == STATUS_FAILED and row.get("error_kind") == "content-encoding")
@@ -131,7 +138,11 @@ def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict |
         return None
     out = dict(row)
     out.update(columns, rules=new.name, rules_digest=new.digest)
-    return out
+    if old.outputs() == new.outputs() and out["text"] == row["text"] and row.get("text_bytes") is not None:
+        # The same text under the same output options (and Unicode data: both digests are this
+        # code's): the prior derived columns are the new ones, grapheme clusters included.
+        return out
+    return text_columns(out, new)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -139,10 +150,12 @@ def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict |
 
 
 def _backfill_shard(prior_dir: str, marker: dict, out: str, new: Rules,
-                    max_record_bytes: int, base: str | None = None) -> tuple[dict, dict]:
+                    max_record_bytes: int, base: str | None = None, prior_outputs: dict | None = None
+                    ) -> tuple[dict, dict]:
     """Write the new part and marker of one prior shard into directory *out*; return ``(marker,
     stats)``. *base*: the prior run's working directory, against which relative input paths are
-    resolved (see :func:`_locate`)."""
+    resolved (see :func:`_locate`); *prior_outputs*: the prior run's output options
+    (:func:`_prior_outputs`), with which its rows' rules are looked up."""
     started, cpu_started = time.perf_counter(), time.process_time()
     read_from = _locate(marker["path"], base)  # every row of the shard is a record of this input
     part_path = storage.join(prior_dir, marker["part"])
@@ -152,11 +165,13 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, new: Rules,
     except (OSError, ValueError) as exc:
         raise BackfillError(f"prior part {part_path} cannot be read: {exc}") from None
     with source:
-        return _backfill_part(pf, part_path, marker, out, new, max_record_bytes, read_from, started, cpu_started)
+        return _backfill_part(pf, part_path, marker, out, new, max_record_bytes, read_from, started, cpu_started,
+                              prior_outputs)
 
 
 def _backfill_part(pf: pq.ParquetFile, part_path: str, marker: dict, out: str, new: Rules, max_record_bytes: int,
-                   read_from: str, started: float, cpu_started: float) -> tuple[dict, dict]:
+                   read_from: str, started: float, cpu_started: float, prior_outputs: dict | None
+                   ) -> tuple[dict, dict]:
     """The body of :func:`_backfill_shard` over the open prior part ``pf``."""
     try:
         version = check_schema_version(pf.schema_arrow.metadata, part_path)
@@ -190,7 +205,7 @@ def _backfill_part(pf: pq.ParquetFile, part_path: str, marker: dict, out: str, n
                 elif row["rules_digest"] == new.digest and replayable:
                     new_row = row
                 else:
-                    old = known_rules(row["rules"], row["rules_digest"])
+                    old = known_rules(row["rules"], row["rules_digest"], **(prior_outputs or {}))
                     if old is not None:
                         new_row = replay_row(row, old, new, replayable=replayable)
                 if new_row is None:
@@ -208,14 +223,16 @@ def _backfill_part(pf: pq.ParquetFile, part_path: str, marker: dict, out: str, n
 
 
 def _backfill_task(prior_dir: str, out: str, rules: Rules | str, max_record_bytes: int,
-                   marker: dict, base: str | None = None, *, staged: bool = True) -> tuple[dict, dict]:
+                   marker: dict, base: str | None = None, *, staged: bool = True,
+                   prior_outputs: dict | None = None) -> tuple[dict, dict]:
     """The per-shard function of a backfill: :func:`_backfill_shard` published into *out*
     (:func:`redecode.rundir.publish_shard`; ``staged``, as executors whose attempts may run twice
     need, a retried attempt replaces the part under its one name, never adds rows). ``rules``: a
     rule set or its name (a task's entry point)."""
     new = as_rules(rules)
     return publish_shard(out, marker["part"],
-                         lambda directory: _backfill_shard(prior_dir, marker, directory, new, max_record_bytes, base),
+                         lambda directory: _backfill_shard(prior_dir, marker, directory, new, max_record_bytes, base,
+                                                           prior_outputs),
                          staged=staged)
 
 
@@ -291,6 +308,13 @@ def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
     return manifest, markers
 
 
+def _prior_outputs(manifest: dict) -> dict:
+    """The output options (:meth:`redecode.rules.Rules.with_outputs` keywords) a prior run was made
+    with, from its manifest's rules parameters (absent: none)."""
+    params = (manifest.get("rules") or {}).get("parameters") or {}
+    return {"normalize": params.get("normalize"), "graphemes": bool(params.get("graphemes"))}
+
+
 def backfill(
     prior_dir: str,
     rules: Rules | str,
@@ -304,7 +328,8 @@ def backfill(
 ) -> BackfillSummary:
     """Write into run directory *out* what ``redecode run --rules RULES`` over the inputs of
     run directory *prior_dir* would write, re-reading only records whose row can change (see the
-    module docstring). *rules*: a rule set or the name of a shipped one (looked up once, here).
+    module docstring). *rules*: a rule set or the name of a shipped one (looked up once, here);
+    rules without output options get the prior run's (``run --normalize``, ``--graphemes``).
     ``workers``: processes over the prior shards (None: all cores). ``executor``: ``"local"``
     (processes, ``workers``) or ``"spark"``: one task per prior shard through
     :func:`redecode.executors.map_shards` with ``master`` (a Spark master URL, None for
@@ -337,6 +362,9 @@ def backfill(
     if _absolute(prior_dir) == _absolute(out.rstrip("/") or "/"):
         raise BackfillError("--out must differ from the prior run directory")
     manifest, markers = _load_prior(prior_dir)
+    prior_outputs = _prior_outputs(manifest)
+    if not (new.normalize or new.graphemes):
+        new = new.with_outputs(**prior_outputs)
     base = manifest.get("cwd")
     # the prior run's record selection (--limit, --sample): the output is what `run` with it gives
     selection = Selection.from_json(manifest.get("selection"))
@@ -344,7 +372,8 @@ def backfill(
     with RunDirectory(out, new, force=force, foreign="refuse", selection=selection) as rd:
         # a task on another machine (or in a Spark worker's directory) needs absolute paths
         where = (_absolute(prior_dir), _absolute(out)) if runner.staged else (prior_dir, out)
-        shard_fn = functools.partial(_backfill_task, *where, new, max_record_bytes, base=base, staged=staged)
+        shard_fn = functools.partial(_backfill_task, *where, new, max_record_bytes, base=base, staged=staged,
+                                     prior_outputs=prior_outputs)
         done = map_shards(shard_fn, markers, runner,
                           description=f"redecode backfill {len(markers)} shard(s) -> {out}")
         results = {(m["path"], m["shard"]): result for m, result in zip(markers, done)}
