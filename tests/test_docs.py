@@ -118,3 +118,24 @@ def test_relative_links_resolve(page):
         elif anchor and dest.suffix == ".md" and anchor not in _anchors(read(dest)):
             broken.append(target)
     assert not broken, broken
+
+
+def test_quick_start_shows_what_the_commands_print(tmp_path, monkeypatch):
+    """The Quick start's run line and query table are what the commands print on sample_warcs/."""
+    from click.testing import CliRunner
+
+    text = readme()
+    start = text.index("## Quick start")
+    quick = text[start:text.index("\n## ", start + 1)]
+    printed = re.search(r"It prints `([^`]+)`", quick).group(1)
+    sql = re.search(r'redecode query out "(.*?)"', quick, re.S).group(1)
+    table = re.search(r"```text\n(.*?)```", quick, re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    os.symlink(ROOT / "sample_warcs", tmp_path / "sample_warcs")
+    runner = CliRunner()
+    ran = runner.invoke(cli, ["run", "sample_warcs", "--out", "out", "--workers", "1"])
+    assert ran.exit_code == 0, ran.output
+    assert ran.stderr.strip() == printed
+    queried = runner.invoke(cli, ["query", "out", sql])
+    assert queried.exit_code == 0, queried.output
+    assert queried.stdout == table
