@@ -505,12 +505,35 @@ class RunDirectory:
                 f"{self.out} holds {len(foreign)} part(s) made under other rules, by another version of "
                 f"this job or with another record selection: {', '.join(names)}; this run uses "
                 f"{rules.name} ({rules.digest[:12]}, row code {ROW_CODE_VERSION}"
-                f"{_selection_note(self.selection)}). Write to another --out, or add --force to replace them."
+                f"{_selection_note(self.selection)}){self._what_differs()}. Write to another --out, or add "
+                "--force to replace them."
             )
         for stem, m in foreign.items():
             storage.remove(storage.join(self.out, m["part"]))
             storage.remove(marker_path(self.out, stem_of(m["part"])))
             del self._markers[stem]
+
+    def _what_differs(self) -> str:
+        """``"; they differ in: normalize (NFC here, none there)"``: the rule parameters and versions
+        in which the run directory's manifest (the last run into it) differs from this run's rules;
+        empty when there is no readable manifest or it names no difference."""
+        try:
+            prior = json.loads(storage.read_bytes(storage.join(self.out, MANIFEST)))["rules"]
+        except Exception:  # noqa: BLE001 - no manifest or an unreadable one: nothing to add
+            return ""
+        if not isinstance(prior, dict):
+            return ""
+        here = {**self.rules.versions(), **self.rules.parameters()}
+        there = {**(prior.get("versions") or {}), **(prior.get("parameters") or {})}
+        keys = [k for k in sorted(set(here) | set(there)) if here.get(k) != there.get(k)]
+        if not keys:
+            return ""
+
+        def shown(v: object) -> str:
+            return "none" if v is None else str(v)
+
+        return "; they differ in: " + ", ".join(
+            f"{k} ({shown(here.get(k))} here, {shown(there.get(k))} there)" for k in keys)
 
     # -- questions a command asks --
 
@@ -631,7 +654,8 @@ class RunDirectory:
             "schema_version": SCHEMA_VERSION,
             "redecode_version": __version__,
             "row_code_version": ROW_CODE_VERSION,
-            "rules": {"name": rules.name, "digest": rules.digest, "parameters": rules.parameters()},
+            "rules": {"name": rules.name, "digest": rules.digest, "parameters": rules.parameters(),
+                      "versions": rules.versions()},
             # the records taken (--limit, --sample; None: every record), see redecode.selection
             "selection": self.selection.to_json(),
             "dependencies": dependency_versions(),
