@@ -348,6 +348,10 @@ def test_utf8_profile_counts_cesu_pairs_and_literal_replacement_characters():
     ("<html><body>x</body></html>", "ascii", None),
     ("<p>", "utf-16-le", None),  # fewer than 8 code units
     ("日本語の文章です。吾輩は猫である。", "utf-16-le", None),  # no markup: no NUL pattern (limit)
+    # Cyrillic with spaces only (one unit in 8 has a zero high byte): still UTF-16
+    ("Правительство Москвы объявило, что повысит тарифы на транспорт", "utf-16-le", "UTF-16LE"),
+    ("Правительство Москвы объявило, что повысит тарифы на транспорт", "utf-16-be", "UTF-16BE"),
+    ("Правительство Москвы объявило", "utf-16-le", None),  # 2 spaces in 29 units: under an eighth
 ])
 def test_utf16_pattern(text, codec, want):
     assert V.utf16_pattern(text.encode(codec)) == want
