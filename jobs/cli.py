@@ -1,7 +1,8 @@
 """The ``redecode`` command: one click group, one module per subcommand.
 
 Exit codes: 0 ok, 1 failure (an input could not be read to its end, or a check failed), 2 usage
-error, 3 ``diff --check`` (or ``--check-text``) found changes.
+error, 3 ``diff --check`` (or ``--check-text``) found changes, 4 ``run``/``backfill --fail-on-failed``:
+records failed and none was decoded.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def cli() -> None:
 
     \b
     Exit codes: 0 ok; 1 an input failed (see stderr and _run.json); 2 usage error;
-    3 `diff --check` (or `--check-text`) found changes.
+    3 `diff --check` (or `--check-text`) found changes; 4 `--fail-on-failed`: records
+    failed and none was decoded.
     """
 
 

@@ -1,7 +1,7 @@
 """Archive reading: the table of readers, one per input kind, and the entry points over it.
 
-Contract. :data:`READERS` registers one :class:`redecode.record.Reader` per input kind (WARC and
-ARC in :mod:`redecode.warc`, raw-response Parquet in :mod:`redecode.rawparquet`); a new input kind
+Contract. :data:`READERS` registers one :class:`redecode.record.Reader` per input kind (WARC, LZ4
+WARC and ARC in :mod:`redecode.warc`, raw-response Parquet in :mod:`redecode.rawparquet`); a new input kind
 is one reader class and one line here. A file's kind is sniffed from its first bytes
 (:func:`reader_for`), never from its name, except that a file whose bytes no reader takes may be
 claimed by its name (ARC files without a ``filedesc:`` line).
@@ -36,7 +36,7 @@ from .record import (
     Reader,
     RecordStream,
 )
-from .warc import ArcReader, WarcReader
+from .warc import ArcReader, Lz4WarcReader, WarcReader
 
 __all__ = [
     "DEFAULT_MAX_RECORD_BYTES",
@@ -54,7 +54,7 @@ __all__ = [
 
 #: The readers, one per input kind; their order is the order of :data:`INPUT_SUFFIXES` (and of
 #: the kinds in messages). No two readers' ``sniff`` may take the same bytes.
-READERS: tuple[Reader, ...] = (WarcReader(), ArcReader(), ParquetReader())
+READERS: tuple[Reader, ...] = (WarcReader(), Lz4WarcReader(), ArcReader(), ParquetReader())
 
 #: File name endings :func:`redecode.inputs.expand_inputs` picks up inside directories and globs.
 INPUT_SUFFIXES: tuple[str, ...] = tuple(s for r in READERS for s in r.suffixes)
@@ -64,7 +64,7 @@ INPUT_SUFFIXES: tuple[str, ...] = tuple(s for r in READERS for s in r.suffixes)
 #: start is refused (:func:`iter_records`).
 read_at_fallback: Reader = READERS[0]
 
-_UNKNOWN = "not a WARC, ARC or Parquet file (it does not start with 'WARC/')"
+_UNKNOWN = "not a WARC (plain, gzip or LZ4), ARC or Parquet file (it does not start with 'WARC/')"
 
 
 def reader_for(path: str | os.PathLike[str]) -> Reader | None:
