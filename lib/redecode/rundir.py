@@ -14,7 +14,8 @@ Contract. A run directory ``OUT`` (a local path, or a URL of any fsspec filesyst
   from all markers.
 - ``_lock`` (local only): held (``flock``) while a command writes the directory; it stays, and
   means nothing by itself.
-- ``.tmp-*`` (local only): files being written (a part or a JSON file before its rename), and
+- ``.tmp-*.tmp`` (local only, :func:`redecode.storage.temp_path`): files being written (a part or a
+  JSON file before its rename; never matched by ``*.parquet``), and
   ``_staging/`` (local only): per-attempt directories of staged shards; both are removed when the
   next command opens the directory.
 

@@ -76,8 +76,12 @@ MAX_BLOCK = 8 * 1024 * 1024
 
 _LOCAL_SCHEMES = ("file",)
 
-#: Prefix of the temporary name a local file is written under before it is renamed into place.
+#: Prefix and suffix of the temporary name a local file is written under before it is renamed into
+#: place: ``.tmp-<name>.tmp``. The suffix keeps a part being written (or left by a killed command)
+#: out of ``DIR/*.parquet``, the glob DuckDB users query run directories with (DuckDB's glob, unlike
+#: the shell's, matches names that start with a dot).
 TMP_PREFIX = ".tmp-"
+TMP_SUFFIX = ".tmp"
 
 
 def is_remote(path: str | os.PathLike[str]) -> bool:
@@ -248,8 +252,9 @@ def read_bytes(path: str) -> bytes:
 
 def temp_path(path: str) -> str:
     """The temporary name a local file is written under, beside it, before its rename to ``path``:
-    ``.tmp-<name>`` (so a reader never sees an incomplete file under its final name)."""
-    return os.path.join(os.path.dirname(path), TMP_PREFIX + os.path.basename(path))
+    ``.tmp-<name>.tmp`` (so a reader never sees an incomplete file under its final name, and no
+    glob for the final names' suffix, ``*.parquet``, matches it; see :data:`TMP_PREFIX`)."""
+    return os.path.join(os.path.dirname(path), TMP_PREFIX + os.path.basename(path) + TMP_SUFFIX)
 
 
 def write_bytes(path: str, data: bytes) -> None:

@@ -1,9 +1,10 @@
 """Parquet part writer: explicit schema, zstd, row groups bounded by bytes, atomic rename.
 
 The only module that imports :mod:`pyarrow.parquet` for writing. A part is written to
-``.tmp-<name>`` in the output directory and renamed to its final name only after the Parquet footer
-is written and the file is fsync'ed, so a part visible under its final name is always complete (a run
-killed with SIGKILL leaves at most a ``.tmp-*`` file, which the next run removes).
+``.tmp-<name>.tmp`` (:func:`redecode.storage.temp_path`) in the output directory and renamed to its
+final name only after the Parquet footer is written and the file is fsync'ed, so a part visible
+under its final name is always complete, and ``DIR/*.parquet`` never matches a part being written
+(a run killed with SIGKILL leaves at most a ``.tmp-*.tmp`` file, which the next run removes).
 """
 
 from __future__ import annotations
