@@ -72,7 +72,9 @@ __all__ = [
     "completion_marker",
     "files_not_read",
     "input_size",
+    "is_part_name",
     "marker_is_current",
+    "marker_is_valid",
     "marker_path",
     "part_stem",
     "publish_shard",
@@ -139,6 +141,40 @@ def stem_of(part: str) -> str:
 def marker_path(out: str, stem: str) -> str:
     """Where the completion marker of the part ``stem`` lives in run directory ``out``."""
     return storage.join(out, MARKERS, stem + ".json")
+
+
+def is_part_name(name: object) -> bool:
+    """Whether ``name`` (from a marker or a manifest, which anyone can edit) is a plain part file
+    name: a ``str`` ending in ``.parquet``, without a directory separator, not hidden and not
+    ``.``/``..``. Only such names are ever joined to a run directory, so that a crafted
+    ``_done/*.json`` (``"part": "../../x"``) cannot make a command read or delete a file outside
+    ``--out``."""
+    return (
+        isinstance(name, str)
+        and name.endswith(PART_SUFFIX)
+        and len(name) > len(PART_SUFFIX)
+        and "/" not in name
+        and os.sep not in name
+        and "\0" not in name
+        and not name.startswith(".")
+    )
+
+
+def marker_is_valid(marker: object, stem: str) -> bool:
+    """Whether ``marker``, read from ``_done/<stem>.json``, names its own part: a dict whose
+    ``part`` is ``<stem>.parquet`` (:func:`is_part_name`) and whose ``path``, ``shard``, ``start``
+    and ``end`` have their types. Anything else is ignored as if there were no marker: its shard is
+    done again and the marker rewritten; nothing it names is read or removed."""
+    return (
+        isinstance(marker, dict)
+        and marker.get("part") == stem + PART_SUFFIX
+        and is_part_name(marker.get("part"))
+        and isinstance(marker.get("path"), str)
+        and isinstance(marker.get("shard"), int)
+        and isinstance(marker.get("start"), int)
+        and (marker.get("end") is None or isinstance(marker.get("end"), int))
+        and isinstance(marker.get("counts"), dict)
+    )
 
 
 def write_json(path: str, data: dict) -> None:
@@ -473,7 +509,9 @@ class RunDirectory:
                 read_back = list(pool.map(read, names))
         else:
             read_back = [read(name) for name in names]
-        return {stem: m for stem, m in zip(names, read_back) if isinstance(m, dict)}
+        # a marker that does not name its own part is ignored (marker_is_valid): never trusted
+        # with a path
+        return {stem: m for stem, m in zip(names, read_back) if marker_is_valid(m, stem)}
 
     def _refuse(self, foreign: dict[str, dict]) -> None:
         if not self.force:
