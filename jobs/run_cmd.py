@@ -8,6 +8,7 @@ import sys
 import click
 
 from redecode_jobs.options import executor_options, rules_option, workers_option
+from redecode_jobs.stops import EXIT_HELP, stopping_cleanly
 from redecode.inputs import suffix_list
 from redecode.job import run as run_job
 from redecode.record import DEFAULT_MAX_RECORD_BYTES
@@ -28,8 +29,8 @@ from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
     \b
     Exit codes: 0 every input read to its end; 1 an input was cut short or unreadable
     (the rows read before the error are kept; stderr and _run.json name the file and offset);
-    2 usage error (bad option, no such input, --out locked or holding other rules' output).
-    """)
+    2 usage error (bad option, no such input, --out locked or holding other rules' output);
+    """ + EXIT_HELP)
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Run directory to write.")
 @rules_option("Named, versioned rules (see `redecode rules`).")
@@ -63,6 +64,14 @@ def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, 
     def on_error(message: str) -> None:
         click.echo(f"redecode: error: {message}", err=True)
 
+    with stopping_cleanly(out):
+        summary = _run(inputs, out, rules, workers, force, max_record_bytes, executor, master, quiet,
+                       on_progress, on_error, lambda: bar)
+    _report(summary, out, quiet, as_json)
+
+
+def _run(inputs, out, rules, workers, force, max_record_bytes, executor, master, quiet, on_progress,
+         on_error, current_bar):
     try:
         if executor == "spark":
             from redecode.spark import run_spark  # the [spark] extra; ImportError -> usage error
@@ -82,9 +91,13 @@ def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, 
     except (RunDirectoryLocked, RunDirectoryConflict) as exc:
         raise click.UsageError(str(exc)) from exc
     finally:
+        bar = current_bar()
         if bar is not None:
             bar.__exit__(None, None, None)
+    return summary
 
+
+def _report(summary, out: str, quiet: bool, as_json: bool) -> None:
     manifest = summary.manifest
     if not manifest["inputs"]:
         # before the summary, and even with --quiet: a nightly run over an empty folder says so

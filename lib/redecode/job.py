@@ -164,7 +164,10 @@ def process_shard(
     :func:`redecode.executors.progress_reporter`).
 
     A truncated or corrupt archive keeps the rows read so far; its error (file and offset) is in the
-    marker's ``error`` and its ``outcome`` is ``truncated``.
+    marker's ``error`` and its ``outcome`` is ``truncated``. Whatever goes wrong while *reading*
+    (the archive, the file system under it, or a bug in a reader) is the shard's outcome, so it
+    costs this input only; an error *writing* ``out`` (:class:`redecode.storage.OutputError`: disk
+    full...) propagates, and the part is not published.
     """
     counts = ShardCounts()
     outcome, error, error_offset = "complete", None, None
@@ -177,23 +180,33 @@ def process_shard(
         os.path.join(out, part_stem(shard.path, shard.index) + ".parquet"),
         extra_metadata={"redecode.rules": rules.name, "redecode.rules_digest": rules.digest},
     ) as writer:
-        try:
-            rows = process_archive(shard.path, rules, max_record_bytes=max_record_bytes, start=shard.start,
-                                   end=shard.end, counts=counts, on_bytes=on_bytes, boundary=boundary)
-            for row in rows:
-                writer.write(row)
-        except ArchiveError as exc:
-            # "error": nothing could be read at all (not an archive, unreadable); "truncated":
-            # the rows before the damage are kept.
-            # Nothing read: no record at all, or the damage is at the file's first record
-            # (offset 0: a file gzipped as one stream, a first record with no Content-Length) and
-            # no row came before it.
-            nothing = shard.start == 0 and (
-                counts.records_total == 0 or (exc.offset == 0 and counts.records_seen == 0)
-            )
-            outcome, error, error_offset = ("error" if nothing else "truncated"), str(exc), exc.offset
-        except OSError as exc:
-            outcome, error = "error", f"{shard.path}: {exc.strerror or exc}"
+        rows = process_archive(shard.path, rules, max_record_bytes=max_record_bytes, start=shard.start,
+                               end=shard.end, counts=counts, on_bytes=on_bytes, boundary=boundary)
+        write = writer.write
+        while True:
+            try:
+                row = next(rows)
+            except StopIteration:
+                break
+            except ArchiveError as exc:
+                # "error": nothing could be read at all (not an archive, unreadable); "truncated":
+                # the rows before the damage are kept.
+                # Nothing read: no record at all, or the damage is at the file's first record
+                # (offset 0: a file gzipped as one stream, a first record with no Content-Length) and
+                # no row came before it.
+                nothing = shard.start == 0 and (
+                    counts.records_total == 0 or (exc.offset == 0 and counts.records_seen == 0)
+                )
+                outcome, error, error_offset = ("error" if nothing else "truncated"), str(exc), exc.offset
+                break
+            except OSError as exc:  # reading the input (EIO, a file gone from under us)
+                outcome, error = "error", f"{shard.path}: {exc.strerror or exc}"
+                break
+            except Exception as exc:  # noqa: BLE001 - a reader's bug must cost this input, not the run
+                outcome, error = "error", (f"{shard.path}: unexpected error while reading "
+                                           f"({type(exc).__name__}: {exc}); please report it")
+                break
+            write(row)  # outside the try: an error writing the part is not the input's
     try:
         size = storage.size(shard.path)
     except OSError:  # an input named in an @list that is not there: its marker says so

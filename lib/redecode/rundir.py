@@ -436,7 +436,9 @@ class RunDirectory:
     :data:`redecode.row.ROW_CODE_VERSION`: ``"refuse"`` raises :class:`RunDirectoryConflict`
     (``force``: removes those parts and markers instead), ``"redo"`` treats them as not complete
     (their shards are redone, replacing the parts). Leaving the context releases the lock and
-    removes the (then empty) staging directory.
+    removes the (then empty) staging directory; leaving it with an exception (an interrupt, a
+    full disk) also removes the temporary files and staging directories of the shards that were
+    being written, so a stopped command leaves only published parts and markers.
     """
 
     def __init__(self, out: str, rules: Rules, *, force: bool = False, foreign: str = "refuse") -> None:
@@ -458,7 +460,14 @@ class RunDirectory:
             raise
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None and not self.remote and self._lock is not None:
+            # stopped (an interrupt, a full disk, a bug): what was being written goes, the shards
+            # published stay (the executor has stopped its workers before the exception got here)
+            try:
+                self._clean()
+            except OSError:
+                pass
         self.close()
 
     def open(self) -> None:

@@ -35,6 +35,7 @@ marker there costs a redone shard, never a duplicate row (parts have determinist
 
 from __future__ import annotations
 
+import errno as _errno
 import io
 import os
 import posixpath
@@ -44,6 +45,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "STATS",
+    "OutputError",
     "RangedReader",
     "ReadStats",
     "exists",
@@ -64,6 +66,7 @@ __all__ = [
     "temp_path",
     "storage_options",
     "write_bytes",
+    "os_error_message",
 ]
 
 #: First ranged GET after a seek (bytes): small, so that reading one record by offset fetches
@@ -82,6 +85,52 @@ _LOCAL_SCHEMES = ("file",)
 #: the shell's, matches names that start with a dot).
 TMP_PREFIX = ".tmp-"
 TMP_SUFFIX = ".tmp"
+
+
+class OutputError(OSError):
+    """Writing output failed for a reason of the operating system (no space left, no inodes left,
+    quota, read-only file system, permissions, I/O error): ``errno``, ``strerror`` and
+    ``filename`` (the file or directory being written) as in :class:`OSError`. Raised by the
+    writers of a run directory (:func:`write_bytes`, :func:`publish_file`, :func:`makedirs`,
+    :class:`redecode.writer.PartWriter`) instead of the bare error, so a command tells it from an
+    input that cannot be read (that is the input's outcome, never an exception)."""
+
+    def __str__(self) -> str:
+        return os_error_message(self)
+
+
+#: What to do about an OS error while writing, by errno (the rest: fix the cause and run again).
+_ADVICE = {
+    _errno.ENOSPC: "free space or inodes on that file system (or write to another --out)",
+    _errno.EDQUOT: "raise the disk quota or free space (or write to another --out)",
+    _errno.EROFS: "the file system is mounted read-only: write to another --out",
+    _errno.EACCES: "make the directory writable for this user, or write to another --out",
+    _errno.EPERM: "make the directory writable for this user, or write to another --out",
+    _errno.EFBIG: "a file grew past the size limit (ulimit -f or the file system's): raise it",
+}
+
+
+def os_error_message(exc: OSError, action: str = "cannot write") -> str:
+    """One line for an OS error: ``cannot write PATH: No space left on device (errno 28,
+    ENOSPC); free space ...``: the path, the error, its errno number and name, what to do."""
+    code = exc.errno
+    name = _errno.errorcode.get(code, "") if code is not None else ""
+    reason = exc.strerror or (exc.args[0] if exc.args else type(exc).__name__)
+    where = f" {exc.filename}" if exc.filename is not None else ""
+    number = f" (errno {code}{', ' + name if name else ''})" if code is not None else ""
+    advice = _ADVICE.get(code, "fix the cause") if code is not None else "fix the cause"
+    return f"{action}{where}: {reason}{number}; {advice}"
+
+
+def output_error(exc: OSError, path: str) -> OutputError:
+    """``exc``, an error writing ``path``, as an :class:`OutputError` (the errno of ``exc``; its
+    file name if it has one, else ``path``). pyarrow puts the errno in ``errno`` but not the file
+    name, and writes "Detail: [errno 28] ..." into its message."""
+    if isinstance(exc, OutputError):
+        return exc
+    # the system's words for the errno (pyarrow's strerror is a sentence of its own)
+    reason = os.strerror(exc.errno) if exc.errno is not None else (exc.strerror or str(exc))
+    return OutputError(exc.errno, reason, exc.filename if exc.filename is not None else path)
 
 
 def is_remote(path: str | os.PathLike[str]) -> bool:
@@ -221,9 +270,13 @@ def glob(url: str) -> list[str]:
 
 
 def makedirs(path: str) -> None:
-    """Create a local directory (and parents); object stores have no directories, so a no-op there."""
+    """Create a local directory (and parents); object stores have no directories, so a no-op there.
+    Raises :class:`OutputError`."""
     if not is_remote(path):
-        os.makedirs(_local(path), exist_ok=True)
+        try:
+            os.makedirs(_local(path), exist_ok=True)
+        except OSError as exc:
+            raise output_error(exc, _local(path)) from exc
 
 
 def remove(path: str) -> None:
@@ -258,18 +311,30 @@ def temp_path(path: str) -> str:
 
 
 def write_bytes(path: str, data: bytes) -> None:
-    """Write a whole (small) file atomically: tmp + fsync + rename locally, one PUT remotely."""
+    """Write a whole (small) file atomically: tmp + fsync + rename locally, one PUT remotely.
+    Raises :class:`OutputError` (locally; the temporary file is removed)."""
     if is_remote(path):
         fs, p = filesystem(path)
         fs.pipe_file(p, data)
         return
     path = _local(path)
     tmp = temp_path(path)
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        _unlink_quietly(tmp)
+        raise output_error(exc, path) from exc
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def publish_file(local_path: str, dest: str) -> None:
@@ -290,10 +355,14 @@ def publish_file(local_path: str, dest: str) -> None:
         os.replace(local_path, dest)
     except OSError:  # EXDEV: another filesystem
         tmp = temp_path(dest)
-        shutil.copyfile(local_path, tmp)
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, dest)
+        try:
+            shutil.copyfile(local_path, tmp)
+            with open(tmp, "rb") as f:
+                os.fsync(f.fileno())
+            os.replace(tmp, dest)
+        except OSError as exc:
+            _unlink_quietly(tmp)
+            raise output_error(exc, dest) from exc
         os.unlink(local_path)
 
 

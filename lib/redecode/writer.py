@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .schema import COLUMNS, SCHEMA
-from .storage import temp_path
+from .storage import output_error, temp_path
 
 #: Default row-group budget in bytes of (uncompressed) text; the text column dominates row size.
 DEFAULT_ROW_GROUP_BYTES = 32 * 1024 * 1024
@@ -60,16 +60,20 @@ class PartWriter:
             meta.update({k.encode(): v.encode() for k, v in extra_metadata.items()})
             schema = schema.with_metadata(meta)
         self.schema = schema
-        self._writer = pq.ParquetWriter(
-            self.tmp_path,
-            schema,
-            compression="zstd",
-            compression_level=compression_level,
-            # Dictionary encoding helps the low-cardinality provenance columns and costs time
-            # for the text column without saving space (issue 9's measurement: -16% time).
-            use_dictionary=[c for c in COLUMNS if c != "text"],
-            write_statistics=[c for c in COLUMNS if c != "text"],
-        )
+        try:
+            self._writer = pq.ParquetWriter(
+                self.tmp_path,
+                schema,
+                compression="zstd",
+                compression_level=compression_level,
+                # Dictionary encoding helps the low-cardinality provenance columns and costs time
+                # for the text column without saving space (issue 9's measurement: -16% time).
+                use_dictionary=[c for c in COLUMNS if c != "text"],
+                write_statistics=[c for c in COLUMNS if c != "text"],
+            )
+        except OSError as exc:  # no inodes left, no space, no permission: the output's error
+            _remove(self.tmp_path)
+            raise output_error(exc, self.tmp_path) from exc
         self._buffer: list[dict] = []
         self._buffered_bytes = 0
         self.rows_written = 0
@@ -93,37 +97,56 @@ class PartWriter:
         columns = {c: [r.get(c) for r in self._buffer] for c in COLUMNS if c != "text"}
         columns["text"] = _text_array(self._buffer)
         table = pa.Table.from_pydict({c: columns[c] for c in COLUMNS}, schema=self.schema)
-        self._writer.write_table(table, row_group_size=len(self._buffer))
+        try:
+            self._writer.write_table(table, row_group_size=len(self._buffer))
+        except OSError as exc:  # disk full, quota, I/O error
+            raise output_error(exc, self.tmp_path) from exc
         self.rows_written += len(self._buffer)
         self._buffer.clear()
         self._buffered_bytes = 0
 
     def close(self) -> None:
-        """Finish the file and rename it to its final name."""
+        """Finish the file and rename it to its final name. Raises
+        :class:`redecode.storage.OutputError` when the file system refuses (the caller's
+        ``abort`` then removes the temporary file)."""
         self.flush()
-        self._writer.close()
-        with open(self.tmp_path, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(self.tmp_path, self.path)
-
-    def abort(self) -> None:
-        """Drop the temporary file; the final name is never created."""
         try:
             self._writer.close()
+            with open(self.tmp_path, "rb") as f:
+                os.fsync(f.fileno())
+            os.replace(self.tmp_path, self.path)
+        except OSError as exc:
+            raise output_error(exc, self.tmp_path) from exc
+
+    def abort(self) -> None:
+        """Drop the temporary file; the final name is never created. Never raises: it runs while
+        another error (a full disk, an interrupt) propagates, and must not replace it."""
+        try:
+            self._writer.close()
+        except Exception:  # noqa: BLE001 - the file is dropped whatever its writer says
+            pass
         finally:
-            try:
-                os.unlink(self.tmp_path)
-            except FileNotFoundError:
-                pass
+            _remove(self.tmp_path)
 
     def __enter__(self) -> "PartWriter":  # noqa: D105
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None:
-            self.close()
+            try:
+                self.close()
+            except BaseException:
+                self.abort()
+                raise
         else:
             self.abort()
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _text_array(rows: list[dict]) -> pa.StringArray:
