@@ -16,7 +16,7 @@ from redecode.schema import SchemaVersionError
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
               show_default=True, help="Output format.")
 def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str) -> None:
-    """Query run outputs with DuckDB (read-only), or print the standard report.
+    """Query run outputs with DuckDB (read-only, confined to the run directories), or print the standard report.
 
     DIRECTORY is the --out DIR of `redecode run`. SQL sees two views: `decodes` (one row per
     record, the output columns plus `run`) and `runs` (one row per input of each _run.json).

@@ -412,7 +412,9 @@ def collect(runs: Sequence[str] | str, *, diff: str | None = None, examples: int
     if not runs:
         raise QueryError("no run directory given")
     infos = tuple(_run_info(r) for r in runs)
-    con = open_query(runs, columns=PROVENANCE_COLUMNS)
+    # the connection reads nothing but the runs' parts and the diff's table (query.open_query)
+    diff_table = [os.path.join(diff, DIFF_FILE)] if diff is not None else []
+    con = open_query(runs, columns=PROVENANCE_COLUMNS, also_read=diff_table)
     try:
         diff_info = None
         sections = list(RUN_SECTIONS)
