@@ -20,7 +20,9 @@ from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
     INPUT is a file, a directory (searched recursively), a glob, a URL (s3://...) or @LIST (a file
     naming one input per line) of {suffix_list()} files (.parquet: a Parquet table of raw
     responses, columns url, content_type, body). One row per response, resource and revisit record;
-    the run manifest is DIR/_run.json. Re-running into the same DIR skips inputs already complete.
+    the run manifest is DIR/_run.json. Re-running into the same DIR skips shards already complete
+    whose input has not changed since (size, mtime, a hash of both ends); an input that changed is
+    read again whole, one cut short or unreadable before is retried.
 
     One --out directory holds one rule set's output: a run with other rules into it is refused
     (use another --out, or --force to replace it). Inputs completed there by earlier runs with the
@@ -116,10 +118,8 @@ def _report(summary, out: str, quiet: bool, as_json: bool) -> None:
     elif not quiet:
         c = manifest["counts"]
         n = len(manifest["inputs"])
-        resumed = len(summary.resumed)
         click.echo(
-            f"{n} input{'s' if n != 1 else ''}"
-            + (f" ({resumed} already complete, skipped; --force redoes them)" if resumed else "")
+            f"{n} input{'s' if n != 1 else ''}" + _resumed(summary)
             + f", {c['records_seen']} record{'s' if c['records_seen'] != 1 else ''}: {c['decoded']} decoded, "
             f"{c['skipped']} skipped, {c['failed']} failed -> {out}",
             err=True,
@@ -131,6 +131,23 @@ def _report(summary, out: str, quiet: bool, as_json: bool) -> None:
             err=True,
         )
     sys.exit(summary.exit_code)
+
+
+def _resumed(summary) -> str:
+    """What the run found in --out and did about it: `` (2 already complete, skipped; 1 partly
+    done before, finished now; ...)``, or nothing."""
+    said = []
+    if summary.resumed:
+        said.append(f"{len(summary.resumed)} already complete, skipped")
+    if summary.partial:
+        said.append(f"{len(summary.partial)} partly done before, finished now")
+    if summary.changed:
+        said.append(f"{len(summary.changed)} changed since the last run, read again")
+    if summary.retried:
+        said.append(f"{len(summary.retried)} cut short, damaged or unreadable before, read again")
+    if not said:
+        return ""
+    return " (" + "; ".join(said) + ("; --force redoes them)" if summary.resumed else ")")
 
 
 def _summary_json(manifest: dict) -> dict:

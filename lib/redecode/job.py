@@ -176,6 +176,9 @@ def process_shard(
     started = time.perf_counter()
     cpu_started = time.process_time()
     boundary: dict = {}
+    # before reading: a rerun compares it with the file then, and reads the file again if it changed
+    # (even while this shard was being read)
+    fingerprint = storage.fingerprint(shard.path)
     with PartWriter(
         os.path.join(out, part_stem(shard.path, shard.index) + ".parquet"),
         extra_metadata={"redecode.rules": rules.name, "redecode.rules_digest": rules.digest},
@@ -225,6 +228,7 @@ def process_shard(
         boundary_ok=shard.end is None or (outcome == "complete" and boundary.get("next_offset") == shard.end),
         wall_seconds=round(time.perf_counter() - started, 3),
         cpu_seconds=round(time.process_time() - cpu_started, 3),
+        input=fingerprint,
     )
     write_marker(out, marker)
     return marker
@@ -287,7 +291,8 @@ def run(
     paths, shards = plan(inputs, out, shard_bytes=shard_bytes, not_read=not_read)
     local = isinstance(executor, Local)
     with RunDirectory(out, rules, force=force, foreign="refuse" if local else "redo") as rd:
-        markers = {} if force else rd.complete(shards, max_record_bytes)
+        state = rd.resume(shards, max_record_bytes) if not force else None
+        markers = state.markers if state is not None else {}
         todo = [s for s in shards if (s.path, s.index) not in markers]
         progress = _progress(shards, markers, on_progress)
         shard_fn = functools.partial(run_shard, out=out, rules=rules, max_record_bytes=max_record_bytes,
@@ -318,12 +323,19 @@ def run(
                 task_cpu_seconds=round(task_cpu, 3),
             )
         rd.write_manifest(manifest)
-    resumed = sorted({s.path for s in shards if s not in todo and s not in redone} - set(earlier_paths))
+    read_now = {s.path for s in todo} | {s.path for s in redone}
+    skipped = {s.path for s in shards if s not in todo and s not in redone}
     errors = [entry["error"] for entry in manifest["inputs"] if entry["error"]]
     if on_error:
         for message in errors:
             on_error(message)
-    return RunSummary(manifest=manifest, errors=errors, resumed=resumed)
+    return RunSummary(
+        manifest=manifest, errors=errors,
+        resumed=sorted(skipped - read_now - set(earlier_paths)),  # nothing of them read now
+        partial=sorted(skipped & read_now),  # a run stopped midway: some shards were done
+        changed=list(state.changed) if state is not None else [],
+        retried=list(state.retried) if state is not None else [],
+    )
 
 
 def _progress(shards: list[Shard], markers: dict, on_progress: Callable[[int, int], None] | None):

@@ -8,8 +8,14 @@ Contract. A run directory ``OUT`` (a local path, or a URL of any fsspec filesyst
   two inputs with the same name in different folders do not collide; the name is deterministic, so
   a redone or retried shard replaces its part and never adds one.
 - ``_done/<part stem>.json``: the shard's completion marker (its byte range, counts, outcome, rules
-  digest, :data:`redecode.row.ROW_CODE_VERSION`, ``max_record_bytes``), published after its part.
-  A shard is complete iff its marker is current (:func:`marker_is_current`) and its part exists.
+  digest, :data:`redecode.row.ROW_CODE_VERSION`, ``max_record_bytes``, and ``input``: the input's
+  :func:`redecode.storage.fingerprint` taken before it was read), published after its part. A
+  shard is complete iff its marker is current (:func:`marker_is_current`), its outcome is
+  ``complete``, its part exists and its input's fingerprint is unchanged
+  (:meth:`RunDirectory.resume`). An input whose fingerprint changed (records appended, cut short,
+  replaced) loses all its parts and markers, markers first, before it is read again whole, so the
+  directory never holds rows of two versions of one file; an input whose outcome was
+  ``truncated``, ``damaged`` or ``error`` is read again.
 - ``_run.json``: the manifest (:meth:`RunDirectory.manifest`), rewritten at the end of every run
   from all markers.
 - ``_lock`` (local only): held (``flock``) while a command writes the directory; it stays, and
@@ -66,6 +72,7 @@ __all__ = [
     "RunDirectoryConflict",
     "RunDirectoryLocked",
     "RunSummary",
+    "Resume",
     "Shard",
     "ShardCounts",
     "dependency_versions",
@@ -196,14 +203,21 @@ def marker_is_current(marker: dict, shard: Shard, rules_digest: str, max_record_
 
 def completion_marker(shard: Shard, rules: Rules, *, max_record_bytes: int, counts: ShardCounts, size: int,
                       outcome: str, error: str | None, error_offset: int | None, boundary_ok: bool,
-                      wall_seconds: float, cpu_seconds: float) -> dict:
+                      wall_seconds: float, cpu_seconds: float, input: dict | None = None,
+                      damaged: list[dict] | None = None) -> dict:
     """The completion marker of ``shard``, decoded under ``rules`` (what :func:`write_marker`
     writes and :func:`marker_is_current` checks): its range and part, the input's ``size``
-    (bytes), ``outcome`` (``complete``, ``truncated``: rows up to the damage kept, ``error``:
-    nothing readable) with ``error`` and ``error_offset``, the rules, :data:`ROW_CODE_VERSION`,
+    (bytes), ``outcome`` (``complete``; ``truncated``: rows up to the damage kept; ``damaged``:
+    stretches skipped, the records after them read, see ``damaged``; ``error``: nothing readable)
+    with ``error`` and ``error_offset``, the rules, :data:`ROW_CODE_VERSION`,
     ``max_record_bytes``, ``boundary_ok`` (the shard read exactly up to the next one's start),
-    ``counts`` and the times (seconds)."""
+    ``counts``, the times (seconds), ``input`` (the input's
+    :func:`redecode.storage.fingerprint` before it was read: a rerun reads the input again when it
+    differs) and ``damaged`` (``[{"offset", "length", "error"}]``, bytes: stretches that held no
+    readable record, skipped to the next record start)."""
     return {
+        "input": input,
+        "damaged": list(damaged or ()),
         "path": shard.path,
         "shard": shard.index,
         "start": shard.start,
@@ -409,8 +423,14 @@ class RunSummary:
 
     manifest: dict
     errors: list[str]
-    #: inputs found complete in the run directory and not redone
+    #: inputs found complete in the run directory: nothing of them was read
     resumed: list[str] = field(default_factory=list)
+    #: inputs some of whose shards were complete (a run stopped midway): the rest was read
+    partial: list[str] = field(default_factory=list)
+    #: inputs read again whole because they changed since their markers were written
+    changed: list[str] = field(default_factory=list)
+    #: inputs read again because an earlier run found them cut short, damaged or unreadable
+    retried: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -540,16 +560,55 @@ class RunDirectory:
     # -- questions a command asks --
 
     def complete(self, shards: list[Shard], max_record_bytes: int | None = None) -> dict[tuple[str, int], dict]:
-        """The markers of the ``shards`` that are complete (current marker, part present), by
-        ``(path, index)``: what a rerun skips."""
+        """The markers of the ``shards`` that are complete, by ``(path, index)``: what a rerun
+        skips (:meth:`resume`, whose removals it makes too)."""
+        return self.resume(shards, max_record_bytes).markers
+
+    def resume(self, shards: list[Shard], max_record_bytes: int | None = None) -> Resume:
+        """What a rerun of ``shards`` may skip, and what it must read again.
+
+        A shard is complete when its marker is current (:func:`marker_is_current`), its outcome
+        is ``complete``, its part is present and the input's :func:`redecode.storage.fingerprint`
+        equals the marker's ``input`` (size, mtime and the hash of both ends: a file that grew,
+        shrank or was rewritten is read again; a marker without it, from an older version, proves
+        nothing). An input whose fingerprint differs from any of its markers' loses all its parts
+        and markers here (markers first), so that it is read again whole and rows of its old
+        version never sit beside the new ones: it is ``retried`` when a marker's outcome was not
+        ``complete`` (cut short, damaged, unreadable; such an input is read again even when
+        unchanged), else ``changed``.
+        """
         parts = set(storage.listdir(self.out))
-        found: dict[tuple[str, int], dict] = {}
+        candidates: dict[tuple[str, int], dict] = {}
         for shard in shards:
             marker = self._markers.get(part_stem(shard.path, shard.index))
-            if (marker is not None and marker_is_current(marker, shard, self.rules.digest, max_record_bytes)
+            if marker is not None:
+                candidates[(shard.path, shard.index)] = marker
+        paths = sorted({path for path, _ in candidates})
+        now = dict(zip(paths, _fingerprints(paths)))
+        differ = {path for (path, _), m in candidates.items() if now[path] is None or m.get("input") != now[path]}
+        retried = sorted({path for (path, _), m in candidates.items() if m.get("outcome") != "complete"})
+        changed = sorted(differ - set(retried))
+        if differ:
+            self._remove_inputs(sorted(differ))
+        found: dict[tuple[str, int], dict] = {}
+        for shard in shards:
+            marker = candidates.get((shard.path, shard.index))
+            if (marker is not None and shard.path not in differ and marker.get("outcome") == "complete"
+                    and marker_is_current(marker, shard, self.rules.digest, max_record_bytes)
                     and marker.get("part") in parts):
                 found[(shard.path, shard.index)] = marker
-        return found
+        return Resume(found, changed, retried)
+
+    def _remove_inputs(self, paths: list[str]) -> None:
+        """Remove every marker, then every part, of the inputs ``paths`` (any shard index)."""
+        prefixes = {part_stem(p, 0)[: -len("0000")] for p in paths}
+        for directory, suffix in ((storage.join(self.out, MARKERS), ".json"), (self.out, PART_SUFFIX)):
+            for name in storage.listdir(directory):
+                stem = name[: -len(suffix)] if name.endswith(suffix) else None
+                if stem is not None and stem.rpartition(".")[0] + "." in prefixes:
+                    storage.remove(storage.join(directory, name))
+        for stem in [s for s in self._markers if s.rpartition(".")[0] + "." in prefixes]:
+            del self._markers[stem]
 
     def redo_bad_boundaries(self, shards: list[Shard], markers: dict[tuple[str, int], dict]
                             ) -> tuple[list[Shard], list[Shard]]:
@@ -624,7 +683,7 @@ class RunDirectory:
             by_path.setdefault(s.path, []).append(s)
         for path in paths:
             counts = ShardCounts()
-            parts, errors, offsets = [], [], []
+            parts, errors, offsets, damaged = [], [], [], []
             outcome = "complete"
             size = None
             for shard in by_path.get(path, ()):
@@ -632,6 +691,7 @@ class RunDirectory:
                 size = marker.get("size", size)
                 counts.merge(ShardCounts.from_json(marker["counts"]))
                 parts.append(marker["part"])
+                damaged.extend(marker.get("damaged") or ())
                 if marker["outcome"] != "complete":
                     outcome = marker["outcome"]
                     errors.append(marker["error"])
@@ -648,6 +708,7 @@ class RunDirectory:
                     "error_offset": offsets[0] if offsets else None,
                     "rows": counts.records_seen,
                     "counts": counts.to_json(),
+                    "damaged": damaged,
                 }
             )
         rules = self.rules
@@ -671,6 +732,27 @@ class RunDirectory:
     def write_manifest(self, manifest: dict) -> None:
         """Write ``OUT/_run.json``."""
         write_json(storage.join(self.out, MANIFEST), manifest)
+
+
+@dataclass(slots=True)
+class Resume:
+    """:meth:`RunDirectory.resume`'s answer: ``markers`` of the complete shards by ``(path,
+    index)``; ``changed`` inputs (removed, to be read again whole) and ``retried`` inputs (an
+    earlier outcome other than ``complete``)."""
+
+    markers: dict[tuple[str, int], dict]
+    changed: list[str]
+    retried: list[str]
+
+
+def _fingerprints(paths: list[str]) -> list[dict | None]:
+    """:func:`redecode.storage.fingerprint` of each path (32 at a time for URLs)."""
+    if any(storage.is_remote(p) for p in paths) and len(paths) > 1:
+        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+        with ThreadPoolExecutor(max_workers=32) as pool:
+            return list(pool.map(storage.fingerprint, paths))
+    return [storage.fingerprint(p) for p in paths]
 
 
 def _lock(out: str):
