@@ -30,7 +30,8 @@ from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
 
     \b
     Exit codes: 0 every input read to its end; 1 an input was cut short or unreadable
-    (the rows read before the error are kept; stderr and _run.json name the file and offset);
+    (the rows read before the error are kept; stderr and _run.json name the file and offset),
+    or a directory or file in the inputs could not be read (files_not_read in _run.json);
     2 usage error (bad option, no such input, --out locked or holding other rules' output);
     """ + EXIT_HELP)
 @click.argument("inputs", nargs=-1, required=True)
@@ -105,11 +106,13 @@ def _report(summary, out: str, quiet: bool, as_json: bool) -> None:
         # before the summary, and even with --quiet: a nightly run over an empty folder says so
         click.echo(f"redecode: warning: no {suffix_list()} input found", err=True)
     skipped_files = manifest.get("files_not_read") or {}
-    if skipped_files.get("count"):
-        names = skipped_files["names"]
-        shown = ", ".join(names[:3]) + (", ..." if skipped_files["count"] > 3 else "")
+    unreadable = {e["path"] for e in skipped_files.get("unreadable", ())}
+    count = skipped_files.get("count", 0) - len(unreadable)
+    if count:
+        names = [n for n in skipped_files["names"] if n not in unreadable]
+        shown = ", ".join(names[:3]) + (", ..." if count > 3 else "")
         click.echo(
-            f"redecode: note: {skipped_files['count']} file(s) in the inputs were not read (not named "
+            f"redecode: note: {count} file(s) in the inputs were not read (not named "
             f"{suffix_list()}): {shown}; see files_not_read in {out}/_run.json",
             err=True,
         )

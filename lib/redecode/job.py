@@ -137,12 +137,14 @@ def plan_shards(path: str, *, shard_bytes: int | None = None) -> list[tuple[int,
 
 
 def plan(inputs: list[str], out: str, *, shard_bytes: int | None = None,
-         not_read: list[str] | None = None) -> tuple[list[str], list[Shard]]:
+         not_read: list[str] | None = None, unreadable: dict[str, str] | None = None
+         ) -> tuple[list[str], list[Shard]]:
     """``(paths, shards)``: ``inputs`` expanded (:func:`redecode.inputs.expand_inputs`) without the
     files inside the run directory ``out``, and their shards (:func:`plan_shards`). Files the
-    inputs held under other names are appended to ``not_read``. Raises :class:`FileNotFoundError`
-    for an input that matches nothing."""
-    paths = outside(expand_inputs(inputs, not_read), out)
+    inputs held under other names are appended to ``not_read``, directories and files that could
+    not be read added to ``unreadable`` (path -> error). Raises :class:`FileNotFoundError` for an
+    input that matches nothing."""
+    paths = outside(expand_inputs(inputs, not_read, unreadable), out)
     shards = [Shard(path, index, start, end)
               for path in paths for index, (start, end) in enumerate(plan_shards(path, shard_bytes=shard_bytes))]
     return paths, shards
@@ -288,7 +290,8 @@ def run(
             out, "the local executor",
             "; to write to a URL use --executor spark (--master 'local[N]' runs it on this machine)")
     not_read: list[str] = []
-    paths, shards = plan(inputs, out, shard_bytes=shard_bytes, not_read=not_read)
+    unreadable: dict[str, str] = {}
+    paths, shards = plan(inputs, out, shard_bytes=shard_bytes, not_read=not_read, unreadable=unreadable)
     local = isinstance(executor, Local)
     with RunDirectory(out, rules, force=force, foreign="refuse" if local else "redo") as rd:
         state = rd.resume(shards, max_record_bytes) if not force else None
@@ -311,7 +314,7 @@ def run(
         earlier_paths, earlier_shards, earlier_markers = rd.earlier_inputs(paths)
         markers.update(earlier_markers)
         manifest = rd.manifest(paths + earlier_paths, shards + earlier_shards, markers, clock)
-        manifest["files_not_read"] = files_not_read(outside(not_read, out))
+        manifest["files_not_read"] = files_not_read(outside(not_read, out), unreadable)
         if executor.info is not None:
             task_cpu = sum(m.get("cpu_seconds", 0.0) for m in results)
             manifest["cpu_seconds"] = round(manifest["cpu_seconds"] + task_cpu, 3)
@@ -326,6 +329,8 @@ def run(
     read_now = {s.path for s in todo} | {s.path for s in redone}
     skipped = {s.path for s in shards if s not in todo and s not in redone}
     errors = [entry["error"] for entry in manifest["inputs"] if entry["error"]]
+    # a directory or file the inputs held that could not be read: the run did not read everything
+    errors += [f"{entry['path']}: {entry['error']}" for entry in manifest["files_not_read"].get("unreadable", ())]
     if on_error:
         for message in errors:
             on_error(message)

@@ -53,6 +53,7 @@ import pyarrow as pa
 
 from .rundir import MANIFEST
 from .schema import COLUMNS, PROVENANCE_COLUMNS, SCHEMA, check_schema_version
+from .storage import path_text
 
 __all__ = [
     "MANIFEST_NAME",
@@ -244,6 +245,10 @@ def _runs_table(runs: Sequence[RunDir]) -> pa.Table:
                 }
             )
     schema = pa.schema(list(RUNS_COLUMNS))
+    for row in rows:  # names that are not UTF-8 (exact in _run.json) as the parts write them
+        for key in ("path", "error"):
+            if isinstance(row[key], str):
+                row[key] = path_text(row[key])
     return pa.Table.from_pylist(rows, schema=schema)
 
 

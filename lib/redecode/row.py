@@ -33,6 +33,7 @@ from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
 from .rules import Rules
 from .schema import FACT_COLUMNS, INT_RANGES, SCHEMA, STATUS_DECODED, STATUS_FAILED, STATUS_SKIPPED, empty_row
 from .sniff import tld_of
+from .storage import path_text
 from .writer import TEXT_UTF8_KEY
 
 __all__ = ["IDENTITY_NOTE", "NO_CONTENT_STATUSES", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "record_row"]
@@ -98,6 +99,7 @@ _INT_RANGE_ITEMS = tuple(INT_RANGES.items())
 def _row(record: ArchiveRecord, rules: Rules) -> dict:
     row = empty_row()
     row.update(zip(_COPIED_COLUMNS, _copied_values(record)))
+    row["warc_path"] = path_text(record.warc_path)  # a file name that is not UTF-8: \xNN escapes
     values = record.content_type_values
     row["content_type"] = ", ".join(values) if values else None
     row["payload_length"] = len(record.payload) if record.payload is not None else record.payload_length

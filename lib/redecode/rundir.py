@@ -135,9 +135,21 @@ class Shard:
 
 
 def part_stem(path: str, shard_index: int) -> str:
-    """File stem of the part holding shard ``shard_index`` of input ``path``."""
+    """File stem of the part holding shard ``shard_index`` of input ``path``: ``<archive
+    name>.<8 hex of sha1(path)>.<shard:04d>``. In the archive name, a byte that is not UTF-8
+    (Python's surrogate escape) and a backslash are written ``%XX``: part names are UTF-8 (for the
+    markers that name them) and DuckDB's glob (``DIR/*.parquet``) passes over a name with a
+    backslash; the digest, of the exact path, keeps such names apart."""
     digest = hashlib.sha1(path.encode("utf-8", "surrogateescape")).hexdigest()[:8]
-    return f"{os.path.basename(path)}.{digest}.{shard_index:04d}"
+    return f"{_name_for_part(os.path.basename(path))}.{digest}.{shard_index:04d}"
+
+
+def _name_for_part(name: str) -> str:
+    if name.isascii() and "\\" not in name:
+        return name
+    raw = name.encode("utf-8", "surrogateescape").replace(b"%", b"%25").replace(b"\\", b"%5C")
+    text = raw.decode("utf-8", "surrogateescape")
+    return "".join(f"%{ord(c) - 0xDC00:02X}" if "\udc80" <= c <= "\udcff" else c for c in text)
 
 
 def stem_of(part: str) -> str:
@@ -372,13 +384,20 @@ def dependency_versions() -> dict[str, str | None]:
     return versions
 
 
-def files_not_read(names: list[str]) -> dict:
+def files_not_read(names: list[str], unreadable: dict[str, str] | None = None) -> dict:
     """The manifest's ``files_not_read``: files that the input directories, globs or prefixes held
     under names that look like archives but are not taken as inputs
-    (:func:`redecode.inputs.looks_like_archive`: ``.wacz``, ``.warc.gz.bad``...), which the run
-    did not read: ``{"count": N, "names": [first FILES_NOT_READ_LISTED, sorted]}``."""
-    names = sorted(names)
-    return {"count": len(names), "names": names[:FILES_NOT_READ_LISTED]}
+    (:func:`redecode.inputs.looks_like_archive`: ``.wacz``, ``.warc.gz.bad``...), and directories
+    and files that could not be read, which the run did not read: ``{"count": N, "names": [first
+    FILES_NOT_READ_LISTED, sorted], "unreadable": [{"path", "error"}, ...]}`` (every unreadable
+    one, sorted; their names are in ``names`` too, and they make the run exit 1; the key only when
+    there are some)."""
+    unreadable = unreadable or {}
+    names = sorted(set(names) | set(unreadable))
+    listed: dict = {"count": len(names), "names": names[:FILES_NOT_READ_LISTED]}
+    if unreadable:
+        listed["unreadable"] = [{"path": p, "error": unreadable[p]} for p in sorted(unreadable)]
+    return listed
 
 
 def _cpu_seconds() -> float:

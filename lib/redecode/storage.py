@@ -69,6 +69,7 @@ __all__ = [
     "storage_options",
     "write_bytes",
     "os_error_message",
+    "path_text",
 ]
 
 #: First ranged GET after a seek (bytes): small, so that reading one record by offset fetches
@@ -133,6 +134,20 @@ def output_error(exc: OSError, path: str) -> OutputError:
     # the system's words for the errno (pyarrow's strerror is a sentence of its own)
     reason = os.strerror(exc.errno) if exc.errno is not None else (exc.strerror or str(exc))
     return OutputError(exc.errno, reason, exc.filename if exc.filename is not None else path)
+
+
+def path_text(path: str) -> str:
+    """``path`` as text that is valid UTF-8, for a Parquet column, the ``runs`` view and a part's
+    file name: unchanged when it is (nearly always); else each byte that was not UTF-8 (held by
+    Python as a lone surrogate, ``surrogateescape``) written as ``\\xNN``, as Python's
+    ``backslashreplace`` does: ``caf\\xe9.warc.gz`` for the Latin-1 name ``caf<E9>.warc.gz``.
+    The exact name stays in the JSON files (markers, ``_run.json``), where such a byte is the
+    escape ``\\udcNN`` (Python's ``json`` reads it back to the same name)."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def is_remote(path: str | os.PathLike[str]) -> bool:

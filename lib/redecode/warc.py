@@ -692,8 +692,9 @@ def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0) -> Iterat
                 raise _Diverged(raw.offset)
             return raw
 
-        if start:
+        if start or not _utf8(path):
             # FastWARC reports stream_pos from the file object's position, so offsets stay absolute
+            # (and a file name that is not UTF-8 makes FastWARC panic: it gets the open file)
             source = storage.open_input(path)
             source.seek(start)
             it = iter(_FastIterator(source, parse_http=False, fsspec_args=False))
@@ -763,6 +764,14 @@ def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0) -> Iterat
         os.close(fd)
         if source is not None:
             source.close()
+
+
+def _utf8(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 _MAX_HANDOVERS = 16  # FastWARC -> warcio hand-overs per file before warcio keeps the rest
