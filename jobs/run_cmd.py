@@ -29,8 +29,9 @@ from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
     same rules stay and are listed in _run.json.
 
     \b
-    Exit codes: 0 every input read to its end; 1 an input was cut short or unreadable
-    (the rows read before the error are kept; stderr and _run.json name the file and offset),
+    Exit codes: 0 every input read to its end; 1 an input was cut short, damaged or unreadable
+    (the rows read before the error are kept, and past a damaged stretch reading goes on at the
+    next record; stderr and _run.json name the file and offset),
     or a directory or file in the inputs could not be read (files_not_read in _run.json);
     2 usage error (bad option, no such input, --out locked or holding other rules' output);
     """ + EXIT_HELP)

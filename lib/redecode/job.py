@@ -74,14 +74,20 @@ def process_archive(
     """Yield one row dict (keys: :data:`redecode.schema.COLUMNS`) per row record of ``path``.
 
     ``start``/``end`` restrict to records whose offset (bytes) lies in ``[start, end)``. Records of
-    other types are only counted in ``counts``. Raises :class:`redecode.archive.ArchiveError` after
-    the last readable record when the archive is truncated or corrupt (the rows before it have been
-    yielded). When ``boundary`` is a dict, ``boundary["next_offset"]`` is set to the offset of the
-    first record at or after ``end`` (None when the file was read to its end).
+    other types are only counted in ``counts``. Damage is passed over: reading goes on at the next
+    record start (``iter_records(resync=True)``). Raises :class:`redecode.archive.ArchiveError`
+    after the last readable record when the archive is cut short or damaged with no record after
+    the damage (the rows before it have been yielded). When ``boundary`` is a dict,
+    ``boundary["next_offset"]`` is set to the offset of the first record at or after ``end`` (None
+    when the file was read to its end), and ``boundary["damaged"]`` is the list of
+    :class:`redecode.record.Damage` s skipped (filled as they are met, so it is there when
+    ``ArchiveError`` is raised too).
     """
     counts = counts if counts is not None else ShardCounts()
     last = start
-    stream = iter_records(path, max_record_bytes=max_record_bytes, start=start, end=end)
+    stream = iter_records(path, max_record_bytes=max_record_bytes, start=start, end=end, resync=True)
+    if boundary is not None:
+        boundary["damaged"] = stream.damaged
     for record in stream:
         counts.records_total += 1
         counts.by_record_type[record.record_type or NO_RECORD_TYPE] += 1
@@ -166,7 +172,9 @@ def process_shard(
     :func:`redecode.executors.progress_reporter`).
 
     A truncated or corrupt archive keeps the rows read so far; its error (file and offset) is in the
-    marker's ``error`` and its ``outcome`` is ``truncated``. Whatever goes wrong while *reading*
+    marker's ``error`` and its ``outcome`` is ``truncated``. Damage with readable records after it
+    is skipped (the stretches in the marker's ``damaged``, the first in ``error`` and
+    ``error_offset``): the outcome is ``damaged``, or ``truncated`` when the file is also cut short. Whatever goes wrong while *reading*
     (the archive, the file system under it, or a bug in a reader) is the shard's outcome, so it
     costs this input only; an error *writing* ``out`` (:class:`redecode.storage.OutputError`: disk
     full...) propagates, and the part is not published.
@@ -212,6 +220,13 @@ def process_shard(
                                            f"({type(exc).__name__}: {exc}); please report it")
                 break
             write(row)  # outside the try: an error writing the part is not the input's
+    damaged = [d.to_json() for d in boundary.get("damaged", ())]
+    if damaged and outcome == "complete":
+        first = damaged[0]
+        more = f" ({len(damaged)} damaged stretches in all, see damaged)" if len(damaged) > 1 else ""
+        outcome, error_offset = "damaged", first["offset"]
+        error = (f"{shard.path}: at offset {first['offset']}: {first['error']}; {first['length']} bytes "
+                 f"skipped, reading went on at offset {first['offset'] + first['length']}{more}")
     try:
         size = storage.size(shard.path)
     except OSError:  # an input named in an @list that is not there: its marker says so
@@ -231,6 +246,7 @@ def process_shard(
         wall_seconds=round(time.perf_counter() - started, 3),
         cpu_seconds=round(time.process_time() - cpu_started, 3),
         input=fingerprint,
+        damaged=damaged,
     )
     write_marker(out, marker)
     return marker

@@ -185,8 +185,8 @@ RUN_SECTIONS: tuple[Section, ...] = (
     Section(
         key="outcomes",
         title="Inputs by outcome",
-        question="Was every input read to its end (complete), or cut short (truncated), "
-                 "or not read at all (error)? From _run.json.",
+        question="Was every input read to its end (complete), read past damaged stretches "
+                 "(damaged), cut short (truncated), or not read at all (error)? From _run.json.",
         sql="SELECT coalesce(outcome, '(none)') AS outcome, count(*) AS inputs, "
             "sum(coalesce(rows, 0)) AS rows FROM runs GROUP BY ALL ORDER BY inputs DESC, outcome",
         view="runs",
@@ -471,7 +471,7 @@ def _vega_bundle(alt) -> str:
 
 
 _STATUS_COLORS = {"decoded": "#4c9a5b", "skipped": "#9e9e9e", "failed": "#d1495b"}
-_OUTCOME_COLORS = {"complete": "#4c9a5b", "truncated": "#e89c3a", "error": "#d1495b", "(none)": "#9e9e9e"}
+_OUTCOME_COLORS = {"complete": "#4c9a5b", "damaged": "#d8b33a", "truncated": "#e89c3a", "error": "#d1495b", "(none)": "#9e9e9e"}
 _KIND_COLORS = {"mojibake fixed": "#4c9a5b", "label only (same text)": "#9ecae1",
                 "other change": "#e89c3a"}
 _WIDTH = 620

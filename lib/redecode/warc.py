@@ -315,6 +315,37 @@ def _ends_inside_header(fh, where: int) -> bool:
     return at_end and bool(tail) and b"\n\r\n" not in tail and b"\n\n" not in tail
 
 
+def _member_damage(fh, where: int) -> str | None:
+    """What is wrong with the gzip member at ``where`` of a ``.warc.gz`` that warcio could not read
+    (when a block of it does not inflate, warcio takes its bytes for an uncompressed record and
+    quotes them as its first line): ``"damaged gzip member (...: <zlib's error>)"`` when inflating
+    it (RFC 1952) fails, within its first 64 MiB; None when the bytes there are not a gzip member
+    or it inflates (then warcio's message, which quotes what it inflates to, says more)."""
+    try:
+        fh.seek(where)
+        data = fh.read(1 << 20)
+    except OSError:
+        return None
+    if data[:2] != b"\x1f\x8b":
+        return None
+    d = zlib.decompressobj(31)
+    read = len(data)
+    try:
+        d.decompress(data, 1 << 20)  # (the output is not kept)
+        pending = d.unconsumed_tail
+        while not d.eof:
+            if not pending:
+                pending = fh.read(1 << 20) if read < 64 << 20 else b""
+                read += len(pending)
+                if not pending:
+                    return None  # the file ends inside the member (or it is huge): warcio's word
+            d.decompress(pending, 1 << 20)  # (the output is not kept)
+            pending = d.unconsumed_tail
+    except zlib.error as exc:
+        return f"damaged gzip member (it does not inflate: {exc})"
+    return None
+
+
 def _warcio_message(exc: BaseException) -> str:
     msg = " ".join(str(exc).split()) or type(exc).__name__
     if "non-chunked gzip" in msg:
@@ -498,7 +529,8 @@ def _iter_warcio(
                 if not gz and not is_arc and _ends_inside_header(fh, where):
                     raise ArchiveError(path, where, "the file ends inside the header of the record "
                                                     "here (the archive is cut short)") from None
-                raise ArchiveError(path, where, _warcio_message(exc)) from None
+                damage = _member_damage(fh, where) if gz else None
+                raise ArchiveError(path, where, damage or _warcio_message(exc)) from None
             count += 1
             if ends is not None:
                 ends.append(end_pos)
@@ -841,10 +873,11 @@ def _read(p: str, raws: Iterator[_Raw], stream: RecordStream, cap: int, end: int
 _ARC_LINE = re.compile(rb"\S+ \S+ \d{14} \S+ \d+\r?\n")
 
 
-def _find_record_start(p: str, pos: int, is_arc: bool) -> int | None:
+def _find_record_start(p: str, pos: int, is_arc: bool, loose: bool = False) -> int | None:
     """``.warc.gz`` / ``.arc.gz``: a gzip member whose first bytes inflate to ``WARC/`` or an ARC
-    header line; uncompressed WARC: ``WARC/`` after an empty line; uncompressed ARC: an ARC header
-    line after a newline. Each candidate is confirmed by reading one record there."""
+    header line; uncompressed WARC: ``WARC/`` after an empty line (``loose``, for a resync after
+    damage: at the start of any line); uncompressed ARC: an ARC header line after a newline. Each
+    candidate is confirmed by reading one record there."""
     size = os.path.getsize(p)
     if pos <= 0:
         return 0
@@ -858,7 +891,7 @@ def _find_record_start(p: str, pos: int, is_arc: bool) -> int | None:
             base = max(at - 4, 0)
             fh.seek(base)
             data = fh.read(window + 4096)
-            for cand in _candidates(data, base, gz, is_arc):
+            for cand in _candidates(data, base, gz, is_arc, loose):
                 if cand < pos:
                     continue
                 if _confirm(p, cand, is_arc):
@@ -867,7 +900,7 @@ def _find_record_start(p: str, pos: int, is_arc: bool) -> int | None:
     return None
 
 
-def _candidates(data: bytes, base: int, gz: bool, is_arc: bool) -> Iterator[int]:
+def _candidates(data: bytes, base: int, gz: bool, is_arc: bool, loose: bool = False) -> Iterator[int]:
     if gz:
         i = data.find(b"\x1f\x8b\x08")
         while i >= 0:
@@ -887,7 +920,7 @@ def _candidates(data: bytes, base: int, gz: bool, is_arc: bool) -> Iterator[int]
         i = data.find(b"\nWARC/")
         while i >= 0:
             # after the empty line that ends the record before (CRLF or bare LF line ends)
-            if i >= 1 and (data[i - 1 : i + 1] == b"\n\n" or data[max(i - 2, 0) : i + 1] == b"\n\r\n"):
+            if loose or (i >= 1 and (data[i - 1 : i + 1] == b"\n\n" or data[max(i - 2, 0) : i + 1] == b"\n\r\n")):
                 yield base + i + 1
             i = data.find(b"\nWARC/", i + 1)
 
@@ -932,6 +965,11 @@ class WarcReader(Reader):
 
     def find_record_start(self, path: str, pos: int) -> int | None:
         return _find_record_start(path, pos, is_arc=False)
+
+    def find_resync_point(self, path: str, pos: int) -> int | None:
+        # uncompressed: the next line starting WARC/ that warcio parses (garbage before it need
+        # not end in an empty line); gzip: the next member that starts a record, as for cuts
+        return _find_record_start(path, pos, is_arc=False, loose=True)
 
     def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
         return _read_at(path, offset, cap, is_arc=False)

@@ -1,0 +1,245 @@
+"""Resync after damage (issue 17, case 7).
+
+Every record of a ``.warc.gz`` is its own gzip member (ISO 28500 annex D), so one damaged member
+costs that record only: the member is recorded in the input's ``damaged`` list (offset, length,
+error), reading goes on at the next member that starts a valid record, the exit code is still 1,
+and the counts reconcile. For an uncompressed WARC reading goes on at the next line starting
+``WARC/`` that parses as a record header.
+
+Expected values come from the undamaged file (the clean run's rows and the record offsets that
+warcio gives), never from the code under test."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from redecode.archive import ArchiveError, iter_records
+from redecode.job import run
+from redecode_jobs.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_warcs" / "sample-crawl-00000.warc.gz"
+KEY = ("warc_offset", "record_id", "status", "error_kind", "encoding", "text")
+
+
+def _rows(out: Path) -> list[tuple]:
+    rows = []
+    for part in sorted(out.glob("*.parquet")):
+        rows.extend(tuple(r[k] for k in KEY) for r in pq.read_table(part, columns=list(KEY)).to_pylist())
+    return sorted(rows, key=lambda r: r[0])
+
+
+def _members(path: Path) -> list[tuple[int, int]]:
+    """(offset, length) of every gzip member (= record) of an undamaged file, as warcio indexes it."""
+    from warcio.archiveiterator import ArchiveIterator  # the reference: warcio's own indexer
+
+    spans = []
+    with open(path, "rb") as fh:
+        it = ArchiveIterator(fh)
+        for record in it:
+            it.read_to_end(record)
+            spans.append(it.member_info)
+    return spans
+
+
+def _flip(src: Path, dst: Path, positions: list[int]) -> None:
+    data = bytearray(src.read_bytes())
+    for p in positions:
+        data[p] ^= 0xFF
+    dst.write_bytes(bytes(data))
+
+
+def _reconciles(manifest: dict, out: Path) -> None:
+    counts = manifest["counts"]
+    assert counts["records_seen"] == counts["decoded"] + counts["skipped"] + counts["failed"]
+    assert counts["records_seen"] == sum(pq.read_metadata(p).num_rows for p in out.glob("*.parquet"))
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory) -> tuple[Path, Path, list[tuple[int, int]]]:
+    """A .warc.gz of a few hundred members (the sample crawls concatenated: gzip members
+    concatenate), its clean run directory, and its members."""
+    d = tmp_path_factory.mktemp("big")
+    path = d / "big.warc.gz"
+    data = b"".join(p.read_bytes() for p in sorted((ROOT / "sample_warcs").glob("*.warc.gz")))
+    path.write_bytes(data * 4)
+    clean = d / "clean"
+    summary = run([str(path)], str(clean), shard_bytes=256 * 1024)
+    assert summary.exit_code == 0
+    return path, clean, _members(path)
+
+
+def _member_of(members: list[tuple[int, int]], pos: int) -> tuple[int, int]:
+    return next((o, n) for o, n in members if o <= pos < o + n)
+
+
+def test_one_damaged_member_costs_its_record_only(big, tmp_path):
+    path, clean, members = big
+    offset, length = members[len(members) * 5 // 8]  # "a byte flipped at 40 MB of a 64 MB WARC"
+    damaged = tmp_path / "damaged.warc.gz"
+    _flip(path, damaged, [offset + length // 2])
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["run", str(damaged), "--out", str(out), "-q"])
+    assert result.exit_code == 1, result.output
+    assert f"at offset {offset}" in result.output
+    manifest = json.loads((out / "_run.json").read_text())
+    (entry,) = manifest["inputs"]
+    assert entry["outcome"] == "damaged"
+    assert entry["error_offset"] == offset
+    assert [(d["offset"], d["length"]) for d in entry["damaged"]] == [(offset, length)]
+    assert "damaged gzip member" in entry["damaged"][0]["error"]
+    # every other record is read, as in the clean run
+    assert [r for r in _rows(out) if r[0] != offset] == [r for r in _rows(clean) if r[0] != offset]
+    _reconciles(manifest, out)
+
+
+def test_one_damaged_member_with_shards(big, tmp_path):
+    """The same with the file cut into shards (the damaged one, and the input, are read again
+    whole: rows never depend on how the file was cut)."""
+    path, clean, members = big
+    offset, length = members[len(members) // 3]
+    damaged = tmp_path / "damaged.warc.gz"
+    _flip(path, damaged, [offset + length // 2])
+    out = tmp_path / "out"
+    summary = run([str(damaged)], str(out), shard_bytes=256 * 1024, workers=2)
+    assert summary.exit_code == 1
+    (entry,) = summary.manifest["inputs"]
+    assert [(d["offset"], d["length"]) for d in entry["damaged"]] == [(offset, length)]
+    assert [r for r in _rows(out) if r[0] != offset] == [r for r in _rows(clean) if r[0] != offset]
+    _reconciles(summary.manifest, out)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_flips_cost_only_the_members_they_hit(big, tmp_path, seed):
+    """Up to three bytes flipped anywhere (gzip header, deflate data, trailer): the records of the
+    members not hit are read exactly as in the clean run; each member hit is a damaged stretch or
+    a row of its own (a member whose WARC header still inflates gets a failed row); counts reconcile."""
+    path, clean, members = big
+    rng = random.Random(seed)
+    size = path.stat().st_size
+    positions = sorted(rng.randrange(size) for _ in range(rng.randint(1, 3)))
+    hit = {_member_of(members, p) for p in positions}
+    damaged = tmp_path / "damaged.warc.gz"
+    _flip(path, damaged, positions)
+    out = tmp_path / "out"
+    summary = run([str(damaged)], str(out))
+    (entry,) = summary.manifest["inputs"]
+    hit_offsets = {o for o, _ in hit}
+    got = _rows(out)
+    assert [r for r in got if r[0] not in hit_offsets] == [r for r in _rows(clean) if r[0] not in hit_offsets]
+    for d in entry["damaged"]:
+        # a damaged stretch starts at a member that was hit and ends at a member start
+        assert d["offset"] in hit_offsets, (positions, entry["damaged"])
+        assert d["offset"] + d["length"] in {o for o, _ in members}
+    _reconciles(summary.manifest, out)
+    if entry["outcome"] != "complete":
+        assert summary.exit_code == 1
+
+
+def test_damaged_members_first_and_last(big, tmp_path):
+    """The first member damaged: the rest is read. The last member damaged: nothing follows it,
+    so the input is cut short there (truncated), the earlier damage still listed."""
+    path, clean, members = big
+    (first, first_len), (last, last_len) = members[0], members[-1]
+    damaged = tmp_path / "damaged.warc.gz"
+    _flip(path, damaged, [first + first_len // 2, last + last_len // 2])
+    out = tmp_path / "out"
+    summary = run([str(damaged)], str(out))
+    assert summary.exit_code == 1
+    (entry,) = summary.manifest["inputs"]
+    assert entry["outcome"] == "truncated"
+    assert entry["damaged"][0]["offset"] == first
+    assert entry["damaged"][0]["length"] == first_len
+    assert [r for r in _rows(out) if r[0] not in (first, last)] == [
+        r for r in _rows(clean) if r[0] not in (first, last)]
+    _reconciles(summary.manifest, out)
+
+
+@pytest.mark.parametrize("mode", ["auto", "warcio"])  # (fastwarc: unchecked, for benchmarks)
+def test_library_resync_same_with_every_reader(tmp_path, mode):
+    spans = _members(SAMPLE)
+    offset, length = spans[len(spans) // 2]
+    damaged = tmp_path / "damaged.warc.gz"
+    _flip(SAMPLE, damaged, [offset + length // 2])
+    with pytest.raises(ArchiveError) as raised:  # without resync: the reading stops there
+        list(iter_records(damaged, reader=mode))
+    assert raised.value.offset == offset
+    stream = iter_records(damaged, reader=mode, resync=True)
+    assert [r.offset for r in stream] == [o for o, _ in spans if o != offset]
+    assert [(d.offset, d.length) for d in stream.damaged] == [(offset, length)]
+
+
+# ------------------------------------------------------------------------------------------------
+# uncompressed WARC
+
+
+def _record(rtype: str, body: bytes, uri: str = "http://example.com/") -> bytes:
+    head = (f"WARC/1.0\r\nWARC-Type: {rtype}\r\nWARC-Record-ID: <urn:uuid:{rtype}-{len(body)}-{uri}>\r\n"
+            f"WARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Target-URI: {uri}\r\n"
+            f"Content-Type: application/http; msgtype=response\r\nContent-Length: {len(body)}\r\n\r\n")
+    return head.encode() + body + b"\r\n\r\n"
+
+
+def _response(n: int) -> bytes:
+    return _record("response", f"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>page {n}</p>".encode(),
+                   f"http://example.com/{n}")
+
+
+@pytest.mark.parametrize("junk", [
+    b"garbage line\r\n",  # a line that is not a record between two records
+    b"WARC/1.0\r\nno colon here\r\n\r\n",  # a header that does not parse
+    b"\x00" * 1000 + b"\r\n",  # binary damage
+])
+def test_uncompressed_goes_on_at_the_next_warc_line(tmp_path, junk):
+    recs = [_response(i) for i in range(3)]
+    data = recs[0] + junk + recs[1] + recs[2]
+    path = tmp_path / "damaged.warc"
+    path.write_bytes(data)
+    out = tmp_path / "out"
+    summary = run([str(path)], str(out))
+    assert summary.exit_code == 1
+    (entry,) = summary.manifest["inputs"]
+    assert entry["outcome"] == "damaged"
+    second = len(recs[0]) + len(junk)
+    assert [(d["offset"], d["offset"] + d["length"]) for d in entry["damaged"]] == [(len(recs[0]), second)]
+    assert [(r[0], r[2]) for r in _rows(out)] == [(0, "decoded"), (second, "decoded"),
+                                                   (second + len(recs[1]), "decoded")]
+    _reconciles(summary.manifest, out)
+
+
+def test_uncompressed_warc_word_inside_a_line_is_not_a_record_start(tmp_path):
+    """Only a line that starts with WARC/ is a place to go on: a record glued to garbage on the
+    same line is not found (no record start), and the input is cut short at the garbage."""
+    recs = [_response(i) for i in range(2)]
+    path = tmp_path / "glued.warc"
+    path.write_bytes(recs[0] + b"garbage" + recs[1])
+    summary = run([str(path)], str(tmp_path / "out"))
+    (entry,) = summary.manifest["inputs"]
+    assert (entry["outcome"], entry["error_offset"], entry["damaged"]) == ("truncated", len(recs[0]), [])
+
+
+def test_a_record_swallowed_by_a_wrong_content_length_is_read_on_its_own(tmp_path):
+    """Record 0's Content-Length runs 100 bytes into record 1: record 0 fails (truncated), record 1
+    is read from its own offset (a damaged entry of length 0 names it), record 2 as usual."""
+    recs = [_response(i) for i in range(3)]
+    head, rest = recs[0].split(b"\r\n\r\n", 1)
+    length = len(rest) - 4
+    first = head.replace(f"Content-Length: {length}".encode(), f"Content-Length: {length + 100}".encode())
+    first += b"\r\n\r\n" + rest
+    path = tmp_path / "swallow.warc"
+    path.write_bytes(first + recs[1] + recs[2])
+    out = tmp_path / "out"
+    summary = run([str(path)], str(out))
+    assert summary.exit_code == 1
+    (entry,) = summary.manifest["inputs"]
+    assert entry["outcome"] == "damaged"
+    assert [(d["offset"], d["length"]) for d in entry["damaged"]] == [(len(first), 0)]
+    assert [(r[0], r[2], r[3]) for r in _rows(out)] == [
+        (0, "failed", "truncated"), (len(first), "decoded", None), (len(first) + len(recs[1]), "decoded", None)]
+    _reconciles(summary.manifest, out)
