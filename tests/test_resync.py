@@ -3,8 +3,8 @@
 Every record of a ``.warc.gz`` is its own gzip member (ISO 28500 annex D), so one damaged member
 costs that record only: the member is recorded in the input's ``damaged`` list (offset, length,
 error), reading goes on at the next member that starts a valid record, the exit code is still 1,
-and the counts reconcile. For an uncompressed WARC reading goes on at the next line starting
-``WARC/`` that parses as a record header.
+and the counts reconcile. For an uncompressed WARC reading goes on at the next ``WARC/<version>``
+line that parses as a record header.
 
 Expected values come from the undamaged file (the clean run's rows and the record offsets that
 warcio gives), never from the code under test."""
@@ -213,15 +213,33 @@ def test_uncompressed_goes_on_at_the_next_warc_line(tmp_path, junk):
     _reconciles(summary.manifest, out)
 
 
-def test_uncompressed_warc_word_inside_a_line_is_not_a_record_start(tmp_path):
-    """Only a line that starts with WARC/ is a place to go on: a record glued to garbage on the
-    same line is not found (no record start), and the input is cut short at the garbage."""
+def test_uncompressed_record_glued_to_garbage_is_found(tmp_path):
+    """Garbage need not end in a line break: the WARC/1.0 version line right after it starts the
+    next record."""
     recs = [_response(i) for i in range(2)]
     path = tmp_path / "glued.warc"
-    path.write_bytes(recs[0] + b"garbage" + recs[1])
+    path.write_bytes(recs[0] + b"\xff\xfegarbage" + recs[1])
     summary = run([str(path)], str(tmp_path / "out"))
     (entry,) = summary.manifest["inputs"]
-    assert (entry["outcome"], entry["error_offset"], entry["damaged"]) == ("truncated", len(recs[0]), [])
+    assert entry["outcome"] == "damaged"
+    assert [(d["offset"], d["length"]) for d in entry["damaged"]] == [(len(recs[0]), 9)]
+    assert [(r[0], r[2]) for r in _rows(tmp_path / "out")] == [(0, "decoded"), (len(recs[0]) + 9, "decoded")]
+
+
+def test_uncompressed_warc_in_a_damaged_stretch_that_does_not_parse_is_passed_over(tmp_path):
+    """A version line in the garbage whose record cannot be read (warcio takes its header, but it
+    has no Content-Length) is damage too: the stretches run on to the real record after it."""
+    recs = [_response(i) for i in range(2)]
+    junk = b"garbage WARC/1.0\r\nthis is not a header\r\n\r\n"
+    path = tmp_path / "fake.warc"
+    path.write_bytes(recs[0] + junk + recs[1])
+    summary = run([str(path)], str(tmp_path / "out"))
+    (entry,) = summary.manifest["inputs"]
+    stretches = [(d["offset"], d["offset"] + d["length"]) for d in entry["damaged"]]
+    assert stretches[0][0] == len(recs[0]) and stretches[-1][1] == len(recs[0]) + len(junk)
+    assert all(a[1] == b[0] for a, b in zip(stretches, stretches[1:]))  # one after the other
+    assert [(r[0], r[2]) for r in _rows(tmp_path / "out")] == [(0, "decoded"), (len(recs[0]) + len(junk), "decoded")]
+    _reconciles(summary.manifest, tmp_path / "out")
 
 
 def test_a_record_swallowed_by_a_wrong_content_length_is_read_on_its_own(tmp_path):

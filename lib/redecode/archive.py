@@ -22,7 +22,7 @@ Resync (``iter_records(resync=True)``, what ``redecode run`` reads with). Every 
 where a reader raises :class:`ArchiveError` at offset E, reading goes on at the reader's
 :meth:`~redecode.record.Reader.find_resync_point` at or after E (strictly after the last record
 read): for gzip files the next member that inflates to a record start and that warcio reads, for
-uncompressed WARC the next line starting ``WARC/`` that warcio parses as a record header. The
+uncompressed WARC the next ``WARC/<version>`` line that warcio parses as a record header. The
 stretch skipped is recorded as a :class:`redecode.record.Damage` (offset, length, error) in
 ``RecordStream.damaged``; when no record start follows (the file is cut short), the error is
 raised as without resync. Only readers that can cut files into ranges (``shardable``: WARC, ARC)

@@ -871,13 +871,15 @@ def _read(p: str, raws: Iterator[_Raw], stream: RecordStream, cap: int, end: int
 
 
 _ARC_LINE = re.compile(rb"\S+ \S+ \d{14} \S+ \d+\r?\n")
+_VERSION_LINE = re.compile(rb"WARC/[0-9]+\.[0-9]+\r?\n")  # a WARC record's first line (ISO 28500 section 5.2)
 
 
 def _find_record_start(p: str, pos: int, is_arc: bool, loose: bool = False) -> int | None:
     """``.warc.gz`` / ``.arc.gz``: a gzip member whose first bytes inflate to ``WARC/`` or an ARC
     header line; uncompressed WARC: ``WARC/`` after an empty line (``loose``, for a resync after
-    damage: at the start of any line); uncompressed ARC: an ARC header line after a newline. Each
-    candidate is confirmed by reading one record there."""
+    damage: a version line ``WARC/<digits>.<digits>`` and its line end anywhere, since garbage
+    before it need not end in a line break); uncompressed ARC: an ARC header line after a newline.
+    Each candidate is confirmed by reading one record there."""
     size = os.path.getsize(p)
     if pos <= 0:
         return 0
@@ -914,13 +916,16 @@ def _candidates(data: bytes, base: int, gz: bool, is_arc: bool, loose: bool = Fa
     elif is_arc:
         for m in re.finditer(rb"\n(?=\S+ \S+ \d{14} \S+ \d+\r?\n)", data):
             yield base + m.end()
+    elif loose:
+        for m in _VERSION_LINE.finditer(data):
+            yield base + m.start()
     else:
         if base == 0 and data.startswith(b"WARC/"):
             yield 0
         i = data.find(b"\nWARC/")
         while i >= 0:
             # after the empty line that ends the record before (CRLF or bare LF line ends)
-            if loose or (i >= 1 and (data[i - 1 : i + 1] == b"\n\n" or data[max(i - 2, 0) : i + 1] == b"\n\r\n")):
+            if i >= 1 and (data[i - 1 : i + 1] == b"\n\n" or data[max(i - 2, 0) : i + 1] == b"\n\r\n"):
                 yield base + i + 1
             i = data.find(b"\nWARC/", i + 1)
 
@@ -967,8 +972,8 @@ class WarcReader(Reader):
         return _find_record_start(path, pos, is_arc=False)
 
     def find_resync_point(self, path: str, pos: int) -> int | None:
-        # uncompressed: the next line starting WARC/ that warcio parses (garbage before it need
-        # not end in an empty line); gzip: the next member that starts a record, as for cuts
+        # uncompressed: the next WARC/<version> line that warcio parses as a record (garbage
+        # before it need not end in a line break); gzip: the next member that starts a record
         return _find_record_start(path, pos, is_arc=False, loose=True)
 
     def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
