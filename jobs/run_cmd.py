@@ -129,11 +129,18 @@ def _report(summary, out: str, quiet: bool, as_json: bool) -> None:
             err=True,
         )
     if summary.exit_code:
-        click.echo(
-            f"redecode: {len(summary.errors)} input(s) could not be read to the end; "
-            f"the rows read before the error are kept in {out}; see {out}/_run.json",
-            err=True,
-        )
+        outcomes = [entry["outcome"] for entry in manifest["inputs"]]
+        cut, damaged = sum(o in ("truncated", "error") for o in outcomes), outcomes.count("damaged")
+        said = []
+        if cut:
+            said.append(f"{cut} input(s) could not be read to the end (the rows read before the error "
+                        f"are kept in {out})")
+        if damaged:
+            said.append(f"{damaged} input(s) damaged (the stretches that held no readable record were "
+                        "skipped, the records after them read)")
+        if unreadable:
+            said.append(f"{len(unreadable)} directory(ies) or file(s) in the inputs could not be read")
+        click.echo(f"redecode: {'; '.join(said) or 'an input could not be read'}; see {out}/_run.json", err=True)
     sys.exit(summary.exit_code)
 
 
