@@ -14,13 +14,14 @@ import click
 from redecode import __version__
 
 #: Subcommand -> "module:attribute". Loaded on first use, so that `redecode run` does not pay for
-#: importing duckdb and ftfy (diff, query): about 0.4 s per run, measured by the benchmark.
+#: importing duckdb and ftfy (diff, query, repair): about 0.4 s per run, measured by the benchmark.
 SUBCOMMANDS = {
     "run": "redecode_jobs.run_cmd:run",
     "diff": "redecode_jobs.diff_cmd:diff",
     "backfill": "redecode_jobs.backfill_cmd:backfill",
     "query": "redecode_jobs.query_cmd:query",
     "report": "redecode_jobs.report_cmd:report",
+    "repair": "redecode_jobs.repair_cmd:repair",
     "rules": "redecode_jobs.rules_cmd:rules",
 }
 

@@ -46,6 +46,9 @@ def _key(value: str) -> tuple[str, str]:
               help="With --rules: inputs diffed in parallel processes.")
 @click.option("--examples", type=click.IntRange(min=0), default=10, show_default=True,
               help="Changed records shown in the summary.")
+@click.option("--compare", type=click.Choice(["text", "normalized"]), default="text", show_default=True,
+              help="OLD NEW: compare the text, or text_normalized (runs made with run --normalize; "
+                   "an OLD made by another tool is compared with NEW's text_normalized).")
 @click.option("--executor", type=click.Choice(["local", "spark"]), default="local", show_default=True,
               help="With --rules: local: --workers processes; spark: one Spark task per archive "
                    "(the [spark] extra).")
@@ -53,7 +56,7 @@ def _key(value: str) -> tuple[str, str]:
               help="With --executor spark: Spark master URL (local[4], spark://host:7077, yarn) "
                    "[default: spark-submit's, else local[*]].")
 def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_codec, max_record_bytes,
-         workers, examples, executor, master) -> None:
+         workers, examples, compare, executor, master) -> None:
     """Compare two decodes: OLD NEW run directories, or --rules A --rules B INPUT...
 
     \b
@@ -79,6 +82,9 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
                     raise click.UsageError("--rules must be given exactly twice: --rules OLD --rules NEW")
                 if old_key or old_text or old_codec:
                     raise click.UsageError("--old-key/--old-text/--old-codec compare run outputs, not --rules")
+                if compare != "text":
+                    raise click.UsageError("--compare normalized compares the text_normalized of two runs "
+                                           "made with --normalize (redecode diff OLD NEW), not --rules")
                 for p in paths:
                     if os.path.isfile(os.path.join(p, MANIFEST)):
                         raise click.UsageError(
@@ -106,7 +112,8 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
                         text=old_text or "text",
                         codec=old_codec,
                     )
-                summary = diff_runs(paths[0], paths[1], out=out, external=external, examples=examples)
+                summary = diff_runs(paths[0], paths[1], out=out, external=external, examples=examples,
+                                    compare=compare)
         except SchemaVersionError as exc:
             hint = ""
             if not rules and isinstance(exc, NoSchemaVersionError):

@@ -26,7 +26,8 @@ from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
 
     One --out directory holds one rule set's output: a run with other rules into it is refused
     (use another --out, or --force to replace it). Inputs completed there by earlier runs with the
-    same rules stay and are listed in _run.json.
+    same rules stay and are listed in _run.json. --normalize and --graphemes are part of the rules
+    (their digest): a run with other such options into the same --out is refused too.
 
     \b
     Exit codes: 0 every input read to its end; 1 an input was cut short, damaged or unreadable
@@ -47,12 +48,20 @@ from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
     show_default=True,
     help="Cap on a record's decoded payload size (bytes); larger records fail with 'too-large'.",
 )
+@click.option("--normalize", type=click.Choice(["NFC", "NFKC"]), default=None,
+              help="Also write text_normalized: the text in this Unicode normalization form "
+                   "(the form and Unicode version go into the rules digest).")
+@click.option("--graphemes", is_flag=True,
+              help="Also write grapheme_count (extended grapheme clusters; costs CPU: see README).")
 @executor_options("one Spark task per archive")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON on stdout.")
-def run(inputs, out, rules, workers, force, max_record_bytes, executor, master, quiet, as_json) -> None:
+def run(inputs, out, rules, workers, force, max_record_bytes, normalize, graphemes, executor, master, quiet,
+        as_json) -> None:
     """``redecode run``: parse the options, call :func:`redecode.job.run` (or the Spark executor),
     report on stderr (help text: the command's ``help`` above)."""
+    # the output options are the rules' parameters: resolved here, once, with the rule set
+    rules = rules.with_outputs(normalize=normalize, graphemes=graphemes)
     show_bar = not quiet and sys.stderr.isatty()
     bar = None
 

@@ -60,6 +60,7 @@ def row(
             decode_errors=(text or "").count("\ufffd"),
             decoder=decoder or "whatwg",
             text_length=len(text or ""),
+            text_bytes=len((text or "").encode("utf-8")),
             browser_encoding=encoding,  # what the browser rules pick: here, the same
         )
     r.update(more)

@@ -12,7 +12,7 @@ def test_version():
     assert "redecode" in result.output
 
 
-@pytest.mark.parametrize("command", ["run", "diff", "backfill", "query", "report", "rules"])
+@pytest.mark.parametrize("command", ["run", "diff", "backfill", "query", "report", "repair", "rules"])
 def test_every_command_has_help(command):
     result = CliRunner().invoke(cli, [command, "--help"])
     assert result.exit_code == 0, result.output
@@ -22,5 +22,5 @@ def test_every_command_has_help(command):
 def test_group_lists_every_command():
     result = CliRunner().invoke(cli, ["--help"])
     assert result.exit_code == 0
-    for command in ("run", "diff", "backfill", "query", "report", "rules"):
+    for command in ("run", "diff", "backfill", "query", "report", "repair", "rules"):
         assert command in result.output

@@ -29,6 +29,7 @@ from redecode.diff import (
     python_codec,
 )
 from redecode_jobs.diff_cmd import diff as diff_cmd
+from redecode.decode import decode
 from runs_fixtures import make_run, row
 
 TRUE = "<p>Grüße aus Köln, naïve café — “quoted”</p>"
@@ -670,3 +671,17 @@ def test_example_excerpts_keep_the_difference_in_the_text_table():
                                "mojibake_fixed": True, "old_excerpt": old, "new_excerpt": new}])
     text = format_summary(s)
     assert "La RÃ©forme" in text and "La Réforme" in text
+
+
+def test_a_reading_that_is_not_better_is_not_a_fix():
+    """Two readings of the same bytes are always each other's re-encoding: a wrong override (a
+    correct windows-1251 page read as KOI8-U, a correct ISO-8859-2 page read as windows-1250) must
+    not count as mojibake fixed (found by a fresh user)."""
+    for true, py, old_codec, new_encoding in (
+        ("Правительство Москвы объявило о запуске программы", "cp1251", "cp1251", "KOI8-U"),
+        ("Vláda ve středu schválila návrh zákona, žádosti, škola", "iso8859_2", "iso8859_2", "windows-1250"),
+    ):
+        data = true.encode(py)
+        wrong = decode(data, new_encoding).text
+        c = compare_texts(true, wrong, old_codecs=[old_codec], new_decoder="whatwg", new_encoding=new_encoding)
+        assert not c.mojibake_fixed and c.mojibake_check == "reinterpreted", (true, wrong)

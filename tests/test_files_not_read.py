@@ -83,3 +83,14 @@ def test_spark_inline_manifest_has_them(inputs, tmp_path):
 
     summary = run_spark([str(inputs)], str(tmp_path / "out"), master="inline")
     assert summary.manifest["files_not_read"]["count"] == 2
+
+
+def test_backfill_keeps_the_prior_runs_files_not_read(inputs, tmp_path):
+    """A backfill's rows stand for the prior run's inputs: the files that run passed over are still
+    not read, and its manifest says so (a fresh user saw 0 where the prior run had 2)."""
+    from redecode.backfill import backfill
+
+    prior = run([str(inputs)], str(tmp_path / "prior"), rules="browser-2026.11")
+    summary = backfill(str(tmp_path / "prior"), "author-2026.12", str(tmp_path / "bf"))
+    assert summary.manifest["files_not_read"] == prior.manifest["files_not_read"]
+    assert summary.manifest["files_not_read"]["count"] == 2

@@ -86,6 +86,17 @@ def _expected(rows: list[dict], manifests: dict[str, dict]) -> dict[str, Counter
         k + (len(v), sum(r["decode_errors"] > 0 for r in v), sum(r["decode_errors"] for r in v))
         for k, v in grouped(lambda r: (_label(r), r["detector"], round(r["detector_confidence"], 4)),
                             lambda r: r["source"] == "detector").items())
+    def overridden(r):
+        # the author rules checked the declarations (validation) or chose another encoding than
+        # the browser rules; parts without browser_encoding (older schema) have no such rows
+        return r["validation"] is not None or (
+            r["browser_encoding"] is not None and r["encoding"] != r["browser_encoding"])
+
+    exp["overrides"] = Counter(
+        k + (len(v), sum(r["decode_errors"] for r in v))
+        for k, v in grouped(lambda r: (f"{r['browser_encoding'] or '(none)'} -> {_label(r)}",
+                                       (r["validation"] or "(none)").split(":")[0]),
+                            overridden).items())
     exp["errors"] = Counter(
         k + (len(v), sum(r["decode_errors"] for r in v))
         for k, v in grouped(lambda r: (_bucket(r["decode_errors"]), _label(r))).items())
@@ -150,7 +161,13 @@ def test_sample_runs_of_every_rule_set(tmp_path):
 
     for rules in RULES:
         run = sample_run(tmp_path / rules, rules)
-        _check(collect(run), _rows(run), {run: _manifest(run)})
+        data = collect(run)
+        _check(data, _rows(run), {run: _manifest(run)})
+        if rules.startswith("browser-"):  # the browser rules are what a browser shows
+            assert not data.sections["overrides"].rows, rules
+        if rules.startswith("author-"):  # the sample has lying declarations the author rules fix
+            assert any(not r[0].startswith("(none)") and r[1] != "kept"
+                       for r in data.sections["overrides"].rows), rules
 
 
 def test_several_runs(report_run, tmp_path):

@@ -99,7 +99,11 @@ def _changed(value):
 @pytest.mark.parametrize("rules", list(R.RULES.values()), ids=list(R.RULES))
 def test_any_parameter_change_changes_digest(rules):
     fields = [f.name for f in dataclasses.fields(rules) if f.name not in ("name", "description")]
-    assert set(fields) == set(rules.parameters())
+    # The output options (with_outputs) are parameters only when set, so a shipped rule set keeps
+    # its digest; set, every field is one.
+    unset = {f for f in R.OUTPUT_OPTIONS if not getattr(rules, f)}
+    assert set(fields) - unset == set(rules.parameters())
+    assert set(fields) == set(rules.with_outputs(normalize="NFC", graphemes=True).parameters())
     seen = {rules.digest}
     for f in fields:
         old = getattr(rules, f)
@@ -490,3 +494,67 @@ def test_cli_rules_text():
     for rules in R.RULES.values():
         assert rules.name in res.output and f"digest: {rules.digest}" in res.output
     assert CliRunner().invoke(rules_cmd, ["--help"]).exit_code == 0
+
+
+# --------------------------------------------------------------------------------------------
+# Output options (issue 21): run --normalize / --graphemes are part of the digest
+
+
+@pytest.mark.parametrize("rules", list(R.RULES.values()), ids=list(R.RULES))
+def test_output_options_unset_keep_the_digest(rules):
+    same = rules.with_outputs()
+    assert same == rules and same.digest == rules.digest
+    assert "unicode" not in rules.versions() and "graphemes" not in rules.versions()
+    assert rules.outputs() == {"normalize": None, "graphemes": False}
+
+
+@pytest.mark.parametrize("rules", list(R.RULES.values()), ids=list(R.RULES))
+def test_each_output_option_changes_the_digest(rules):
+    import unicodedata
+
+    import regex
+
+    variants = {
+        "nfc": rules.with_outputs(normalize="NFC"),
+        "nfkc": rules.with_outputs(normalize="NFKC"),
+        "graphemes": rules.with_outputs(graphemes=True),
+        "both": rules.with_outputs(normalize="NFC", graphemes=True),
+    }
+    digests = {rules.digest} | {v.digest for v in variants.values()}
+    assert len(digests) == 5
+    assert all(v.name == rules.name and v.procedure == rules.procedure for v in variants.values())
+    assert variants["nfc"].parameters()["normalize"] == "NFC"
+    assert variants["nfc"].versions()["unicode"] == unicodedata.unidata_version
+    assert variants["graphemes"].versions()["graphemes"] == f"regex@{regex.__version__}"
+    assert variants["both"].outputs() == {"normalize": "NFC", "graphemes": True}
+    # the rule set with the same options, rebuilt from its outputs, is the same rule set
+    assert rules.with_outputs(**variants["both"].outputs()).digest == variants["both"].digest
+
+
+def test_unicode_version_changes_the_digest_of_a_normalizing_rule_set(monkeypatch):
+    import redecode.textforms
+
+    nfc = R.get_rules("browser-2026.11").with_outputs(normalize="NFC")
+    plain = R.get_rules("browser-2026.11")
+    before = (nfc.digest, plain.digest)
+    R._digest.cache_clear()
+    monkeypatch.setattr(redecode.textforms, "UNICODE_VERSION", "99.0.0")
+    try:
+        assert nfc.digest != before[0]
+        assert plain.digest == before[1]
+    finally:
+        R._digest.cache_clear()
+
+
+def test_unknown_normalization_form_is_refused():
+    with pytest.raises(ValueError, match="unknown normalization form 'NFD': NFC or NFKC"):
+        R.get_rules("browser-2026.11").with_outputs(normalize="NFD")
+
+
+def test_known_rules_with_output_options():
+    nfc = R.get_rules("author-2026.12").with_outputs(normalize="NFKC", graphemes=True)
+    assert R.known_rules(nfc.name, nfc.digest, "NFKC", True) == nfc
+    assert R.known_rules(nfc.name, nfc.digest) is None  # the digest is the one with the options
+    plain = R.get_rules("author-2026.12")
+    assert R.known_rules(plain.name, plain.digest) is plain
+    assert R.known_rules(plain.name, plain.digest, "NFC") is None

@@ -18,6 +18,11 @@ of shipped rule sets). Each prior row is handled by the first case that applies:
    code no longer knows by digest): read again at ``warc_path`` + ``warc_offset``
    (:func:`redecode.archive.read_record_at`) and made by :func:`redecode.row.record_row`.
 
+A replayed row's derived columns (the text's lengths and normalised form) are made from its text by
+:func:`redecode.row.text_columns`, as a full decode makes them. The prior run's output options
+(``run --normalize``, ``--graphemes``: its manifest's rules parameters) are carried over to rules
+given without any (:meth:`redecode.rules.Rules.with_outputs`).
+
 The shards are mapped with an executor (:func:`redecode.executors.map_shards`) and written with the
 run-directory protocol (:mod:`redecode.rundir`). ``OUT/_run.json`` gets a ``backfill`` section:
 ``bytes_read`` is the sum of ``warc_length`` over re-read records, ``bytes_full_run`` the sum of the
@@ -46,7 +51,7 @@ from . import storage
 from .archive import ArchiveError, read_record_at
 from .executors import make_executor, map_shards
 from .record import DEFAULT_MAX_RECORD_BYTES
-from .row import IDENTITY_NOTE, record_row
+from .row import IDENTITY_NOTE, record_row, text_columns
 from .rules import Rules, as_rules, known_rules
 from .rundir import (
     MANIFEST,
@@ -115,7 +120,9 @@ def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict |
     """The row ``record_row(record, new)`` would give, made from the prior *row* (made by *old*),
     or None when the record must be read again. *replayable*: the row has the schema 1.1 replay
     columns. Statuses made before any rule is consulted are copied; a decoded row's decision
-    columns come from the new rules' procedure (:meth:`redecode.procedures.Procedure.replay`)."""
+    columns come from the new rules' procedure (:meth:`redecode.procedures.Procedure.replay`), its
+    derived columns from its text (:func:`redecode.row.text_columns`; the prior row's where the text
+    and the output options are the same)."""
     status = row["status"]
     if bool(old.identity_fallback) != bool(new.identity_fallback) and (
             (status == STATUS_FAILED and row.get("error_kind") == "content-encoding")
@@ -132,7 +139,11 @@ def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict |
         return None
     out = dict(row)
     out.update(columns, rules=new.name, rules_digest=new.digest)
-    return out
+    if old.outputs() == new.outputs() and out["text"] == row["text"] and row.get("text_bytes") is not None:
+        # The same text under the same output options (and Unicode data: both digests are this
+        # code's): the prior derived columns are the new ones, grapheme clusters included.
+        return out
+    return text_columns(out, new)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -140,10 +151,12 @@ def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict |
 
 
 def _backfill_shard(prior_dir: str, marker: dict, out: str, new: Rules,
-                    max_record_bytes: int, base: str | None = None) -> tuple[dict, dict]:
+                    max_record_bytes: int, base: str | None = None, prior_outputs: dict | None = None
+                    ) -> tuple[dict, dict]:
     """Write the new part and marker of one prior shard into directory *out*; return ``(marker,
     stats)``. *base*: the prior run's working directory, against which relative input paths are
-    resolved (see :func:`_locate`)."""
+    resolved (see :func:`_locate`); *prior_outputs*: the prior run's output options
+    (:func:`_prior_outputs`), with which its rows' rules are looked up."""
     started, cpu_started = time.perf_counter(), time.process_time()
     read_from = _locate(marker["path"], base)  # every row of the shard is a record of this input
     part_path = os.path.join(prior_dir, marker["part"])
@@ -183,7 +196,7 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, new: Rules,
                 elif row["rules_digest"] == new.digest and replayable:
                     new_row = row
                 else:
-                    old = known_rules(row["rules"], row["rules_digest"])
+                    old = known_rules(row["rules"], row["rules_digest"], **(prior_outputs or {}))
                     if old is not None:
                         new_row = replay_row(row, old, new, replayable=replayable)
                 if new_row is None:
@@ -201,14 +214,16 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, new: Rules,
 
 
 def _backfill_task(prior_dir: str, out: str, rules: Rules | str, max_record_bytes: int,
-                   marker: dict, base: str | None = None, *, staged: bool = True) -> tuple[dict, dict]:
+                   marker: dict, base: str | None = None, *, staged: bool = True,
+                   prior_outputs: dict | None = None) -> tuple[dict, dict]:
     """The per-shard function of a backfill: :func:`_backfill_shard` published into *out*
     (:func:`redecode.rundir.publish_shard`; ``staged``, as executors whose attempts may run twice
     need, a retried attempt replaces the part under its one name, never adds rows). ``rules``: a
     rule set or its name (a task's entry point)."""
     new = as_rules(rules)
     return publish_shard(out, marker["part"],
-                         lambda directory: _backfill_shard(prior_dir, marker, directory, new, max_record_bytes, base),
+                         lambda directory: _backfill_shard(prior_dir, marker, directory, new, max_record_bytes, base,
+                                                           prior_outputs),
                          staged=staged)
 
 
@@ -286,6 +301,13 @@ def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
     return manifest, markers
 
 
+def _prior_outputs(manifest: dict) -> dict:
+    """The output options (:meth:`redecode.rules.Rules.with_outputs` keywords) a prior run was made
+    with, from its manifest's rules parameters (absent: none)."""
+    params = (manifest.get("rules") or {}).get("parameters") or {}
+    return {"normalize": params.get("normalize"), "graphemes": bool(params.get("graphemes"))}
+
+
 def backfill(
     prior_dir: str,
     rules: Rules | str,
@@ -299,7 +321,8 @@ def backfill(
 ) -> BackfillSummary:
     """Write into run directory *out* what ``redecode run --rules RULES`` over the inputs of
     run directory *prior_dir* would write, re-reading only records whose row can change (see the
-    module docstring). *rules*: a rule set or the name of a shipped one (looked up once, here).
+    module docstring). *rules*: a rule set or the name of a shipped one (looked up once, here);
+    rules without output options get the prior run's (``run --normalize``, ``--graphemes``).
     ``workers``: processes over the prior shards (None: all cores). ``executor``: ``"local"``
     (processes, ``workers``) or ``"spark"``: one task per prior shard through
     :func:`redecode.executors.map_shards` with ``master`` (a Spark master URL, None for
@@ -335,11 +358,15 @@ def backfill(
     if os.path.abspath(prior_dir) == os.path.abspath(out):
         raise BackfillError("--out must differ from the prior run directory")
     manifest, markers = _load_prior(prior_dir)
+    prior_outputs = _prior_outputs(manifest)
+    if not (new.normalize or new.graphemes):
+        new = new.with_outputs(**prior_outputs)
     base = manifest.get("cwd")
     with RunDirectory(out, new, force=force, foreign="refuse") as rd:
         # a task on another machine (or in a Spark worker's directory) needs absolute paths
         where = (os.path.abspath(prior_dir), os.path.abspath(out)) if runner.staged else (prior_dir, out)
-        shard_fn = functools.partial(_backfill_task, *where, new, max_record_bytes, base=base, staged=runner.staged)
+        shard_fn = functools.partial(_backfill_task, *where, new, max_record_bytes, base=base, staged=runner.staged,
+                                     prior_outputs=prior_outputs)
         done = map_shards(shard_fn, markers, runner,
                           description=f"redecode backfill {len(markers)} shard(s) -> {out}")
         results = {(m["path"], m["shard"]): result for m, result in zip(markers, done)}
@@ -359,7 +386,9 @@ def backfill(
                 stats[k] += s[k]
             prior_schemas.add(s["prior_schema"])
             prior_codes.add(str(s["prior_row_code"]))
-        run_manifest["files_not_read"] = files_not_read([])  # a backfill lists no inputs
+        # A backfill lists no inputs of its own: its rows stand for the prior run's inputs, so the
+        # files that run's listing passed over are still not read (and still reported).
+        run_manifest["files_not_read"] = manifest.get("files_not_read") or files_not_read([])
         if base:
             run_manifest["cwd"] = base  # the inputs' relative paths are still the prior run's
         run_manifest["backfill"] = {

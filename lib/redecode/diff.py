@@ -1,7 +1,7 @@
 """Compare two decodes of the same records: what a rule change changes, and whether it is a fix.
 
-The only modules that import :mod:`duckdb` are this one and :mod:`redecode.query`; this is the only
-one that imports :mod:`ftfy`.
+The only modules that import :mod:`duckdb` are this one and :mod:`redecode.query`; ftfy is used
+through :mod:`redecode.mojibake`.
 
 Three forms, one result (a diff table with :data:`DIFF_SCHEMA` and a :class:`DiffSummary`):
 
@@ -24,8 +24,11 @@ not differ, see ``text_equal``); ``text-changed`` (same encoding, other text: a 
 For records whose text changed, :func:`compare_texts` gives the first differing character
 (``diff_offset``, in characters), an excerpt of each side around it, and ``mojibake_fixed``: the old
 text was mojibake of the new one, because either re-encoding the old text with the old codec and
-decoding the bytes with the new decoder gives the new text (``mojibake_check = 'reencode'``), or
-``ftfy`` repairs the old text into the new one (``'ftfy'``).
+decoding the bytes with the new decoder gives the new text (``mojibake_check = 'reencode'``) and
+the old text looks worse (ftfy's ``badness`` higher, or more U+FFFD and C1 controls: two readings
+of the same bytes are always each other's re-encoding, so the check alone cannot tell a fix from
+damage), or ``ftfy`` repairs the old text into the new one (``'ftfy'``). A re-encoding that does
+not look better is ``mojibake_check = 'reinterpreted'`` and not counted as fixed.
 
 Deviations: none from the issue. The "old codec" of a row decoded by a WHATWG decoder is the closest
 Python codec of its WHATWG encoding (:data:`PYTHON_CODECS`); re-encoding maps U+0080..U+009F to the
@@ -36,19 +39,20 @@ decoders produce those code points for bytes Python's cp125x leave undefined.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import datetime as _dt
 import functools
 import json
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import duckdb
-import ftfy
 import pyarrow as pa
 
-from . import storage
+from . import mojibake, storage
 from .query import sql_string, check_part_versions, load_run, render_table
 from .schema import COLUMNS, NoSchemaVersionError
 
@@ -58,6 +62,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CATEGORIES",
     "CHANGED_CATEGORIES",
+    "COMPARE",
     "DIFF_SCHEMA",
     "DIFF_FILE",
     "PYTHON_CODECS",
@@ -73,6 +78,9 @@ __all__ = [
 ]
 
 DIFF_VERSION = "1.0"
+
+#: ``diff_runs(compare=...)`` -> the output column whose texts are compared.
+COMPARE = {"text": "text", "normalized": "text_normalized"}
 DIFF_FILE = "diff.parquet"
 SUMMARY_FILE = "_diff.json"
 
@@ -111,7 +119,7 @@ DIFF_SCHEMA = pa.schema(
         ("old_excerpt", pa.string()),
         ("new_excerpt", pa.string()),
         ("mojibake_fixed", pa.bool_()),
-        ("mojibake_check", pa.string()),  # 'reencode', 'ftfy' or null
+        ("mojibake_check", pa.string()),  # 'reencode', 'reinterpreted', 'ftfy' or null
     ]
 )
 
@@ -260,14 +268,6 @@ def _decode_with(data: bytes, decoder: str | None, encoding: str | None) -> str 
     return data.decode(codec, errors="replace")
 
 
-# ftfy with only the encoding repairs on: the cosmetic fixes (curly quotes, widths, ligatures, line
-# breaks, NFC) would change text a correct decode also contains and hide a real fix.
-_COSMETIC_FIXES = ("unescape_html", "remove_terminal_escapes", "fix_latin_ligatures", "fix_character_width",
-                   "uncurl_quotes", "fix_line_breaks", "fix_surrogates", "remove_control_chars")
-_FTFY_ENCODING_ONLY = ftfy.TextFixerConfig(**dict.fromkeys(_COSMETIC_FIXES, False), normalization=None,
-                                           explain=False)
-
-
 def first_difference(a: str, b: str) -> int | None:
     """Index (characters) of the first character where *a* and *b* differ; None if equal."""
     if a == b:
@@ -320,13 +320,44 @@ def compare_texts(
         again = _decode_with(data, new_decoder, new_encoding)
         # The old decode kept a BOM as text (requests does); the new text never has one.
         if again is not None and (again == new or (again[:1] == "\ufeff" and again[1:] == new)):
-            return TextComparison(offset, old_ex, new_ex, True, "reencode")
+            if _looks_worse(old, new):
+                return TextComparison(offset, old_ex, new_ex, True, "reencode")
+            return TextComparison(offset, old_ex, new_ex, False, "reinterpreted")
     try:
-        if ftfy.fix_text(old) == new or ftfy.fix_text(old, _FTFY_ENCODING_ONLY) == new:
+        # ftfy's full fix_text first, then its encoding fixes only (mojibake.ENCODING_FIXES): the
+        # cosmetic fixes (curly quotes, widths, ligatures, line breaks, NFC) would change text a
+        # correct decode also contains and hide a real fix.
+        if mojibake.fix_text(old) == new or mojibake.fix_encoding(old) == new:
             return TextComparison(offset, old_ex, new_ex, True, "ftfy")
     except Exception:  # noqa: BLE001 - ftfy failing on odd text is "not shown to be mojibake"
         pass
     return TextComparison(offset, old_ex, new_ex, False, None)
+
+
+_NOT_TEXT = re.compile("[\ufffd\x80-\x9f]")
+
+
+def _looks_worse(old: str, new: str) -> bool:
+    """Whether *old* looks more like mojibake than *new*: ftfy's ``badness`` (sequences that are
+    typical of text decoded with the wrong codec) is higher, or it holds more U+FFFD and C1
+    controls, or more case flips inside words of non-ASCII letters (a lower-case letter followed
+    by an upper-case one: KOI8-R read as windows-1251, "рТЙЧЕФ", and back)."""
+    try:
+        if mojibake.badness(old) > mojibake.badness(new):
+            return True
+    except Exception:  # noqa: BLE001 - ftfy failing on odd text decides nothing
+        pass
+    bad_old, bad_new = len(_NOT_TEXT.findall(old)), len(_NOT_TEXT.findall(new))
+    if bad_old != bad_new:
+        return bad_old > bad_new
+    return _case_flips(old) > _case_flips(new)
+
+
+def _case_flips(text: str, limit: int = 4096) -> int:
+    """Lower-case non-ASCII letters followed by an upper-case letter, in the first *limit*
+    characters."""
+    t = text[:limit]
+    return sum(1 for a, b in zip(t, t[1:]) if a > "\x7f" and a.islower() and b.isupper())
 
 
 # --------------------------------------------------------------------------------------------
@@ -352,6 +383,8 @@ class DiffSummary:
     #: ``encoding-changed`` records whose text is the same under both encodings (a label change
     #: only, e.g. an ASCII page now called windows-1252 instead of UTF-8)
     label_only: int = 0
+    #: what the texts compared were: ``text``, or ``normalized`` (``text_normalized``)
+    compare: str = "text"
 
     @property
     def changed(self) -> int:
@@ -388,6 +421,7 @@ class DiffSummary:
             "examples": self.examples,
             "input_errors": self.input_errors,
             "out": self.out,
+            "compare": self.compare,
         }
 
 
@@ -463,7 +497,8 @@ def input_error_message(e: dict) -> str:
 
 def format_summary(s: DiffSummary) -> str:
     """The summary as plain-text tables (for stdout)."""
-    out = [f"diff {s.old} -> {s.new}: {s.records} records, {s.changed} changed "
+    compared = " (texts compared: text_normalized)" if s.compare == "normalized" else ""
+    out = [f"diff {s.old} -> {s.new}{compared}: {s.records} records, {s.changed} changed "
            f"({s.label_only} of them only in the encoding label, with the same text), "
            f"{s.mojibake_fixed} mojibake fixed"]
     out.append(render_table(("category", "records"), list(s.categories.items())))
@@ -531,15 +566,18 @@ def _write(table: pa.Table, out: str, summary: DiffSummary, meta: dict[str, str]
 
 
 def _finish(table: pa.Table, *, old: str, new: str, out: str | None, examples: int,
-            input_errors=()) -> DiffSummary:
+            input_errors=(), compare: str = "text") -> DiffSummary:
     final = os.path.join(out, DIFF_FILE) if out else None
     summary = summarize(table, old=old, new=new, examples=examples,
                         input_errors=input_errors, out=final)
+    if compare != "text":
+        summary = dataclasses.replace(summary, compare=compare)
     if out:
         meta = {
             "redecode.diff_version": DIFF_VERSION,
             "redecode.diff_old": old,
             "redecode.diff_new": new,
+            "redecode.diff_compare": compare,
             "redecode.diff_created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         }
         _write(table, out, summary, meta)
@@ -653,8 +691,9 @@ def _external_files(path: str) -> list[str]:
     return files
 
 
-def _side_table(con, name: str, files: list[str]) -> None:
-    """TEMP TABLE *name*: the comparison columns, the md5 of ``text`` and the row identity."""
+def _side_table(con, name: str, files: list[str], text_col: str = "text") -> None:
+    """TEMP TABLE *name*: the comparison columns, the md5 of *text_col* (``text``, or
+    ``text_normalized`` for ``compare="normalized"``) and the row identity."""
     if not files:
         cols = ", ".join(f"NULL::{_TYPES[c]} AS {c}" for c in _SIDE_COLUMNS)
         con.execute(f"CREATE TEMP TABLE {name} AS SELECT {cols}, NULL::VARCHAR AS text_md5, "
@@ -663,7 +702,7 @@ def _side_table(con, name: str, files: list[str]) -> None:
     src = _parquet_source(files)
     present = _present(con, src)
     cols = ", ".join((c if c in present else f"NULL::{_TYPES[c]} AS {c}") for c in _SIDE_COLUMNS)
-    text = "md5(text)" if "text" in present else "NULL::VARCHAR"
+    text = f"md5({text_col})" if text_col in present else "NULL::VARCHAR"
     con.execute(f"CREATE TEMP TABLE {name} AS SELECT {cols}, {text} AS text_md5, "
                 f"filename AS file, file_row_number AS frow FROM {src}")
 
@@ -678,10 +717,18 @@ def diff_runs(
     out: str | None = None,
     external: ExternalOld | None = None,
     examples: int = 10,
+    compare: str = "text",
 ) -> DiffSummary:
     """Diff two run directories (or parts) *old* and *new*; with *external*, OLD is any Parquet.
     Without *external*, an *old* that is not a redecode output but has columns ``record_id`` and
     ``text`` is read as ``ExternalOld(old)``.
+
+    *compare* (:data:`COMPARE`): ``"text"`` compares the runs' ``text``; ``"normalized"`` their
+    ``text_normalized`` (runs made with ``run --normalize``, both in the same form), or OLD's
+    external text with NEW's ``text_normalized``: ``text_equal``, the category ``text-changed``,
+    the excerpts and the mojibake check are then about the normalized texts. Raises
+    :class:`DiffError` when a run has decoded records without ``text_normalized`` or the two runs
+    were normalized to different forms.
 
     Writes ``out/diff.parquet`` (:data:`DIFF_SCHEMA`, every record including unchanged ones) and
     ``out/_diff.json`` (the summary) when *out* is given. Raises :class:`DiffError` for a bad
@@ -689,11 +736,14 @@ def diff_runs(
     :class:`redecode.schema.SchemaVersionError` for parts of an unknown schema version, and
     :class:`DiffError` for an *out* that is a URL.
     """
+    if compare not in COMPARE:
+        raise DiffError(f"unknown comparison {compare!r}: {' or '.join(COMPARE)}")
+    text_col = COMPARE[compare]
     out = _local_out(out)
     con = duckdb.connect(":memory:")
     try:
         new_files = _run_files(con, new)
-        _side_table(con, "n", new_files)
+        _side_table(con, "n", new_files, text_col)
         not_a_run = None
         if external is None:
             try:
@@ -703,7 +753,7 @@ def diff_runs(
                 # defaults (record_id, text) when it has those columns
                 not_a_run, external = exc, ExternalOld(old)
         if external is None:
-            _side_table(con, "o", old_files)
+            _side_table(con, "o", old_files, text_col)
             _pair_runs(con)
         else:
             old_files = _external_files(external.path)
@@ -714,11 +764,42 @@ def diff_runs(
                     raise not_a_run from None  # (the caller gave no --old-* option)
                 raise
             _pair_external(con, external)
-        table = _diff_table(con, old_files, new_files, external)
+        if compare == "normalized":
+            _check_normalized(con, old if external is None else None, new)
+        table = _diff_table(con, old_files, new_files, external, text_col)
     finally:
         con.close()
     return _finish(table, old=old if external is None else external.path, new=new, out=out,
-                   examples=examples)
+                   examples=examples, compare=compare)
+
+
+def _normalize_form(path: str) -> str | None:
+    """The ``--normalize`` form a run was made with (its manifest's rules parameters), if known."""
+    try:
+        manifest = load_run(path).manifest or {}
+    except Exception:  # noqa: BLE001 - a bare part has no manifest: form unknown
+        return None
+    return ((manifest.get("rules") or {}).get("parameters") or {}).get("normalize")
+
+
+def _check_normalized(con, old: str | None, new: str) -> None:
+    """Refuse ``compare="normalized"`` where a run side has decoded rows without
+    ``text_normalized`` or the two runs name different forms. *old*: None for external text."""
+    for side, path in (("o", old), ("n", new)):
+        if path is None:
+            continue
+        (missing,) = con.execute(
+            f"SELECT count(*) FROM {side} WHERE status = 'decoded' AND text_md5 IS NULL").fetchone()
+        if missing:
+            raise DiffError(
+                f"{path}: {missing} decoded record(s) without text_normalized (made without "
+                "`run --normalize`); compare on the text (--compare text), or make the run again, "
+                "or backfill it, with --normalize NFC or NFKC")
+    if old is not None:
+        forms = (_normalize_form(old), _normalize_form(new))
+        if None not in forms and forms[0] != forms[1]:
+            raise DiffError(f"{old} is normalized to {forms[0]}, {new} to {forms[1]}: "
+                            "--compare normalized needs runs made with the same --normalize")
 
 
 def _pair_runs(con) -> None:
@@ -790,7 +871,8 @@ def _pair_external(con, ext: ExternalOld) -> None:
     )
 
 
-def _diff_table(con, old_files, new_files, external: ExternalOld | None) -> pa.Table:
+def _diff_table(con, old_files, new_files, external: ExternalOld | None,
+                text_col: str = "text") -> pa.Table:
     """Categorise pairs and unmatched rows in SQL, then add text details for changed pairs."""
     if external is None:
         old_cols = ("o.status", "coalesce(o.skip_reason, o.error_kind)", "o.encoding", "o.source",
@@ -831,7 +913,7 @@ def _diff_table(con, old_files, new_files, external: ExternalOld | None) -> pa.T
             "AND new_status = 'decoded'")
     n_need = con.execute(f"SELECT count(*) FROM matched WHERE {need}").fetchone()[0]
     if n_need:
-        old_text_col = f'CAST("{external.text}" AS VARCHAR)' if external else "text"
+        old_text_col = f'CAST("{external.text}" AS VARCHAR)' if external else text_col
         old_src = _parquet_source(old_files)
         new_src = _parquet_source(new_files)
         rel = con.execute(
@@ -840,7 +922,7 @@ def _diff_table(con, old_files, new_files, external: ExternalOld | None) -> pa.T
             f"FROM (SELECT * FROM matched WHERE {need}) m "
             f"JOIN (SELECT filename, file_row_number, {old_text_col} AS t FROM {old_src}) ot "
             "ON ot.filename = m.ofile AND ot.file_row_number = m.orow "
-            f"JOIN (SELECT filename, file_row_number, text FROM {new_src}) nt "
+            f"JOIN (SELECT filename, file_row_number, {text_col} AS text FROM {new_src}) nt "
             "ON nt.filename = m.nfile AND nt.file_row_number = m.nrow"
         )
         if external is not None:

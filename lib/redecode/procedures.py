@@ -14,6 +14,8 @@ method         what it gives
 ``facts``      the declarations the HTML Standard's algorithms find in the payload whatever the
                rules (the columns :data:`redecode.schema.FACT_COLUMNS`)
 ``fill``       the row's :data:`redecode.schema.DECISION_COLUMNS` from the decision and the text
+               (the text's lengths and forms, :data:`redecode.schema.DERIVED_COLUMNS`, are
+               :func:`redecode.row.text_columns`'s, whatever the procedure)
 ``replay``     the same decision columns from a stored row alone, or None when the bytes are needed
 ``versions``   versions of what the procedure reads besides its parameters (into the digest)
 ``preload``    load what the first records would load (detectors, decoder tables)
@@ -246,8 +248,7 @@ class Procedure:
         row["detector_confidence"] = decision.detector_confidence
         row["decoder"] = decoded.decoder
         row["decode_errors"] = decoded.errors
-        row["text"] = text = decoded.text
-        row["text_length"] = len(text)
+        row["text"] = decoded.text
         row["validation"] = decision.validation
 
     def replay(self, row: dict, old: Rules, new: Rules) -> dict | None:
@@ -300,7 +301,6 @@ class Procedure:
             "decoder": "whatwg" if key[0] == "whatwg" else f"python:{key[1]}",
             "decode_errors": row["decode_errors"],
             "text": row["text"],
-            "text_length": row["text_length"],
             "validation": None,
         }
 

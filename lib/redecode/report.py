@@ -149,6 +149,20 @@ RUN_SECTIONS: tuple[Section, ...] = (
         view="decodes",
     ),
     Section(
+        key="overrides",
+        title="Where the text is not what a browser shows",
+        question="Which records did the rules decode with another encoding than the browser rules "
+                 "(browser_encoding -> encoding), or check and keep (kept)? The colour is the verdict "
+                 "of the validation column; rule sets that follow the browser have no such rows.",
+        sql=f"SELECT coalesce(browser_encoding, '(none)') || ' -> ' || {_ENCODING} AS change, "
+            "coalesce(split_part(validation, ':', 1), '(none)') AS verdict, count(*) AS records, "
+            "sum(decode_errors) AS replacement_chars FROM decodes WHERE status = 'decoded' "
+            "AND (validation IS NOT NULL "
+            "OR (browser_encoding IS NOT NULL AND encoding IS DISTINCT FROM browser_encoding)) "
+            "GROUP BY ALL ORDER BY records DESC, change, verdict",
+        view="decodes",
+    ),
+    Section(
         key="errors",
         title="Decode errors: records by number of U+FFFD inserted",
         question="How many decoded records needed replacement characters, and how many?",
@@ -558,6 +572,17 @@ def _chart_detector(alt, rows):
     return alt.layer(points, right, left).properties(width=_WIDTH)
 
 
+def _chart_overrides(alt, rows):
+    return alt.Chart(alt.Data(values=rows)).mark_bar().encode(
+        y=alt.Y("change:N", title="browser_encoding -> encoding", sort=_by_records(rows, "change"),
+                axis=alt.Axis(labelLimit=320)),
+        x=alt.X("sum(records):Q", title="decoded records", axis=_count_axis(alt)),
+        color=alt.Color("verdict:N", title="verdict (validation)", scale=alt.Scale(scheme="tableau10")),
+        tooltip=["change:N", "verdict:N", "records:Q",
+                 alt.Tooltip("replacement_chars:Q", title="U+FFFD")],
+    ).properties(width=_WIDTH - 200)
+
+
 def _chart_errors(alt, rows):
     buckets = [label for label, _ in _ERROR_BUCKETS]
     if any(r["errors"] == "unknown" for r in rows):
@@ -667,6 +692,7 @@ _BUILDERS = {
     "status": _chart_status,
     "encodings": _chart_encodings,
     "detector": _chart_detector,
+    "overrides": _chart_overrides,
     "errors": _chart_errors,
     "errors_by_encoding": _chart_errors_by_encoding,
     "tld": _chart_tld,
@@ -681,6 +707,8 @@ _EMPTY = {
     "status": "No records.",
     "encodings": "No decoded records.",
     "detector": "No decision came from the detector.",
+    "overrides": "Every decoded record has the encoding a browser would use (or the parts predate the "
+                 "browser_encoding column).",
     "errors": "No decoded records.",
     "errors_by_encoding": "No decoder inserted a U+FFFD.",
     "tld": "No decoded records.",

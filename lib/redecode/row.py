@@ -11,7 +11,8 @@ that its column's type cannot hold, such as ``Content-Length: 100000000000000000
 integer column is range-checked against :data:`redecode.schema.INT_RANGES` before the row leaves
 here, the value is set to null and the error names it, so one crafted header never costs the part). The columns of kind ``record`` are made here, before
 any rule is consulted; the ``fact`` and ``decision`` columns by the rules' procedure
-(:mod:`redecode.procedures`).
+(:mod:`redecode.procedures`); the ``derived`` ones, the text's lengths and forms, by
+:func:`text_columns` from the text the procedure made and the rules' output options.
 
 HTTP statuses without content (RFC 9110 "Status Codes": 1xx, 204, 205, 304) are skipped; every
 other status with a body (redirect and error pages included) is decoded. The MIME type is Fetch's
@@ -34,9 +35,11 @@ from .rules import Rules
 from .schema import FACT_COLUMNS, INT_RANGES, SCHEMA, STATUS_DECODED, STATUS_FAILED, STATUS_SKIPPED, empty_row
 from .sniff import tld_of
 from .storage import path_text
+from .textforms import grapheme_count, normalize
 from .writer import TEXT_UTF8_KEY
 
-__all__ = ["IDENTITY_NOTE", "NO_CONTENT_STATUSES", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "record_row"]
+__all__ = ["IDENTITY_NOTE", "NO_CONTENT_STATUSES", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "record_row",
+           "text_columns"]
 
 #: Record types that give a row (every other type is only counted).
 ROW_RECORD_TYPES = frozenset({"response", "resource", "revisit"})
@@ -157,6 +160,34 @@ def _row(record: ArchiveRecord, rules: Rules) -> dict:
     if decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8"):
         # A valid UTF-8 payload is its own UTF-8 text: hand the writer the bytes (no re-encode).
         row[TEXT_UTF8_KEY] = payload[3:] if decoded.bom_removed else payload
+    return text_columns(row, rules)
+
+
+def text_columns(row: dict, rules: Rules) -> dict:
+    """Set *row*'s :data:`redecode.schema.DERIVED_COLUMNS` from its ``text`` and the output options
+    of *rules* (:meth:`redecode.rules.Rules.with_outputs`); return *row*. ``text_length``: code
+    points; ``text_bytes``: bytes of the UTF-8 the writer stores; ``grapheme_count``
+    (:func:`redecode.textforms.grapheme_count`) when ``rules.graphemes``; ``text_normalized``
+    (:func:`redecode.textforms.normalize`) in form ``rules.normalize`` when set. NULL otherwise, and
+    all NULL for a NULL text. A full decode (:func:`record_row`) and a replayed row
+    (:func:`redecode.backfill.replay_row`) both come here, so they agree.
+
+    The text is encoded to UTF-8 here, once, and handed to the writer under
+    :data:`redecode.writer.TEXT_UTF8_KEY` (which it would otherwise encode itself), unless the row
+    already carries those bytes.
+    """
+    text = row["text"]
+    if text is None:
+        row["text_length"] = row["text_bytes"] = row["grapheme_count"] = row["text_normalized"] = None
+        return row
+    raw = row.get(TEXT_UTF8_KEY)
+    if raw is None:
+        # "replace": as the writer would (a lone surrogate never reaches Parquet as invalid UTF-8)
+        raw = row[TEXT_UTF8_KEY] = text.encode("utf-8", "replace")
+    row["text_length"] = len(text)
+    row["text_bytes"] = len(raw)
+    row["grapheme_count"] = grapheme_count(text) if rules.graphemes else None
+    row["text_normalized"] = normalize(text, rules.normalize) if rules.normalize else None
     return row
 
 

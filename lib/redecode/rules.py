@@ -37,6 +37,15 @@ Encoding Standard decoders) or ``"python:<codec>"`` (Python's codec, e.g. ``"pyt
 A rule set is resolved once, where a command starts (:func:`get_rules` on the name the user gave),
 and the :class:`Rules` object is passed down.
 
+Output options: :meth:`Rules.with_outputs` gives the same rule set asked also to write the
+normalised text (``normalize``: ``NFC`` / ``NFKC``, column ``text_normalized``) and the grapheme
+cluster count (``graphemes``, column ``grapheme_count``) of every row (:mod:`redecode.textforms`,
+filled by :func:`redecode.row.text_columns` whatever the procedure). They change the rows, so they
+are parameters: set, they appear in :meth:`Rules.parameters` and their Unicode data in
+:meth:`Rules.versions` (``unicode``: Python's ``unicodedata`` version; ``graphemes``: the
+``regex`` package's), and so in the digest; unset (the default), neither appears, so that a rule
+set asked for no extra column keeps its digest.
+
 Deviations: those of the procedures (:mod:`redecode.procedures`).
 """
 
@@ -53,6 +62,7 @@ from typing import Any, Literal
 
 from . import decode as _decode
 from . import detect as _detect
+from . import textforms as _textforms
 from . import validate as _validate
 from .procedures import (
     PROCEDURES,
@@ -69,6 +79,7 @@ __all__ = [
     "BROWSER_RULES",
     "DECISION_CODE_VERSION",
     "DEFAULT_RULES",
+    "OUTPUT_OPTIONS",
     "RULES",
     "SEED_LABEL_MAP",
     "CodecDecision",
@@ -85,12 +96,15 @@ __all__ = [
 #: Version of this project's decision code (``sniff``, ``prescan``, ``mime`` and the procedures
 #: of :mod:`redecode.procedures`). Bump it whenever a change there can change any decision or
 #: text; it is part of every digest.
-DECISION_CODE_VERSION = "2026.12.2"
+DECISION_CODE_VERSION = "2026.12.3"
 
 DEFAULT_RULES = "author-2026.12"
 
 #: The rule set whose answer every row records as ``browser_encoding``: what a browser picks.
 BROWSER_RULES = "browser-2026.11"
+
+#: Fields of :class:`Rules` that are output options (:meth:`Rules.with_outputs`), not a procedure's.
+OUTPUT_OPTIONS = ("normalize", "graphemes")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -111,7 +125,8 @@ class Rules:
     weighed) and ``identity_fallback`` (a content coding the body does not carry is decoded as
     identity, :attr:`redecode.record.ArchiveRecord.identity_payload`). ``decoders``: ``whatwg``
     or ``python``. Fields a procedure does not use hold their neutral value (None, ``()``) so that
-    the digest does not depend on them.
+    the digest does not depend on them. ``normalize`` and ``graphemes`` are output options of any
+    rule set (:data:`OUTPUT_OPTIONS`, set with :meth:`with_outputs`; see the module docstring).
     """
 
     name: str
@@ -137,18 +152,36 @@ class Rules:
     tld_vote: str | None = None
     min_errors: int | None = None
     identity_fallback: bool | None = None
+    # -- output options (with_outputs): no shipped rule set sets them --
+    normalize: Literal["NFC", "NFKC"] | None = None
+    graphemes: bool | None = None
 
     # -- identity --
 
     def parameters(self) -> dict[str, Any]:
-        """Every parameter (all fields but name and description), JSON-ready."""
+        """Every parameter (all fields but name and description), JSON-ready; the output options
+        (:data:`OUTPUT_OPTIONS`) only when set, so that a rule set without them keeps its digest."""
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             if f.name in ("name", "description"):
                 continue
             v = getattr(self, f.name)
+            if f.name in OUTPUT_OPTIONS and not v:
+                continue
             out[f.name] = [list(p) for p in v] if f.name == "label_map" else v
         return out
+
+    def with_outputs(self, *, normalize: str | None = None, graphemes: bool = False) -> "Rules":
+        """This rule set asked also to write ``text_normalized`` in form *normalize* (``NFC`` or
+        ``NFKC``, Unicode UAX #15; None: no such column) and ``grapheme_count`` (*graphemes*).
+        Same name; another digest when either is set. Raises ``ValueError`` for another form."""
+        if normalize is not None and normalize not in _textforms.FORMS:
+            raise ValueError(f"unknown normalization form {normalize!r}: {' or '.join(_textforms.FORMS)}")
+        return dataclasses.replace(self, normalize=normalize, graphemes=True if graphemes else None)
+
+    def outputs(self) -> dict[str, Any]:
+        """The output options as :meth:`with_outputs` keywords (``normalize``, ``graphemes``)."""
+        return {"normalize": self.normalize, "graphemes": bool(self.graphemes)}
 
     def versions(self) -> dict[str, str]:
         """Versions of everything outside the parameters that can change this rule set's output.
@@ -157,7 +190,9 @@ class Rules:
         ``decoder`` (``whatwg@DECODER_VERSION`` or ``python@MAJOR.MINOR``), ``detector``
         (``name@version``, all three for ``majority`` and ``cascade``) and the procedure's own
         (``browser``: ``tld_defaults``, sniff's default-step table; ``author`` also
-        ``author_tables``, the alias and TLD-fallback tables of :mod:`redecode.aliases`).
+        ``author_tables``, the alias and TLD-fallback tables of :mod:`redecode.aliases`); with
+        the output options, ``unicode`` (Python's ``unicodedata`` version, for ``normalize``) and
+        ``graphemes`` (``regex@V``, for ``graphemes``).
         """
         v = {
             "encoding_standard": _decode.TABLES_REVISION,
@@ -173,6 +208,11 @@ class Rules:
         proc = PROCEDURES.get(self.procedure)
         if proc is not None:
             v.update(proc.versions(self))
+        # The Unicode data the output options follow (only when asked for: see with_outputs).
+        if self.normalize:
+            v["unicode"] = _textforms.UNICODE_VERSION
+        if self.graphemes:
+            v["graphemes"] = _textforms.grapheme_version()
         return v
 
     @property
@@ -273,7 +313,9 @@ _BROWSER = Rules(
     chromium_tokenizer=True,
 )
 
-_AUTHOR = Rules(
+# The browser rules' parameters, then the checks against the payload (redecode.validate).
+_AUTHOR = dataclasses.replace(
+    _BROWSER,
     name="author-2026.12",
     description=(
         "The author's text (the default): the browser's decision checked against the payload "
@@ -285,16 +327,6 @@ _AUTHOR = Rules(
         "decoders."
     ),
     procedure="author",
-    decoders="whatwg",
-    detector=_detect.DEFAULT_ENGINE,
-    detector_allow_utf8=False,
-    detector_max_bytes=_detect.DEFAULT_MAX_BYTES,
-    detector_min_nonascii=_detect.DEFAULT_MIN_NONASCII,
-    detector_consult_bytes=_detect.DEFAULT_CONSULT_BYTES,
-    tld_hint=True,
-    utf8_step=True,
-    late_meta=True,
-    chromium_tokenizer=True,
     tld_vote="firefox",
     min_errors=_validate.DEFAULT_MIN_ERRORS,
     identity_fallback=True,
@@ -351,10 +383,13 @@ def as_rules(rules: Rules | str) -> Rules:
 
 
 @cache
-def known_rules(name: str, digest: str) -> Rules | None:
-    """The shipped rule set called *name* if it still has *digest* (the rules that made a stored
-    row, as this code has them), else None."""
+def known_rules(name: str, digest: str, normalize: str | None = None, graphemes: bool = False) -> Rules | None:
+    """The shipped rule set called *name*, with the output options *normalize* and *graphemes*
+    (:meth:`Rules.with_outputs`), if it still has *digest* (the rules that made a stored row, as
+    this code has them), else None."""
     rules = RULES.get(name)
+    if rules is not None and (normalize or graphemes):
+        rules = rules.with_outputs(normalize=normalize, graphemes=graphemes)
     return rules if rules is not None and rules.digest == digest else None
 
 

@@ -104,7 +104,7 @@ STAGING = "_staging"
 #: a row for the same rules; it goes into every completion marker and the manifest, and backfill
 #: reads every record again when a prior run's version differs (the rules digest does not cover
 #: this code).
-ROW_CODE_VERSION = "2026.12.1"
+ROW_CODE_VERSION = "2026.12.2"  # 2026.12.2: schema 1.3's derived columns (row.text_columns)
 
 #: How many names of files not read ``_run.json`` lists (the count is always complete).
 FILES_NOT_READ_LISTED = 100
@@ -374,7 +374,8 @@ def dependency_versions() -> dict[str, str | None]:
 
     from .detect import ENGINES  # noqa: PLC0415
 
-    output_packages = ("warcio", "fastwarc", *(d for d in ENGINES.values() if d), "pyarrow", "brotli", "zstandard")
+    output_packages = ("warcio", "fastwarc", *(d for d in ENGINES.values() if d), "pyarrow", "brotli", "zstandard",
+                       "regex")
     versions: dict[str, str | None] = {"python": platform.python_version(), "warc-redecode": __version__}
     for name in output_packages + ("duckdb", "ftfy", "click"):
         try:

@@ -3,7 +3,8 @@
 The first 23 columns are the job's required columns (issue "The re-decode job end to end"), in that
 order; the provenance columns of the issue "Browser-exact encoding decisions" follow. Units: every
 ``*_offset`` / ``*_length`` column is in **bytes**; ``text_length`` is in **characters** (Unicode
-code points). ``encoding`` is always a WHATWG encoding name (Encoding Standard, "names and labels"),
+code points), ``text_bytes`` in bytes of UTF-8, ``grapheme_count`` in extended grapheme clusters
+(see :mod:`redecode.textforms`). ``encoding`` is always a WHATWG encoding name (Encoding Standard, "names and labels"),
 never a Python codec name; the codec actually used is in ``decoder``.
 
 ``SCHEMA_VERSION`` is stored in every Parquet file's key-value metadata under
@@ -16,7 +17,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "1.2"  # 1.1: meta_source, xml_encoding (for backfill); 1.2: browser_encoding, validation
+SCHEMA_VERSION = "1.3"  # 1.1: meta_source, xml_encoding (for backfill); 1.2: browser_encoding, validation;
+#                        1.3: text_bytes, grapheme_count, text_normalized
 SCHEMA_VERSION_KEY = b"redecode.schema_version"
 
 #: Column kinds (the third element of each :data:`_FIELDS` entry): who makes the column.
@@ -24,9 +26,11 @@ SCHEMA_VERSION_KEY = b"redecode.schema_version"
 #: HTTP and MIME facts, the row's status); ``fact``: the declarations the HTML Standard's algorithms
 #: find in the payload whatever the rules (:meth:`redecode.procedures.Procedure.facts`);
 #: ``decision``: the rules' procedure (:meth:`~redecode.procedures.Procedure.fill`), and so its
-#: replay (:meth:`~redecode.procedures.Procedure.replay`) must give each; ``rules``: the rules'
-#: identity.
-RECORD, FACT, DECISION, RULES = "record", "fact", "decision", "rules"
+#: replay (:meth:`~redecode.procedures.Procedure.replay`) must give each; ``derived``: a function of
+#: the row's ``text`` and the rules' output options (its lengths and its normalised form), made by
+#: :func:`redecode.row.text_columns` after the procedure, for a full decode and a replay alike;
+#: ``rules``: the rules' identity.
+RECORD, FACT, DECISION, DERIVED, RULES = "record", "fact", "decision", "derived", "rules"
 
 #: Row status values.
 STATUS_DECODED = "decoded"
@@ -80,7 +84,7 @@ _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
                              "(the decoded prefix is kept)"),
     ("utf8_valid", pa.bool_(), FACT, "payload is valid UTF-8 (when examined)"),
     ("ascii_only", pa.bool_(), FACT, "payload is pure ASCII (when examined)"),
-    ("text_length", pa.int64(), DECISION, "characters in text"),
+    ("text_length", pa.int64(), DERIVED, "characters (Unicode code points) in text"),
     # -- 1.1: what redecode.backfill needs to replay the browser decision from a row --
     ("meta_source", pa.string(), FACT, "step that found the meta in meta_charset: prescan or head-scan"),
     ("xml_encoding", pa.string(), FACT, "WHATWG encoding the XML declaration names (also the label-less "
@@ -94,6 +98,13 @@ _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
                                 "was overridden ('overridden: ...'), kept against disagreeing "
                                 "evidence ('kept: ...') or could not be checked ('unresolved: ...'); "
                                 "null when nothing spoke against it"),
+    # -- 1.3: the other two lengths, and the normalised text on request (redecode.textforms) --
+    ("text_bytes", pa.int64(), DERIVED, "bytes: length of text in UTF-8 (as stored)"),
+    ("grapheme_count", pa.int64(), DERIVED, "extended grapheme clusters in text (Unicode UAX #29); NULL "
+                                            "unless the run was asked for them (run --graphemes)"),
+    ("text_normalized", pa.string(), DERIVED, "text in the normalization form the run was asked for (run "
+                                              "--normalize NFC or NFKC; form and Unicode version in "
+                                              "_run.json's rules); NULL when not asked"),
 ]
 
 #: Column name -> description (used by the README column reference and ``redecode query``).
@@ -104,12 +115,14 @@ REQUIRED_COLUMNS: tuple[str, ...] = tuple(name for name, _, _, _ in _FIELDS[:23]
 #: Columns that never hold run timestamps or anything else that may differ between replays.
 COLUMNS: tuple[str, ...] = tuple(name for name, _, _, _ in _FIELDS)
 
-#: Column name -> kind (:data:`RECORD`, :data:`FACT`, :data:`DECISION`, :data:`RULES`).
+#: Column name -> kind (:data:`RECORD`, :data:`FACT`, :data:`DECISION`, :data:`DERIVED`, :data:`RULES`).
 COLUMN_KINDS: dict[str, str] = {name: kind for name, _, kind, _ in _FIELDS}
 #: The columns the rules' procedure fills and its replay must give (kind :data:`DECISION`).
 DECISION_COLUMNS: tuple[str, ...] = tuple(c for c, k in COLUMN_KINDS.items() if k == DECISION)
 #: The declaration facts found whatever the rules (kind :data:`FACT`).
 FACT_COLUMNS: tuple[str, ...] = tuple(c for c, k in COLUMN_KINDS.items() if k == FACT)
+#: The columns a row's text and the rules' output options determine (kind :data:`DERIVED`).
+DERIVED_COLUMNS: tuple[str, ...] = tuple(c for c, k in COLUMN_KINDS.items() if k == DERIVED)
 
 #: Integer columns -> the inclusive range ``(lowest, highest)`` of their Arrow type: a value outside
 #: cannot be written (:func:`redecode.row.record_row` fails such a row with ``out-of-range``).
@@ -119,8 +132,11 @@ INT_RANGES: dict[str, tuple[int, int]] = {
     if pa.types.is_signed_integer(typ)
 }
 
-#: Provenance columns: everything except the text (the query layer reads only these by default).
-PROVENANCE_COLUMNS: tuple[str, ...] = tuple(c for c in COLUMNS if c != "text")
+#: Columns holding a whole text (large: not dictionary-encoded, no statistics).
+TEXT_COLUMNS: tuple[str, ...] = ("text", "text_normalized")
+
+#: Provenance columns: everything except the texts (the query layer reads only these by default).
+PROVENANCE_COLUMNS: tuple[str, ...] = tuple(c for c in COLUMNS if c not in TEXT_COLUMNS)
 
 SCHEMA = pa.schema(
     [pa.field(name, typ, nullable=True, metadata={b"doc": doc.encode()}) for name, typ, _, doc in _FIELDS],

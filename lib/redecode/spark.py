@@ -94,11 +94,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--master", default=None)
     parser.add_argument("--force", action="store_true")
     parser.add_argument("--max-record-bytes", type=int, default=DEFAULT_MAX_RECORD_BYTES)
+    parser.add_argument("--normalize", choices=("NFC", "NFKC"), default=None)
+    parser.add_argument("--graphemes", action="store_true")
     args = parser.parse_args(argv)
     summary = run_spark(
         args.inputs,
         args.out,
-        rules=args.rules,
+        rules=as_rules(args.rules).with_outputs(normalize=args.normalize, graphemes=args.graphemes),
         master=args.master,
         force=args.force,
         max_record_bytes=args.max_record_bytes,

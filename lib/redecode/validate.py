@@ -38,54 +38,68 @@ The order (the steps of :mod:`redecode.sniff` with a check after them):
 
    a. ``replacement``: the primary is the replacement encoding (a label such as ``iso-2022-kr``);
    b. ``errors``: the decode made at least ``min_errors`` U+FFFD (default 2: one bad byte in a
-      declared page is not evidence enough to re-decode it), or a single-byte decoder made that
-      many C1 controls (:func:`c1_controls`); a BOM whose decode passes this check stands;
-   c. ``utf-8``: the primary is not UTF-8 or UTF-16, and the payload is non-ASCII and valid or
+      declared page is not evidence enough to re-decode it);
+   c. ``implausible``: UTF-16 (declared or a BOM) over HTML/XML with no NUL byte in the first
+      1024 bytes (markup in UTF-16 has one in every ASCII character);
+
+   a BOM whose decode passed a-c stands; then
+
+   d. ``errors``: a single-byte decoder made ``min_errors`` C1 controls (:func:`c1_controls`), or
+      x-user-defined read non-ASCII bytes (private-use characters);
+   e. ``utf-8``: the primary is not UTF-8 or UTF-16, and the payload is non-ASCII and valid or
       mostly valid UTF-8 (:func:`_utf8_signal`: found from the first failed decode, which legacy
       text reaches at its first non-ASCII byte);
-   d. ``nul``: the primary is not UTF-16 and the first 1024 bytes have the NUL pattern of UTF-16
+   f. ``nul``: the primary is not UTF-16 and the first 1024 bytes have the NUL pattern of UTF-16
       text (:func:`utf16_pattern`);
-   e. ``escapes``: the primary is not ISO-2022-JP and the payload is 7-bit with JIS X 0208
+   g. ``escapes``: the primary is not ISO-2022-JP and the payload is 7-bit with JIS X 0208
       escape sequences (:func:`escape_sequences`);
-   f. ``implausible``: the primary is a Latin-script single-byte encoding and the payload's
-      non-ASCII bytes come in runs (:func:`runs_share` at least :data:`RUNS_IMPLAUSIBLE`);
-   g. ``disagree``: the declarations name different encodings, or an ignored label names, as an
+   h. ``implausible``: the primary is a Latin-script single-byte encoding and the payload's
+      non-ASCII bytes come in runs (:func:`runs_share` at least :data:`RUNS_IMPLAUSIBLE`), or it is
+      windows-1252 and reads symbols between letters (:func:`symbols_in_words` at least
+      :data:`SYMBOLS_IMPLAUSIBLE`);
+   i. ``disagree``: the declarations name different encodings, or an ignored label names, as an
       alias, another encoding than the primary (:func:`redecode.aliases.alias_encoding`);
-   h. ``detected``: the primary came from the detector, and the payload may be mostly valid UTF-8.
+   j. ``detected``: the primary came from the detector, and the payload may be mostly valid UTF-8.
 
-   Pure-ASCII payloads stop after e (every ASCII-compatible encoding reads the same text).
+   Pure-ASCII payloads stop after g (every ASCII-compatible encoding reads the same text).
 
 5. Candidates, each with its evidence: every declaration (for XML and plain text too, and the late
    meta even when the header decided: a browser would not read them, the author's text may need
    them); aliases of unknown labels; UTF-8 when valid or mostly valid (:class:`Utf8Profile`);
    UTF-16 from the NUL pattern; ISO-2022-JP from escape sequences; the TLD default when the primary
-   is the replacement encoding; the author detector with the TLD vote (only for non-ASCII
-   payloads, and only when no structure decided). A candidate is *clean* when its decode has no
-   U+FFFD, no C1 control and, for multi-byte legacy encodings, no private-use character, or only a
-   U+FFFD as its last character (the payload was cut inside it); UTF-8 also when the payload is
-   *mostly valid*. Under check f no Latin-script candidate is clean.
+   is the replacement encoding or implausible; the author detector with the TLD vote (only for
+   non-ASCII payloads, and only when no structure decided). Each is decoded and its *defects*
+   counted: U+FFFD, C1 controls, private-use characters (multi-byte and x-user-defined decoders),
+   MIME Sniffing's binary data bytes (C0 controls that are not whitespace); a U+FFFD that is the
+   last character (the payload was cut inside it) does not count. A candidate is *clean* with at
+   most one defect per :data:`_DEFECT_RATE` non-ASCII characters of its text (a pasted Word quote
+   pair does not refute a right declaration; a reading that is mostly defects is refuted); UTF-8
+   also when the payload is *mostly valid*. Under checks c and h the readings they name are not
+   clean.
 
-   Decisive structure first, when its decode is clean: the UTF-16 NUL pattern, ISO-2022-JP escape
-   sequences, valid UTF-8 (over at least :data:`UTF8_DECISIVE_RUNS` runs of non-ASCII bytes, or
-   with no clean declaration against it), mostly-valid UTF-8 with at least two valid sequences and
-   at most one invalid per four. Otherwise encodings that decode the payload to the same text are
-   pooled (GBK and gb18030), every piece of evidence counts one, and the clean candidate with the
-   most evidence wins; ties go to declarations (in step order), then structure, then the detector,
-   then the default. When no candidate is clean the primary stays.
+   Decisive structure first, when clean: the UTF-16 NUL pattern, ISO-2022-JP escape sequences,
+   valid UTF-8 over at least :data:`UTF8_DECISIVE_RUNS` runs of non-ASCII bytes plus one per clean
+   declaration against it, mostly-valid UTF-8 with at least two valid sequences and at most one
+   invalid per four. Otherwise encodings that decode the payload to the same text are pooled (GBK
+   and gb18030), every piece of evidence counts one, and the clean candidate with the most
+   evidence wins; ties go to declarations (in step order), then structure, then the detector, then
+   the default. When no candidate is clean the primary stays (the replacement encoding gives way
+   to the least damaged reading).
 
 Recorded in the :class:`~redecode.sniff.Decision`: ``browser_encoding``; ``source`` ``validated``
 when step 5 chose another encoding than the primary (``confidence`` then ``tentative``: no
 browser would have picked it with certainty); ``conflict`` lists the declarations naming another
 encoding than the result, as for the browser rules (a BOM that lost as ``bom:<encoding>``);
-``validation`` says why, starting with the outcome: ``overridden: ...``, ``kept: ...`` (the
-candidates disagreed and the primary has the most evidence) or ``unresolved: ...`` (no candidate
-decodes cleanly; the primary stays, tentative). ``validation`` is None when no check fired or the
-checks found nothing against the primary.
+``validation`` says why, starting with the outcome: ``overridden: ...``, ``kept: ...`` (a check
+fired and the primary stood, with its evidence) or ``unresolved: ...`` (no candidate decodes
+cleanly; the primary stays, tentative). ``validation`` is None when no check fired, and for
+undeclared pages whose only check (j) found no mostly-valid UTF-8.
 
 Measured: chardet's real test pages served without a charset, 207 of 209 right
 (``tests/test_author_corpus.py``; the browser rules 194). Known limits, pinned by strict xfails in
-``tests/test_validate.py``: Big5 declared ``gb2312`` and KOI8-R declared ``windows-1251`` fire no
-check; three GBK words that are all valid UTF-8 overrule agreeing declarations.
+``tests/test_validate.py``: Big5 declared ``gb2312``, KOI8-R declared ``windows-1251`` and Czech,
+Slovak or Turkish text under ``iso-8859-1`` fire no check; against one declaration, three GBK
+words that are all valid UTF-8 overrule it.
 
 Deviations: this is not a browser's algorithm; :func:`decide` departs from what a browser shows
 exactly where the steps above say (that is its purpose). The browser's answer is kept in
@@ -152,10 +166,11 @@ class Utf8Profile:
 
     @property
     def mostly_valid(self) -> bool:
-        """At least one valid multi-byte sequence (a CESU-8 pair counts as one) and fewer invalid
-        sequences than valid ones."""
+        """At least one valid multi-byte sequence (a CESU-8 pair counts as one) and no more invalid
+        sequences than valid ones (the UTF-8 reading then loses at most as many characters as a
+        legacy reading garbles)."""
         units = self.multibyte + self.cesu_pairs
-        return units >= 1 and self.invalid < units
+        return units >= 1 and self.invalid <= units
 
 
 _CESU_PAIR = re.compile(rb"\xed[\xa0-\xaf][\x80-\xbf]\xed[\xb0-\xbf][\x80-\xbf]")
@@ -270,6 +285,41 @@ def _c1_at_least(encoding: str, payload: bytes, n: int) -> bool:
     return False
 
 
+#: MIME Sniffing's "binary data byte"s: C0 controls that are not whitespace and not ESC.
+_BINARY = bytes(list(range(0x00, 0x09)) + [0x0B] + list(range(0x0E, 0x1B)) + list(range(0x1C, 0x20)))
+_NOT_BINARY = bytes(b for b in range(256) if b not in _BINARY)
+
+
+def binary_bytes(payload: bytes) -> int:
+    """How many MIME Sniffing "binary data bytes" (C0 controls other than TAB, LF, FF, CR and ESC)
+    *payload* holds: characters no text has, in every ASCII-compatible reading of it. Never raises."""
+    return len(payload.translate(None, _NOT_BINARY))
+
+
+_C1_OR_PUA = re.compile("[\x80-\x9f\ue000-\uf8ff]")
+
+
+def _non_ascii_chars(text: str) -> int:
+    """How many characters of *text* are not ASCII (one encoder pass; a regex findall builds a
+    string per character, about eight times slower on a page of text)."""
+    return len(text) - len(text.encode("ascii", "ignore"))
+
+#: A candidate stays clean with up to one defect per this many non-ASCII characters (a Word quote
+#: pair pasted into an ISO-8859-2 page, a stray byte in a long page): a declaration is refuted by
+#: a reading that is mostly defects, not by a few.
+_DEFECT_RATE = 10
+
+
+def _not_text(encoding: str, body: bytes, text: str) -> int:
+    """Characters of *encoding*'s decode of *body* that are in no text: C1 controls from a legacy
+    decoder, and private-use characters from a multi-byte or x-user-defined one."""
+    if encoding in _UNICODE:
+        return 0
+    if encoding in _C1_BYTES:
+        return c1_controls(encoding, body)
+    return len(_C1_OR_PUA.findall(text))
+
+
 def tld_vote(tld: str | None) -> str | None:
     """Firefox's fallback encoding for *tld* (``"vn"`` -> ``"windows-1258"``), the author
     detector's tie-break; None for a TLD with no entry (Firefox then uses windows-1252)."""
@@ -371,11 +421,15 @@ def _check(payload: bytes, facts, primary: Decision, result: _decode.DecodeResul
         return "replacement"
     if result.errors >= min_errors:
         return "errors"
+    if enc in _UTF16 and facts.kind != "text" and payload.find(b"\x00", 0, UTF16_WINDOW) < 0:
+        return "implausible"  # markup in UTF-16 has a NUL byte in every ASCII character
     if primary.source == "bom":
         return None  # a BOM that decodes cleanly is the strongest declaration there is
     ascii_only = facts.ascii_only if facts.ascii_only is not None else payload.isascii()
     if not ascii_only and enc in _C1_BYTES and _c1_at_least(enc, payload, min_errors - result.errors):
         return "errors"
+    if not ascii_only and enc == "x-user-defined":
+        return "errors"  # every non-ASCII byte is a private-use character
     first = 0  # where the non-ASCII text starts, when known
     if enc != "UTF-8" and enc not in _UTF16 and not ascii_only:
         signal, first = _utf8_signal(payload, facts)
@@ -388,6 +442,8 @@ def _check(payload: bytes, facts, primary: Decision, result: _decode.DecodeResul
     if ascii_only:
         return None  # every ASCII-compatible encoding reads the same text
     if enc in _LATIN and runs_share(payload, first) >= RUNS_IMPLAUSIBLE:
+        return "implausible"
+    if enc == "windows-1252" and symbols_in_words(payload, first) >= SYMBOLS_IMPLAUSIBLE:
         return "implausible"
     declared = {e for e in (facts.bom, facts.header_encoding, facts.meta_encoding, facts.xml_encoding) if e}
     if len(declared) > 1:
@@ -459,7 +515,13 @@ def _mostly_valid(body: bytes, decoded: _decode.DecodeResult) -> Utf8Profile | N
     # A valid multi-byte sequence is at least one byte longer than its character and an invalid
     # part never shorter than its U+FFFD: with at least as many U+FFFD as that difference, UTF-8
     # cannot be mostly valid (most legacy pages stop here, without a profile).
-    if decoded.errors >= len(body) - len(decoded.text):
+    shrink = len(body) - len(decoded.text)
+    if decoded.errors >= shrink and b"\xed" not in body:
+        return None
+    # A CESU-8 pair is 6 bytes and 6 U+FFFD (it shrinks nothing) and counts as one unit, so with
+    # c pairs, mostly valid needs errors - 6c <= multibyte + c <= shrink + c. Each pair holds two
+    # ED bytes: more errors than shrink + 7 * (ED bytes // 2) rules it out without the profile.
+    if decoded.errors > shrink + 7 * (body.count(b"\xed") // 2):
         return None
     profile = utf8_profile(body, decoded)
     return profile if profile.mostly_valid else None
@@ -496,6 +558,38 @@ def runs_share(payload: bytes, start: int = 0) -> float:
     return 2 * t.count(b"\x80\x80") / high
 
 
+#: :func:`symbols_in_words` at or above which a windows-1252 (ISO-8859-1) reading is implausible.
+#: Measured on chardet's real pages (8 KB from the first non-ASCII byte): windows-1252 and
+#: ISO-8859-1 pages 0.00; ISO-8859-2 and windows-1250 pages read as windows-1252 0.35-0.44
+#: (Polish, Croatian, Slovene: ą ł ś ź ż ž are ± ³ ¶ ¼ ¿ ¾ there); Czech and Slovak 0.00-0.11 stay
+#: below it (a known limit: č ě ř are letters in windows-1252 too).
+SYMBOLS_IMPLAUSIBLE = 0.2
+# windows-1252 symbols that Latin-2 letters become, and that Western text does not put between
+# two letters: A1-BF and × ÷, less those that do sit between or beside letters in real text
+# (NBSP, © « soft hyphen ® ° ´ as an apostrophe, · in Catalan l·l, º ª »).
+_SYMBOLS = frozenset(b for b in range(0xA1, 0xC0)
+                     if b not in (0xA9, 0xAA, 0xAB, 0xAD, 0xAE, 0xB0, 0xB4, 0xB7, 0xBA, 0xBB)) | {0xD7, 0xF7}
+# letters (ASCII, and windows-1252's C0-FF but × ÷) -> "a", those symbols -> "s", the rest -> " "
+_SYMBOLS_MAP = bytes(
+    0x61 if (0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A or (0xC0 <= b <= 0xFF and b not in (0xD7, 0xF7)))
+    else 0x73 if b in _SYMBOLS else 0x20 for b in range(256))
+
+
+def symbols_in_words(payload: bytes, start: int = 0) -> float:
+    """The share of *payload*'s non-ASCII bytes that windows-1252 reads as a symbol between two
+    letters (``Za¿ó³æ``: ż and ł of ISO-8859-2 are ¿ and ³ there), in the :data:`RUNS_WINDOW`
+    bytes from *start* (0 with fewer than :data:`RUNS_MIN_BYTES` non-ASCII bytes). 0 for text in
+    windows-1252, whose characters between letters are letters; high for Polish, Croatian or
+    Slovene in ISO-8859-2 or windows-1250. Never raises."""
+    window = payload[start : start + RUNS_WINDOW]
+    high = len(window) - len(window.translate(None, _HIGH))
+    if high < RUNS_MIN_BYTES:
+        return 0.0
+    t = window.translate(_SYMBOLS_MAP)
+    # "asa" counted without overlap misses the second symbol of "asasa": count those too
+    return (t.count(b"asa") + t.count(b"asasa")) / high
+
+
 def _unknown_labels(facts) -> list[tuple[str, str]]:
     """``(where, label)`` of each label the standard does not know, in step order (``where``:
     ``transport``, ``meta`` or ``xml-declaration``)."""
@@ -514,10 +608,10 @@ def _unknown_labels(facts) -> list[tuple[str, str]]:
 
 _NON_ASCII_RUN = re.compile(rb"[\x80-\xff]+")
 _PUA = re.compile("[\ue000-\uf8ff]")
-#: Valid UTF-8 overrules a declaration outright only with at least this many runs of non-ASCII
-#: bytes: a single word of legacy text can be valid UTF-8 by chance ("CAFÉ\u00a0!" in
-#: windows-1252 is C9 A0, UTF-8 for U+0260); on chardet's real legacy pages at most 1.4% of the
-#: runs are (IBM866; CJK encodings 0.1-0.4%).
+#: Valid UTF-8 overrules clean declarations outright only with at least this many runs of
+#: non-ASCII bytes plus one per declaration: a word or two of legacy text can be valid UTF-8 by
+#: chance ("CAFÉ\u00a0!" in windows-1252 is C9 A0, UTF-8 for U+0260; "NESTLÉ®" is C9 AE); on
+#: chardet's real legacy pages at most 1.4% of the runs are (IBM866; CJK encodings 0.1-0.4%).
 UTF8_DECISIVE_RUNS = 2
 
 
@@ -580,29 +674,38 @@ def _weigh(payload: bytes, facts, primary: Decision, result: _decode.DecodeResul
     escapes = escape_sequences(body)
     if escapes == "ISO-2022-JP":
         add(escapes, "ISO-2022-JP escape sequences", _R_STRUCT)
-    if primary.encoding == "replacement":
-        # The label names the Encoding Standard's replacement encoding (ISO-2022-KR, HZ...),
-        # which decodes nothing; the page's text is what its bytes say in another encoding.
+    if primary.encoding == "replacement" or reason == "implausible":
+        # The label names the replacement encoding (ISO-2022-KR, HZ...), which decodes nothing,
+        # or a reading that cannot be the author's: the page's text is what its bytes say in
+        # another encoding, the TLD's default at least.
         add(default_encoding(facts.tld), "default", _R_DEFAULT)
 
-    implausible = reason == "implausible"
+    first_high = _NON_ASCII_RUN.search(body)
+    start = first_high.start() if first_high else 0
+    latin_runs = runs_share(body, start) >= RUNS_IMPLAUSIBLE if not ascii_only else False
+    utf16_bare = facts.kind != "text" and body.find(b"\x00", 0, UTF16_WINDOW) < 0
+
+    def implausible(encoding: str) -> bool:
+        """A reading whose decode is clean but whose text cannot be the author's (check f)."""
+        if encoding in _LATIN:
+            return latin_runs or (encoding == "windows-1252" and not ascii_only
+                                  and symbols_in_words(body, start) >= SYMBOLS_IMPLAUSIBLE)
+        return encoding in _UTF16 and utf16_bare
+
+    c0 = binary_bytes(body)  # the same C0 controls in every ASCII-compatible reading
 
     def judge(c: _Cand) -> None:
         if c.result is None:
             c.result = _decode.decode(body, c.encoding, bom_sniff=False)
-        if c.encoding in _C1_BYTES:  # any C1 control at all (memchr), not how many
-            extra = 1 if _c1_at_least(c.encoding, body, 1) else 0
-        elif c.encoding in _UNICODE:
-            extra = 0
-        else:  # multi-byte legacy: C1 controls and private-use characters are not text
-            text = c.result.text
-            extra = (1 if _C1.search(text) else 0) + (1 if _PUA.search(text) else 0)
-        c.defects = c.result.errors + extra
+        text = c.result.text
+        c.defects = c.result.errors + _not_text(c.encoding, body, text) + (0 if c.encoding in _UTF16 else c0)
         # A U+FFFD that is the last character only says the payload was cut inside it.
-        cut = c.defects == 1 and c.result.errors == 1 and c.result.text.endswith("\ufffd")
-        c.clean = (c.defects == 0 or cut
-                   or (c.encoding == "UTF-8" and utf8 is not None and utf8.mostly_valid))
-        if implausible and c.encoding in _LATIN:
+        if c.result.errors and text.endswith("\ufffd"):
+            c.defects -= 1
+        c.clean = (c.defects <= _non_ascii_chars(text) // _DEFECT_RATE if c.defects else True)
+        if c.encoding == "UTF-8" and utf8 is not None and utf8.mostly_valid:
+            c.clean = True
+        if implausible(c.encoding):
             c.clean = False
 
     for c in cands.values():
@@ -618,8 +721,9 @@ def _weigh(payload: bytes, facts, primary: Decision, result: _decode.DecodeResul
     if escapes == "ISO-2022-JP":
         decisive.append(cands["ISO-2022-JP"])
     if utf8 is _VALID:
-        opposed = any(c.clean and c.encoding != "UTF-8" for c in declared)
-        if not opposed or _runs_at_least(body, UTF8_DECISIVE_RUNS):
+        # over as many words of non-ASCII bytes as the clean declarations it overrules, and two
+        opposed = sum(len(c.evidence) for c in declared if c.clean and c.encoding != "UTF-8")
+        if not opposed or _runs_at_least(body, UTF8_DECISIVE_RUNS + opposed):
             decisive.append(cands["UTF-8"])
     elif utf8 is not None and utf8.multibyte + utf8.cesu_pairs >= 2 and 4 * utf8.invalid <= utf8.multibyte:
         decisive.append(cands["UTF-8"])  # overwhelmingly UTF-8: a few bad bytes in a UTF-8 page
@@ -647,6 +751,11 @@ def _weigh(payload: bytes, facts, primary: Decision, result: _decode.DecodeResul
         else:
             groups.append(c)
     clean = [c for c in groups if c.clean]
+    if not clean and primary.encoding == "replacement" and groups:
+        # the replacement decoder gives no text at all: the least damaged reading is better
+        best = min(groups, key=lambda c: (c.defects, c.rank, order.index(c.encoding)))
+        return _outcome(facts, primary, result, best, why, {c.encoding: c for c in groups}, bom_len,
+                        detection, escapes)
     if not clean:
         others = ", ".join(f"{c.encoding} ({_defect_words(c)})" for c in groups
                            if c.encoding != primary.encoding)
@@ -702,12 +811,12 @@ def _metas(payload: bytes, facts) -> list[tuple[str, str, str]]:
 
 
 def _defect_words(c: _Cand) -> str:
-    words = [f"{c.result.errors} U+FFFD"] if c.result.errors or c.defects == c.result.errors else []
+    if c.defects == 0 and not c.clean:
+        return "implausible"
+    words = [f"{c.result.errors} U+FFFD"] if c.result.errors else []
     if c.defects > c.result.errors:
-        words.append("C1 controls" if c.encoding in _C1_BYTES else "C1 or private-use characters")
-    if not words or (c.defects == 0 and not c.clean):
-        words = ["implausible: the non-ASCII bytes come in runs, as in a non-Latin script"]
-    return " and ".join(words)
+        words.append("control or private-use characters")
+    return " and ".join(words) or "0 U+FFFD"
 
 
 def _against(primary: Decision, result: _decode.DecodeResult, reason: str, body: bytes) -> str:
@@ -723,7 +832,10 @@ def _against(primary: Decision, result: _decode.DecodeResult, reason: str, body:
         "utf-8": f"{what} read (mostly) valid UTF-8",
         "nul": f"{what} read UTF-16 (NUL bytes)",
         "escapes": f"{what} read ISO-2022-JP escape sequences",
-        "implausible": f"{what} read runs of non-ASCII bytes, as text in a non-Latin script has",
+        "implausible": (f"{what} read markup without a NUL byte, which UTF-16 markup has in every "
+                        "ASCII character" if result.encoding in _UTF16 else
+                        f"{what} read runs of non-ASCII bytes, or symbols inside words, as text in "
+                        "another script or encoding has"),
         "disagree": f"the declarations disagree with {what}",
         "detected": f"{what} is a guess (nothing declared)",
     }.get(reason, what)
@@ -760,14 +872,14 @@ def _outcome(facts, primary: Decision, result: _decode.DecodeResult, winner: _Ca
                        for c in cands.values() if c is not winner and c.encoding != winner.encoding)
     evidence = ", ".join(winner.evidence)
     if winner.encoding == primary.encoding:
-        if len(cands) == 1:
-            return Validated(primary, result)  # nothing spoke against it
-        note = f"kept: {why}; {primary.encoding} has the most evidence ({evidence}) over {others}"
+        note = f"kept: {why}; {primary.encoding} has the most evidence ({evidence})"
+        if others:
+            note += f" over {others}"
         return Validated(amend(primary, validation=note), result)
     text = winner.result
     if bom_len:
         text = _decode.DecodeResult(text.text, text.encoding, text.errors, True)
-    how = "cleanly" if text.errors == 0 else f"with {text.errors} U+FFFD"
+    how = "cleanly" if winner.defects == 0 else f"with {_defect_words(winner)}"
     note = f"overridden: {why}; {winner.encoding} decodes {how} ({evidence})"
     if others:
         note += f"; other candidates: {others}"

@@ -1,4 +1,5 @@
-"""Parquet part writer: explicit schema, zstd, row groups bounded by bytes, atomic rename.
+"""Parquet part writer: explicit schema, zstd, row groups bounded by bytes, atomic rename
+(:class:`PartWriter` for run parts, :class:`TableWriter` for other outputs of an explicit schema).
 
 The only module that imports :mod:`pyarrow.parquet` for writing. A part is written to
 ``.tmp-<name>.tmp`` (:func:`redecode.storage.temp_path`) in the output directory and renamed to its
@@ -17,7 +18,7 @@ from collections.abc import Iterable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .schema import COLUMNS, SCHEMA
+from .schema import COLUMNS, SCHEMA, TEXT_COLUMNS
 from .storage import output_error, temp_path
 
 #: Default row-group budget in bytes of (uncompressed) text; the text column dominates row size.
@@ -68,8 +69,8 @@ class PartWriter:
                 compression_level=compression_level,
                 # Dictionary encoding helps the low-cardinality provenance columns and costs time
                 # for the text column without saving space (issue 9's measurement: -16% time).
-                use_dictionary=[c for c in COLUMNS if c != "text"],
-                write_statistics=[c for c in COLUMNS if c != "text"],
+                use_dictionary=[c for c in COLUMNS if c not in TEXT_COLUMNS],
+                write_statistics=[c for c in COLUMNS if c not in TEXT_COLUMNS],
             )
         except OSError as exc:  # no inodes left, no space, no permission: the output's error
             _remove(self.tmp_path)
@@ -83,6 +84,9 @@ class PartWriter:
         self._buffer.append(row)
         text = row.get("text")
         self._buffered_bytes += 512 + (len(text) * 2 if text else 0)
+        normalized = row.get("text_normalized")
+        if normalized is not None and normalized is not text:
+            self._buffered_bytes += len(normalized) * 2
         if self._buffered_bytes >= self.row_group_bytes:
             self.flush()
 
@@ -94,8 +98,9 @@ class PartWriter:
         """Write the buffered rows as one row group."""
         if not self._buffer:
             return
-        columns = {c: [r.get(c) for r in self._buffer] for c in COLUMNS if c != "text"}
+        columns = {c: [r.get(c) for r in self._buffer] for c in COLUMNS if c not in TEXT_COLUMNS}
         columns["text"] = _text_array(self._buffer)
+        columns["text_normalized"] = _normalized_array(self._buffer)
         table = pa.Table.from_pydict({c: columns[c] for c in COLUMNS}, schema=self.schema)
         try:
             self._writer.write_table(table, row_group_size=len(self._buffer))
@@ -166,6 +171,30 @@ def _text_array(rows: list[dict]) -> pa.StringArray:
             # surrogate ever reaching Parquet as invalid UTF-8.
             raw = None if text is None else text.encode("utf-8", "replace")
         values.append(raw)
+    return _string_array(values)
+
+
+def _normalized_array(rows: list[dict]) -> pa.Array:
+    """The ``text_normalized`` column of ``rows``: all nulls when the run did not ask for it; else
+    built as :func:`_text_array` does, reusing a row's UTF-8 text where the normalised text is the
+    text itself (already in the form: :func:`redecode.textforms.normalize` returns the same object)."""
+    if all(row.get("text_normalized") is None for row in rows):
+        return pa.nulls(len(rows), pa.string())
+    values: list[bytes | None] = []
+    for row in rows:
+        normalized = row.get("text_normalized")
+        raw = None
+        if normalized is not None:
+            if normalized is row.get("text"):
+                raw = row.get(TEXT_UTF8_KEY)
+            if raw is None:
+                raw = normalized.encode("utf-8", "replace")
+        values.append(raw)
+    return _string_array(values)
+
+
+def _string_array(values: list[bytes | None]) -> pa.StringArray:
+    """An Arrow string array of UTF-8 *values* (None: null) from one data buffer and int32 offsets."""
     n = len(values)
     offsets = array.array("i", [0])
     offsets.extend(itertools.accumulate(len(v) if v is not None else 0 for v in values))
@@ -173,3 +202,70 @@ def _text_array(rows: list[dict]) -> pa.StringArray:
     null_count = sum(v is None for v in values)
     validity = pa.array([v is not None for v in values], pa.bool_()).buffers()[1] if null_count else None
     return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data), validity, null_count)
+
+
+class TableWriter:
+    """Write Arrow record batches of an explicit ``schema`` to one Parquet file, atomically.
+
+    For the outputs other than run parts (:mod:`redecode.repair`). As :class:`PartWriter`: written
+    to ``.tmp-<name>.tmp`` beside ``path`` and renamed once complete and fsync'ed (an error of the
+    file system is :class:`redecode.storage.OutputError`, naming the path and errno); batches are buffered
+    until about ``row_group_bytes`` bytes (Arrow's in-memory size) and written as one row group, so
+    memory stays bounded. ``schema`` (with its key-value metadata, e.g. a schema version) is the
+    file's schema; a batch of another schema raises ``ValueError``. ``dictionary_columns``: columns
+    to dictionary-encode (default: none). Use as a context manager (an exception removes the
+    temporary file; the final name is never created).
+    """
+
+    def __init__(
+        self,
+        path: str,
+        schema: pa.Schema,
+        *,
+        row_group_bytes: int = DEFAULT_ROW_GROUP_BYTES,
+        compression_level: int = DEFAULT_COMPRESSION_LEVEL,
+        dictionary_columns: Iterable[str] = (),
+    ) -> None:
+        self.path = path
+        self.tmp_path = temp_path(path)
+        self.schema = schema
+        self.row_group_bytes = row_group_bytes
+        try:
+            self._writer = pq.ParquetWriter(
+                self.tmp_path, schema, compression="zstd", compression_level=compression_level,
+                use_dictionary=list(dictionary_columns),
+            )
+        except OSError as exc:  # no inodes left, no space, no permission: the output's error
+            _remove(self.tmp_path)
+            raise output_error(exc, self.tmp_path) from exc
+        self._buffer: list[pa.RecordBatch] = []
+        self._buffered_bytes = 0
+        self.rows_written = 0
+
+    def write_batch(self, batch: pa.RecordBatch) -> None:
+        """Buffer one batch; flush a row group when the byte budget is reached."""
+        if not batch.schema.equals(self.schema, check_metadata=False):
+            raise ValueError(f"{self.path}: batch schema {batch.schema} is not the file's {self.schema}")
+        self._buffer.append(batch)
+        self._buffered_bytes += batch.nbytes
+        if self._buffered_bytes >= self.row_group_bytes:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the buffered batches as one row group."""
+        if not self._buffer:
+            return
+        table = pa.Table.from_batches(self._buffer, schema=self.schema)
+        try:
+            self._writer.write_table(table, row_group_size=table.num_rows)
+        except OSError as exc:  # disk full, quota, I/O error
+            raise output_error(exc, self.tmp_path) from exc
+        self.rows_written += table.num_rows
+        self._buffer.clear()
+        self._buffered_bytes = 0
+
+    # The same completion as a run part (fsync, rename; on an exception the temporary file goes).
+    close = PartWriter.close
+    abort = PartWriter.abort
+    __enter__ = PartWriter.__enter__
+    __exit__ = PartWriter.__exit__
