@@ -261,3 +261,23 @@ def test_a_record_swallowed_by_a_wrong_content_length_is_read_on_its_own(tmp_pat
     assert [(r[0], r[2], r[3]) for r in _rows(out)] == [
         (0, "failed", "truncated"), (len(first), "decoded", None), (len(first) + len(recs[1]), "decoded", None)]
     _reconciles(summary.manifest, out)
+
+
+def test_diff_rules_reads_past_damage_as_run_does(tmp_path):
+    """diff --rules compares the records a run reads: those after a damaged member too; the input
+    is listed in input_errors (exit 1)."""
+    from redecode.diff import diff_rules
+
+    spans = _members(SAMPLE)
+    offset, length = spans[len(spans) // 2]
+    damaged = tmp_path / "damaged.warc.gz"
+    _flip(SAMPLE, damaged, [offset + length // 2])
+    summary = diff_rules([str(damaged)], "browser-2026.11", "author-2026.12")
+    ran = run([str(damaged)], str(tmp_path / "out"))
+    assert summary.exit_code(check=False) == 1
+    assert [e["path"] for e in summary.input_errors] == [str(damaged)]
+    assert f"at offset {offset}" in summary.input_errors[0]["error"]
+    assert summary.records == ran.manifest["counts"]["records_seen"]
+    rows_before = sum(r.offset < offset and r.record_type in ("response", "resource", "revisit")
+                      for r in iter_records(SAMPLE))
+    assert summary.records > rows_before  # the records after the damage are compared too

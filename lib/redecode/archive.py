@@ -26,7 +26,8 @@ uncompressed WARC the next ``WARC/<version>`` line that warcio parses as a recor
 stretch skipped is recorded as a :class:`redecode.record.Damage` (offset, length, error) in
 ``RecordStream.damaged``; when no record start follows (the file is cut short), the error is
 raised as without resync. Only readers that can cut files into ranges (``shardable``: WARC, ARC)
-resync. The place found is a record warcio reads, so garbage never becomes a row; but inside a
+resync, and only in local files (a URL is read as without resync: finding a record start reads
+the file's bytes around it). The place found is a record warcio reads, so garbage never becomes a row; but inside a
 damaged stretch a record stored in another record's payload (an archive inside a page) would be
 taken for one, as a cut between ranges can be (warcio reading on from the damage would have
 stopped there instead).
