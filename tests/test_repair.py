@@ -88,6 +88,8 @@ def test_stored_plan_replays_on_the_old_text(repaired):
         plan = [(s["action"], s["parameter"]) for s in new["plan"]]
         assert ftfy.apply_plan(old["body_text"], plan) == new["text"], old["url"]
         assert (new["status"] == "unchanged") == (plan == [])
+        # as the README says: the plan as read back (a list of dicts) replays without conversion
+        assert mojibake.apply_plan(old["body_text"], new["plan"]) == new["text"], old["url"]
 
 
 def test_figures_on_the_committed_excerpts(repaired, capsys):

@@ -126,6 +126,10 @@ def test_normalize_and_graphemes(pages, tmp_path, form):
     m = json.loads((out / "_run.json").read_text())
     assert m["rules"]["digest"] == expected.digest
     assert m["rules"]["parameters"]["normalize"] == form and m["rules"]["parameters"]["graphemes"] is True
+    # ... and so are the versions the digest covers: the Unicode data and the grapheme library
+    assert m["rules"]["versions"] == expected.versions()
+    assert m["rules"]["versions"]["unicode"] == unicodedata.unidata_version
+    assert m["rules"]["versions"]["graphemes"] == f"regex@{regex.__version__}"
     assert m["dependencies"]["regex"] == regex.__version__
 
 
@@ -146,6 +150,8 @@ def test_other_options_into_the_same_out_are_refused_same_options_resume(pages, 
     assert CliRunner().invoke(cli, args + ["--normalize", "NFC"]).exit_code == 0
     other = CliRunner().invoke(cli, args)
     assert other.exit_code == 2 and "made under other rules" in other.output
+    # the refusal names what differs (the manifest's parameters and versions against this run's)
+    assert "they differ in: normalize (none here, NFC there), unicode (none here," in other.output
     again = CliRunner().invoke(cli, args + ["--normalize", "NFC", "--json"])
     assert again.exit_code == 0
     forced = CliRunner().invoke(cli, args + ["--force"])
@@ -339,7 +345,8 @@ def test_diff_compare_normalized_needs_normalized_runs(pages, plain, tmp_path):
     result = CliRunner().invoke(cli, ["diff", str(plain), str(nfc), "--compare", "normalized"])
     assert result.exit_code == 2
     assert f"{plain}: 8 decoded record(s) without text_normalized" in result.output
-    assert "--normalize NFC or NFKC" in result.output
+    # the way out it names exists: a run with --normalize (backfill has no such option)
+    assert "`run --normalize NFC` (or NFKC)" in result.output and "backfill" not in result.output
     result = CliRunner().invoke(cli, ["diff", str(nfc), str(nfkc), "--compare", "normalized"])
     assert result.exit_code == 2
     assert "is normalized to NFC" in result.output and "to NFKC" in result.output

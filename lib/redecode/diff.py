@@ -793,8 +793,8 @@ def _check_normalized(con, old: str | None, new: str) -> None:
         if missing:
             raise DiffError(
                 f"{path}: {missing} decoded record(s) without text_normalized (made without "
-                "`run --normalize`); compare on the text (--compare text), or make the run again, "
-                "or backfill it, with --normalize NFC or NFKC")
+                "`run --normalize`); compare on the text (--compare text), or make the run again with "
+                "`run --normalize NFC` (or NFKC) into another --out")
     if old is not None:
         forms = (_normalize_form(old), _normalize_form(new))
         if None not in forms and forms[0] != forms[1]:

@@ -570,12 +570,35 @@ class RunDirectory:
             raise RunDirectoryConflict(
                 f"{self.out} holds {len(foreign)} part(s) made under other rules or by another version of "
                 f"this job: {', '.join(names)}; this run uses {rules.name} ({rules.digest[:12]}, row code "
-                f"{ROW_CODE_VERSION}). Write to another --out, or add --force to replace them."
+                f"{ROW_CODE_VERSION}){self._what_differs()}. Write to another --out, or add --force to "
+                "replace them."
             )
         for stem, m in foreign.items():
             storage.remove(storage.join(self.out, m["part"]))
             storage.remove(marker_path(self.out, stem_of(m["part"])))
             del self._markers[stem]
+
+    def _what_differs(self) -> str:
+        """``"; they differ in: normalize (NFC here, none there)"``: the rule parameters and versions
+        in which the run directory's manifest (the last run into it) differs from this run's rules;
+        empty when there is no readable manifest or it names no difference."""
+        try:
+            prior = json.loads(storage.read_bytes(storage.join(self.out, MANIFEST)))["rules"]
+        except Exception:  # noqa: BLE001 - no manifest or an unreadable one: nothing to add
+            return ""
+        if not isinstance(prior, dict):
+            return ""
+        here = {**self.rules.versions(), **self.rules.parameters()}
+        there = {**(prior.get("versions") or {}), **(prior.get("parameters") or {})}
+        keys = [k for k in sorted(set(here) | set(there)) if here.get(k) != there.get(k)]
+        if not keys:
+            return ""
+
+        def shown(v: object) -> str:
+            return "none" if v is None else str(v)
+
+        return "; they differ in: " + ", ".join(
+            f"{k} ({shown(here.get(k))} here, {shown(there.get(k))} there)" for k in keys)
 
     # -- questions a command asks --
 
@@ -736,7 +759,8 @@ class RunDirectory:
             "schema_version": SCHEMA_VERSION,
             "redecode_version": __version__,
             "row_code_version": ROW_CODE_VERSION,
-            "rules": {"name": rules.name, "digest": rules.digest, "parameters": rules.parameters()},
+            "rules": {"name": rules.name, "digest": rules.digest, "parameters": rules.parameters(),
+                      "versions": rules.versions()},
             "dependencies": dependency_versions(),
             # what relative input paths (as given, and as rows' warc_path holds them) are relative to;
             # backfill resolves them against it
