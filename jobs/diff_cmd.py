@@ -7,6 +7,7 @@ import os
 
 import click
 
+from redecode_jobs.options import list_prefix_option, output_options, table_width
 from redecode_jobs.stops import stopping_cleanly
 from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary, input_error_message
 from redecode.query import QueryError
@@ -42,8 +43,8 @@ def _key(value: str) -> tuple[str, str]:
                                   "default: try latin-1 and cp1252).")
 @click.option("--max-record-bytes", type=click.IntRange(min=1), default=None,
               help="With --rules: cap on a decoded payload in bytes (default 64 MiB).")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="With --rules: inputs diffed in parallel processes.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="With --rules: inputs diffed in parallel processes [default: all cores].")
 @click.option("--examples", type=click.IntRange(min=0), default=10, show_default=True,
               help="Changed records shown in the summary.")
 @click.option("--compare", type=click.Choice(["text", "normalized"]), default="text", show_default=True,
@@ -55,8 +56,11 @@ def _key(value: str) -> tuple[str, str]:
 @click.option("--master", default=None,
               help="With --executor spark: Spark master URL (local[4], spark://host:7077, yarn) "
                    "[default: spark-submit's, else local[*]].")
+@list_prefix_option
+@output_options("No summary on stdout (the exit code of --check/--check-text, the files of --out; "
+                "--json still prints); input errors still go to stderr.")
 def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_codec, max_record_bytes,
-         workers, examples, compare, executor, master) -> None:
+         workers, examples, compare, executor, master, list_prefix, quiet) -> None:
     """Compare two decodes: OLD NEW run directories, or --rules A --rules B INPUT...
 
     \b
@@ -98,12 +102,13 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
                     raise click.UsageError(exc.args[0]) from None
                 summary = diff_rules(list(paths), old_rules, new_rules, out=out,
                                      max_record_bytes=max_record_bytes, workers=workers,
-                                     examples=examples, executor=executor, master=master)
+                                     examples=examples, executor=executor, master=master,
+                                     list_prefix=list_prefix)
             else:
                 if len(paths) != 2:
                     raise click.UsageError("give OLD and NEW (or --rules A --rules B INPUT...)")
-                if executor != "local" or master:
-                    raise click.UsageError("--executor/--master scan archives: they go with --rules A --rules B")
+                if executor != "local" or master or list_prefix:
+                    raise click.UsageError("--executor/--master/--prefix scan archives: they go with --rules A --rules B")
                 external = None
                 if old_key or old_text or old_codec:
                     external = ExternalOld(
@@ -124,8 +129,8 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
             raise click.UsageError(str(exc)) from exc
     if as_json:
         click.echo(json.dumps(summary.to_json(), indent=2, ensure_ascii=False, default=str))
-    else:
-        click.echo(format_summary(summary))
+    elif not quiet:
+        click.echo(format_summary(summary, width=table_width()))
     for e in summary.input_errors:
         click.echo(f"redecode: error: {input_error_message(e)}", err=True)
     click.get_current_context().exit(summary.exit_code(check=check, check_text=check_text))

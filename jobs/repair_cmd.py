@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from redecode_jobs.options import workers_option
+from redecode_jobs.options import output_options, workers_option
 
 
 @click.command(name="repair")
@@ -19,7 +19,7 @@ from redecode_jobs.options import workers_option
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Directory to write.")
 @workers_option
 @click.option("--force", is_flag=True, help="Replace the output of an earlier repair in --out.")
-@click.option("--quiet", "-q", is_flag=True, help="No summary on stderr.")
+@output_options("No summary on stderr (warnings and errors still).")
 @click.option("--json", "as_json", is_flag=True, help="Print the repair summary as JSON on stdout.")
 def repair(inputs, text_col, key, out, workers, force, quiet, as_json) -> None:
     """Repair mojibake in old decoded text whose raw bytes are gone, with ftfy's encoding fixes

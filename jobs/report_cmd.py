@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from redecode_jobs.options import output_options
 from redecode.query import QueryError
 from redecode.report import ReportError, write_report
 from redecode.schema import SchemaVersionError
@@ -19,7 +20,7 @@ from redecode.schema import SchemaVersionError
               help="Add the charts of a diff: the --out DIR of `redecode diff` (diff.parquet, _diff.json).")
 @click.option("--examples", type=click.IntRange(min=0), default=5, show_default=True,
               help="With --diff: changed records shown per category, old and new text side by side.")
-@click.option("-q", "--quiet", is_flag=True, help="Do not print where the report was written.")
+@output_options("Do not print where the report was written (warnings and errors still).")
 def report(directory: str, output: str, more_runs: tuple[str, ...], diff_dir: str | None,
            examples: int, quiet: bool) -> None:
     """Write an HTML report with charts of a run's provenance (and of a diff).

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import click
 
+from redecode_jobs.options import output_options, table_width
 from redecode.rules import format_rules
 
 
 @click.command(name="rules")
 @click.option("--json", "as_json", is_flag=True, help="Print the rule sets as JSON on stdout.")
-def rules(as_json: bool) -> None:
+@output_options("Nothing on stderr but warnings and errors (rules prints nothing else there).")
+def rules(as_json: bool, quiet: bool) -> None:
     """List the rule sets `redecode run --rules NAME` accepts: name, description, digest and
     every parameter. The digest changes whenever anything that can change the output does
     (a parameter, the Encoding Standard tables, the detector version, the decision code).
+    Lines are broken to fit the terminal ($COLUMNS; piped output is not broken).
 
     \b
     Exit codes: 0 ok.
     """
-    click.echo(format_rules(as_json=as_json))
+    click.echo(format_rules(as_json=as_json, width=table_width()))

@@ -3,31 +3,51 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 
 import click
 
-from redecode_jobs.options import executor_options, rules_option, workers_option
+from redecode_jobs.options import (
+    EXIT_ALL_FAILED,
+    all_failed,
+    executor_options,
+    fail_on_failed_option,
+    list_prefix_option,
+    output_options,
+    rules_option,
+    workers_option,
+)
 from redecode_jobs.stops import EXIT_HELP, stopping_cleanly
 from redecode.inputs import suffix_list
 from redecode.job import run as run_job
+from redecode.logs import FILE_ONLY
 from redecode.record import DEFAULT_MAX_RECORD_BYTES
 from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
+from redecode.selection import Selection
+
+log = logging.getLogger("redecode.cli")
 
 
 @click.command(name="run", help=f"""Re-decode every record of INPUT... into UTF-8 Parquet with provenance in --out.
 
-    INPUT is a file, a directory (searched recursively), a glob, a URL (s3://...) or @LIST (a file
-    naming one input per line) of {suffix_list()} files (.parquet: a Parquet table of raw
-    responses, columns url, content_type, body). One row per response, resource and revisit record;
-    the run manifest is DIR/_run.json. Re-running into the same DIR skips shards already complete
-    whose input has not changed since (size, mtime, a hash of both ends); an input that changed is
-    read again whole, one cut short or unreadable before is retried.
+    INPUT is a file, a directory (searched recursively), a glob, a URL (s3://...) or @LIST (a file,
+    plain or gzip, naming one input per line; --prefix is prepended to each line) of {suffix_list()}
+    files (.parquet: a Parquet table of raw responses, columns url, content_type, body). One row
+    per response, resource and revisit record; the run manifest is DIR/_run.json. Re-running into
+    the same DIR skips shards already complete whose input has not changed since (size, mtime, a
+    hash of both ends); an input that changed is read again whole, one cut short, damaged or
+    unreadable before is retried.
 
-    One --out directory holds one rule set's output: a run with other rules into it is refused
-    (use another --out, or --force to replace it). Inputs completed there by earlier runs with the
-    same rules stay and are listed in _run.json. --normalize and --graphemes are part of the rules
-    (their digest): a run with other such options into the same --out is refused too.
+    To try a large crawl quickly: --sample 0.01 keeps the records whose WARC-Record-ID hashes into
+    the first 1% (the same records on every run, with any --workers); --limit 1000 stops after
+    1000 rows, reading the inputs in order.
+
+    One --out directory holds one rule set's output, made with one --limit/--sample: a run with
+    other rules or another selection into it is refused (use another --out, or --force to replace
+    it). Inputs completed there by earlier runs with the same rules stay and are listed in _run.json.
+    --normalize and --graphemes are part of the rules (their digest): a run with other such options
+    into the same --out is refused too.
 
     \b
     Exit codes: 0 every input read to its end; 1 an input was cut short, damaged or unreadable
@@ -37,7 +57,8 @@ from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
     2 usage error (bad option, no such input, --out locked or holding other rules' output);
     """ + EXIT_HELP)
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Run directory to write.")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False),
+              help="Run directory to write: a local path or a URL (s3://...; each part is staged on local disk, then uploaded).")
 @rules_option("Named, versioned rules (see `redecode rules`).")
 @workers_option
 @click.option("--force", is_flag=True, help="Redo inputs already complete in --out.")
@@ -52,12 +73,18 @@ from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
               help="Also write text_normalized: the text in this Unicode normalization form "
                    "(the form and Unicode version go into the rules digest).")
 @click.option("--graphemes", is_flag=True,
-              help="Also write grapheme_count (extended grapheme clusters; costs CPU: see README).")
+              help="Also write grapheme_count (extended grapheme clusters; costs CPU: see docs/columns.md).")
 @executor_options("one Spark task per archive")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary on stderr.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Stop after N rows (response, resource and revisit records), inputs read in order.")
+@click.option("--sample", type=click.FloatRange(0, 1, min_open=True), default=None, metavar="FRACTION",
+              help="Keep this fraction of the records, chosen by a hash of their WARC-Record-ID (0.01: 1%).")
+@list_prefix_option
+@fail_on_failed_option
+@output_options("No progress bar and no summary on stderr (warnings and errors still).")
 @click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON on stdout.")
-def run(inputs, out, rules, workers, force, max_record_bytes, normalize, graphemes, executor, master, quiet,
-        as_json) -> None:
+def run(inputs, out, rules, workers, force, max_record_bytes, normalize, graphemes, executor, master, limit,
+        sample, list_prefix, fail_on_failed, quiet, as_json) -> None:
     """``redecode run``: parse the options, call :func:`redecode.job.run` (or the Spark executor),
     report on stderr (help text: the command's ``help`` above)."""
     # the output options are the rules' parameters: resolved here, once, with the rule set
@@ -75,29 +102,31 @@ def run(inputs, out, rules, workers, force, max_record_bytes, normalize, graphem
         bar.update(done - bar.pos)
 
     def on_error(message: str) -> None:
-        click.echo(f"redecode: error: {message}", err=True)
+        log.error(message)
 
+    selection = Selection(limit=limit, sample=sample)
     with stopping_cleanly(out):
         summary = _run(inputs, out, rules, workers, force, max_record_bytes, executor, master, quiet,
-                       on_progress, on_error, lambda: bar)
-    _report(summary, out, quiet, as_json)
+                       on_progress, on_error, lambda: bar, selection, list_prefix)
+    _report(summary, out, quiet, as_json, fail_on_failed)
 
 
 def _run(inputs, out, rules, workers, force, max_record_bytes, executor, master, quiet, on_progress,
-         on_error, current_bar):
+         on_error, current_bar, selection, list_prefix):
     try:
         if executor == "spark":
             from redecode.spark import run_spark  # the [spark] extra; ImportError -> usage error
 
             summary = run_spark(
                 list(inputs), out, rules=rules, master=master, force=force,
-                max_record_bytes=max_record_bytes, on_error=on_error,
+                max_record_bytes=max_record_bytes, on_error=on_error, selection=selection,
+                list_prefix=list_prefix,
             )
         else:
             summary = run_job(
                 list(inputs), out, rules=rules, workers=workers, force=force,
                 max_record_bytes=max_record_bytes, quiet=quiet,
-                on_progress=on_progress, on_error=on_error,
+                on_progress=on_progress, on_error=on_error, selection=selection, list_prefix=list_prefix,
             )
     except (ValueError, FileNotFoundError, ImportError) as exc:
         raise click.UsageError(str(exc)) from exc
@@ -110,33 +139,25 @@ def _run(inputs, out, rules, workers, force, max_record_bytes, executor, master,
     return summary
 
 
-def _report(summary, out: str, quiet: bool, as_json: bool) -> None:
+def _report(summary, out: str, quiet: bool, as_json: bool, fail_on_failed: bool) -> None:
     manifest = summary.manifest
     if not manifest["inputs"]:
         # before the summary, and even with --quiet: a nightly run over an empty folder says so
-        click.echo(f"redecode: warning: no {suffix_list()} input found", err=True)
+        log.warning("no %s input found", suffix_list())
     skipped_files = manifest.get("files_not_read") or {}
     unreadable = {e["path"] for e in skipped_files.get("unreadable", ())}
     count = skipped_files.get("count", 0) - len(unreadable)
     if count:
         names = [n for n in skipped_files["names"] if n not in unreadable]
         shown = ", ".join(names[:3]) + (", ..." if count > 3 else "")
-        click.echo(
-            f"redecode: note: {count} file(s) in the inputs were not read (not named "
-            f"{suffix_list()}): {shown}; see files_not_read in {out}/_run.json",
-            err=True,
-        )
+        log.warning("%d file(s) in the inputs were not read (not named %s): %s; see files_not_read in %s/_run.json",
+                    count, suffix_list(), shown, out)
+    line = _summary_line(summary, out)
+    log.info(line, extra=FILE_ONLY)
     if as_json:
         click.echo(json.dumps(_summary_json(manifest), indent=2, sort_keys=True))
     elif not quiet:
-        c = manifest["counts"]
-        n = len(manifest["inputs"])
-        click.echo(
-            f"{n} input{'s' if n != 1 else ''}" + _resumed(summary)
-            + f", {c['records_seen']} record{'s' if c['records_seen'] != 1 else ''}: {c['decoded']} decoded, "
-            f"{c['skipped']} skipped, {c['failed']} failed -> {out}",
-            err=True,
-        )
+        click.echo(line, err=True)
     if summary.exit_code:
         outcomes = [entry["outcome"] for entry in manifest["inputs"]]
         cut, damaged = sum(o in ("truncated", "error") for o in outcomes), outcomes.count("damaged")
@@ -149,8 +170,33 @@ def _report(summary, out: str, quiet: bool, as_json: bool) -> None:
                         "skipped, the records after them read)")
         if unreadable:
             said.append(f"{len(unreadable)} directory(ies) or file(s) in the inputs could not be read")
-        click.echo(f"redecode: {'; '.join(said) or 'an input could not be read'}; see {out}/_run.json", err=True)
+        log.error("%s; see %s/_run.json", "; ".join(said) or "an input could not be read", out)
+    if fail_on_failed and all_failed(manifest["counts"]):
+        log.error("every record that was not skipped failed (%d failed, none decoded); error_kind and "
+                  "error in the rows say why", manifest["counts"]["failed"])
+        sys.exit(summary.exit_code or EXIT_ALL_FAILED)
     sys.exit(summary.exit_code)
+
+
+def _summary_line(summary, out: str) -> str:
+    """``3 inputs, 44 records: 38 decoded, 6 skipped, 0 failed -> out``, with what was resumed and
+    what a selection left out."""
+    manifest = summary.manifest
+    c = manifest["counts"]
+    n = len(manifest["inputs"])
+    selection = manifest.get("selection") or {}
+    left = []
+    if c.get("not_sampled"):
+        left.append(f"{c['not_sampled']} not in the sample")
+    unreached = (selection.get("inputs_not_reached") or {}).get("count")
+    if unreached:
+        left.append(f"{unreached} input{'s' if unreached != 1 else ''} not reached (--limit)")
+    return (f"{n} input{'s' if n != 1 else ''}"
+            + _resumed(summary)
+            + f", {c['records_seen']} record{'s' if c['records_seen'] != 1 else ''}: {c['decoded']} decoded, "
+            f"{c['skipped']} skipped, {c['failed']} failed"
+            + (f" ({'; '.join(left)})" if left else "")
+            + f" -> {out}")
 
 
 def _resumed(summary) -> str:
@@ -175,6 +221,7 @@ def _summary_json(manifest: dict) -> dict:
         "counts": manifest["counts"],
         "rules": manifest["rules"]["name"],
         "rules_digest": manifest["rules"]["digest"],
+        "selection": manifest.get("selection"),
         "inputs": [
             {k: entry[k] for k in ("path", "outcome", "error", "rows")} for entry in manifest["inputs"]
         ],

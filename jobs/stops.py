@@ -9,6 +9,7 @@ The exit codes of every ``redecode`` command (``--help`` lists the ones a comman
 | 2 | usage error (bad option, no such input, ``--out`` locked or holding other rules' output) |
 | 3 | ``diff --check`` / ``--check-text`` found changes |
 | 4 | the operating system refused to write the output (disk full, no inodes, quota, read-only, I/O error) |
+| 5 | ``run`` / ``backfill --fail-on-failed``: records failed and none was decoded (1 wins over 5) |
 | 130 / 143 | stopped by SIGINT (Ctrl-C) / SIGTERM |
 
 :func:`stopping_cleanly` wraps a command's work: SIGTERM becomes an exception like Ctrl-C's, so
@@ -35,11 +36,15 @@ EXIT_INPUT = 1
 EXIT_USAGE = 2
 EXIT_CHANGED = 3
 EXIT_OS_ERROR = 4
+#: ``--fail-on-failed`` (:mod:`redecode_jobs.options`) when records failed and none was decoded
+EXIT_ALL_FAILED = 5
 
-#: The lines ``--help`` of a command that writes a run directory adds to its exit codes.
+#: The lines ``--help`` of a command that writes a run directory adds to its exit codes
+#: (``run``'s: it takes --fail-on-failed).
 EXIT_HELP = ("4 the operating system refused to write the output (disk full, no inodes, quota,\n"
              "    read-only; the message names the path and errno: fix that and run again, the shards\n"
-             "    finished are kept); 130/143 stopped by SIGINT/SIGTERM (run again to finish).")
+             f"    finished are kept); {EXIT_ALL_FAILED} with --fail-on-failed, records failed and none was\n"
+             f"    decoded (1 wins over {EXIT_ALL_FAILED}); 130/143 stopped by SIGINT/SIGTERM (run again to finish).")
 
 
 class Terminated(KeyboardInterrupt):

@@ -164,7 +164,7 @@ def measure(pages: list[Page], repair) -> tuple[dict[str, Counter], list[str]]:
 
 
 def figures_table(results: dict[str, Counter]) -> str:
-    """The Markdown table of :func:`measure`'s figures, as the README states them."""
+    """The Markdown table of :func:`measure`'s figures, as docs/repair.md states them."""
     lines = ["| case | texts | exact | repaired | unchanged | doubtful |", "|---|---|---|---|---|---|"]
     for case in CASES:
         c = results[case]

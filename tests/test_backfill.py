@@ -319,7 +319,7 @@ def test_corpus_warcs(old, new, tmp_path):
 @pytest.mark.corpus
 def test_bench_crawl_seed_to_browser_reads_under_30_percent(tmp_path):
     """Issue 7's target on a small crawl of the benchmark generator (--target-mb 20; the 300 MB
-    figure is in README.md, "Backfill after a rules update")."""
+    figure is in docs/backfill.md)."""
     if not BENCH.exists():
         pytest.skip(shared_paths.absent(BENCH))
     warc = tmp_path / "bench.warc.gz"

@@ -38,3 +38,56 @@ def test_diff_cli_takes_a_list_file(tmp_path):
     by_dir = runner.invoke(cli, ["diff", "--rules", "requests-2.32", "--rules", "browser-2026.11", SAMPLE, "--json"])
     assert by_list.exit_code == by_dir.exit_code == 0, by_list.output
     assert json.loads(by_list.stdout) == json.loads(by_dir.stdout)
+
+
+# ---------------------------------------------------------------------------------------------
+# @LIST files: gzip lists (Common Crawl's warc.paths.gz) and --prefix before every line
+
+
+def test_gzip_list_with_prefix(tmp_path):
+    """A list in Common Crawl's form: gzip, lines relative to a base that --prefix supplies."""
+    import gzip
+
+    names = [os.path.basename(p) for p in iter_inputs([SAMPLE])]
+    listing = tmp_path / "warc.paths.gz"  # its name says nothing: the gzip magic does
+    listing.write_bytes(gzip.compress("".join(f"{n}\n" for n in names).encode()))
+    assert expand_inputs([f"@{listing}"], list_prefix=SAMPLE + "/") == iter_inputs([SAMPLE])
+    plain_name = tmp_path / "paths.txt"
+    plain_name.write_bytes(listing.read_bytes())
+    assert expand_inputs([f"@{plain_name}"], list_prefix=SAMPLE + "/") == iter_inputs([SAMPLE])
+    # without the prefix, relative lines are relative to the list's folder
+    assert expand_inputs([f"@{listing}"]) == sorted(str(tmp_path / n) for n in names)
+
+
+def test_prefix_goes_before_every_line_as_written(tmp_path):
+    listing = tmp_path / "l.txt"
+    listing.write_text("# comment\n\ncrawl-data/a.warc.gz\n/abs/b.warc.gz\n", encoding="utf-8")
+    assert expand_inputs([f"@{listing}"], list_prefix="s3://commoncrawl/") == [
+        "s3://commoncrawl//abs/b.warc.gz", "s3://commoncrawl/crawl-data/a.warc.gz"]
+
+
+def test_run_and_diff_cli_take_gzip_lists_and_prefix(tmp_path):
+    import gzip
+
+    names = [os.path.basename(p) for p in iter_inputs([SAMPLE])]
+    listing = tmp_path / "warc.paths.gz"
+    listing.write_bytes(gzip.compress("".join(f"{n}\n" for n in names).encode()))
+    runner = CliRunner()
+    result = runner.invoke(cli, ["run", f"@{listing}", "--prefix", SAMPLE + "/", "--out", str(tmp_path / "o"),
+                                 "--json"])
+    assert result.exit_code == 0, result.output
+    assert [i["path"] for i in json.loads(result.stdout)["inputs"]] == iter_inputs([SAMPLE])
+    by_list = runner.invoke(cli, ["diff", "--rules", "requests-2.32", "--rules", "browser-2026.11",
+                                  f"@{listing}", "--prefix", SAMPLE + "/", "--json"])
+    by_dir = runner.invoke(cli, ["diff", "--rules", "requests-2.32", "--rules", "browser-2026.11", SAMPLE, "--json"])
+    assert by_list.exit_code == by_dir.exit_code == 0, by_list.output
+    assert json.loads(by_list.stdout) == json.loads(by_dir.stdout)
+
+
+def test_a_list_that_is_not_text_is_a_usage_error(tmp_path):
+    listing = tmp_path / "l.bin"
+    listing.write_bytes(b"\x8b\x00\xffnot a list")
+    result = CliRunner().invoke(cli, ["run", f"@{listing}", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert "not a list of paths" in result.output and "0x8b" in result.output
+    assert not (tmp_path / "o").exists()

@@ -244,13 +244,27 @@ def _warcio_rows(path: str) -> tuple[int, bool]:
     return n, False
 
 
+#: Files the job reads further than warcio, on purpose -> their copy that warcio reads whole, whose
+#: records are the expected ones: ARC records without blank lines between them, read by their
+#: declared lengths (issue 18; test_archive.py::test_arc_without_blank_lines_read_by_declared_lengths).
+READ_BEYOND_WARCIO = {
+    "IAH-20080430204825-00000-blackbook-truncated.arc": "IAH-20080430204825-00000-blackbook-truncated.arc.gz",
+}
+
+
 @pytest.mark.corpus
 @pytest.mark.skipif(not _corpus_files(), reason=shared_paths.absent(CORPUS_WARCS))
 @pytest.mark.parametrize("path", _corpus_files(), ids=lambda p: os.path.relpath(p, CORPUS_WARCS))
 def test_corpus_archive_rows_match_warcio(path, tmp_path):
     """Issue 2: for every real archive, one row per response/resource/revisit record warcio reads;
     a malformed archive ends with a clear error (file and offset) and exit code 1, no traceback."""
-    expected, warcio_failed = _warcio_rows(path)
+    copy = READ_BEYOND_WARCIO.get(os.path.basename(path))
+    if copy is not None:
+        expected, copy_failed = _warcio_rows(os.path.join(os.path.dirname(path), copy))
+        assert not copy_failed and expected > _warcio_rows(path)[0]
+        warcio_failed = False
+    else:
+        expected, warcio_failed = _warcio_rows(path)
     out = str(tmp_path / "out")
     result = CliRunner().invoke(cli, ["run", path, "--out", out, "-q", "--workers", "1"])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception

@@ -1,7 +1,8 @@
-"""`redecode query`: views, read-only SQL, the standard report, and the README's SQL examples.
+"""`redecode query`: views, read-only SQL, the standard report, and the SQL examples of docs/queries.md.
 
 The report's numbers are checked against counts computed here with pyarrow directly (not through
-redecode.query). The README examples are read from README.md's "Questions you can ask" section.
+redecode.query). The SQL examples are read from docs/queries.md's "Questions you can ask" section (the README's until
+the docs/ pages).
 """
 
 from __future__ import annotations
@@ -311,11 +312,11 @@ def test_format_report_csv(run_dir):
 
 
 # --------------------------------------------------------------------------------------------
-# The README's SQL examples
+# The SQL examples of docs/queries.md
 
 
 def _examples_source() -> Path:
-    return ROOT / "README.md"
+    return ROOT / "docs" / "queries.md"
 
 
 def _examples() -> list[str]:

@@ -3,7 +3,8 @@
 The test set (tests/repair_cases.py) is real pages decoded right, then wrongly in the common ways;
 a repair is right when it gives back the page's text decoded with its true encoding. The committed
 excerpts (tests/data/repair/pages.json) run everywhere; the whole chardet test set of
-../shared/corpus runs when present and prints the figures the README states.
+../shared/corpus runs when present and prints the figures docs/repair.md states (the README's until
+the docs/ pages).
 """
 
 from __future__ import annotations
@@ -273,14 +274,15 @@ def test_workers_give_the_same_output(tmp_path, fixture_pages):
 
 
 # --------------------------------------------------------------------------------------------
-# The whole chardet test set: the figures the README states
+# The whole chardet test set: the figures docs/repair.md states
 
 
-README_SECTION = "### Repair figures"
+PAGE = ROOT / "docs" / "repair.md"
+FIGURES_SECTION = "## Repair figures"
 
 
-def _readme_figures() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def _page_figures() -> str:
+    text = PAGE.read_text(encoding="utf-8")
     m = re.search(r"\| case \| texts \| exact \| repaired \| unchanged \| doubtful \|\n(?:\|.*\|\n)+", text)
     return m.group(0) if m else ""
 
@@ -295,14 +297,14 @@ def test_figures_on_the_corpus(capsys):
     with capsys.disabled():
         print(f"\nrepair of {len(pages)} pages of {CORPUS / 'chardet-tests'}:\n{table}")
     assert problems == []
-    assert _readme_figures() == table, "README's repair figures are stale: paste the table printed above"
+    assert _page_figures() == table, "docs/repair.md's figures are stale: paste the table printed above"
 
 
-def test_readme_query_runs_on_a_repair(repaired, monkeypatch):
+def test_page_query_runs_on_a_repair(repaired, monkeypatch):
     import duckdb
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Repair text-only priors"):text.index(README_SECTION)]
+    text = PAGE.read_text(encoding="utf-8")
+    section = text[text.index("# Repair text-only priors"):text.index(FIGURES_SECTION)]
     (sql,) = re.findall(r"```sql\n(.*?)```", section, re.S)
     prior, rows, out, _ = repaired
     monkeypatch.chdir(out.parent)

@@ -409,8 +409,6 @@ def test_cli_writes_the_report(report_run, tmp_path):
      "Error: --diff {missing}: no such directory (give the --out DIR of `redecode diff`)"),
     (["{run}", "-o", "{tmp}"], "Error: -o {tmp}: is a directory; name the HTML file to write"),
     (["{run}", "-o", "{missing}/r.html"], "Error: -o {missing}/r.html: no such directory {missing}"),
-    (["{run}", "-o", "s3://bucket/r.html"],
-     "Error: -o s3://bucket/r.html: the report is written to a local file, not a URL"),
     (["{run}"], "Error: Missing option '-o' / '--output'."),
 ])
 def test_cli_usage_errors(report_run, tmp_path, args, message):

@@ -281,3 +281,81 @@ def test_diff_rules_reads_past_damage_as_run_does(tmp_path):
     rows_before = sum(r.offset < offset and r.record_type in ("response", "resource", "revisit")
                       for r in iter_records(SAMPLE))
     assert summary.records > rows_before  # the records after the damage are compared too
+
+
+# ------------------------------------------------------------------------------------------------
+# with the selections and inputs of issue 18: --limit, --sample, .warc.lz4
+
+
+def test_limit_reads_past_damage_and_stops_at_the_limit(big, tmp_path):
+    """--limit N over an input damaged before its Nth row: the rows are the first N rows of the
+    same input read without a limit (damage passed over), the damage is listed and the outcome is
+    ``damaged`` (an error, exit 1), and the next run with the same limit reads it again."""
+    path, clean, members = big
+    offset, length = members[10]
+    damaged = tmp_path / "damaged.warc.gz"
+    _flip(path, damaged, [offset + length // 2])
+    full = tmp_path / "full"
+    assert run([str(damaged)], str(full)).exit_code == 1
+    assert [r for r in _rows(full) if r[0] != offset] == [r for r in _rows(clean) if r[0] != offset]
+    limit = 60
+    out = tmp_path / "out"
+    args = ["run", str(damaged), "--out", str(out), "--limit", str(limit), "-q"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    manifest = json.loads((out / "_run.json").read_text())
+    (entry,) = manifest["inputs"]
+    assert entry["outcome"] == "damaged"
+    assert [(d["offset"], d["length"]) for d in entry["damaged"]] == [(offset, length)]
+    assert _rows(out) == _rows(full)[:limit]
+    _reconciles(manifest, out)
+    again = CliRunner().invoke(cli, args[:-1])
+    assert again.exit_code == 1
+    assert "1 cut short, damaged or unreadable before, read again" in again.stderr
+    assert _rows(out) == _rows(full)[:limit]
+
+
+def test_sample_reads_past_damage(big, tmp_path):
+    """--sample over a damaged input: the sampled rows of every record the damage did not hit are
+    those of the clean input's sample."""
+    path, clean, members = big
+    offset, length = members[len(members) // 2]
+    damaged = tmp_path / "damaged.warc.gz"
+    _flip(path, damaged, [offset + length // 2])
+    outs = {}
+    for name, src in (("clean", path), ("damaged", damaged)):
+        outs[name] = tmp_path / name
+        result = CliRunner().invoke(cli, ["run", str(src), "--out", str(outs[name]), "--sample", "0.5", "-q"])
+        assert result.exit_code == (1 if name == "damaged" else 0), result.output
+    (entry,) = json.loads((outs["damaged"] / "_run.json").read_text())["inputs"]
+    assert entry["outcome"] == "damaged"
+    assert [(d["offset"], d["length"]) for d in entry["damaged"]] == [(offset, length)]
+    sampled = _rows(outs["clean"])
+    assert 0 < len(sampled) < len(_rows(clean))
+    assert [r for r in _rows(outs["damaged"]) if r[0] != offset] == [r for r in sampled if r[0] != offset]
+
+
+def test_lz4_damaged_frame_costs_its_record_only(tmp_path):
+    """A .warc.lz4 (one LZ4 frame per record) whose frame header is damaged: reading goes on at
+    the next frame FastWARC reads a record from. Offsets are frame starts, as FastWARC reads the
+    undamaged file. (LZ4 frames carry no mandatory checksum: a flipped byte inside the compressed
+    data may inflate to other bytes without an error; that is not detectable damage.)"""
+    from test_lz4 import recompress
+
+    lz4 = Path(recompress(str(SAMPLE), str(tmp_path / "clean.warc.lz4")))
+    offsets = [r.offset for r in iter_records(lz4)]
+    index = len(offsets) // 2
+    offset, next_offset = offsets[index], offsets[index + 1]
+    damaged = tmp_path / "damaged.warc.lz4"
+    _flip(lz4, damaged, [offset + 8])  # inside the frame's header / first block header
+    with pytest.raises(ArchiveError):
+        list(iter_records(damaged))
+    clean_out, out = tmp_path / "clean", tmp_path / "out"
+    assert run([str(lz4)], str(clean_out)).exit_code == 0
+    summary = run([str(damaged)], str(out))
+    assert summary.exit_code == 1
+    (entry,) = summary.manifest["inputs"]
+    assert entry["outcome"] == "damaged"
+    assert [(d["offset"], d["length"]) for d in entry["damaged"]] == [(offset, next_offset - offset)]
+    assert [r for r in _rows(out) if r[0] != offset] == [r for r in _rows(clean_out) if r[0] != offset]
+    _reconciles(summary.manifest, out)

@@ -20,9 +20,10 @@ import pyarrow.parquet as pq
 import pytest
 
 pytest.importorskip("s3fs", reason="s3fs not installed (pip install '.[s3]')")
-moto_server = pytest.importorskip("moto.server", reason="moto[server] not installed (pip install 'moto[server]')")
+pytest.importorskip("moto.server", reason="moto[server] not installed (pip install 'moto[server]')")
 
 from redecode import archive, inputs, job, spark, storage  # noqa: E402
+from s3_server import s3  # noqa: E402,F401 - the fixture
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE = os.path.normpath(os.path.join(HERE, "..", "sample_warcs"))
@@ -38,37 +39,6 @@ needs_hook = pytest.mark.skipif(
     not _archive_reads_urls(),
     reason="reading archives from s3:// needs the storage hook in archive.py/job.py (issue 11 report)",
 )
-
-
-@pytest.fixture(scope="module")
-def s3():
-    """A moto S3 server on 127.0.0.1:<free port>, the AWS_* variables pointing at it, and the
-    sample crawl uploaded to ``s3://arc-in/crawl/`` (plus ``s3://arc-in/list.txt`` naming its files)."""
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    mp = pytest.MonkeyPatch()
-    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3", "AWS_REGION", "REDECODE_S3_ANON"):
-        mp.delenv(name, raising=False)
-    mp.setenv("AWS_ACCESS_KEY_ID", "testing")
-    mp.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    mp.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    mp.setenv("AWS_ENDPOINT_URL", f"http://{host}:{port}")
-    import boto3  # moto's dependency; s3fs's mkdir sends a LocationConstraint us-east-1 refuses
-
-    client = boto3.client("s3", endpoint_url=f"http://{host}:{port}", region_name="us-east-1")
-    client.create_bucket(Bucket="arc-in")
-    client.create_bucket(Bucket="run-out")
-    fs, _ = storage.filesystem("s3://arc-in")
-    names = []
-    for path in inputs.iter_inputs([SAMPLE]):
-        name = os.path.basename(path)
-        fs.put_file(path, f"arc-in/crawl/{name}")
-        names.append(name)
-    fs.pipe_file("arc-in/list.txt", "".join(f"crawl/{n}\n" for n in names).encode())
-    yield fs
-    mp.undo()
-    server.stop()
 
 
 @pytest.fixture(scope="module")

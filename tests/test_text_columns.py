@@ -356,7 +356,8 @@ def test_diff_compare_normalized_needs_normalized_runs(pages, plain, tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
-# The README's questions about these columns, on a run with both options
+# The questions of docs/queries.md about these columns (the README's until the docs/ pages), on a
+# run with both options
 
 
 def _readme_example(marker: str) -> str:

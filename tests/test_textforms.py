@@ -39,7 +39,7 @@ def _clusters(text: str) -> int:
     ("\U0001F1E9\U0001F1EA\U0001F1EB\U0001F1F7", 2),  # two flags (GB12/GB13: RI pairs)
     ("\U0001F468\u200d\U0001F469\u200d\U0001F467", 1),  # family, ZWJ sequence (GB11)
     ("1\ufe0f\u20e3", 1),                             # keycap: ASCII digit + VS16 + enclosing keycap
-    ("e\u0301\U0001F44D\U0001F3FD", 2),               # the README's example
+    ("e\u0301\U0001F44D\U0001F3FD", 2),               # docs/columns.md's example
 ])
 def test_grapheme_count_examples(text, clusters):
     assert grapheme_count(text) == clusters == _clusters(text)
@@ -97,14 +97,15 @@ def test_versions():
     assert textforms.grapheme_version() == f"regex@{regex.__version__}"
 
 
-def test_readme_three_lengths_table():
-    """The README's table of the three lengths: each row's figures, computed here."""
+def test_columns_page_three_lengths_table():
+    """docs/columns.md's table of the three lengths (the README's until the docs/ pages): each
+    row's figures, computed here."""
     from pathlib import Path
     import re
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    m = re.search(r"\| text \| code points \| UTF-8 bytes \| grapheme clusters \|\n\|.*\|\n((?:\|.*\|\n)+)", readme)
-    assert m, "the README has no table of the three lengths"
+    page = (Path(__file__).resolve().parent.parent / "docs" / "columns.md").read_text(encoding="utf-8")
+    m = re.search(r"\| text \| code points \| UTF-8 bytes \| grapheme clusters \|\n\|.*\|\n((?:\|.*\|\n)+)", page)
+    assert m, "docs/columns.md has no table of the three lengths"
     figures = [tuple(int(x) for x in line.split("|")[2:5]) for line in m.group(1).splitlines()]
     texts = ["abc", "\u00e9", "e\u0301", "\U0001F44D\U0001F3FD", "\U0001F1E9\U0001F1EA", "\r\n",
              "\u1100\u1161\u11a8"]

@@ -475,6 +475,27 @@ def b_arc_gz(name):
     return b"".join(gz(r) for r in _arc_bytes()), b_arc(name)[1]
 
 
+def b_arc_no_blank_lines(name):
+    """An ARC v1 file whose records follow each other with no newline between some of them (as
+    Heritrix wrote webarchive-commons' IAH-20080430204825-00000-blackbook-truncated.arc): the
+    declared lengths say where each record ends, as the Java ARC readers read them."""
+    filedesc_body = (b"1 0 redecode-broken-inputs\n"
+                     b"URL IP-address Archive-date Content-type Archive-length\n")  # (no newline after it)
+    out = [b"filedesc://arc-no-blank-lines.arc 0.0.0.0 20261101120000 text/plain %d\n" % len(filedesc_body)
+           + filedesc_body]
+    for i in range(3):
+        blk = http_block(page(f"ARC record {i}, no blank line"),
+                         [(b"Content-Type", b"text/html; charset=utf-8")]).replace(b"\r\n", b"\n")
+        out.append(b"http://example.com/nb%d.html 93.184.216.34 2026110112000%d text/html %d\n"
+                   % (i, i, len(blk)) + blk + (b"\n" if i == 1 else b""))  # only the second has one
+    return b"".join(out), {
+        "rows_by_uri": {f"http://example.com/nb{i}.html": {"status": ["decoded"],
+                                                          "text": page(f"ARC record {i}, no blank line").decode()}
+                        for i in range(3)},
+        "cut_short": False,
+    }
+
+
 def b_revisit(name):
     a = warcio_response(rid(name, 0), page("original"))
     http = http_block(b"", [(b"Content-Type", b"text/html; charset=utf-8")])
@@ -593,6 +614,8 @@ SPECS: list[Spec] = [
     Spec("broken.arc", "an ARC v1 file (filedesc + 2 responses)", "both responses decode", b_arc),
     Spec("broken.arc.gz", "the same ARC, one gzip member per record", "both responses decode",
          b_arc_gz),
+    Spec("arc-no-blank-lines.arc", "an ARC v1 file without newlines between most records",
+         "every response decodes, read by the declared lengths", b_arc_no_blank_lines),
     Spec("revisit.warc", "a response, its revisit, and a request",
          "response decoded, revisit skipped (revisit), request counted but no row", b_revisit),
     Spec("duplicate-ids.warc", "two records with the same WARC-Record-ID",

@@ -1,7 +1,8 @@
-"""Print (or --check) the README's column table from lib/redecode/schema.py, the single source.
+"""Print (or --write) the column table of docs/columns.md from lib/redecode/schema.py, the single
+source (the table was in the README before the docs/ pages; the name stayed).
 
     .venv/bin/python tools/readme_columns.py            # print the table
-    .venv/bin/python tools/readme_columns.py --write    # rewrite it in README.md
+    .venv/bin/python tools/readme_columns.py --write    # rewrite it in docs/columns.md
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from redecode.schema import COLUMN_DOCS, SCHEMA
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "columns.md"
 HEADER = "| column | type | meaning |\n|---|---|---|\n"
 
 
@@ -25,16 +26,16 @@ def table() -> str:
     return HEADER + "".join(rows)
 
 
-def current(readme: str) -> str:
-    """The column table as it stands in ``readme`` (empty string when absent)."""
-    match = re.search(re.escape(HEADER) + r"(?:\|.*\|\n)*", readme)
+def current(page: str) -> str:
+    """The column table as it stands in the text ``page`` (empty string when absent)."""
+    match = re.search(re.escape(HEADER) + r"(?:\|.*\|\n)*", page)
     return match.group(0) if match else ""
 
 
 def main() -> None:
-    text = README.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     if "--write" in sys.argv:
-        README.write_text(text.replace(current(text), table()), encoding="utf-8")
+        PAGE.write_text(text.replace(current(text), table()), encoding="utf-8")
     else:
         sys.stdout.write(table())
 

@@ -3,7 +3,7 @@ and browser rules, as headless Chromium draws it.
 
     .venv/bin/python tools/report_screenshot.py [--out docs/report-sample.png] [--chromium /usr/bin/chromium]
 
-Does what the README shows, in a temporary folder (so the page names `out` and `sample_warcs/...`,
+Does what docs/report.md shows, in a temporary folder (so the page names `out` and `sample_warcs/...`,
 as a user's would): `redecode run sample_warcs --out out`, `redecode diff --rules requests-2.32
 --rules browser-2026.11 sample_warcs --out diff-out`, `redecode report out --diff diff-out -o
 report.html`; then opens report.html in Debian's Chromium through Playwright (the [test] extra; it
@@ -38,7 +38,7 @@ def _redecode(*args: str) -> None:
 
 
 def make_report(folder: Path) -> Path:
-    """The README's three commands in *folder*; returns the report's path."""
+    """The three commands of docs/report.md in *folder*; returns the report's path."""
     (folder / "sample_warcs").symlink_to(ROOT / "sample_warcs", target_is_directory=True)
     old = os.getcwd()
     os.chdir(folder)

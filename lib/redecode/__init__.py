@@ -1,11 +1,51 @@
 """warc-redecode: re-decode archived web pages into the text their authors wrote, and say what a browser showed.
 
+The public API (:mod:`redecode.api`): :func:`decode_payload` decides one payload's encoding and
+decodes it, :func:`iter_records` reads every record of a WARC, ARC or raw-response Parquet file,
+:func:`get_rules` names a shipped rule set. Together they make what the job makes for one record (paths are relative to a checkout of the project):
+
+    >>> import redecode
+    >>> records = redecode.iter_records("sample_warcs/sample-crawl-00000.warc.gz")
+    >>> record = next(r for r in records if r.record_type == "response")
+    >>> record.target_uri, record.offset, record.content_type_values
+    ('https://www.qq.com/', 997, ['text/html; charset=GB2312'])
+    >>> result = redecode.decode_payload(record.payload, content_type=record.content_type_values,
+    ...                                  url=record.target_uri)
+    >>> result.decision.encoding, result.decision.source, result.decision.confidence
+    ('GBK', 'transport', 'certain')
+    >>> rules = redecode.get_rules("browser-2026.11")
+    >>> redecode.decode_payload(b"<meta charset=koi8-r><p>\\xf0\\xd2\\xc9\\xd7\\xc5\\xd4", rules=rules).text
+    '<meta charset=koi8-r><p>Привет'
+
 The data flows one way: archive -> record -> decision -> text -> row -> Parquet. One module per
 concept (docs/DESIGN.md has the table and where to change what): ``labels``, ``decode``, ``mime``,
 ``prescan``, ``sniff``, ``detect`` (the decision and the decoders); ``procedures``, ``rules``,
 ``equivalence`` (rule sets); ``storage``, ``record``, ``warc``, ``rawparquet``, ``archive``,
 ``inputs`` (reading); ``schema``, ``writer``, ``row`` (rows and Parquet); ``executors``,
-``rundir``, ``job``, ``spark``, ``backfill``, ``diff``, ``query`` (runs and their outputs).
+``rundir``, ``job``, ``spark``, ``backfill``, ``diff``, ``query`` (runs and their outputs);
+``api`` (the entry points above).
 """
 
+# Before the imports below: modules imported by them read it (``from . import __version__``).
 __version__ = "0.1.0"
+
+from .api import DecodedPayload, decode_payload  # noqa: E402
+from .archive import ArchiveError, ArchiveRecord, iter_records  # noqa: E402
+from .procedures import Decoded  # noqa: E402
+from .rules import DEFAULT_RULES, RULES, Rules, get_rules  # noqa: E402
+from .sniff import Decision  # noqa: E402
+
+__all__ = [
+    "DEFAULT_RULES",
+    "RULES",
+    "ArchiveError",
+    "ArchiveRecord",
+    "Decision",
+    "Decoded",
+    "DecodedPayload",
+    "Rules",
+    "__version__",
+    "decode_payload",
+    "get_rules",
+    "iter_records",
+]

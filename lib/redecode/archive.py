@@ -1,7 +1,7 @@
 """Archive reading: the table of readers, one per input kind, and the entry points over it.
 
-Contract. :data:`READERS` registers one :class:`redecode.record.Reader` per input kind (WARC and
-ARC in :mod:`redecode.warc`, raw-response Parquet in :mod:`redecode.rawparquet`); a new input kind
+Contract. :data:`READERS` registers one :class:`redecode.record.Reader` per input kind (WARC, LZ4
+WARC and ARC in :mod:`redecode.warc`, raw-response Parquet in :mod:`redecode.rawparquet`); a new input kind
 is one reader class and one line here. A file's kind is sniffed from its first bytes
 (:func:`reader_for`), never from its name, except that a file whose bytes no reader takes may be
 claimed by its name (ARC files without a ``filedesc:`` line).
@@ -22,11 +22,12 @@ Resync (``iter_records(resync=True)``, what ``redecode run`` reads with). Every 
 where a reader raises :class:`ArchiveError` at offset E, reading goes on at the reader's
 :meth:`~redecode.record.Reader.find_resync_point` at or after E (strictly after the last record
 read): for gzip files the next member that inflates to a record start and that warcio reads, for
-uncompressed WARC the next ``WARC/<version>`` line that warcio parses as a record header. The
+uncompressed WARC the next ``WARC/<version>`` line that warcio parses as a record header, for
+``.warc.lz4`` the next LZ4 frame FastWARC reads a record from. The
 stretch skipped is recorded as a :class:`redecode.record.Damage` (offset, length, error) in
 ``RecordStream.damaged``; when no record start follows (the file is cut short), the error is
-raised as without resync. Only readers that can cut files into ranges (``shardable``: WARC, ARC)
-resync, and only in local files (a URL is read as without resync: finding a record start reads
+raised as without resync. Only readers that can cut files into ranges (``shardable``: WARC, LZ4
+WARC, ARC) resync, and only in local files (a URL is read as without resync: finding a record start reads
 the file's bytes around it). The place found is a record warcio reads, so garbage never becomes a row; but inside a
 damaged stretch a record stored in another record's payload (an archive inside a page) would be
 taken for one, as a cut between ranges can be (warcio reading on from the damage would have
@@ -53,7 +54,7 @@ from .record import (
     Reader,
     RecordStream,
 )
-from .warc import ArcReader, WarcReader
+from .warc import ArcReader, Lz4WarcReader, WarcReader
 
 __all__ = [
     "DEFAULT_MAX_RECORD_BYTES",
@@ -72,7 +73,7 @@ __all__ = [
 
 #: The readers, one per input kind; their order is the order of :data:`INPUT_SUFFIXES` (and of
 #: the kinds in messages). No two readers' ``sniff`` may take the same bytes.
-READERS: tuple[Reader, ...] = (WarcReader(), ArcReader(), ParquetReader())
+READERS: tuple[Reader, ...] = (WarcReader(), Lz4WarcReader(), ArcReader(), ParquetReader())
 
 #: File name endings :func:`redecode.inputs.expand_inputs` picks up inside directories and globs.
 INPUT_SUFFIXES: tuple[str, ...] = tuple(s for r in READERS for s in r.suffixes)
@@ -82,7 +83,7 @@ INPUT_SUFFIXES: tuple[str, ...] = tuple(s for r in READERS for s in r.suffixes)
 #: start is refused (:func:`iter_records`).
 read_at_fallback: Reader = READERS[0]
 
-_UNKNOWN = "not a WARC, ARC or Parquet file (it does not start with 'WARC/')"
+_UNKNOWN = "not a WARC (plain, gzip or LZ4), ARC or Parquet file (it does not start with 'WARC/')"
 
 
 def reader_for(path: str | os.PathLike[str]) -> Reader | None:
@@ -148,7 +149,7 @@ def iter_records(
             raise ArchiveError(p, start, f"cannot open: {exc.strerror or exc}") from None
         if kind is None:
             raise ArchiveError(p, 0, _UNKNOWN)
-        if not (resync and kind.shardable):
+        if not (resync and kind.shardable and not storage.is_remote(p)):
             yield from kind.records(p, stream, cap=max_record_bytes, mode=reader, start=start, end=end)
             return
         segment = start

@@ -70,6 +70,7 @@ from .rundir import (
     stem_of,
     write_marker,
 )
+from .selection import Selection
 from .schema import (
     SCHEMA_VERSION,
     STATUS_DECODED,
@@ -159,11 +160,21 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, new: Rules,
     (:func:`_prior_outputs`), with which its rows' rules are looked up."""
     started, cpu_started = time.perf_counter(), time.process_time()
     read_from = _locate(marker["path"], base)  # every row of the shard is a record of this input
-    part_path = os.path.join(prior_dir, marker["part"])
+    part_path = storage.join(prior_dir, marker["part"])
     try:
-        pf = pq.ParquetFile(part_path)
+        source = storage.open_input(part_path)  # a URL: ranged reads of the footer and row groups
+        pf = pq.ParquetFile(source)
     except (OSError, ValueError) as exc:
         raise BackfillError(f"prior part {part_path} cannot be read: {exc}") from None
+    with source:
+        return _backfill_part(pf, part_path, marker, out, new, max_record_bytes, read_from, started, cpu_started,
+                              prior_outputs)
+
+
+def _backfill_part(pf: pq.ParquetFile, part_path: str, marker: dict, out: str, new: Rules, max_record_bytes: int,
+                   read_from: str, started: float, cpu_started: float, prior_outputs: dict | None
+                   ) -> tuple[dict, dict]:
+    """The body of :func:`_backfill_shard` over the open prior part ``pf``."""
     try:
         version = check_schema_version(pf.schema_arrow.metadata, part_path)
     except SchemaVersionError as exc:
@@ -227,6 +238,11 @@ def _backfill_task(prior_dir: str, out: str, rules: Rules | str, max_record_byte
                          staged=staged)
 
 
+def _absolute(path: str) -> str:
+    """A local path made absolute; a URL as it is."""
+    return path if storage.is_remote(path) else os.path.abspath(path)
+
+
 def _locate(path: str, base: str | None) -> str:
     """Where to read input *path* of a prior run: a relative path is taken relative to *base*,
     the directory the prior run ran in (its manifest's ``cwd``), when it exists there, else
@@ -259,10 +275,9 @@ def _reread(row: dict, new: Rules, max_record_bytes: int, read_from: str | None 
 
 
 def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
-    manifest_path = os.path.join(prior_dir, MANIFEST)
+    manifest_path = storage.join(prior_dir, MANIFEST)
     try:
-        with open(manifest_path, encoding="utf-8") as f:
-            manifest = json.load(f)
+        manifest = json.loads(storage.read_bytes(manifest_path))
     except FileNotFoundError:
         raise BackfillError(f"{prior_dir} is not a finished run directory: no _run.json") from None
     except json.JSONDecodeError as exc:
@@ -274,6 +289,7 @@ def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
             f"{SCHEMA_VERSION.split('.')[0]}.x outputs. Run `redecode run` on the archives instead"
         )
     markers = []
+    present = set(storage.listdir(prior_dir))
     for entry in manifest.get("inputs", []):
         for part in entry.get("parts") or ([entry["part"]] if entry.get("part") else []):
             if not is_part_name(part):
@@ -281,14 +297,13 @@ def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
                                     "has been edited or damaged. Run `redecode run` on the archives instead")
             mpath = marker_path(prior_dir, stem_of(part))
             try:
-                with open(mpath, encoding="utf-8") as f:
-                    marker = json.load(f)
+                marker = json.loads(storage.read_bytes(mpath))
             except FileNotFoundError:
                 raise BackfillError(f"{prior_dir}: completion marker {mpath} of {part} is missing") from None
             if not marker_is_valid(marker, stem_of(part)):
                 raise BackfillError(f"{mpath}: not the completion marker of {part} (edited or damaged); "
                                     "run `redecode run` on the archives instead")
-            if not os.path.exists(os.path.join(prior_dir, part)):
+            if part not in present:
                 raise BackfillError(f"{prior_dir}: part {part} named in _run.json is missing")
             markers.append(marker)
         if not storage.exists(_locate(entry["path"], manifest.get("cwd"))):
@@ -351,21 +366,21 @@ def backfill(
     runner = make_executor(executor, workers=workers, master=master)
     clock = RunClock.start()
     new = as_rules(rules)
-    try:
-        out = storage.local_directory(out, "backfill")
-    except ValueError as exc:
-        raise BackfillError(str(exc)) from None
-    if os.path.abspath(prior_dir) == os.path.abspath(out):
+    prior_dir, out = storage.local_path(prior_dir).rstrip("/") or "/", storage.local_path(out)
+    if _absolute(prior_dir) == _absolute(out.rstrip("/") or "/"):
         raise BackfillError("--out must differ from the prior run directory")
     manifest, markers = _load_prior(prior_dir)
     prior_outputs = _prior_outputs(manifest)
     if not (new.normalize or new.graphemes):
         new = new.with_outputs(**prior_outputs)
     base = manifest.get("cwd")
-    with RunDirectory(out, new, force=force, foreign="refuse") as rd:
+    # the prior run's record selection (--limit, --sample): the output is what `run` with it gives
+    selection = Selection.from_json(manifest.get("selection"))
+    staged = runner.staged or storage.is_remote(out)
+    with RunDirectory(out, new, force=force, foreign="refuse", selection=selection) as rd:
         # a task on another machine (or in a Spark worker's directory) needs absolute paths
-        where = (os.path.abspath(prior_dir), os.path.abspath(out)) if runner.staged else (prior_dir, out)
-        shard_fn = functools.partial(_backfill_task, *where, new, max_record_bytes, base=base, staged=runner.staged,
+        where = (_absolute(prior_dir), _absolute(out)) if runner.staged else (prior_dir, out)
+        shard_fn = functools.partial(_backfill_task, *where, new, max_record_bytes, base=base, staged=staged,
                                      prior_outputs=prior_outputs)
         done = map_shards(shard_fn, markers, runner,
                           description=f"redecode backfill {len(markers)} shard(s) -> {out}")
@@ -389,10 +404,12 @@ def backfill(
         # A backfill lists no inputs of its own: its rows stand for the prior run's inputs, so the
         # files that run's listing passed over are still not read (and still reported).
         run_manifest["files_not_read"] = manifest.get("files_not_read") or files_not_read([])
+        if manifest.get("selection"):
+            run_manifest["selection"] = manifest["selection"]  # (inputs_not_reached included)
         if base:
             run_manifest["cwd"] = base  # the inputs' relative paths are still the prior run's
         run_manifest["backfill"] = {
-            "prior_dir": os.path.abspath(prior_dir),
+            "prior_dir": _absolute(prior_dir),
             "prior_rules": manifest.get("rules"),
             "prior_schema_versions": sorted(prior_schemas),
             # "None": made before ROW_CODE_VERSION existed; such shards are read again in full.

@@ -53,7 +53,7 @@ import duckdb
 import pyarrow as pa
 
 from . import mojibake, storage
-from .query import sql_string, check_part_versions, load_run, render_table
+from .query import sql_string, check_part_versions, load_run, render_table, use_storage, wrap
 from .schema import COLUMNS, NoSchemaVersionError
 
 if TYPE_CHECKING:
@@ -495,79 +495,81 @@ def input_error_message(e: dict) -> str:
     return error if error.startswith(path) else f"{path}: {error}"
 
 
-def format_summary(s: DiffSummary) -> str:
-    """The summary as plain-text tables (for stdout)."""
+def format_summary(s: DiffSummary, *, width: int | None = None) -> str:
+    """The summary as plain-text tables (for stdout), no line wider than *width* characters
+    (None: no limit; :func:`redecode.query.render_table` says how tables are fitted)."""
     compared = " (texts compared: text_normalized)" if s.compare == "normalized" else ""
-    out = [f"diff {s.old} -> {s.new}{compared}: {s.records} records, {s.changed} changed "
-           f"({s.label_only} of them only in the encoding label, with the same text), "
-           f"{s.mojibake_fixed} mojibake fixed"]
-    out.append(render_table(("category", "records"), list(s.categories.items())))
+    out = [wrap(f"diff {s.old} -> {s.new}{compared}: {s.records} records, {s.changed} changed "
+                f"({s.label_only} of them only in the encoding label, with the same text), "
+                f"{s.mojibake_fixed} mojibake fixed", width)]
+    out.append(render_table(("category", "records"), list(s.categories.items()), width=width))
 
-    def table(title, rows, cols):
-        out.append(f"== {title} ==\n" + render_table(cols, [tuple(r[c] for c in cols) for r in rows]))
+    def table(title, rows, cols, cut_at_end=()):
+        out.append(wrap(f"== {title} ==", width) + "\n"
+                   + render_table(cols, [tuple(r[c] for c in cols) for r in rows], width=width,
+                                  cut_at_end=cut_at_end))
 
     table("Encoding transitions (old -> new)", s.encoding_transitions,
           ("old_encoding", "new_encoding", "records", "mojibake_fixed"))
     table("By deciding step", s.by_source, ("old_source", "new_source", "category", "records"))
     table("By top-level domain", s.by_tld, ("tld", "records", "changed", "mojibake_fixed"))
     # The excerpts start EXCERPT_BEFORE characters before the first difference: cut them at the
-    # end (render_table cuts long cells in the middle, which is where the difference may be).
-    examples = [{**e, "old_excerpt": _head_cell(e["old_excerpt"]), "new_excerpt": _head_cell(e["new_excerpt"])}
-                for e in s.examples]
-    table("Examples", examples,
+    # end (a cut in the middle may be where the difference is).
+    table("Examples", s.examples,
           ("category", "target_uri", "old_encoding", "new_encoding", "mojibake_fixed",
-           "old_excerpt", "new_excerpt"))
+           "old_excerpt", "new_excerpt"), cut_at_end=("old_excerpt", "new_excerpt"))
     if s.input_errors:  # (the errors themselves go to stderr, once each: see diff_cmd)
-        out.append(f"{len(s.input_errors)} input(s) could not be read to the end; "
-                   "the records read before the damage are compared")
+        out.append(wrap(f"{len(s.input_errors)} input(s) could not be read to the end; "
+                        "the records read before the damage are compared", width))
     if s.out:
-        out.append(f"diff written to {s.out}")
+        out.append(wrap(f"diff written to {s.out}", width))
     return "\n\n".join(out)
 
 
-def _head_cell(text: str | None, width: int = 60) -> str | None:
-    """*text* with control characters escaped as the tables show them, cut at the end to *width*
-    characters."""
-    if text is None:
-        return None
-    if not text.isprintable():
-        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def _local_out(out: str | None) -> str | None:
-    """*out* as a local directory (checked before any work), or None."""
-    if out is None:
-        return None
-    try:
-        return storage.local_directory(out, "diff")
-    except ValueError as exc:
-        raise DiffError(str(exc)) from None
+    """*out* as a local directory (a ``file://`` URL as its path) or a URL, or None."""
+    return None if out is None else storage.local_path(out)
 
 
 def _write(table: pa.Table, out: str, summary: DiffSummary, meta: dict[str, str]) -> str:
-    """Write *table* to ``out/diff.parquet`` (tmp name + rename) and the summary to ``_diff.json``."""
-    os.makedirs(out, exist_ok=True)
-    final = os.path.join(out, DIFF_FILE)
-    tmp = storage.temp_path(final)
-    con = duckdb.connect(":memory:")
+    """Write *table* to ``out/diff.parquet`` and the summary to ``_diff.json``, each appearing
+    whole under its name: a temporary name and a rename locally; for a URL, written in a local
+    temporary directory and then uploaded (:func:`redecode.storage.publish_file`), the Parquet
+    first."""
+    import shutil  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    remote = storage.is_remote(out)
+    local = tempfile.mkdtemp(prefix="redecode-diff-") if remote else out
     try:
-        con.register("d", table)
-        kv = ", ".join(f"{sql_string(k)}: {sql_string(v)}" for k, v in meta.items())
-        con.execute(
-            f"COPY d TO {sql_string(tmp)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {{{kv}}})"
-        )
+        os.makedirs(local, exist_ok=True)
+        final = os.path.join(local, DIFF_FILE)
+        tmp = storage.temp_path(final)
+        con = duckdb.connect(":memory:")
+        try:
+            con.register("d", table)
+            kv = ", ".join(f"{sql_string(k)}: {sql_string(v)}" for k, v in meta.items())
+            con.execute(
+                f"COPY d TO {sql_string(tmp)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {{{kv}}})"
+            )
+        finally:
+            con.close()
+        os.replace(tmp, final)
+        text = json.dumps(summary.to_json(), indent=2, ensure_ascii=False, default=str).encode("utf-8")
+        if remote:
+            storage.publish_file(final, storage.join(out, DIFF_FILE))
+            storage.write_bytes(storage.join(out, SUMMARY_FILE), text)
+        else:
+            storage.write_bytes(os.path.join(out, SUMMARY_FILE), text)
     finally:
-        con.close()
-    os.replace(tmp, final)
-    with open(os.path.join(out, SUMMARY_FILE), "w", encoding="utf-8") as f:
-        json.dump(summary.to_json(), f, indent=2, ensure_ascii=False, default=str)
-    return final
+        if remote:
+            shutil.rmtree(local, ignore_errors=True)
+    return storage.join(out, DIFF_FILE)
 
 
 def _finish(table: pa.Table, *, old: str, new: str, out: str | None, examples: int,
             input_errors=(), compare: str = "text") -> DiffSummary:
-    final = os.path.join(out, DIFF_FILE) if out else None
+    final = storage.join(out, DIFF_FILE) if out else None
     summary = summarize(table, old=old, new=new, examples=examples,
                         input_errors=input_errors, out=final)
     if compare != "text":
@@ -673,14 +675,26 @@ def _run_files(con, path: str) -> list[str]:
     run = load_run(path)
     if not run.parts:
         return []
+    use_storage(con, run.parts)
     check_part_versions(con, run.parts)
     return list(run.parts)
 
 
-def _external_files(path: str) -> list[str]:
+def _external_files(con, path: str) -> list[str]:
+    """The Parquet files another tool's OLD names: a directory's (or a prefix's) ``*.parquet``,
+    a glob's matches, or the file itself; local or URLs (read through *con*)."""
     import glob  # noqa: PLC0415
 
-    if os.path.isdir(path):
+    path = storage.local_path(path)
+    if storage.is_remote(path):
+        if any(ch in path.partition("://")[2] for ch in "*?["):
+            files = sorted(storage.glob(path))
+        elif storage.isdir(path):
+            files = [storage.join(path.rstrip("/"), n) for n in storage.listdir(path) if n.endswith(".parquet")]
+        else:
+            files = [path] if storage.exists(path) else []
+        use_storage(con, files)
+    elif os.path.isdir(path):
         files = sorted(glob.glob(os.path.join(path, "*.parquet")))
     elif any(ch in path for ch in "*?["):
         files = sorted(glob.glob(path))
@@ -723,6 +737,7 @@ def diff_runs(
     Without *external*, an *old* that is not a redecode output but has columns ``record_id`` and
     ``text`` is read as ``ExternalOld(old)``.
 
+    *old*, *new* and *out* may be URLs (``s3://...``, :mod:`redecode.storage`).
     *compare* (:data:`COMPARE`): ``"text"`` compares the runs' ``text``; ``"normalized"`` their
     ``text_normalized`` (runs made with ``run --normalize``, both in the same form), or OLD's
     external text with NEW's ``text_normalized``: ``text_equal``, the category ``text-changed``,
@@ -733,8 +748,7 @@ def diff_runs(
     Writes ``out/diff.parquet`` (:data:`DIFF_SCHEMA`, every record including unchanged ones) and
     ``out/_diff.json`` (the summary) when *out* is given. Raises :class:`DiffError` for a bad
     external spec, :class:`redecode.query.QueryError` for a path that is not a run, and
-    :class:`redecode.schema.SchemaVersionError` for parts of an unknown schema version, and
-    :class:`DiffError` for an *out* that is a URL.
+    :class:`redecode.schema.SchemaVersionError` for parts of an unknown schema version.
     """
     if compare not in COMPARE:
         raise DiffError(f"unknown comparison {compare!r}: {' or '.join(COMPARE)}")
@@ -756,7 +770,7 @@ def diff_runs(
             _side_table(con, "o", old_files, text_col)
             _pair_runs(con)
         else:
-            old_files = _external_files(external.path)
+            old_files = _external_files(con, external.path)
             try:
                 _external_side(con, external, old_files)
             except MissingColumnsError:
@@ -1016,27 +1030,29 @@ def diff_rules(
     *,
     out: str | None = None,
     max_record_bytes: int | None = None,
-    workers: int = 1,
+    workers: int | None = 1,
     examples: int = 10,
     executor: str = "local",
     master: str | None = None,
+    list_prefix: str | None = None,
 ) -> DiffSummary:
     """Decode every row record of *inputs* with *old_rules* and *new_rules* and diff the rows.
 
     *inputs*: files, directories, globs, URLs and ``@LIST`` files of archives, expanded as
-    ``redecode run`` expands them (:func:`redecode.inputs.expand_inputs`). Rules are
+    ``redecode run`` expands them (:func:`redecode.inputs.expand_inputs`, *list_prefix* before
+    every ``@LIST`` line). Rules are
     :class:`redecode.rules.Rules` or names of shipped ones (looked up once, here). Each record is
     read once and given to both rule sets; nothing but the diff (``out/diff.parquet``, when *out* is
     given) is written. The inputs are mapped with an executor (:func:`redecode.executors.map_shards`):
-    *executor* ``"local"`` diffs *workers* inputs in parallel processes, ``"spark"`` one input per
-    Spark task (*master* as there: a master URL, None for spark-submit's, ``"inline"`` for this
+    *executor* ``"local"`` diffs *workers* inputs in parallel processes (None: one per core),
+    ``"spark"`` one input per Spark task (*master* as there: a master URL, None for spark-submit's, ``"inline"`` for this
     process without Spark); the per-input function returns its diff rows to this process, which
     writes the diff (tasks write nothing, so a retry cannot duplicate rows). An archive that cannot
     be read to its end keeps the pairs read so far and is listed in ``input_errors``
     (:meth:`DiffSummary.exit_code` is then 1).
 
-    Raises :class:`DiffError` for an unknown rules name, an input that matches nothing, no input
-    found, or an *out* that is a URL; :class:`ValueError` for an unknown *executor*;
+    Raises :class:`DiffError` for an unknown rules name, an input that matches nothing or no input
+    found; :class:`ValueError` for an unknown *executor*;
     :class:`ImportError` for ``"spark"`` without pyspark (unless ``"inline"``).
     """
     from .executors import make_executor, map_shards  # noqa: PLC0415
@@ -1051,7 +1067,7 @@ def diff_rules(
     except (KeyError, ValueError) as exc:
         raise DiffError(str(exc.args[0]) if exc.args else f"unknown rules: {exc}") from exc
     try:
-        paths = expand_inputs(list(inputs))
+        paths = expand_inputs(list(inputs), list_prefix=list_prefix)
     except (OSError, ValueError) as exc:
         raise DiffError(str(exc)) from exc
     if not paths:

@@ -30,7 +30,8 @@ collection walks them again while rows are built (measured: -2% instructions, ca
 
 ``executor.info`` describes it for a run manifest (None for :class:`Local`); ``staged`` says
 whether its attempts must stage their output before publishing it (Spark: retried and speculative
-attempts of one item may run at once); ``writes_urls`` whether a run directory may be a URL.
+attempts of one item may run at once); ``writes_urls`` whether a run directory may be a URL (both
+executors': a URL run directory is always staged).
 
 Deviations: none.
 """
@@ -176,7 +177,10 @@ def _in_this_process(fn: Callable[[T], R], items: list[T], on_progress: Callable
 
 
 class Local(Executor):
-    """Processes on this machine (see the module docstring)."""
+    """Processes on this machine (see the module docstring). A run directory may be a URL: each
+    shard is then staged on local disk and published (:func:`redecode.rundir.publish_shard`)."""
+
+    writes_urls = True
 
     def __init__(self, workers: int | None = 1, *, prepare: Callable[[], None] | None = None) -> None:
         self.workers = workers
@@ -312,7 +316,7 @@ def _spark_session(master: str | None, app_name: str, conf: dict[str, str] | Non
         return active, False
     if master is None or master.startswith("local"):
         # Python workers of a local master are this interpreter (same venv, same package); a
-        # cluster gets its interpreter from spark.pyspark.python (the README's "On a Spark cluster").
+        # cluster gets its interpreter from spark.pyspark.python (docs/operations.md, "On a Spark cluster").
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(app_name)

@@ -9,10 +9,13 @@ one of:
   are filtered and whose matching directories are walked (:func:`iter_inputs`);
 - a URL (``s3://...``, any fsspec filesystem, :mod:`redecode.storage`) of an object, of a
   "directory" (a prefix, listed recursively) or of a glob, filtered like local ones;
-- ``@LIST``: a manifest file, local or remote, naming one path or URL per line (blank lines and
-  ``#`` comments skipped; a relative line is relative to the list's folder). Entries are taken as
-  files, unchecked and unexpanded: a 90,000-line list must not cost 90,000 requests before the
-  first task starts; a missing entry fails its own shard.
+- ``@LIST``: a manifest file, local or remote, plain or gzip (told from its first bytes, as
+  Common Crawl's ``warc.paths.gz``), naming one path or URL per line (blank lines and ``#``
+  comments skipped). ``list_prefix``, when given, is prepended to every line as written
+  (``s3://commoncrawl/`` before Common Crawl's ``crawl-data/...`` lines); then a relative line is
+  relative to the list's folder. Entries are taken as files, unchecked and unexpanded: a
+  90,000-line list must not cost 90,000 requests before the first task starts; a missing entry
+  fails its own shard.
 
 Directories, prefixes and globs keep the files whose names end in :data:`INPUT_SUFFIXES` (the
 suffixes of the readers registered in :data:`redecode.archive.READERS`). Files they hold under
@@ -39,6 +42,7 @@ from __future__ import annotations
 import errno as _errno
 import fnmatch
 import glob as _glob
+import gzip
 import os
 import posixpath
 import re
@@ -276,9 +280,22 @@ def _match(pattern: list[str], parts: list[str]) -> bool:
     return fnmatch.fnmatchcase(parts[0], head) and _match(pattern[1:], parts[1:])
 
 
-def _list_file_entries(list_path: str) -> list[str]:
-    """Lines of an ``@LIST`` file (see the module docstring)."""
-    text = storage.read_bytes(list_path).decode("utf-8")
+def _list_file_entries(list_path: str, prefix: str | None = None) -> list[str]:
+    """Lines of an ``@LIST`` file (see the module docstring), ``prefix`` prepended to each.
+
+    Raises :class:`ValueError` for a list that is neither UTF-8 text nor gzip of it."""
+    data = storage.read_bytes(list_path)
+    if data[:2] == b"\x1f\x8b":  # gzip magic (RFC 1952): Common Crawl's warc.paths.gz
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise ValueError(f"@{list_path}: a gzip list that does not inflate ({exc})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"@{list_path}: not a list of paths (not UTF-8 text, nor gzip of it: byte "
+                         f"{exc.start} is 0x{data[exc.start]:02x}); an @LIST names one path or URL "
+                         "per line") from None
     base = (posixpath.dirname(list_path) if storage.is_remote(list_path)
             else os.path.dirname(storage.local_path(list_path)))
     entries = []
@@ -286,6 +303,8 @@ def _list_file_entries(list_path: str) -> list[str]:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
+        if prefix:
+            line = prefix + line
         if storage.is_remote(line) or os.path.isabs(line) or line.startswith("file://"):
             entries.append(line)
         else:
@@ -320,13 +339,15 @@ def _expand_remote(url: str, not_read: list[str]) -> list[str]:
 
 
 def expand_inputs(inputs: Iterable[str | os.PathLike[str]], not_read: list[str] | None = None,
-                  unreadable: dict[str, str] | None = None) -> list[str]:
+                  unreadable: dict[str, str] | None = None, *, list_prefix: str | None = None) -> list[str]:
     """Expand command-line inputs to a sorted, de-duplicated list of paths and URLs (see the module
     docstring). Files that directories, prefixes and globs held under other names that still look
     like archives are appended to ``not_read`` when it is given; directories and files that could
-    not be read go to ``unreadable`` (path -> error) and ``not_read``.
+    not be read go to ``unreadable`` (path -> error) and ``not_read``. ``list_prefix`` is prepended
+    to every line of the ``@LIST`` files.
 
-    Raises :class:`FileNotFoundError` for an input that matches nothing.
+    Raises :class:`FileNotFoundError` for an input that matches nothing, :class:`ValueError` for
+    an ``@LIST`` that is not a list of paths.
     """
     other: list[str] = []
     local: list[str] = []
@@ -334,7 +355,7 @@ def expand_inputs(inputs: Iterable[str | os.PathLike[str]], not_read: list[str] 
     for item in inputs:
         s = os.fspath(item)
         if s.startswith("@"):
-            found.update(_list_file_entries(s[1:]))
+            found.update(_list_file_entries(s[1:], list_prefix))
         elif storage.is_remote(s):
             found.update(_expand_remote(s, other))
         else:

@@ -14,6 +14,11 @@ the worker count, so the same rules on the same bytes give the same parts and ro
 executor. Nothing is lost: ``records_seen == decoded + skipped + failed`` for every input and in
 total, and records of other types are counted per type.
 
+A record selection (:mod:`redecode.selection`: ``--sample``, ``--limit``) is applied here: records
+a sample leaves out are counted (``not_sampled``) and give no row; under a limit the shards (one
+per input) run one after the other, in input order, each given the rows still to take, so the
+same records are taken with any executor and worker count.
+
 Deviations: the Spark executor redoes shards made under other rules instead of refusing the run
 directory (the local executor refuses unless ``force``), as it always has
 (``tests/test_spark.py::test_marker_for_other_rules_is_redone``).
@@ -22,6 +27,7 @@ directory (the local executor refuses unless ``force``), as it always has
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -30,7 +36,7 @@ from . import storage
 from .archive import ArchiveError, iter_records, reader_for
 from .executors import Executor, Local, map_shards, progress_reporter
 from .inputs import expand_inputs, outside
-from .record import DEFAULT_MAX_RECORD_BYTES
+from .record import DEFAULT_MAX_RECORD_BYTES, synthetic_record_id
 from .row import NO_RECORD_TYPE, ROW_RECORD_TYPES, record_row
 from .rules import DEFAULT_RULES, RULES, Rules, as_rules
 from .rundir import (
@@ -49,7 +55,10 @@ from .rundir import (
     publish_shard,
     write_marker,
 )
+from .selection import ALL, Selection
 from .writer import PartWriter
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "DEFAULT_MAX_RECORD_BYTES", "DEFAULT_SHARD_BYTES", "plan", "plan_shards", "process_archive", "process_shard",
@@ -70,11 +79,15 @@ def process_archive(
     counts: ShardCounts | None = None,
     on_bytes: Callable[[int], None] | None = None,
     boundary: dict | None = None,
+    selection: Selection = ALL,
+    row_limit: int | None = None,
 ) -> Iterator[dict]:
     """Yield one row dict (keys: :data:`redecode.schema.COLUMNS`) per row record of ``path``.
 
     ``start``/``end`` restrict to records whose offset (bytes) lies in ``[start, end)``. Records of
-    other types are only counted in ``counts``. Damage is passed over: reading goes on at the next
+    other types are only counted in ``counts``. Row records ``selection``'s sample leaves out are
+    counted (``not_sampled``) and give no row; ``row_limit``: stop reading after that many rows
+    (then ``boundary["limited"]`` is True). Damage is passed over: reading goes on at the next
     record start (``iter_records(resync=True)``). Raises :class:`redecode.archive.ArchiveError`
     after the last readable record when the archive is cut short or damaged with no record after
     the damage (the rows before it have been yielded). When ``boundary`` is a dict,
@@ -85,6 +98,7 @@ def process_archive(
     """
     counts = counts if counts is not None else ShardCounts()
     last = start
+    sampled = selection.sample is not None
     stream = iter_records(path, max_record_bytes=max_record_bytes, start=start, end=end, resync=True)
     if boundary is not None:
         boundary["damaged"] = stream.damaged
@@ -96,9 +110,17 @@ def process_archive(
             last = record.offset
         if record.record_type not in ROW_RECORD_TYPES:
             continue
+        if sampled and not selection.keeps(record.record_id or synthetic_record_id(path, record.offset)):
+            counts.not_sampled += 1
+            continue
         row = record_row(record, rules)
         counts.add_row(row)
         yield row
+        if row_limit is not None and counts.records_seen >= row_limit:
+            stream.close()
+            if boundary is not None:
+                boundary["limited"] = True
+            return
     if boundary is not None:
         boundary["next_offset"] = stream.next_offset
 
@@ -143,16 +165,19 @@ def plan_shards(path: str, *, shard_bytes: int | None = None) -> list[tuple[int,
 
 
 def plan(inputs: list[str], out: str, *, shard_bytes: int | None = None,
-         not_read: list[str] | None = None, unreadable: dict[str, str] | None = None
-         ) -> tuple[list[str], list[Shard]]:
-    """``(paths, shards)``: ``inputs`` expanded (:func:`redecode.inputs.expand_inputs`) without the
-    files inside the run directory ``out``, and their shards (:func:`plan_shards`). Files the
-    inputs held under other names are appended to ``not_read``, directories and files that could
-    not be read added to ``unreadable`` (path -> error). Raises :class:`FileNotFoundError` for an
-    input that matches nothing."""
-    paths = outside(expand_inputs(inputs, not_read, unreadable), out)
+         not_read: list[str] | None = None, unreadable: dict[str, str] | None = None,
+         list_prefix: str | None = None, whole_files: bool = False) -> tuple[list[str], list[Shard]]:
+    """``(paths, shards)``: ``inputs`` expanded (:func:`redecode.inputs.expand_inputs`, with
+    ``list_prefix`` before every ``@LIST`` line) without the files inside the run directory
+    ``out``, and their shards (:func:`plan_shards`; one per input with ``whole_files``, as a run
+    under ``--limit`` reads them). Files the inputs held under other names are appended to
+    ``not_read``, directories and files that could not be read added to ``unreadable`` (path ->
+    error). Raises :class:`FileNotFoundError` for an input that matches nothing."""
+    paths = outside(expand_inputs(inputs, not_read, unreadable, list_prefix=list_prefix), out)
     shards = [Shard(path, index, start, end)
-              for path in paths for index, (start, end) in enumerate(plan_shards(path, shard_bytes=shard_bytes))]
+              for path in paths
+              for index, (start, end) in enumerate([(0, None)] if whole_files
+                                                   else plan_shards(path, shard_bytes=shard_bytes))]
     return paths, shards
 
 
@@ -166,10 +191,13 @@ def process_shard(
     rules: Rules,
     max_record_bytes: int,
     on_bytes: Callable[[int], None] | None = None,
+    selection: Selection = ALL,
+    row_limit: int | None = None,
 ) -> dict:
     """Decode one shard into its part in directory ``out`` and write its completion marker there;
     return the marker dict. ``on_bytes(n)``: progress, bytes (default: the executor's
-    :func:`redecode.executors.progress_reporter`).
+    :func:`redecode.executors.progress_reporter`). ``selection``'s sample is applied; reading
+    stops after ``row_limit`` rows (outcome ``limited``).
 
     A truncated or corrupt archive keeps the rows read so far; its error (file and offset) is in the
     marker's ``error`` and its ``outcome`` is ``truncated``. Damage with readable records after it
@@ -194,12 +222,15 @@ def process_shard(
         extra_metadata={"redecode.rules": rules.name, "redecode.rules_digest": rules.digest},
     ) as writer:
         rows = process_archive(shard.path, rules, max_record_bytes=max_record_bytes, start=shard.start,
-                               end=shard.end, counts=counts, on_bytes=on_bytes, boundary=boundary)
+                               end=shard.end, counts=counts, on_bytes=on_bytes, boundary=boundary,
+                               selection=selection, row_limit=row_limit)
         write = writer.write
         while True:
             try:
                 row = next(rows)
             except StopIteration:
+                if boundary.get("limited"):
+                    outcome = "limited"
                 break
             except ArchiveError as exc:
                 # "error": nothing could be read at all (not an archive, unreadable); "truncated":
@@ -221,7 +252,9 @@ def process_shard(
                 break
             write(row)  # outside the try: an error writing the part is not the input's
     damaged = [d.to_json() for d in boundary.get("damaged", ())]
-    if damaged and outcome == "complete":
+    if damaged and outcome in ("complete", "limited"):
+        # damage passed over is an error of the input even when --limit stopped it afterwards (the
+        # rerun reads it again, as any input not read cleanly)
         first = damaged[0]
         more = f" ({len(damaged)} damaged stretches in all, see damaged)" if len(damaged) > 1 else ""
         outcome, error_offset = "damaged", first["offset"]
@@ -247,18 +280,26 @@ def process_shard(
         cpu_seconds=round(time.process_time() - cpu_started, 3),
         input=fingerprint,
         damaged=damaged,
+        selection=selection, row_limit=row_limit,
     )
     write_marker(out, marker)
+    log.info("%s [%s, %s): %s, %d rows (%d decoded, %d skipped, %d failed) in %.1f s", shard.path, shard.start,
+             "end" if shard.end is None else shard.end, outcome, counts.records_seen, counts.decoded,
+             counts.skipped, counts.failed, marker["wall_seconds"])
     return marker
 
 
-def run_shard(shard: Shard, *, out: str, rules: Rules, max_record_bytes: int, staged: bool) -> dict:
-    """The per-shard function every executor runs: :func:`process_shard`, published into run
-    directory ``out`` (:func:`redecode.rundir.publish_shard`: staged for executors whose attempts
-    may run twice and for URLs). Returns the marker dict. Errors reading the archive are in the
-    marker (``outcome``); other exceptions propagate (Spark retries the task)."""
+def run_shard(shard: Shard, *, out: str, rules: Rules, max_record_bytes: int, staged: bool,
+              selection: Selection = ALL, row_limit: int | None = None) -> dict:
+    """The per-shard function every executor runs: :func:`process_shard` (with ``selection`` and
+    ``row_limit``), published into run directory ``out`` (:func:`redecode.rundir.publish_shard`:
+    staged for executors whose attempts may run twice and for URLs). Returns the marker dict.
+    Errors reading the archive are in the marker (``outcome``); other exceptions propagate (Spark
+    retries the task)."""
     return publish_shard(out, part_stem(shard.path, shard.index) + ".parquet",
-                         lambda directory: process_shard(shard, directory, rules, max_record_bytes), staged=staged)
+                         lambda directory: process_shard(shard, directory, rules, max_record_bytes,
+                                                         selection=selection, row_limit=row_limit),
+                         staged=staged)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,72 +319,94 @@ def run(
     on_progress: Callable[[int, int], None] | None = None,
     on_error: Callable[[str], None] | None = None,
     executor: Executor | None = None,
+    selection: Selection = ALL,
+    list_prefix: str | None = None,
 ) -> RunSummary:
     """Re-decode every record of ``inputs`` into run directory ``out``; return the summary.
 
     ``inputs``: files, directories (recursed), globs, URLs and ``@LIST`` files of archives
-    (:func:`redecode.inputs.expand_inputs`). ``rules``: a :class:`redecode.rules.Rules`, or the name
-    of a shipped one (looked up once, here). ``executor``: default the local one with ``workers``
-    processes (None: all cores), which preloads the rules before forking. ``on_progress(bytes_done,
-    bytes_total)`` is called as input bytes are consumed (local executor); ``on_error(message)``
-    once per input that could not be read to its end.
+    (:func:`redecode.inputs.expand_inputs`; ``list_prefix`` is prepended to every ``@LIST``
+    line). ``rules``: a :class:`redecode.rules.Rules`, or the name of a shipped one (looked up once,
+    here). ``executor``: default the local one with ``workers`` processes (None: all cores), which
+    preloads the rules before forking. ``selection``: the records taken (``--sample``,
+    ``--limit``, :mod:`redecode.selection`; default all), recorded in every marker and in the
+    manifest. ``on_progress(done, total)`` is called as input bytes are consumed (local executor;
+    under a limit, rows written out of the limit); ``on_error(message)`` once per input that could
+    not be read to its end.
 
-    ``out`` is a local directory (a ``file://`` URL is taken as its path) unless the executor
-    writes URLs (:class:`redecode.executors.Spark`).
+    ``out`` is a local directory (a ``file://`` URL is taken as its path) or a URL (``s3://...``):
+    each shard is then staged on local disk and published part first, marker second
+    (:func:`redecode.rundir.publish_shard`), with any executor.
 
     Raises :class:`FileNotFoundError` for an input that matches nothing, :class:`KeyError` for
     unknown rules, :class:`ValueError` for an ``out`` that is a URL the executor cannot write,
     :class:`redecode.rundir.RunDirectoryLocked`, :class:`redecode.rundir.RunDirectoryConflict`
-    (output of other rules in ``out``, local executor, without ``force``).
+    (output of other rules or of another selection in ``out``, local executor, without ``force``).
     """
     clock = RunClock.start()
     rules = as_rules(rules)
     executor = executor or Local(workers, prepare=rules.preload)
-    if executor.writes_urls:
-        out = storage.local_path(out)
-    else:
-        out = storage.local_directory(
-            out, "the local executor",
-            "; to write to a URL use --executor spark (--master 'local[N]' runs it on this machine)")
+    out = storage.local_path(out)
+    if storage.is_remote(out) and not executor.writes_urls:
+        raise ValueError(f"--out {out}: this executor writes a local directory, not a URL")
+    limited = selection.limit is not None
     not_read: list[str] = []
     unreadable: dict[str, str] = {}
-    paths, shards = plan(inputs, out, shard_bytes=shard_bytes, not_read=not_read, unreadable=unreadable)
+    paths, shards = plan(inputs, out, shard_bytes=shard_bytes, not_read=not_read, unreadable=unreadable,
+                         list_prefix=list_prefix, whole_files=limited)
+    log.info("%d input(s), %d shard(s) -> %s", len(paths), len(shards), out)
     local = isinstance(executor, Local)
-    with RunDirectory(out, rules, force=force, foreign="refuse" if local else "redo") as rd:
+    with RunDirectory(out, rules, force=force, foreign="refuse" if local else "redo", selection=selection) as rd:
         state = rd.resume(shards, max_record_bytes) if not force else None
         markers = state.markers if state is not None else {}
-        todo = [s for s in shards if (s.path, s.index) not in markers]
-        progress = _progress(shards, markers, on_progress)
         shard_fn = functools.partial(run_shard, out=out, rules=rules, max_record_bytes=max_record_bytes,
-                                     staged=executor.staged or storage.is_remote(out))
-        results = map_shards(shard_fn, todo, executor, on_progress=progress,
-                             description=f"redecode {len(todo)} shard(s) -> {out}")
-        # an input whose shards did not meet exactly is redone whole
-        markers.update(((m["path"], m["shard"]), m) for m in results)
-        shards, redone = rd.redo_bad_boundaries(shards, markers)
-        more = map_shards(shard_fn, redone, executor, description=f"redecode {len(redone)} shard(s) -> {out}")
-        markers.update(((m["path"], m["shard"]), m) for m in more)
-        results += more
-        if progress is not None:
-            progress(None)
-        rd.remove_stale_parts(paths, shards)
-        earlier_paths, earlier_shards, earlier_markers = rd.earlier_inputs(paths)
+                                     staged=executor.staged or storage.is_remote(out), selection=selection)
+        if limited:
+            all_paths = paths
+            shards, results, skipped = _run_in_order(shards, markers, shard_fn, executor, selection.limit,
+                                                     on_progress, out)
+            paths = sorted({s.path for s in shards})
+            todo, redone = results, []
+            rd.remove_stale_parts(all_paths, shards)  # parts of inputs a limit no longer reaches
+        else:
+            todo = [s for s in shards if (s.path, s.index) not in markers]
+            log.info("%d shard(s) complete in %s, %d to do", len(shards) - len(todo), out, len(todo))
+            progress = _progress(shards, markers, on_progress)
+            results = map_shards(shard_fn, todo, executor, on_progress=progress,
+                                 description=f"redecode {len(todo)} shard(s) -> {out}")
+            # an input whose shards did not meet exactly is redone whole
+            markers.update(((m["path"], m["shard"]), m) for m in results)
+            shards, redone = rd.redo_bad_boundaries(shards, markers)
+            if redone:
+                log.info("%d input(s) redone as one shard (their shards did not meet)", len(redone))
+            more = map_shards(shard_fn, redone, executor, description=f"redecode {len(redone)} shard(s) -> {out}")
+            markers.update(((m["path"], m["shard"]), m) for m in more)
+            results += more
+            skipped = len(shards) - len(todo) - len(redone)
+            if progress is not None:
+                progress(None)
+            rd.remove_stale_parts(paths, shards)
+        earlier_paths, earlier_shards, earlier_markers = rd.earlier_inputs(all_paths if limited else paths)
         markers.update(earlier_markers)
         manifest = rd.manifest(paths + earlier_paths, shards + earlier_shards, markers, clock)
         manifest["files_not_read"] = files_not_read(outside(not_read, out), unreadable)
+        if limited:
+            manifest["selection"]["inputs_not_reached"] = files_not_read(sorted(set(all_paths) - set(paths)))
         if executor.info is not None:
             task_cpu = sum(m.get("cpu_seconds", 0.0) for m in results)
             manifest["cpu_seconds"] = round(manifest["cpu_seconds"] + task_cpu, 3)
             manifest["executor"] = dict(
                 executor.info,
                 tasks=len(results),
-                shards_skipped=len(shards) - len(todo) - len(redone),
+                shards_skipped=skipped,
                 task_wall_seconds=round(sum(m.get("wall_seconds", 0.0) for m in results), 3),
                 task_cpu_seconds=round(task_cpu, 3),
             )
         rd.write_manifest(manifest)
-    read_now = {s.path for s in todo} | {s.path for s in redone}
-    skipped = {s.path for s in shards if s not in todo and s not in redone}
+        log.info("manifest written: %s", storage.join(out, "_run.json"))
+    read_now = {m["path"] for m in results}
+    done = {(m["path"], m["shard"]) for m in results}
+    skipped_paths = {s.path for s in shards if (s.path, s.index) not in done}
     errors = [entry["error"] for entry in manifest["inputs"] if entry["error"]]
     # a directory or file the inputs held that could not be read: the run did not read everything
     errors += [f"{entry['path']}: {entry['error']}" for entry in manifest["files_not_read"].get("unreadable", ())]
@@ -352,11 +415,45 @@ def run(
             on_error(message)
     return RunSummary(
         manifest=manifest, errors=errors,
-        resumed=sorted(skipped - read_now - set(earlier_paths)),  # nothing of them read now
-        partial=sorted(skipped & read_now),  # a run stopped midway: some shards were done
+        resumed=sorted(skipped_paths - read_now - set(earlier_paths)),  # nothing of them read now
+        partial=sorted(skipped_paths & read_now),  # a run stopped midway: some shards were done
         changed=list(state.changed) if state is not None else [],
         retried=list(state.retried) if state is not None else [],
     )
+
+
+def _run_in_order(shards: list[Shard], markers: dict, shard_fn, executor: Executor, limit: int,
+                  on_progress: Callable[[int, int], None] | None, out: str
+                  ) -> tuple[list[Shard], list[dict], int]:
+    """Run ``shards`` (one per input) one after the other, each given the rows still to take out of
+    ``limit``, until ``limit`` rows are written; a shard with a current marker made with the same
+    row limit is not run again. Returns ``(shards reached, markers of the shards run, shards
+    skipped as complete)``; ``markers`` gets every reached shard's marker."""
+    remaining = limit
+    reached: list[Shard] = []
+    results: list[dict] = []
+    skipped = 0
+    if on_progress is not None:
+        on_progress(0, limit)
+    for shard in shards:
+        if remaining <= 0:
+            break
+        key = (shard.path, shard.index)
+        marker = markers.get(key)
+        if marker is not None and marker.get("row_limit") == remaining:
+            skipped += 1
+        else:
+            marker = map_shards(functools.partial(shard_fn, row_limit=remaining), [shard], executor,
+                                description=f"redecode {shard.path} (at most {remaining} rows) -> {out}")[0]
+            markers[key] = marker
+            results.append(marker)
+        reached.append(shard)
+        remaining -= marker["rows"]
+        if on_progress is not None:
+            on_progress(limit - max(remaining, 0), limit)
+    for key in [k for k in markers if k[0] not in {s.path for s in reached}]:
+        del markers[key]
+    return reached, results, skipped
 
 
 def _progress(shards: list[Shard], markers: dict, on_progress: Callable[[int, int], None] | None):

@@ -25,6 +25,14 @@ statement write to an allowed path (``COPY ... TO 'DIR/x.parquet' (USE_TMP_FILE 
 :func:`execute` also accepts only ``SELECT`` statements, and ``EXPLAIN`` of a ``SELECT`` (``EXPLAIN
 ANALYZE`` runs the statement it explains).
 
+Run directories may be URLs (``s3://bucket/run``): their listing and manifest are read through
+:mod:`redecode.storage`, and DuckDB reads their parts through the same fsspec filesystem
+(:func:`use_storage`, DuckDB's ``register_filesystem``), with the credentials and endpoint
+``redecode.storage`` takes from the environment; DuckDB's own httpfs extension is not needed.
+The confinement holds there too: the filesystem is registered before the configuration is locked,
+and DuckDB checks a URL against ``allowed_directories`` as it checks a local path, so a query on
+``s3://bucket/run`` reads ``s3://bucket/run/*.parquet`` and no other object, local file or bucket.
+
 The standard report (:func:`report`) opens its own connection whose ``decodes`` view holds only
 :data:`redecode.schema.PROVENANCE_COLUMNS`: the report never reads the ``text`` column (the column
 dominates the part size; projection keeps the report fast on large runs).
@@ -49,8 +57,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import duckdb
+from wcwidth import wcswidth, wcwidth
 import pyarrow as pa
 
+from . import storage
 from .rundir import MANIFEST
 from .schema import COLUMNS, PROVENANCE_COLUMNS, SCHEMA, check_schema_version
 from .storage import path_text
@@ -70,6 +80,8 @@ __all__ = [
     "format_result",
     "format_report",
     "render_table",
+    "wrap",
+    "use_storage",
     "REPORT_SECTIONS",
 ]
 
@@ -105,24 +117,35 @@ def load_run(path: str) -> RunDir:
     """Find the parts and the manifest of the run at *path*.
 
     *path* is a run directory (parts are the ``*.parquet`` files in it, not the hidden ``.tmp-*``
-    files of an interrupted run) or a single ``.parquet`` part. Raises :class:`QueryError` when the
-    path does not exist, or is a directory with neither parts nor ``_run.json``.
+    files of an interrupted run) or a single ``.parquet`` part, local or a URL
+    (:mod:`redecode.storage`; a ``file://`` URL is its local path). Raises :class:`QueryError`
+    when the path does not exist, or is a directory with neither parts nor ``_run.json``, and
+    :class:`ImportError` for a URL without the ``[s3]`` extra.
     """
-    if os.path.isfile(path):
+    path = storage.local_path(path)
+    if storage.is_remote(path):
+        path = path.rstrip("/")
+        names = storage.listdir(path)
+        if not names:
+            if storage.exists(path):  # an object: a single part
+                return RunDir(path=path, manifest=None, parts=(path,))
+            raise QueryError(f"{path}: no such run directory (give the --out DIR of `redecode run`)")
+    elif os.path.isfile(path):
         return RunDir(path=path, manifest=None, parts=(path,))
-    if not os.path.isdir(path):
+    elif not os.path.isdir(path):
         raise QueryError(f"{path}: no such run directory (give the --out DIR of `redecode run`)")
+    else:
+        names = sorted(os.listdir(path))
     parts = tuple(
-        os.path.join(path, name)
-        for name in sorted(os.listdir(path))
+        storage.join(path, name)
+        for name in names
         if name.endswith(".parquet") and not name.startswith(".")
     )
     manifest = None
-    manifest_path = os.path.join(path, MANIFEST_NAME)
-    if os.path.exists(manifest_path):
+    manifest_path = storage.join(path, MANIFEST_NAME)
+    if MANIFEST_NAME in names:
         try:
-            with open(manifest_path, encoding="utf-8") as f:
-                manifest = json.load(f)
+            manifest = json.loads(storage.read_bytes(manifest_path))
         except (OSError, ValueError) as exc:
             raise QueryError(f"{manifest_path}: cannot read the run manifest: {exc}") from exc
     if not parts and manifest is None:
@@ -131,6 +154,19 @@ def load_run(path: str) -> RunDir:
             "give the --out DIR of `redecode run`"
         )
     return RunDir(path=path, manifest=manifest, parts=parts)
+
+
+def use_storage(con: duckdb.DuckDBPyConnection, paths: Iterable[str]) -> None:
+    """Let *con* read the URLs among *paths* (``s3://...``) through :mod:`redecode.storage`'s fsspec
+    filesystem for their scheme (registered once per scheme). Local paths need nothing. Raises
+    :class:`ImportError` without the ``[s3]`` extra."""
+    for path in paths:
+        if not storage.is_remote(path):
+            continue
+        fs, _ = storage.filesystem(path)
+        protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+        if protocol not in con.list_filesystems():
+            con.register_filesystem(fs)
 
 
 def check_part_versions(con: duckdb.DuckDBPyConnection, parts: Sequence[str]) -> None:
@@ -276,9 +312,12 @@ def open_query(
     if unknown:
         raise QueryError(f"unknown columns: {', '.join(unknown)}")
     loaded = [load_run(r) for r in runs]
+    # DuckDB draws a progress bar on stdout for queries over two seconds: stdout is for data here
     con = duckdb.connect(":memory:")
-    _confine(con, [run.path for run in loaded if os.path.isdir(run.path)],
-             [run.path for run in loaded if not os.path.isdir(run.path)] + list(also_read))
+    con.execute("SET enable_progress_bar = false")
+    use_storage(con, [r.path for r in loaded] + list(also_read))  # before the configuration is locked
+    single = [run.path for run in loaded if run.parts == (run.path,)]  # a part given as a run
+    _confine(con, [run.path for run in loaded if run.path not in single], single + list(also_read))
     for run in loaded:
         check_part_versions(con, run.parts)
     selects = [_parts_select(con, run, columns) for run in loaded]
@@ -297,8 +336,12 @@ def _confine(con: duckdb.DuckDBPyConnection, directories: Sequence[str], files: 
     spill = tempfile.mkdtemp(prefix="redecode-query-")
     weakref.finalize(con, shutil.rmtree, spill, True)
 
-    def both(paths: Sequence[str]) -> list[str]:  # as given (made absolute) and resolved
-        return sorted({os.path.abspath(p) for p in paths} | {os.path.realpath(p) for p in paths})
+    def both(paths: Sequence[str]) -> list[str]:
+        # a local path as given (made absolute) and resolved; a URL (s3://bucket/run, read through
+        # the fsspec filesystem use_storage registered) as it is: DuckDB checks it as a prefix too
+        local = [p for p in paths if not storage.is_remote(p)]
+        return sorted({os.path.abspath(p) for p in local} | {os.path.realpath(p) for p in local}
+                      | {p for p in paths if storage.is_remote(p)})
 
     settings = (
         ("temp_directory", spill),
@@ -469,10 +512,11 @@ REPORT_SECTIONS: tuple[tuple[str, str, str], ...] = (
     (
         "failed_inputs",
         "Inputs that failed",
+        # (an input stopped by --limit, outcome 'limited', did not fail)
         # the error without the path it starts with (the path has its own column)
         "SELECT run, path, outcome, error_offset, rows, CASE WHEN starts_with(error, path || ': ') "
         "THEN substr(error, length(path) + 3) ELSE error END AS error FROM runs "
-        "WHERE outcome IS DISTINCT FROM 'complete' ORDER BY run, path",
+        "WHERE outcome IS NULL OR outcome NOT IN ('complete', 'limited') ORDER BY run, path",
     ),
 )
 
@@ -538,7 +582,8 @@ def _jsonable(value):
     return value
 
 
-def _cell(value, width: int = 60) -> str:
+def _text(value, width: int = 60) -> str:
+    """*value* as one line of a table cell, uncut (list elements cut to *width*)."""
     if value is None:
         return ""
     if isinstance(value, float):
@@ -550,21 +595,84 @@ def _cell(value, width: int = 60) -> str:
     # One line per row: control characters (newlines in excerpts) shown escaped, the rest as is.
     if not text.isprintable():
         text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-    if len(text) <= width:
+    return text
+
+
+def _columns(text: str) -> int:
+    """Terminal columns *text* takes (wcwidth: East Asian wide characters take two, combining
+    marks none); *text* has no control characters (:func:`_text` escapes them)."""
+    return len(text) if text.isascii() else max(wcswidth(text), 0)
+
+
+def _take(text: str, width: int, from_end: bool = False) -> str:
+    """The longest start (or end) of *text* that takes at most *width* terminal columns."""
+    used = 0
+    chars = reversed(text) if from_end else iter(text)
+    n = 0
+    for c in chars:
+        w = max(wcwidth(c), 0)
+        if used + w > width:
+            break
+        used += w
+        n += 1
+    return text[len(text) - n:] if from_end else text[:n]
+
+
+def _cut(text: str, width: int, at_end: bool = False) -> str:
+    """*text* cut to *width* terminal columns, marked with "…": in the middle (a path keeps its
+    file name, a message its start and its end), or at the end with *at_end*."""
+    if _columns(text) <= width:
         return text
-    # cut in the middle: a path keeps its file name, a message its start and its end
+    if width <= 1:
+        return "…"[:width]
+    if at_end:
+        return _take(text, width - 1) + "…"
     head = (width - 1) * 2 // 5
-    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+    start = _take(text, head)
+    return start + "…" + _take(text, width - 1 - _columns(start), from_end=True)
 
 
-def render_table(columns: Sequence[str], rows: Iterable[Sequence], *, max_width: int = 60) -> str:
-    """Rows as an aligned plain-text table (NULL shown empty, long cells cut to *max_width*
-    characters in the middle, marked with "…")."""
-    cells = [[_cell(v, max_width) for v in row] for row in rows]
-    widths = [len(c) for c in columns]
+def _cell(value, width: int = 60) -> str:
+    return _cut(_text(value, width), width)
+
+
+#: The narrowest a cut column gets when a table is fitted to a width (its header may be wider).
+MIN_COLUMN_WIDTH = 6
+#: Below this many columns for its widest cells a table fitted to a width is shown expanded instead:
+#: narrower cuts leave too little of a URL or an excerpt to read.
+MIN_CUT_WIDTH = 20
+_GAP = 2  # spaces between columns
+
+
+def render_table(columns: Sequence[str], rows: Iterable[Sequence], *, max_width: int = 60,
+                 width: int | None = None, cut_at_end: Sequence[str] = ()) -> str:
+    """Rows as an aligned plain-text table: NULL shown empty, long cells cut to *max_width*
+    characters (in the middle, or at the end for the columns named in *cut_at_end*), marked "…".
+
+    *width* (terminal columns, which wcwidth counts: a CJK character takes two; None: no limit):
+    no line is wider. The widest columns are cut further to one common limit, none below its
+    header or :data:`MIN_COLUMN_WIDTH`; when that is still too wide, or the limit would be under
+    :data:`MIN_CUT_WIDTH`, each row is shown as ``column  value`` lines under a ``-[ row N ]-``
+    rule (psql's expanded display), values cut to fit.
+    """
+    rows = list(rows)
+    texts = [[_text(v, max_width) for v in row] for row in rows]
+    natural = [min(max([_columns(c)] + [_columns(r[i]) for r in texts]), max(max_width, _columns(c)))
+               for i, c in enumerate(columns)]
+    caps = list(natural)
+    if width is not None and sum(caps) + _GAP * (len(caps) - 1) > width:
+        floors = [min(n, max(_columns(c), MIN_COLUMN_WIDTH)) for n, c in zip(natural, columns)]
+        if sum(floors) + _GAP * (len(floors) - 1) > width:
+            return _render_expanded(columns, texts, width, cut_at_end)
+        caps = _fit(natural, floors, width - _GAP * (len(caps) - 1))
+        if any(c < n and c < MIN_CUT_WIDTH for c, n in zip(caps, natural)):
+            return _render_expanded(columns, texts, width, cut_at_end)
+    at_end = [c in cut_at_end for c in columns]
+    cells = [[_cut(t, caps[i], at_end[i]) for i, t in enumerate(r)] for r in texts]
+    widths = [_columns(c) for c in columns]
     for row in cells:
         for i, c in enumerate(row):
-            widths[i] = max(widths[i], len(c))
+            widths[i] = max(widths[i], _columns(c))
     numeric = [
         all(v is None or isinstance(v, (int, float, decimal.Decimal)) for v in col)
         for col in zip(*rows)
@@ -573,7 +681,8 @@ def render_table(columns: Sequence[str], rows: Iterable[Sequence], *, max_width:
     def line(values):
         out = []
         for i, v in enumerate(values):
-            out.append(v.rjust(widths[i]) if numeric[i] else v.ljust(widths[i]))
+            pad = " " * (widths[i] - _columns(v))
+            out.append(pad + v if numeric[i] else v + pad)
         return "  ".join(out).rstrip()
 
     lines = [line(list(columns)), "  ".join("-" * w for w in widths)]
@@ -583,10 +692,54 @@ def render_table(columns: Sequence[str], rows: Iterable[Sequence], *, max_width:
     return "\n".join(lines)
 
 
-def format_result(result: Result, fmt: str = "table") -> str:
-    """*result* as ``table`` (aligned text), ``csv`` (header row, RFC 4180) or ``json`` (list of objects)."""
+def wrap(text: str, width: int | None) -> str:
+    """*text* (one paragraph) broken into lines of at most *width* characters (None: as is);
+    a word longer than the width (a long path) is cut across lines."""
+    if width is None or len(text) <= width:
+        return text
+    import textwrap  # noqa: PLC0415
+
+    return "\n".join(textwrap.wrap(text, max(width, 1), break_on_hyphens=False))
+
+
+def _fit(natural: list[int], floors: list[int], room: int) -> list[int]:
+    """Column widths summing to at most *room*: the widest columns cut to one common limit (the
+    largest that fits), none below its floor. ``sum(floors) <= room`` is the caller's."""
+    lo, hi = 0, max(natural)
+    while lo < hi:  # the largest limit whose widths fit
+        mid = (lo + hi + 1) // 2
+        if sum(max(f, min(n, mid)) for n, f in zip(natural, floors)) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return [max(f, min(n, lo)) for n, f in zip(natural, floors)]
+
+
+def _render_expanded(columns: Sequence[str], texts: list[list[str]], width: int,
+                     cut_at_end: Sequence[str]) -> str:
+    name_width = max(_columns(c) for c in columns)
+    if name_width + _GAP + MIN_COLUMN_WIDTH > width:
+        name_width = max(1, width - _GAP - MIN_COLUMN_WIDTH)
+    value_width = max(1, width - name_width - _GAP)
+    lines = []
+    for n, row in enumerate(texts, 1):
+        rule = f"-[ row {n} ]"
+        lines.append(_cut(rule + "-" * max(0, min(width, 40) - len(rule)), width, at_end=True))
+        for c, t in zip(columns, row):
+            name = _cut(c, name_width, at_end=True)
+            name += " " * (name_width - _columns(name))
+            lines.append(f"{name}{' ' * _GAP}{_cut(t, value_width, c in cut_at_end)}".rstrip())
+    if not texts:
+        lines.append("(none)")
+    return "\n".join(lines)
+
+
+def format_result(result: Result, fmt: str = "table", *, width: int | None = None) -> str:
+    """*result* as ``table`` (aligned text, no line wider than *width* characters; None: no
+    limit, see :func:`render_table`), ``csv`` (header row, RFC 4180) or ``json`` (list of
+    objects)."""
     if fmt == "table":
-        return render_table(result.columns, result.rows)
+        return render_table(result.columns, result.rows, width=width)
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
@@ -603,16 +756,17 @@ def format_result(result: Result, fmt: str = "table") -> str:
     raise ValueError(f"unknown format {fmt!r} (table, csv or json)")
 
 
-def format_report(rep: Report, fmt: str = "table") -> str:
-    """The report as text tables, CSV sections, or one JSON object (:meth:`Report.to_json`)."""
+def format_report(rep: Report, fmt: str = "table", *, width: int | None = None) -> str:
+    """The report as text tables (no line wider than *width* characters; None: no limit), CSV
+    sections, or one JSON object (:meth:`Report.to_json`)."""
     if fmt == "json":
         return json.dumps(rep.to_json(), ensure_ascii=False, indent=2)
     chunks = []
     if fmt == "table":
-        chunks.append(f"{rep.records} records in {', '.join(rep.runs)}")
+        chunks.append(wrap(f"{rep.records} records in {', '.join(rep.runs)}", width))
     for key, result in rep.sections.items():
         if fmt == "table":
-            chunks.append(f"== {result.title} ==\n{format_result(result, 'table')}")
+            chunks.append(f"{wrap(f'== {result.title} ==', width)}\n{format_result(result, 'table', width=width)}")
         else:
             chunks.append(f"# {key}: {result.title}\n{format_result(result, fmt)}")
     return "\n\n".join(chunks)

@@ -30,7 +30,7 @@ escapes (``\\n``, ``\\u202e``); JSON inside ``<script>`` has ``<``, ``>`` and ``
 ``\\u003c``, ``\\u003e``, ``\\u0026``, so no text can close the script element.
 
 Units: ``records`` counts rows of ``decodes`` (records), ``replacement_chars`` U+FFFD characters
-(``decode_errors``), ``confidence`` the detector engine's own 0..1 value (see the README under the
+(``decode_errors``), ``confidence`` the detector engine's own 0..1 value (see docs/columns.md under the
 column table: not a probability, engines do not compare).
 """
 
@@ -45,9 +45,9 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from . import __version__
+from . import __version__, storage
 from .diff import CATEGORIES, CHANGED_CATEGORIES, DIFF_FILE, EXCERPT_AFTER, EXCERPT_BEFORE, SUMMARY_FILE
-from .query import MANIFEST_NAME, QueryError, Result, load_run, open_query
+from .query import MANIFEST_NAME, QueryError, Result, load_run, open_query, use_storage
 from .schema import PROVENANCE_COLUMNS
 from .sniff import SOURCES
 
@@ -353,13 +353,20 @@ def _attach_diff(con, path: str) -> tuple[str | None, str | None, list[dict]]:
     Raises :class:`ReportError` when *path* is not the ``--out`` of ``redecode diff`` or its
     diff.parquet is of a diff format this code does not know.
     """
-    if not os.path.isdir(path):
+    path = storage.local_path(path)
+    if storage.is_remote(path):
+        path = path.rstrip("/")
+        names = storage.listdir(path)
+    elif os.path.isdir(path):
+        names = os.listdir(path)
+    else:
         raise ReportError(f"--diff {path}: no such directory (give the --out DIR of `redecode diff`)")
-    parquet = os.path.join(path, DIFF_FILE)
-    if not os.path.isfile(parquet):
+    parquet = storage.join(path, DIFF_FILE)
+    if DIFF_FILE not in names:
         raise ReportError(
             f"--diff {path}: not a diff directory (no {DIFF_FILE}); give the --out DIR of "
             "`redecode diff OLD NEW --out DIR`")
+    use_storage(con, [parquet])
     try:
         meta = {
             bytes(k).decode("utf-8", "replace"): bytes(v).decode("utf-8", "replace")
@@ -375,11 +382,10 @@ def _attach_diff(con, path: str) -> tuple[str | None, str | None, list[dict]]:
             f"this report reads version {_DIFF_MAJOR}.x)")
     con.execute(f"CREATE VIEW diff AS SELECT * FROM read_parquet({_sql_literal(parquet)})")
     old, new, errors = meta.get("redecode.diff_old"), meta.get("redecode.diff_new"), []
-    summary_path = os.path.join(path, SUMMARY_FILE)
-    if os.path.isfile(summary_path):
+    summary_path = storage.join(path, SUMMARY_FILE)
+    if SUMMARY_FILE in names:
         try:
-            with open(summary_path, encoding="utf-8") as f:
-                summary = json.load(f)
+            summary = json.loads(storage.read_bytes(summary_path))
         except (OSError, ValueError) as exc:
             raise ReportError(f"{summary_path}: cannot read the diff summary: {exc}") from exc
         old, new = summary.get("old", old), summary.get("new", new)
@@ -427,7 +433,10 @@ def collect(runs: Sequence[str] | str, *, diff: str | None = None, examples: int
         raise QueryError("no run directory given")
     infos = tuple(_run_info(r) for r in runs)
     # the connection reads nothing but the runs' parts and the diff's table (query.open_query)
-    diff_table = [os.path.join(diff, DIFF_FILE)] if diff is not None else []
+    diff_table = []
+    if diff is not None:  # (as _attach_diff names it: a URL without its trailing slash)
+        where = storage.local_path(diff)
+        diff_table = [storage.join(where.rstrip("/") if storage.is_remote(where) else where, DIFF_FILE)]
     con = open_query(runs, columns=PROVENANCE_COLUMNS, also_read=diff_table)
     try:
         diff_info = None
@@ -485,7 +494,8 @@ def _vega_bundle(alt) -> str:
 
 
 _STATUS_COLORS = {"decoded": "#4c9a5b", "skipped": "#9e9e9e", "failed": "#d1495b"}
-_OUTCOME_COLORS = {"complete": "#4c9a5b", "damaged": "#d8b33a", "truncated": "#e89c3a", "error": "#d1495b", "(none)": "#9e9e9e"}
+_OUTCOME_COLORS = {"complete": "#4c9a5b", "limited": "#7a9cc6", "damaged": "#d8b33a", "truncated": "#e89c3a",
+                   "error": "#d1495b", "(none)": "#9e9e9e"}
 _KIND_COLORS = {"mojibake fixed": "#4c9a5b", "label only (same text)": "#9ecae1",
                 "other change": "#e89c3a"}
 _WIDTH = 620
@@ -970,8 +980,9 @@ def render_html(data: ReportData) -> str:
 
 
 def _check_output(output: str) -> str:
-    if "://" in output:
-        raise ReportError(f"-o {output}: the report is written to a local file, not a URL")
+    output = storage.local_path(output)
+    if storage.is_remote(output):
+        return output
     if os.path.isdir(output):
         raise ReportError(f"-o {output}: is a directory; name the HTML file to write")
     parent = os.path.dirname(os.path.abspath(output))
@@ -983,14 +994,18 @@ def _check_output(output: str) -> str:
 def write_report(runs: Sequence[str] | str, output: str, *, diff: str | None = None,
                  examples: int = 5) -> ReportData:
     """Collect the data (:func:`collect`), render the page (:func:`render_html`) and write it to
-    *output* (a local file; written under a temporary name, then renamed).
+    *output*: a local file (written under a temporary name, then renamed) or a URL (one upload,
+    :func:`redecode.storage.write_bytes`). *runs* and *diff* may be URLs too.
 
     Raises what :func:`collect` and :func:`render_html` raise, and :class:`ReportError` for an
-    *output* that is a URL, a directory, or in a directory that does not exist (checked first).
+    *output* that is a directory or in a directory that does not exist (checked first).
     """
-    _check_output(output)
+    output = _check_output(output)
     data = collect(runs, diff=diff, examples=examples)
     page = render_html(data)
+    if storage.is_remote(output):
+        storage.write_bytes(output, page.encode("utf-8"))
+        return data
     tmp = os.path.join(os.path.dirname(os.path.abspath(output)), f".tmp-{os.path.basename(output)}")
     try:
         with open(tmp, "w", encoding="utf-8") as f:

@@ -393,20 +393,35 @@ def known_rules(name: str, digest: str, normalize: str | None = None, graphemes:
     return rules if rules is not None and rules.digest == digest else None
 
 
-def format_rules(*, as_json: bool = False) -> str:
+def format_rules(*, as_json: bool = False, width: int | None = None) -> str:
     """The listing ``redecode rules`` prints: JSON ``{"default": name, "rules": [describe()...]}``
-    or one text block per rule set (name, digest, description, set parameters, versions)."""
+    or one text block per rule set (name, digest, description, set parameters, versions), its
+    lines broken to at most *width* characters (None: not broken; a word longer than the width,
+    such as a digest, is cut across lines)."""
     described = [r.describe() for r in RULES.values()]
     if as_json:
         return json.dumps({"default": DEFAULT_RULES, "rules": described}, indent=2)
+    import textwrap  # noqa: PLC0415
+
     lines: list[str] = []
+
+    def add(text: str, indent: str, more: str) -> None:
+        if width is None or len(text) + len(indent) <= width:
+            lines.append(indent + text)
+        else:
+            lines.extend(textwrap.wrap(text, max(width, len(more) + 1), initial_indent=indent,
+                                       subsequent_indent=more, break_on_hyphens=False))
+
     for d in described:
         mark = " (default)" if d["name"] == DEFAULT_RULES else ""
-        lines += [f"{d['name']}{mark}", f"  digest: {d['digest']}", f"  {d['description']}"]
+        add(f"{d['name']}{mark}", "", "  ")
+        add(f"digest: {d['digest']}", "  ", "    ")
+        add(d["description"], "  ", "  ")
         for key, value in d["parameters"].items():
             if value is not None and value != []:
-                lines.append(f"  {key}: {json.dumps(value)}")
+                add(f"{key}: {json.dumps(value)}", "  ", "    ")
         lines.append("  versions:")
-        lines += [f"    {key}: {value}" for key, value in d["versions"].items()]
+        for key, value in d["versions"].items():
+            add(f"{key}: {value}", "    ", "      ")
         lines.append("")
     return "\n".join(lines).rstrip("\n")

@@ -8,14 +8,15 @@ Contract. A run directory ``OUT`` (a local path, or a URL of any fsspec filesyst
   two inputs with the same name in different folders do not collide; the name is deterministic, so
   a redone or retried shard replaces its part and never adds one.
 - ``_done/<part stem>.json``: the shard's completion marker (its byte range, counts, outcome, rules
-  digest, :data:`redecode.row.ROW_CODE_VERSION`, ``max_record_bytes``, and ``input``: the input's
+  digest, :data:`redecode.row.ROW_CODE_VERSION`, ``max_record_bytes``, the record selection of
+  :mod:`redecode.selection` and the row limit the shard was given, and ``input``: the input's
   :func:`redecode.storage.fingerprint` taken before it was read), published after its part. A
   shard is complete iff its marker is current (:func:`marker_is_current`), its outcome is
-  ``complete``, its part exists and its input's fingerprint is unchanged
-  (:meth:`RunDirectory.resume`). An input whose fingerprint changed (records appended, cut short,
-  replaced) loses all its parts and markers, markers first, before it is read again whole, so the
-  directory never holds rows of two versions of one file; an input whose outcome was
-  ``truncated``, ``damaged`` or ``error`` is read again.
+  ``complete`` (or ``limited``: stopped by ``--limit``), its part exists and its input's
+  fingerprint is unchanged (:meth:`RunDirectory.resume`). An input whose fingerprint changed
+  (records appended, cut short, replaced) loses all its parts and markers, markers first, before it
+  is read again whole, so the directory never holds rows of two versions of one file; an input
+  whose outcome was ``truncated``, ``damaged`` or ``error`` is read again.
 - ``_run.json``: the manifest (:meth:`RunDirectory.manifest`), rewritten at the end of every run
   from all markers.
 - ``_lock`` (local only): held (``flock``) while a command writes the directory; it stays, and
@@ -58,12 +59,14 @@ from typing import TYPE_CHECKING, TypeVar
 
 from . import __version__, storage
 from .schema import SCHEMA_VERSION, STATUS_DECODED, STATUS_SKIPPED
+from .selection import ALL, Selection
 
 if TYPE_CHECKING:
     from .rules import Rules
 
 __all__ = [
     "FILES_NOT_READ_LISTED",
+    "FINISHED",
     "MANIFEST",
     "MARKERS",
     "ROW_CODE_VERSION",
@@ -97,6 +100,9 @@ PART_SUFFIX = ".parquet"
 MARKERS = "_done"
 MANIFEST = "_run.json"
 LOCK = "_lock"
+#: Shard outcomes a rerun keeps: read to the end, or to the row limit the shard was given
+#: (``--limit``). Any other (``truncated``, ``damaged``, ``error``) is read again.
+FINISHED = frozenset({"complete", "limited"})
 STAGING = "_staging"
 
 #: Version of the record -> row code outside the rules (:mod:`redecode.row`: status, skip reasons,
@@ -116,7 +122,8 @@ class RunDirectoryLocked(RuntimeError):
 
 
 class RunDirectoryConflict(RuntimeError):
-    """The run directory holds output made under other rules (or by other record -> row code)."""
+    """The run directory holds output made under other rules (or by other record -> row code, or
+    with another record selection: ``--limit``, ``--sample``)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -201,29 +208,34 @@ def write_json(path: str, data: dict) -> None:
     storage.write_bytes(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
 
-def marker_is_current(marker: dict, shard: Shard, rules_digest: str, max_record_bytes: int | None = None) -> bool:
+def marker_is_current(marker: dict, shard: Shard, rules_digest: str, max_record_bytes: int | None = None,
+                      selection: Selection = ALL) -> bool:
     """Whether a completion ``marker`` proves ``shard`` done for this run: same rules digest, same
-    byte range, same record -> row code (:data:`redecode.row.ROW_CODE_VERSION`) and, when given,
-    the same ``max_record_bytes``. (The caller checks that the part it names exists.)"""
+    byte range, same record -> row code (:data:`redecode.row.ROW_CODE_VERSION`), same record
+    ``selection`` and, when given, the same ``max_record_bytes``. (The caller checks that the part
+    it names exists, and, under a limit, that the shard's row limit is the one it would give.)"""
     return (
         marker.get("rules_digest") == rules_digest
         and (marker.get("start"), marker.get("end")) == (shard.start, shard.end)
         and marker.get("row_code_version") == ROW_CODE_VERSION
+        and marker.get("selection") == selection.to_json()
         and (max_record_bytes is None or marker.get("max_record_bytes") == max_record_bytes)
     )
 
 
 def completion_marker(shard: Shard, rules: Rules, *, max_record_bytes: int, counts: ShardCounts, size: int,
                       outcome: str, error: str | None, error_offset: int | None, boundary_ok: bool,
-                      wall_seconds: float, cpu_seconds: float, input: dict | None = None,
+                      wall_seconds: float, cpu_seconds: float, selection: Selection = ALL,
+                      row_limit: int | None = None, input: dict | None = None,
                       damaged: list[dict] | None = None) -> dict:
     """The completion marker of ``shard``, decoded under ``rules`` (what :func:`write_marker`
     writes and :func:`marker_is_current` checks): its range and part, the input's ``size``
     (bytes), ``outcome`` (``complete``; ``truncated``: rows up to the damage kept; ``damaged``:
-    stretches skipped, the records after them read, see ``damaged``; ``error``: nothing readable)
-    with ``error`` and ``error_offset``, the rules, :data:`ROW_CODE_VERSION`,
-    ``max_record_bytes``, ``boundary_ok`` (the shard read exactly up to the next one's start),
-    ``counts``, the times (seconds), ``input`` (the input's
+    stretches skipped, the records after them read, see ``damaged``; ``error``: nothing readable;
+    ``limited``: reading stopped at ``row_limit`` rows) with ``error`` and ``error_offset``, the
+    rules, :data:`ROW_CODE_VERSION`, ``max_record_bytes``, the record ``selection`` and the
+    ``row_limit`` the shard was given (None: none), ``boundary_ok`` (the shard read exactly up to
+    the next one's start), ``counts``, the times (seconds), ``input`` (the input's
     :func:`redecode.storage.fingerprint` before it was read: a rerun reads the input again when it
     differs) and ``damaged`` (``[{"offset", "length", "error"}]``, bytes: stretches that held no
     readable record, skipped to the next record start)."""
@@ -244,6 +256,8 @@ def completion_marker(shard: Shard, rules: Rules, *, max_record_bytes: int, coun
         "rules_digest": rules.digest,
         "row_code_version": ROW_CODE_VERSION,
         "max_record_bytes": max_record_bytes,
+        "selection": selection.to_json(),
+        "row_limit": row_limit,
         "boundary_ok": boundary_ok,
         "counts": counts.to_json(),
         "wall_seconds": wall_seconds,
@@ -276,6 +290,7 @@ class ShardCounts:
     skipped: int = 0
     failed: int = 0
     records_total: int = 0  # every record, whatever its type
+    not_sampled: int = 0  # row records left out by --sample (no row)
     by_record_type: Counter = field(default_factory=Counter)
     by_skip_reason: Counter = field(default_factory=Counter)
     by_error_kind: Counter = field(default_factory=Counter)
@@ -311,13 +326,14 @@ class ShardCounts:
         """The inverse of :meth:`to_json`; counts missing from an older marker are 0."""
         counts = cls(**{name: data[name] for name in _STATUS_SUMS})
         counts.records_total, counts.bytes_read = data.get("records_total", 0), data.get("bytes_read", 0)
+        counts.not_sampled = data.get("not_sampled", 0)
         for name in _BREAKDOWNS:
             setattr(counts, name, Counter(data.get(name, {})))
         return counts
 
 
 _STATUS_SUMS = ("records_seen", "decoded", "skipped", "failed")
-_SUMS = (*_STATUS_SUMS, "records_total")
+_SUMS = (*_STATUS_SUMS, "records_total", "not_sampled")
 _BREAKDOWNS = ("by_record_type", "by_skip_reason", "by_error_kind")
 
 
@@ -472,8 +488,9 @@ class RunDirectory:
     Use as a context manager: :meth:`open` creates ``out`` and ``out/_done``, takes the lock (local
     directories; :class:`RunDirectoryLocked` when another process holds it), removes what killed
     commands left (``.tmp-*`` files, ``_staging/``), reads every marker once and applies
-    ``foreign``, the policy for parts made under other rules or by another
-    :data:`redecode.row.ROW_CODE_VERSION`: ``"refuse"`` raises :class:`RunDirectoryConflict`
+    ``foreign``, the policy for parts made under other rules, by another
+    :data:`redecode.row.ROW_CODE_VERSION` or with another record ``selection``
+    (:class:`redecode.selection.Selection`): ``"refuse"`` raises :class:`RunDirectoryConflict`
     (``force``: removes those parts and markers instead), ``"redo"`` treats them as not complete
     (their shards are redone, replacing the parts). Leaving the context releases the lock and
     removes the (then empty) staging directory; leaving it with an exception (an interrupt, a
@@ -481,13 +498,15 @@ class RunDirectory:
     being written, so a stopped command leaves only published parts and markers.
     """
 
-    def __init__(self, out: str, rules: Rules, *, force: bool = False, foreign: str = "refuse") -> None:
+    def __init__(self, out: str, rules: Rules, *, force: bool = False, foreign: str = "refuse",
+                 selection: Selection = ALL) -> None:
         if foreign not in ("refuse", "redo"):
             raise ValueError(f"foreign must be 'refuse' or 'redo', not {foreign!r}")
         self.out = out
         self.rules = rules
         self.force = force
         self.foreign = foreign
+        self.selection = selection
         self.remote = storage.is_remote(out)
         self._lock = None
         self._markers: dict[str, dict] = {}  # marker file stem -> marker, as read at open
@@ -517,10 +536,15 @@ class RunDirectory:
             self._lock = _lock(self.out)
             self._clean()
         self._markers = self._read_markers()
-        foreign = {s: m for s, m in self._markers.items()
-                   if m.get("rules_digest") != self.rules.digest or m.get("row_code_version") != ROW_CODE_VERSION}
+        foreign = {s: m for s, m in self._markers.items() if not self._ours(m)}
         if foreign and self.foreign == "refuse":
             self._refuse(foreign)
+
+    def _ours(self, marker: dict) -> bool:
+        """Whether ``marker`` was made by this command's rules, row code and record selection."""
+        return (marker.get("rules_digest") == self.rules.digest
+                and marker.get("row_code_version") == ROW_CODE_VERSION
+                and marker.get("selection") == self.selection.to_json())
 
     def close(self) -> None:
         if not self.remote:
@@ -565,13 +589,15 @@ class RunDirectory:
     def _refuse(self, foreign: dict[str, dict]) -> None:
         if not self.force:
             rules = self.rules
-            names = sorted({f"{m.get('rules')} ({str(m.get('rules_digest'))[:12]}, row code {m.get('row_code_version')})"
+            names = sorted({f"{m.get('rules')} ({str(m.get('rules_digest'))[:12]}, row code {m.get('row_code_version')}"
+                            f"{_selection_note(Selection.from_json(m.get('selection')))})"
                             for m in foreign.values()})
             raise RunDirectoryConflict(
-                f"{self.out} holds {len(foreign)} part(s) made under other rules or by another version of "
-                f"this job: {', '.join(names)}; this run uses {rules.name} ({rules.digest[:12]}, row code "
-                f"{ROW_CODE_VERSION}){self._what_differs()}. Write to another --out, or add --force to "
-                "replace them."
+                f"{self.out} holds {len(foreign)} part(s) made under other rules, by another version of "
+                f"this job or with another record selection: {', '.join(names)}; this run uses "
+                f"{rules.name} ({rules.digest[:12]}, row code {ROW_CODE_VERSION}"
+                f"{_selection_note(self.selection)}){self._what_differs()}. Write to another --out, or add "
+                "--force to replace them."
             )
         for stem, m in foreign.items():
             storage.remove(storage.join(self.out, m["part"]))
@@ -611,13 +637,13 @@ class RunDirectory:
         """What a rerun of ``shards`` may skip, and what it must read again.
 
         A shard is complete when its marker is current (:func:`marker_is_current`), its outcome
-        is ``complete``, its part is present and the input's :func:`redecode.storage.fingerprint`
+        is in :data:`FINISHED` (``complete``, or ``limited`` by ``--limit``), its part is present and the input's :func:`redecode.storage.fingerprint`
         equals the marker's ``input`` (size, mtime and the hash of both ends: a file that grew,
         shrank or was rewritten is read again; a marker without it, from an older version, proves
         nothing). An input whose fingerprint differs from any of its markers' loses all its parts
         and markers here (markers first), so that it is read again whole and rows of its old
         version never sit beside the new ones: it is ``retried`` when a marker's outcome was not
-        ``complete`` (cut short, damaged, unreadable; such an input is read again even when
+        in :data:`FINISHED` (cut short, damaged, unreadable; such an input is read again even when
         unchanged), else ``changed``.
         """
         parts = set(storage.listdir(self.out))
@@ -629,15 +655,15 @@ class RunDirectory:
         paths = sorted({path for path, _ in candidates})
         now = dict(zip(paths, _fingerprints(paths)))
         differ = {path for (path, _), m in candidates.items() if now[path] is None or m.get("input") != now[path]}
-        retried = sorted({path for (path, _), m in candidates.items() if m.get("outcome") != "complete"})
+        retried = sorted({path for (path, _), m in candidates.items() if m.get("outcome") not in FINISHED})
         changed = sorted(differ - set(retried))
         if differ:
             self._remove_inputs(sorted(differ))
         found: dict[tuple[str, int], dict] = {}
         for shard in shards:
             marker = candidates.get((shard.path, shard.index))
-            if (marker is not None and shard.path not in differ and marker.get("outcome") == "complete"
-                    and marker_is_current(marker, shard, self.rules.digest, max_record_bytes)
+            if (marker is not None and shard.path not in differ and marker.get("outcome") in FINISHED
+                    and marker_is_current(marker, shard, self.rules.digest, max_record_bytes, self.selection)
                     and marker.get("part") in parts):
                 found[(shard.path, shard.index)] = marker
         return Resume(found, changed, retried)
@@ -706,8 +732,7 @@ class RunDirectory:
         parts = set(storage.listdir(self.out))
         shards, markers = [], {}
         for _, m in sorted(self._markers.items()):
-            if (m.get("path") in current or m.get("rules_digest") != self.rules.digest
-                    or m.get("row_code_version") != ROW_CODE_VERSION or m.get("part") not in parts):
+            if m.get("path") in current or not self._ours(m) or m.get("part") not in parts:
                 continue
             shard = Shard(m["path"], m["shard"], m["start"], m["end"])
             shards.append(shard)
@@ -737,6 +762,7 @@ class RunDirectory:
                 damaged.extend(marker.get("damaged") or ())
                 if marker["outcome"] != "complete":
                     outcome = marker["outcome"]
+                if marker.get("error"):  # (a shard stopped by --limit is not an error)
                     errors.append(marker["error"])
                     offsets.append(marker["error_offset"])
             total.merge(counts)
@@ -761,6 +787,8 @@ class RunDirectory:
             "row_code_version": ROW_CODE_VERSION,
             "rules": {"name": rules.name, "digest": rules.digest, "parameters": rules.parameters(),
                       "versions": rules.versions()},
+            # the records taken (--limit, --sample; None: every record), see redecode.selection
+            "selection": self.selection.to_json(),
             "dependencies": dependency_versions(),
             # what relative input paths (as given, and as rows' warc_path holds them) are relative to;
             # backfill resolves them against it
@@ -776,6 +804,10 @@ class RunDirectory:
     def write_manifest(self, manifest: dict) -> None:
         """Write ``OUT/_run.json``."""
         write_json(storage.join(self.out, MANIFEST), manifest)
+
+
+def _selection_note(selection: Selection) -> str:
+    return "" if selection.everything else f", {selection.describe()}"
 
 
 @dataclass(slots=True)

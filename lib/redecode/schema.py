@@ -107,7 +107,7 @@ _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
                                               "_run.json's rules); NULL when not asked"),
 ]
 
-#: Column name -> description (used by the README column reference and ``redecode query``).
+#: Column name -> description (used by docs/columns.md, generated, and ``redecode query``).
 COLUMN_DOCS: dict[str, str] = {name: doc for name, _, _, doc in _FIELDS}
 
 REQUIRED_COLUMNS: tuple[str, ...] = tuple(name for name, _, _, _ in _FIELDS[:23])

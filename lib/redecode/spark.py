@@ -9,7 +9,7 @@ duplicate rows) is :mod:`redecode.rundir`'s; pyspark is imported by :mod:`redeco
 
 Output directory: a local path must be on a filesystem shared by the driver and all executors (it
 is, in ``local[N]`` mode); otherwise use a URL. Staging for URL outputs goes to the task's
-temporary directory (``TMPDIR``; the README's "Object storage").
+temporary directory (``TMPDIR``; docs/operations.md, "Object storage").
 
 Deviations from the local executor: ``cpu_seconds`` in the manifest is the driver's plus the sum
 of the tasks' (Spark's Python workers are not children of the driver); the manifest gains an
@@ -27,6 +27,7 @@ from redecode.job import run, run_shard
 from redecode.record import DEFAULT_MAX_RECORD_BYTES
 from redecode.rules import DEFAULT_RULES, Rules, as_rules
 from redecode.rundir import RunSummary, Shard
+from redecode.selection import ALL, Selection
 
 __all__ = ["FORWARDED_ENV", "main", "run_spark", "run_task"]
 
@@ -56,18 +57,21 @@ def run_spark(
     spark_conf: dict[str, str] | None = None,
     forward_env: bool = True,
     on_error: Callable[[str], None] | None = None,
+    selection: Selection = ALL,
+    list_prefix: str | None = None,
 ) -> RunSummary:
     """Re-decode every record of ``inputs`` into run directory ``out`` on Spark; return the summary.
 
     :func:`redecode.job.run` with :class:`redecode.executors.Spark` (``master``, ``app_name``,
     ``spark_conf``, ``forward_env`` as there; ``master="inline"`` runs the tasks in this process
-    without Spark). Raises what ``run`` raises, :class:`ImportError` without pyspark (or without
+    without Spark); ``selection`` and ``list_prefix`` as for ``run``. Raises what ``run`` raises, :class:`ImportError` without pyspark (or without
     fsspec/s3fs for URLs), and Spark's error when a task fails for good (shards completed before
     it keep their markers, so a rerun resumes).
     """
     executor = Spark(master, app_name=app_name, conf=spark_conf, forward_env=forward_env)
     return run(inputs, out, rules=rules, force=force, max_record_bytes=max_record_bytes,
-               shard_bytes=shard_bytes, on_error=on_error, executor=executor)
+               shard_bytes=shard_bytes, on_error=on_error, executor=executor, selection=selection,
+               list_prefix=list_prefix)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -78,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     """Driver entry point for ``spark-submit``: ``main(["INPUT", ..., "--out", "DIR"])``.
 
     The same as ``redecode run --executor spark``, for a two-line driver file
-    (``import sys; from redecode.spark import main; sys.exit(main())``, see the README) where the
+    (``import sys; from redecode.spark import main; sys.exit(main())``, see docs/operations.md) where the
     ``redecode`` console script is not at hand. (Not runnable as ``spark-submit .../spark.py``:
     that would put ``lib/redecode`` first on ``sys.path``, where ``http.py`` shadows the standard
     library's.) The master comes from spark-submit. Prints the counts as JSON on stdout; returns

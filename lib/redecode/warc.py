@@ -34,6 +34,11 @@ Deviations (each pinned by the tests named):
 - ARC records get WARC-like headers from warcio (``WARC-Date`` in ISO form from the 14-digit ARC
   date) and a deterministic ``record_id`` (:func:`redecode.record.synthetic_record_id`) in place of
   warcio's random one (``test_archive.py::test_arc_ids_deterministic``).
+- ARC records are read by their declared lengths, as the Java ARC readers (webarchive-commons'
+  ``ARCReader``) read them: a record header line right after a block, with no newline between,
+  starts the next record, where warcio would skip it as a stray line and stop at the record after
+  (Heritrix's ``IAH-20080430204825-00000-blackbook-truncated.arc``: warcio reads 1 record, we read
+  9; ``test_archive.py::test_arc_without_blank_lines_*``).
 - ``target_uri`` gets warcio's repairs in both readers: ``<...>`` brackets removed (a wget 1.19 bug)
   and spaces percent-encoded (``test_archive.py::test_target_uri_repairs``).
 - Where warcio ends quietly although the file is cut short or damaged (a block shorter than its
@@ -77,7 +82,7 @@ try:  # ISA-L's CRC-32 (same values as zlib.crc32, ~3x faster); optional
 except ImportError:  # pragma: no cover - depends on the environment
     _crc32 = zlib.crc32
 
-__all__ = ["ArcReader", "WarcReader"]
+__all__ = ["ArcReader", "Lz4WarcReader", "WarcReader"]
 
 _HEAD_PREFIX = 4 * 1024 * 1024  # bytes read from a too-large block to parse its HTTP head
 _PAYLOAD_TYPES = frozenset({"response", "resource", "revisit"})
@@ -91,8 +96,12 @@ _WANTED_KEYS = tuple((n, f"\r\n{n}:", len(n) + 3) for n in _WANTED)
 _HTTP_TYPES = frozenset({"response", "revisit"})
 
 # warcio logs "Replacing spaces in invalid WARC-Target-URI" for every such record; the repair is
-# documented above, a log line per record is noise on the job's stderr.
-logging.getLogger("warcio.recordloader").setLevel(logging.ERROR)
+# documented above, a log line per record is noise on the job's stderr. Unless the logger was
+# configured before (redecode.logs.configure at -vv lets it speak).
+_warcio_log = logging.getLogger("warcio.recordloader")
+if _warcio_log.level == logging.NOTSET:
+    _warcio_log.setLevel(logging.ERROR)
+log = logging.getLogger(__name__)
 
 
 
@@ -266,7 +275,14 @@ def _quiet_warcio_iterator():
 
         ``_consume_blanklines`` is warcio 1.8.1's (Apache-2.0), minus the warning it prints when a record
         is not followed by blank lines; the count stays in ``err_count``. The reader is ``_QuietReader``.
+        With ``arc_lines`` (ARC files), a first line after the block that is an ARC record header
+        line is the next record's, as the Java ARC readers read it (webarchive-commons'
+        ``ARCReader``: the declared length, then the next header line, blank lines or not); warcio
+        would skip it and lose that record.
         """
+
+        #: ARC file: a header line right after a block starts the next record
+        arc_lines: bool = False
 
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
@@ -289,6 +305,9 @@ def _quiet_warcio_iterator():
                     self.gap = b"".join(lines)
                     return None, empty_size
                 stripped = line.rstrip()
+                if first_line and stripped and self.arc_lines and _ARC_HEADER_LINE.match(line):
+                    self.gap = b""
+                    return line, empty_size
                 if len(stripped) == 0 or first_line:
                     empty_size += len(line)
                     lines.append(line)
@@ -470,6 +489,8 @@ def _iter_warcio(
             # as warcio does after the first record of a WARC file: later records must be WARC too
             # (without this, a line of garbage between records can pass for an ARC header)
             it.known_format = "warc"
+        else:
+            it.arc_lines = True
         count = 0
         last_offset = start
         end_pos = start  # where the last record read ended (blank lines after it included)
@@ -831,6 +852,8 @@ def _iter_warc_auto(path: str, cap: int, start: int = 0) -> Iterator[_Raw]:
         except _Diverged as d:
             diverged = d.offset
         handovers += 1
+        log.debug("%s: the record at offset %d goes to warcio (FastWARC cannot vouch for it; hand-over %d)",
+                  path, diverged, handovers)
         ends: list[int] = []
         wit = _iter_warcio(path, diverged, cap, is_arc=False, ends=ends)
         for raw in wit:
@@ -872,6 +895,9 @@ def _read(p: str, raws: Iterator[_Raw], stream: RecordStream, cap: int, end: int
 
 _ARC_LINE = re.compile(rb"\S+ \S+ \d{14} \S+ \d+\r?\n")
 _VERSION_LINE = re.compile(rb"WARC/[0-9]+\.[0-9]+\r?\n")  # a WARC record's first line (ISO 28500 section 5.2)
+#: An ARC record header line, version 1 (URL IP-address Archive-date Content-type Archive-length)
+#: or 2 (more fields between the type and the length), as the whole line.
+_ARC_HEADER_LINE = re.compile(rb"\S+ \S+ \d{14}(?: \S*)+ \d+\r?\n\Z")
 
 
 def _find_record_start(p: str, pos: int, is_arc: bool, loose: bool = False) -> int | None:
@@ -945,6 +971,185 @@ def _read_at(p: str, offset: int, cap: int, is_arc: bool) -> ArchiveRecord:
     raise ArchiveError(p, offset, "no record at this offset")
 
 
+# --------------------------------------------------------------------------------------------
+# LZ4 WARC files: FastWARC only (warcio does not read LZ4)
+
+#: LZ4 Frame Format "Magic Number" (0x184D2204, little-endian), which starts every frame.
+_LZ4_MAGIC = b"\x04\x22\x4d\x18"
+_LZ4_ONE_STREAM = (
+    "the file is one LZ4 stream, not one LZ4 frame per record (FastWARC puts record {n} at offset "
+    "{pos}, where no LZ4 frame starts); records cannot be located by offset in it. Recompress it with "
+    "`fastwarc recompress IN.warc.lz4 OUT.warc.lz4` (one frame per record) and run on OUT"
+)
+
+
+class _FrameStarts:
+    """A binary file FastWARC reads through, noting where LZ4 frames start.
+
+    FastWARC gives an LZ4 record's ``stream_pos`` as the offset of the frame it starts in; that is
+    the record's own offset only when each record is a frame of its own. The positions of the
+    frame magics in the bytes read say whether it is. ``starts`` holds the absolute positions seen
+    (a payload byte sequence equal to the magic can add a false one, which FastWARC then never
+    reports, as a record starts only where a frame does)."""
+
+    def __init__(self, fh, start: int) -> None:
+        self._fh = fh
+        self._pos = start
+        self._tail = b""
+        self.starts: list[int] = []
+
+    def read(self, n: int = -1) -> bytes:
+        data = self._fh.read(n)
+        if data:
+            scan = self._tail + data
+            base = self._pos - len(self._tail)
+            i = scan.find(_LZ4_MAGIC)
+            while i >= 0:
+                self.starts.append(base + i)
+                i = scan.find(_LZ4_MAGIC, i + 1)
+            self._tail = scan[-3:]
+            self._pos += len(data)
+        return data
+
+    def tell(self) -> int:
+        return self._fh.tell()
+
+    def seek(self, offset: int, whence: int = 0) -> int:  # FastWARC reads forward only
+        raise OSError("not seekable")
+
+    def close(self) -> None:
+        pass
+
+    def next_start(self, after: int) -> int | None:
+        """The first frame start seen after ``after``, or None."""
+        later = [p for p in self.starts if p > after]
+        return min(later) if later else None
+
+    def forget_before(self, pos: int) -> None:
+        self.starts = [p for p in self.starts if p >= pos]
+
+
+def _fields_of(hdrs, buf: io.BytesIO) -> dict[str, str]:
+    """The wanted fields of a FastWARC record's header map (as :func:`_iter_fastwarc` reads them)."""
+    buf.seek(0)
+    buf.truncate()
+    hdrs.write(buf)
+    head = buf.getvalue()
+    if head.count(b"\n") != len(hdrs) + 2:
+        return _fast_fields(b"\x80", hdrs.items_bytes)  # field by field
+    if head.isascii():
+        return _layout_fields(hdrs)
+    return _fast_fields(head, hdrs.items_bytes)
+
+
+def _iter_lz4(path: str, cap: int, start: int = 0, limit: int | None = None) -> Iterator[_Raw]:
+    """Records of an LZ4 WARC (one LZ4 frame per record) via FastWARC, from byte ``start`` (a frame
+    start) on; at most ``limit`` records.
+
+    Offsets are the records' frame starts and lengths the bytes up to the next record's frame (the
+    end of the file for the last one): what warcio's indexer gives for one gzip member per record.
+    A record FastWARC places where no frame starts means the file is one LZ4 stream: ArchiveError
+    (nothing can be located by offset in such a file). A record whose block ends early is yielded
+    cut (``truncated``) and the iteration raises ArchiveError at its offset; so does a record
+    FastWARC cannot read.
+    """
+    size = storage.size(path)
+    with storage.open_input(path) as fh:
+        fh.seek(start)
+        frames = _FrameStarts(fh, start)
+        it = iter(_FastIterator(frames, parse_http=False, fsspec_args=False))
+        buf = io.BytesIO()
+        pending: _Raw | None = None
+        count = read = 0  # records yielded, records FastWARC gave
+        while limit is None or count < limit:
+            try:
+                rec = next(it, None)
+            except Exception as exc:  # FastWARC raises OSError/ValueError on bad input
+                where = (frames.next_start(pending.offset) if pending else start) or size
+                if pending is not None:
+                    pending.length = where - pending.offset
+                    yield pending
+                raise ArchiveError(path, where, "the record here cannot be read (the file is cut short or "
+                                                f"damaged): {exc} (FastWARC)") from None
+            if rec is None:
+                break
+            read += 1
+            pos = rec.stream_pos
+            if pos not in frames.starts or (pending is not None and pos <= pending.offset):
+                raise ArchiveError(path, pending.offset if pending else start,
+                                   _LZ4_ONE_STREAM.format(n=read, pos=pos))
+            if pending is not None:
+                pending.length = pos - pending.offset
+                count += 1
+                yield pending
+                if limit is not None and count >= limit:
+                    return
+            frames.forget_before(pos)
+            fields = _fields_of(rec.headers, buf)
+            clen = rec.content_length
+            rtype = fields.get("warc-type", "")
+            cut = None
+            block: bytes | None = None
+            complete = True
+            try:
+                if rtype in _PAYLOAD_TYPES:
+                    block, complete = _read_block(rec.reader.read, clen, cap)
+                    got = len(block) if complete else clen
+                else:
+                    got = _read_through(rec.reader.read, clen)
+            except Exception as exc:
+                got, cut = -1, f"the file ends inside this record's LZ4 frame ({exc})"
+            if cut is None and got < clen and (rtype not in _PAYLOAD_TYPES or not complete):
+                cut = f"record block cut short: {got} of {clen} bytes present"
+            if cut is not None:
+                block = None
+            pending = _Raw(pos, 0, fields, clen, block, complete, False, cut)
+            if cut is not None:
+                pending.length = size - pos
+                yield pending
+                raise ArchiveError(path, pos, f"the archive is cut short or damaged here: {cut}")
+        if pending is not None and (limit is None or count < limit):
+            pending.length = size - pending.offset
+            yield pending
+
+
+def _read_through(read, total: int) -> int:
+    """Read and drop a block of ``total`` bytes through ``read(n)``; the bytes there were."""
+    seen = 0
+    while seen < total:
+        b = read(min(total - seen, 1 << 20))
+        if not b:
+            break
+        seen += len(b)
+    return seen
+
+
+def _lz4_record_start(path: str, pos: int) -> int | None:
+    """The first LZ4 frame start at or after ``pos`` where FastWARC reads a WARC record."""
+    if pos <= 0:
+        return 0
+    with storage.open_input(path) as fh:
+        at = pos
+        while True:
+            fh.seek(at)
+            data = fh.read((1 << 20) + 3)
+            if not data:
+                return None
+            i = data.find(_LZ4_MAGIC)
+            while i >= 0:
+                cand = at + i
+                try:
+                    for raw in _iter_lz4(path, _HEAD_PREFIX, cand, limit=1):
+                        if raw.offset == cand:
+                            return cand
+                except ArchiveError:
+                    pass
+                i = data.find(_LZ4_MAGIC, i + 1)
+            if len(data) <= 3:
+                return None
+            at += len(data) - 3
+
+
 class WarcReader(Reader):
     """ISO 28500 WARC files, plain or gzip per record (``mode``: see the module docstring)."""
 
@@ -1002,3 +1207,40 @@ class ArcReader(Reader):
 
     def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
         return _read_at(path, offset, cap, is_arc=True)
+
+
+class Lz4WarcReader(Reader):
+    """WARC files compressed with LZ4, one LZ4 frame per record (what ``fastwarc recompress``
+    writes), read by FastWARC whatever the ``mode`` (warcio does not read LZ4). Offsets and lengths
+    are those of the records' frames, so ``read_at`` reads one record by its offset as for
+    ``.warc.gz``. A file compressed as one LZ4 stream is refused with the command that fixes it
+    (see :func:`_iter_lz4`)."""
+
+    kind = "LZ4 WARC"
+    suffixes = (".warc.lz4",)
+    shardable = True
+
+    def sniff(self, head: Head) -> bool:
+        return head.raw.startswith(_LZ4_MAGIC)
+
+    def records(self, path: str, stream: RecordStream, *, cap: int, mode: str, start: int,
+                end: int | None) -> Iterator[ArchiveRecord]:
+        return _read(path, _iter_lz4(path, cap, start), stream, cap, end)
+
+    def find_record_start(self, path: str, pos: int) -> int | None:
+        return _lz4_record_start(path, pos)
+
+    def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
+        raws = _iter_lz4(path, cap, offset, limit=1)
+        try:
+            for raw in raws:
+                if raw.offset != offset:
+                    break
+                return _build(path, raw, cap)
+        except ArchiveError as exc:
+            if exc.offset != offset:
+                raise
+            raise ArchiveError(path, offset, f"no record at this offset: {exc.message}") from None
+        finally:
+            raws.close()
+        raise ArchiveError(path, offset, "no record at this offset")

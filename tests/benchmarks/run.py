@@ -32,7 +32,7 @@ What it does, in one run:
 5. ``--double``: builds a crawl twice as large and measures ``redecode run`` peak RSS on it (memory
    must not grow with the input).
 
-Prints a table, writes ``WORKDIR/results-<size>mb.json``, and with ``--markdown PATH`` the README
+Prints a table, writes ``WORKDIR/results-<size>mb.json``, and with ``--markdown PATH`` docs/benchmarks.md
 section with the figures and the machine.
 """
 
@@ -775,7 +775,7 @@ def miss_lines(results: dict) -> list[str]:
 def markdown(meta: dict, results: dict, d: dict, double: dict | None, mach: dict, args) -> str:
     date = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
-        "## Benchmark",
+        "# Benchmarks",
         "",
         f"Measured {date} with `.venv/bin/python tests/benchmarks/run.py --size {args.size:g} "
         f"--repeat {args.repeat}{' --double' if args.double else ''}` "
@@ -828,7 +828,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--double", action="store_true",
                     help="also measure redecode's peak RSS on a crawl twice as large")
     ap.add_argument("--bench-script", default=None, help="path of make_bench_warc.py")
-    ap.add_argument("--markdown", default=None, help="write the README section with the figures here")
+    ap.add_argument("--markdown", default=None, help="write docs/benchmarks.md (the figures and the machine) here")
     ap.add_argument("--profile", action="store_true",
                     help="also sample `redecode run --workers 1` with py-spy and print where the time goes")
     args = ap.parse_args(argv)
