@@ -2,7 +2,8 @@
 
 A page of chardet's test set (``../shared/corpus/chardet-tests/<FOLDER>/<file>``, the folder named
 by its true encoding) is decoded with its true encoding (the Encoding Standard's decoder of
-:data:`FOLDER_ENCODINGS`; pages that decode with errors are left out: their true text is unknown).
+:data:`shared_paths.CHARDET_FOLDERS`; pages that decode with errors are left out: their true text
+is unknown).
 That text is the expected output of a repair. The wrong decodes (:data:`CASES`), made here with
 Python's codecs, independently of the code under test:
 
@@ -37,26 +38,11 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import shared_paths
+
 HERE = Path(__file__).resolve().parent
 FIXTURE = HERE / "data" / "repair" / "pages.json"
 
-#: chardet's folder labels (language suffix removed) -> the Encoding Standard encoding that decodes
-#: them (MANIFEST.md of the corpus: iso-8859-1 and ascii decode as windows-1252, TIS-620 as
-#: windows-874, iso-8859-9 as windows-1254, GB2312 as GBK, CP949 as EUC-KR). None: no decoder in
-#: the Encoding Standard (EUC-TW, Johab, IBM855, the UTF-32 family; iso-2022-kr is 'replacement').
-FOLDER_ENCODINGS: dict[str, str | None] = {
-    "Big5": "Big5", "CP932": "Shift_JIS", "CP949": "EUC-KR", "EUC-JP": "EUC-JP", "EUC-KR": "EUC-KR",
-    "EUC-TW": None, "GB2312": "GBK", "IBM855": None, "IBM866": "IBM866", "Johab": None,
-    "KOI8-R": "KOI8-R", "MacCyrillic": "x-mac-cyrillic", "MacRoman": "macintosh",
-    "SHIFT_JIS": "Shift_JIS", "TIS-620": "windows-874", "UTF-16": "UTF-16LE", "UTF-16BE": "UTF-16BE",
-    "UTF-16LE": "UTF-16LE", "UTF-32": None, "UTF-32BE": None, "UTF-32LE": None,
-    "ascii": "windows-1252", "iso-2022-jp": "ISO-2022-JP", "iso-2022-kr": None,
-    "iso-8859-1": "windows-1252", "iso-8859-2": "ISO-8859-2", "iso-8859-5": "ISO-8859-5",
-    "iso-8859-6": "ISO-8859-6", "iso-8859-7": "ISO-8859-7", "iso-8859-9": "windows-1254",
-    "utf-8": "UTF-8", "utf-8-sig": "UTF-8", "windows-1250": "windows-1250",
-    "windows-1251": "windows-1251", "windows-1252": "windows-1252", "windows-1254": "windows-1254",
-    "windows-1255": "windows-1255", "windows-1256": "windows-1256",
-}
 
 CASES = ("control", "utf8-as-latin1", "utf8-as-cp1252", "utf8-as-cp1252-python", "double-utf8",
          "sjis-as-cp1252")
@@ -90,10 +76,9 @@ class Page:
 
 
 def folder_encoding(folder: str) -> str | None:
-    """The Encoding Standard encoding of a chardet folder (``windows-1250-czech`` -> windows-1250)."""
-    if folder in FOLDER_ENCODINGS:
-        return FOLDER_ENCODINGS[folder]
-    return FOLDER_ENCODINGS.get(folder.rsplit("-", 1)[0])
+    """The Encoding Standard encoding of a chardet folder (``windows-1250-czech`` -> windows-1250;
+    :data:`shared_paths.CHARDET_FOLDERS`)."""
+    return shared_paths.CHARDET_FOLDERS.get(folder)
 
 
 def corpus_pages(corpus: Path) -> list[Page]:

@@ -346,12 +346,15 @@ _LAST_SAMPLE: tuple | None = None
 
 
 def _vote(votes: list[RawDetection], detector: str, out_of: int | None = None,
-          tld_vote: str | None = None) -> RawDetection:
+          tld_vote: str | None = None, allow_utf8: bool = True) -> RawDetection:
     # The standard encoding at least two engines name; else the one the TLD suggests if an engine
     # named it; else the first engine's (chardetng). Confidence: the share of the *out_of*
     # engines (default: those that voted) known to name it; with the TLD's vote, of the engines
-    # and the TLD.
-    names = [v.encoding for v in votes]
+    # and the TLD. Without *allow_utf8*, a UTF-8 answer is no vote: chardetng then answers UTF-8
+    # only for input that is entirely valid UTF-8 (which the decision's utf8-valid step took
+    # before), and the consulted engines must not bring back what it leaves out (cchardet and
+    # charset-normalizer call a page with one stray byte UTF-8; no browser does).
+    names = [v.encoding if allow_utf8 or v.encoding != "UTF-8" else None for v in votes]
     best = max(names, key=lambda n: (names.count(n) if n else 0, -names.index(n)))
     agree = names.count(best) if best else 0
     if agree < 2 and tld_vote is not None and tld_vote in names:
@@ -563,7 +566,7 @@ class _Majority(Engine):
     def detect(self, data: bytes, tld: str | None, allow_utf8: bool, whole: bool,
                consult_bytes: int | None, tld_vote: str | None = None) -> RawDetection:
         votes = [_run(e, data, tld, allow_utf8, whole) for e in MAJORITY_OF]
-        return _vote(votes, detector_id(self.name), tld_vote=tld_vote)
+        return _vote(votes, detector_id(self.name), tld_vote=tld_vote, allow_utf8=allow_utf8)
 
 
 class _Cascade(_Majority):
@@ -588,9 +591,10 @@ class _Cascade(_Majority):
         # with chardetng (if they agree, the third vote cannot change the answer).
         second = _run(MAJORITY_OF[1], data, tld, allow_utf8, whole)
         if second.encoding is not None and second.encoding == first.encoding:
-            return _vote([first, second], detector_id(self.name), out_of=len(MAJORITY_OF))
+            return _vote([first, second], detector_id(self.name), out_of=len(MAJORITY_OF),
+                         allow_utf8=allow_utf8)
         third = _run(MAJORITY_OF[2], data, tld, allow_utf8, whole)
-        return _vote([first, second, third], detector_id(self.name), tld_vote=tld_vote)
+        return _vote([first, second, third], detector_id(self.name), tld_vote=tld_vote, allow_utf8=allow_utf8)
 
 
 #: The detector engines by name (the rules' ``detector``), in the order error messages list them.

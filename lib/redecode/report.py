@@ -47,9 +47,13 @@ from dataclasses import dataclass, field
 
 from . import __version__, storage
 from .diff import CATEGORIES, CHANGED_CATEGORIES, DIFF_FILE, EXCERPT_AFTER, EXCERPT_BEFORE, SUMMARY_FILE
-from .query import MANIFEST_NAME, QueryError, Result, load_run, open_query, use_storage
+from .query import MANIFEST_NAME, QueryError, Result, load_run, open_query, sql_string, use_storage
+from .row import IDENTITY_NOTE
 from .schema import PROVENANCE_COLUMNS
 from .sniff import SOURCES
+
+#: How the row's warning for a body decoded as identity begins (the report reads no text).
+IDENTITY_PREFIX = IDENTITY_NOTE.split(":")[0]
 
 __all__ = [
     "EXTRA_HINT",
@@ -150,15 +154,21 @@ RUN_SECTIONS: tuple[Section, ...] = (
     ),
     Section(
         key="overrides",
-        title="Where the text is not what a browser shows",
-        question="Which records did the rules decode with another encoding than the browser rules "
-                 "(browser_encoding -> encoding), or check and keep (kept)? The colour is the verdict "
-                 "of the validation column; rule sets that follow the browser have no such rows.",
-        sql=f"SELECT coalesce(browser_encoding, '(none)') || ' -> ' || {_ENCODING} AS change, "
-            "coalesce(split_part(validation, ':', 1), '(none)') AS verdict, count(*) AS records, "
+        title="Where the rules checked the browser's choice: overridden, kept, or no browser text",
+        question="Which records did the rules decode with another encoding than a browser would "
+                 "(overridden: browser_encoding -> encoding), which did they check and keep (kept: "
+                 "the same encoding on both sides, the text a browser shows), and which does a "
+                 "browser show no text for (a body not in its declared content coding, decoded as "
+                 "identity)? The colour is the verdict; rule sets that follow the browser have no "
+                 "such rows.",
+        sql=f"SELECT coalesce(browser_encoding, '(nothing shown)') || ' -> ' || {_ENCODING} AS change, "
+            "CASE WHEN validation IS NOT NULL THEN split_part(validation, ':', 1) "
+            "WHEN browser_encoding IS NULL THEN 'identity' ELSE 'other' END AS verdict, "
+            "count(*) AS records, "
             "sum(decode_errors) AS replacement_chars FROM decodes WHERE status = 'decoded' "
             "AND (validation IS NOT NULL "
-            "OR (browser_encoding IS NOT NULL AND encoding IS DISTINCT FROM browser_encoding)) "
+            "OR (browser_encoding IS NOT NULL AND encoding IS DISTINCT FROM browser_encoding) "
+            f"OR (browser_encoding IS NULL AND starts_with(warning, {sql_string(IDENTITY_PREFIX)}))) "
             "GROUP BY ALL ORDER BY records DESC, change, verdict",
         view="decodes",
     ),
@@ -717,8 +727,9 @@ _EMPTY = {
     "status": "No records.",
     "encodings": "No decoded records.",
     "detector": "No decision came from the detector.",
-    "overrides": "Every decoded record has the encoding a browser would use (or the parts predate the "
-                 "browser_encoding column).",
+    "overrides": "The rules checked no record against the browser's choice, and every decoded record "
+                 "has the encoding a browser would use (or the parts predate the browser_encoding "
+                 "column).",
     "errors": "No decoded records.",
     "errors_by_encoding": "No decoder inserted a U+FFFD.",
     "tld": "No decoded records.",
