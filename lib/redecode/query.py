@@ -459,7 +459,7 @@ REPORT_SECTIONS: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "overrides",
-        "Where the rules checked the browser's choice: overridden, kept, or no browser text "
+        "Where the rules checked the browser's choice: overridden, kept, unresolved, or no browser text "
         "(browser_encoding -> encoding, and why)",
         "SELECT browser_encoding, encoding, source, split_part(validation, ':', 1) AS verdict, "
         "count(*) AS records, sum(decode_errors) AS replacement_chars FROM decodes "

@@ -52,7 +52,7 @@ from .row import IDENTITY_NOTE
 from .schema import PROVENANCE_COLUMNS
 from .sniff import SOURCES
 
-#: How the row's warning for a body decoded as identity begins (the report reads no text).
+#: What the row's warning for a body decoded as identity holds (the report reads no text).
 IDENTITY_PREFIX = IDENTITY_NOTE.split(":")[0]
 
 __all__ = [
@@ -154,10 +154,11 @@ RUN_SECTIONS: tuple[Section, ...] = (
     ),
     Section(
         key="overrides",
-        title="Where the rules checked the browser's choice: overridden, kept, or no browser text",
+        title="Where the rules checked the browser's choice: overridden, kept, unresolved, or no browser text",
         question="Which records did the rules decode with another encoding than a browser would "
                  "(overridden: browser_encoding -> encoding), which did they check and keep (kept: "
-                 "the same encoding on both sides, the text a browser shows), and which does a "
+                 "the same encoding on both sides, the text a browser shows), where did no reading "
+                 "decode cleanly (unresolved: the browser's choice stands, tentative), and which does a "
                  "browser show no text for (a body not in its declared content coding, decoded as "
                  "identity)? The colour is the verdict; rule sets that follow the browser have no "
                  "such rows.",
@@ -168,7 +169,7 @@ RUN_SECTIONS: tuple[Section, ...] = (
             "sum(decode_errors) AS replacement_chars FROM decodes WHERE status = 'decoded' "
             "AND (validation IS NOT NULL "
             "OR (browser_encoding IS NOT NULL AND encoding IS DISTINCT FROM browser_encoding) "
-            f"OR (browser_encoding IS NULL AND starts_with(warning, {sql_string(IDENTITY_PREFIX)}))) "
+            f"OR (browser_encoding IS NULL AND contains(warning, {sql_string(IDENTITY_PREFIX)}))) "
             "GROUP BY ALL ORDER BY records DESC, change, verdict",
         view="decodes",
     ),
