@@ -16,6 +16,7 @@ from redecode_jobs.options import (
     rules_option,
     workers_option,
 )
+from redecode_jobs.stops import stopping_cleanly
 from redecode.record import DEFAULT_MAX_RECORD_BYTES
 from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
 
@@ -52,20 +53,22 @@ def backfill(prior_dir, rules, out, workers, max_record_bytes, executor, master,
     replaces them); other inputs' parts made under the same rules stay and stay listed.
 
     \b
-    Exit codes: 0 done; 1 an input of the prior run had been cut short (its rows up to the error
-    are kept, as in the prior run); 2 usage error or PRIOR_DIR cannot be backfilled; 4 with
-    --fail-on-failed, records failed and none was decoded (1 wins over 4).
+    Exit codes: 0 done; 1 an input of the prior run had been cut short or damaged (its rows up to
+    the error are kept, as in the prior run); 2 usage error or PRIOR_DIR cannot be backfilled; 4 the operating
+    system refused to write the output (disk full...); 5 with --fail-on-failed, records failed and
+    none was decoded (1 wins over 5); 130/143 stopped by SIGINT/SIGTERM.
     """
     # Imported here, as every command imports its module on use (jobs/cli.py).
     from redecode.backfill import BackfillError, backfill as run_backfill
 
-    try:
-        summary = run_backfill(prior_dir, rules, out, workers=workers, max_record_bytes=max_record_bytes,
-                               executor=executor, master=master, force=force)
-    except (BackfillError, ImportError) as exc:
-        raise click.UsageError(str(exc)) from exc
-    except (RunDirectoryLocked, RunDirectoryConflict) as exc:
-        raise click.UsageError(str(exc)) from exc
+    with stopping_cleanly(out):
+        try:
+            summary = run_backfill(prior_dir, rules, out, workers=workers, max_record_bytes=max_record_bytes,
+                                   executor=executor, master=master, force=force)
+        except (BackfillError, ImportError) as exc:
+            raise click.UsageError(str(exc)) from exc
+        except (RunDirectoryLocked, RunDirectoryConflict) as exc:
+            raise click.UsageError(str(exc)) from exc
     if as_json:
         m = summary.manifest
         click.echo(json.dumps({"backfill": m["backfill"], "counts": m["counts"], "rules": m["rules"]["name"],

@@ -1,8 +1,9 @@
 """The ``redecode`` command: one click group, one module per subcommand.
 
 Exit codes: 0 ok, 1 failure (an input could not be read to its end, or a check failed), 2 usage
-error, 3 ``diff --check`` (or ``--check-text``) found changes, 4 ``run``/``backfill --fail-on-failed``:
-records failed and none was decoded.
+error, 3 ``diff --check`` (or ``--check-text``) found changes, 4 the operating system refused to
+write the output, 5 ``run``/``backfill --fail-on-failed``: records failed and none was decoded,
+130/143 stopped by SIGINT/SIGTERM (:mod:`redecode_jobs.stops`).
 """
 
 from __future__ import annotations
@@ -47,8 +48,10 @@ def cli() -> None:
 
     \b
     Exit codes: 0 ok; 1 an input failed (see stderr and _run.json); 2 usage error;
-    3 `diff --check` (or `--check-text`) found changes; 4 `--fail-on-failed`: records
-    failed and none was decoded.
+    3 `diff --check` (or `--check-text`) found changes; 4 the operating system refused to
+    write the output (disk full...; the message names the path and errno); 5 `--fail-on-failed`:
+    records failed and none was decoded; 130/143 stopped by SIGINT/SIGTERM (run the same
+    command again to finish).
     """
 
 

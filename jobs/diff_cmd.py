@@ -8,6 +8,7 @@ import os
 import click
 
 from redecode_jobs.options import list_prefix_option, output_options, table_width
+from redecode_jobs.stops import stopping_cleanly
 from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary, input_error_message
 from redecode.query import QueryError
 from redecode.rundir import MANIFEST
@@ -75,55 +76,57 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
     and whether the old text was mojibake of the new (mojibake_fixed).
 
     Exit codes: 0 ok; 1 (with --rules) an input archive could not be read to its end; 2 usage error;
-    3 with --check, something changed (with --check-text, some text changed).
+    3 with --check, something changed (with --check-text, some text changed); 4 the operating
+    system refused to write the output (disk full...); 130/143 stopped by SIGINT/SIGTERM.
     """
-    try:
-        if rules:
-            if len(rules) != 2:
-                raise click.UsageError("--rules must be given exactly twice: --rules OLD --rules NEW")
-            if old_key or old_text or old_codec:
-                raise click.UsageError("--old-key/--old-text/--old-codec compare run outputs, not --rules")
-            if compare != "text":
-                raise click.UsageError("--compare normalized compares the text_normalized of two runs "
-                                       "made with --normalize (redecode diff OLD NEW), not --rules")
-            for p in paths:
-                if os.path.isfile(os.path.join(p, MANIFEST)):
-                    raise click.UsageError(
-                        f"{p} is a run directory: --rules A --rules B reads archives; compare two runs "
-                        "with `redecode diff OLD NEW` (without --rules)")
-            from redecode.rules import get_rules  # the decision code only for --rules
+    with stopping_cleanly(out or "the --out directory"):
+        try:
+            if rules:
+                if len(rules) != 2:
+                    raise click.UsageError("--rules must be given exactly twice: --rules OLD --rules NEW")
+                if old_key or old_text or old_codec:
+                    raise click.UsageError("--old-key/--old-text/--old-codec compare run outputs, not --rules")
+                if compare != "text":
+                    raise click.UsageError("--compare normalized compares the text_normalized of two runs "
+                                           "made with --normalize (redecode diff OLD NEW), not --rules")
+                for p in paths:
+                    if os.path.isfile(os.path.join(p, MANIFEST)):
+                        raise click.UsageError(
+                            f"{p} is a run directory: --rules A --rules B reads archives; compare two runs "
+                            "with `redecode diff OLD NEW` (without --rules)")
+                from redecode.rules import get_rules  # the decision code only for --rules
 
-            try:
-                old_rules, new_rules = (get_rules(name) for name in rules)  # resolved here, once
-            except KeyError as exc:
-                raise click.UsageError(exc.args[0]) from None
-            summary = diff_rules(list(paths), old_rules, new_rules, out=out,
-                                 max_record_bytes=max_record_bytes, workers=workers,
-                                 examples=examples, executor=executor, master=master,
-                                 list_prefix=list_prefix)
-        else:
-            if len(paths) != 2:
-                raise click.UsageError("give OLD and NEW (or --rules A --rules B INPUT...)")
-            if executor != "local" or master or list_prefix:
-                raise click.UsageError("--executor/--master/--prefix scan archives: they go with --rules A --rules B")
-            external = None
-            if old_key or old_text or old_codec:
-                external = ExternalOld(
-                    path=paths[0],
-                    key=tuple(_key(k) for k in old_key) or (("record_id", "record_id"),),
-                    text=old_text or "text",
-                    codec=old_codec,
-                )
-            summary = diff_runs(paths[0], paths[1], out=out, external=external, examples=examples,
-                                compare=compare)
-    except SchemaVersionError as exc:
-        hint = ""
-        if not rules and isinstance(exc, NoSchemaVersionError):
-            hint = ("; for a Parquet made by another tool without columns record_id and text, give "
-                    "--old-key and --old-text")
-        raise click.UsageError(f"{exc}{hint}") from exc
-    except (DiffError, QueryError, ImportError) as exc:
-        raise click.UsageError(str(exc)) from exc
+                try:
+                    old_rules, new_rules = (get_rules(name) for name in rules)  # resolved here, once
+                except KeyError as exc:
+                    raise click.UsageError(exc.args[0]) from None
+                summary = diff_rules(list(paths), old_rules, new_rules, out=out,
+                                     max_record_bytes=max_record_bytes, workers=workers,
+                                     examples=examples, executor=executor, master=master,
+                                     list_prefix=list_prefix)
+            else:
+                if len(paths) != 2:
+                    raise click.UsageError("give OLD and NEW (or --rules A --rules B INPUT...)")
+                if executor != "local" or master or list_prefix:
+                    raise click.UsageError("--executor/--master/--prefix scan archives: they go with --rules A --rules B")
+                external = None
+                if old_key or old_text or old_codec:
+                    external = ExternalOld(
+                        path=paths[0],
+                        key=tuple(_key(k) for k in old_key) or (("record_id", "record_id"),),
+                        text=old_text or "text",
+                        codec=old_codec,
+                    )
+                summary = diff_runs(paths[0], paths[1], out=out, external=external, examples=examples,
+                                    compare=compare)
+        except SchemaVersionError as exc:
+            hint = ""
+            if not rules and isinstance(exc, NoSchemaVersionError):
+                hint = ("; for a Parquet made by another tool without columns record_id and text, give "
+                        "--old-key and --old-text")
+            raise click.UsageError(f"{exc}{hint}") from exc
+        except (DiffError, QueryError, ImportError) as exc:
+            raise click.UsageError(str(exc)) from exc
     if as_json:
         click.echo(json.dumps(summary.to_json(), indent=2, ensure_ascii=False, default=str))
     elif not quiet:

@@ -12,6 +12,7 @@ import click
 
 from redecode import logs
 from redecode.rules import DEFAULT_RULES, RULES
+from redecode_jobs import stops
 
 MASTER_HELP = ("Spark master URL (local[4], spark://host:7077, yarn), or inline: the Spark tasks in this "
                "process, without Spark [default: spark-submit's, else local[*]].")
@@ -45,8 +46,9 @@ workers_option = click.option(
     "--workers", type=click.IntRange(min=1), default=None, help="Processes [default: all cores]."
 )
 
-#: The exit code of ``--fail-on-failed`` when records failed and none was decoded.
-EXIT_ALL_FAILED = 4
+#: The exit code of ``--fail-on-failed`` when records failed and none was decoded (see
+#: :mod:`redecode_jobs.stops` for every command's exit codes).
+EXIT_ALL_FAILED = stops.EXIT_ALL_FAILED
 
 fail_on_failed_option = click.option(
     "--fail-on-failed", is_flag=True,

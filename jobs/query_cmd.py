@@ -16,10 +16,11 @@ from redecode.schema import SchemaVersionError
               help="Another run directory to include (repeatable).")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
               show_default=True,
-              help="Output format; table lines fit the terminal ($COLUMNS; piped output is not cut to a width).")
+              help="Output format; table lines fit the terminal ($COLUMNS; piped output is not cut to a "
+                   "width, but each cell is cut to 60 characters: use csv or json for whole values).")
 @output_options("Nothing on stderr but warnings and errors (query prints nothing else there).")
 def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str, quiet: bool) -> None:
-    """Query run outputs with DuckDB (read-only), or print the standard report.
+    """Query run outputs with DuckDB (read-only, confined to the run directories), or print the standard report.
 
     DIRECTORY is the --out DIR of `redecode run`, a local path or a URL (s3://bucket/run). SQL sees
     two views: `decodes` (one row per

@@ -19,6 +19,7 @@ from redecode_jobs.options import (
     workers_option,
 )
 from redecode import native
+from redecode_jobs.stops import EXIT_HELP, stopping_cleanly
 from redecode.inputs import suffix_list
 from redecode.job import run as run_job
 from redecode.logs import FILE_ONLY
@@ -35,7 +36,9 @@ log = logging.getLogger("redecode.cli")
     plain or gzip, naming one input per line; --prefix is prepended to each line) of {suffix_list()}
     files (.parquet: a Parquet table of raw responses, columns url, content_type, body). One row
     per response, resource and revisit record; the run manifest is DIR/_run.json. Re-running into
-    the same DIR skips inputs already complete.
+    the same DIR skips shards already complete whose input has not changed since (size, mtime, a
+    hash of both ends); an input that changed is read again whole, one cut short, damaged or
+    unreadable before is retried.
 
     To try a large crawl quickly: --sample 0.01 keeps the records whose WARC-Record-ID hashes into
     the first 1% (the same records on every run, with any --workers); --limit 1000 stops after
@@ -48,11 +51,12 @@ log = logging.getLogger("redecode.cli")
     into the same --out is refused too.
 
     \b
-    Exit codes: 0 every input read to its end; 1 an input was cut short or unreadable
-    (the rows read before the error are kept; stderr and _run.json name the file and offset);
+    Exit codes: 0 every input read to its end; 1 an input was cut short, damaged or unreadable
+    (the rows read before the error are kept, and past a damaged stretch reading goes on at the
+    next record; stderr and _run.json name the file and offset),
+    or a directory or file in the inputs could not be read (files_not_read in _run.json);
     2 usage error (bad option, no such input, --out locked or holding other rules' output);
-    4 with --fail-on-failed, records failed and none was decoded (1 wins over 4).
-    """)
+    """ + EXIT_HELP)
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False),
               help="Run directory to write: a local path or a URL (s3://...; each part is staged on local disk, then uploaded).")
@@ -102,6 +106,14 @@ def run(inputs, out, rules, workers, force, max_record_bytes, normalize, graphem
         log.error(message)
 
     selection = Selection(limit=limit, sample=sample)
+    with stopping_cleanly(out):
+        summary = _run(inputs, out, rules, workers, force, max_record_bytes, executor, master, quiet,
+                       on_progress, on_error, lambda: bar, selection, list_prefix)
+    _report(summary, out, quiet, as_json, fail_on_failed)
+
+
+def _run(inputs, out, rules, workers, force, max_record_bytes, executor, master, quiet, on_progress,
+         on_error, current_bar, selection, list_prefix):
     try:
         if executor == "spark":
             from redecode.spark import run_spark  # the [spark] extra; ImportError -> usage error
@@ -122,19 +134,25 @@ def run(inputs, out, rules, workers, force, max_record_bytes, normalize, graphem
     except (RunDirectoryLocked, RunDirectoryConflict) as exc:
         raise click.UsageError(str(exc)) from exc
     finally:
+        bar = current_bar()
         if bar is not None:
             bar.__exit__(None, None, None)
+    return summary
 
+
+def _report(summary, out: str, quiet: bool, as_json: bool, fail_on_failed: bool) -> None:
     manifest = summary.manifest
     if not manifest["inputs"]:
         # before the summary, and even with --quiet: a nightly run over an empty folder says so
         log.warning("no %s input found", suffix_list())
     skipped_files = manifest.get("files_not_read") or {}
-    if skipped_files.get("count"):
-        names = skipped_files["names"]
-        shown = ", ".join(names[:3]) + (", ..." if skipped_files["count"] > 3 else "")
+    unreadable = {e["path"] for e in skipped_files.get("unreadable", ())}
+    count = skipped_files.get("count", 0) - len(unreadable)
+    if count:
+        names = [n for n in skipped_files["names"] if n not in unreadable]
+        shown = ", ".join(names[:3]) + (", ..." if count > 3 else "")
         log.warning("%d file(s) in the inputs were not read (not named %s): %s; see files_not_read in %s/_run.json",
-                    skipped_files["count"], suffix_list(), shown, out)
+                    count, suffix_list(), shown, out)
     if native.NOTICE:
         log.warning("%s", native.NOTICE)
     line = _summary_line(summary, out)
@@ -144,8 +162,18 @@ def run(inputs, out, rules, workers, force, max_record_bytes, normalize, graphem
     elif not quiet:
         click.echo(line, err=True)
     if summary.exit_code:
-        log.error("%d input(s) could not be read to the end; the rows read before the error are kept in %s; "
-                  "see %s/_run.json", len(summary.errors), out, out)
+        outcomes = [entry["outcome"] for entry in manifest["inputs"]]
+        cut, damaged = sum(o in ("truncated", "error") for o in outcomes), outcomes.count("damaged")
+        said = []
+        if cut:
+            said.append(f"{cut} input(s) could not be read to the end (the rows read before the error "
+                        f"are kept in {out})")
+        if damaged:
+            said.append(f"{damaged} input(s) damaged (the stretches that held no readable record were "
+                        "skipped, the records after them read)")
+        if unreadable:
+            said.append(f"{len(unreadable)} directory(ies) or file(s) in the inputs could not be read")
+        log.error("%s; see %s/_run.json", "; ".join(said) or "an input could not be read", out)
     if fail_on_failed and all_failed(manifest["counts"]):
         log.error("every record that was not skipped failed (%d failed, none decoded); error_kind and "
                   "error in the rows say why", manifest["counts"]["failed"])
@@ -159,7 +187,6 @@ def _summary_line(summary, out: str) -> str:
     manifest = summary.manifest
     c = manifest["counts"]
     n = len(manifest["inputs"])
-    resumed = len(summary.resumed)
     selection = manifest.get("selection") or {}
     left = []
     if c.get("not_sampled"):
@@ -168,11 +195,28 @@ def _summary_line(summary, out: str) -> str:
     if unreached:
         left.append(f"{unreached} input{'s' if unreached != 1 else ''} not reached (--limit)")
     return (f"{n} input{'s' if n != 1 else ''}"
-            + (f" ({resumed} already complete, skipped; --force redoes them)" if resumed else "")
+            + _resumed(summary)
             + f", {c['records_seen']} record{'s' if c['records_seen'] != 1 else ''}: {c['decoded']} decoded, "
             f"{c['skipped']} skipped, {c['failed']} failed"
             + (f" ({'; '.join(left)})" if left else "")
             + f" -> {out}")
+
+
+def _resumed(summary) -> str:
+    """What the run found in --out and did about it: `` (2 already complete, skipped; 1 partly
+    done before, finished now; ...)``, or nothing."""
+    said = []
+    if summary.resumed:
+        said.append(f"{len(summary.resumed)} already complete, skipped")
+    if summary.partial:
+        said.append(f"{len(summary.partial)} partly done before, finished now")
+    if summary.changed:
+        said.append(f"{len(summary.changed)} changed since the last run, read again")
+    if summary.retried:
+        said.append(f"{len(summary.retried)} cut short, damaged or unreadable before, read again")
+    if not said:
+        return ""
+    return " (" + "; ".join(said) + ("; --force redoes them)" if summary.resumed else ")")
 
 
 def _summary_json(manifest: dict) -> dict:

@@ -522,7 +522,7 @@ def test_sigkill_and_rerun_gives_the_same_output(crash_corpus, uninterrupted, tm
     import pyarrow.parquet as pq
 
     conditions = {
-        "first-tmp-part": lambda out: bool(glob.glob(os.path.join(out, ".tmp-*.parquet"))),
+        "first-tmp-part": lambda out: bool(glob.glob(os.path.join(out, ".tmp-*.parquet.tmp"))),
         "first-final-part": lambda out: len(_final_parts(out)) >= 1,
         "third-final-part": lambda out: len(_final_parts(out)) >= 3,
     }
@@ -570,7 +570,7 @@ def test_workers_do_not_outlive_a_killed_run(crash_corpus, tmp_path):
     try:
         deadline = time.monotonic() + 120
         while proc.poll() is None and time.monotonic() < deadline:
-            if glob.glob(os.path.join(out, ".tmp-*.parquet")):
+            if glob.glob(os.path.join(out, ".tmp-*.parquet.tmp")):
                 break
             time.sleep(0.002)
         if proc.poll() is not None:

@@ -55,7 +55,7 @@ def test_fail_on_failed_is_documented(command):
     params = _params(command)
     assert "fail_on_failed" in params
     result = CliRunner().invoke(cli, [command, "--help"], terminal_width=200)
-    assert "4 with --fail-on-failed" in " ".join(result.output.split())
+    assert "5 with --fail-on-failed" in " ".join(result.output.split())
 
 
 # ------------------------------------------------------------------ tables fit a width
@@ -224,8 +224,9 @@ def test_quiet_commands_write_nothing_on_stderr(command, sample_run, tmp_path):
 
 
 def test_fail_on_failed(tmp_path):
-    """Every record too large for --max-record-bytes fails: exit 4 with the flag, 0 without; a
-    run that decoded records exits 0 with the flag."""
+    """Every record too large for --max-record-bytes fails: exit 5 with the flag (4 is an output
+    the operating system refused to write), 0 without; a run that decoded records exits 0 with the
+    flag."""
     warc = str(SAMPLE / "sample-crawl-00000.warc.gz")
     runner = CliRunner()
     failing = ["run", warc, "--max-record-bytes", "10", "--workers", "1"]
@@ -234,11 +235,11 @@ def test_fail_on_failed(tmp_path):
     manifest = json.loads((tmp_path / "a" / "_run.json").read_text())
     assert manifest["counts"]["decoded"] == 0 and manifest["counts"]["failed"] > 0
     flagged = runner.invoke(cli, [*failing, "--out", str(tmp_path / "b"), "--fail-on-failed", "-q"])
-    assert flagged.exit_code == 4
+    assert flagged.exit_code == 5
     assert ("redecode: error: every record that was not skipped failed "
             f"({manifest['counts']['failed']} failed, none decoded)") in flagged.stderr
     fine = runner.invoke(cli, ["run", warc, "--out", str(tmp_path / "c"), "--fail-on-failed", "-q", "--workers", "1"])
     assert fine.exit_code == 0, fine.output
     back = runner.invoke(cli, ["backfill", str(tmp_path / "a"), "--rules", "browser-2026.11", "--out",
                                str(tmp_path / "d"), "--fail-on-failed", "-q", "--workers", "1"])
-    assert back.exit_code == 4, back.output
+    assert back.exit_code == 5, back.output

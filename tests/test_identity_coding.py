@@ -92,3 +92,18 @@ def test_clueweb09_shaped_records(tmp_path):
     for name in ("author-2026.12", "browser-2026.11"):
         row = record_row(records[1], get_rules(name))
         assert (row["status"], row["error_kind"]) == ("failed", "content-encoding"), name
+
+
+def test_the_report_shows_bodies_a_browser_shows_nothing_for(tmp_path):
+    # the report's overrides section counts them under "(nothing shown)", verdict identity
+    from redecode.job import run
+    from redecode.report import collect
+
+    coded = [("Content-Type", "text/html; charset=utf-8"), ("Content-Encoding", "gzip")]
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "clueweb09-like.warc").write_bytes(
+        _warc([("http://example.com/a", PAGE, coded), ("http://example.com/b", PAGE, coded)]))
+    out = tmp_path / "out"
+    run([str(tmp_path / "in")], str(out), workers=1)
+    rows = collect(str(out)).sections["overrides"].rows
+    assert [r[:3] for r in rows] == [("(nothing shown) -> UTF-8", "identity", 2)], rows

@@ -366,12 +366,26 @@ def test_outcome_error_for_a_file_gzipped_as_one_stream(tmp_path):
 
 
 def test_outcome_error_for_an_unreadable_first_record(tmp_path):
-    # a first record with no Content-Length, and one whose header cannot be read at all
-    entry, rows = _outcome_of(tmp_path, "no-length.warc", _warc_record("warcinfo", b"x", content_length=False) + _RESP)
+    # a first (and only) record with no Content-Length, and one whose header cannot be read at all
+    entry, rows = _outcome_of(tmp_path, "no-length.warc", _warc_record("warcinfo", b"x", content_length=False))
     assert (entry["outcome"], entry["error_offset"], rows) == ("error", 0, [])
-    entry, rows = _outcome_of(tmp_path, "bad-head.warc", "WARC/1.0\r\n\u2603: snowman\r\n\r\n".encode() + _RESP)
+    entry, rows = _outcome_of(tmp_path, "bad-head.warc", "WARC/1.0\r\n\u2603: snowman\r\n\r\n".encode())
     assert (entry["outcome"], entry["error_offset"], rows) == ("error", 0, [])
     assert entry["counts"]["by_record_type"] == {job.NO_RECORD_TYPE: 1}
+
+
+def test_outcome_damaged_when_a_record_follows_an_unreadable_first_record(tmp_path):
+    # issue 17, case 7: reading goes on at the next WARC/ line that parses; exit 1 still
+    bad = _warc_record("warcinfo", b"x", content_length=False)
+    entry, rows = _outcome_of(tmp_path, "no-length.warc", bad + _RESP)
+    assert (entry["outcome"], entry["error_offset"]) == ("damaged", 0)
+    assert [(r["status"], r["warc_offset"]) for r in rows] == [("decoded", len(bad))]
+    assert [(d["offset"], d["length"]) for d in entry["damaged"]] == [(0, len(bad))]
+    head = "WARC/1.0\r\n\u2603: snowman\r\n\r\n".encode()
+    entry, rows = _outcome_of(tmp_path, "bad-head.warc", head + _RESP)
+    assert (entry["outcome"], entry["error_offset"]) == ("damaged", 0)
+    assert [(r["status"], r["warc_offset"]) for r in rows] == [("decoded", len(head))]
+    assert entry["counts"]["by_record_type"] == {job.NO_RECORD_TYPE: 1, "response": 1}
 
 
 def test_outcome_truncated_when_rows_came_before_the_damage(tmp_path):

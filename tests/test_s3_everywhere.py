@@ -149,6 +149,31 @@ def test_query_a_bucket_run(s3_run, local_run):
     assert missing.exit_code == 2 and "s3://run-out/no-such-run: no such run directory" in missing.output
 
 
+def test_query_on_a_bucket_run_stays_confined(s3_run, tmp_path):
+    """The query sandbox (issue 17) holds for a bucket run: DuckDB reads the run's parts through
+    the registered fsspec filesystem and nothing else, in the bucket, in other buckets or on disk."""
+    from redecode.query import QueryError
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("s3cr3t")
+    storage.write_bytes("s3://run-out/beside/x.csv", b"a\n1\n")
+    con = open_query([s3_run])
+    try:
+        (rows,) = execute(con, f"SELECT count(*) FROM '{s3_run}/*.parquet'")
+        assert rows.rows == [(44,)]
+        for sql in (f"SELECT * FROM read_text('{secret}')",
+                    "SELECT * FROM read_csv('s3://run-out/beside/x.csv')",
+                    "SELECT * FROM read_text('s3://arc-in/list.txt')",
+                    f"SELECT * FROM read_csv('{s3_run}-other/x.csv')",
+                    f"COPY (SELECT 1 AS x) TO '{s3_run}/written.csv'",
+                    "SET allowed_directories = ['s3://']"):
+            with pytest.raises(QueryError, match="Permission|not allowed|locked|read-only"):
+                execute(con, sql)
+    finally:
+        con.close()
+    assert "written.csv" not in storage.listdir(s3_run)
+
+
 def test_report_from_and_to_a_bucket(s3_run, tmp_path):
     pytest.importorskip("altair", reason="the [report] extra (altair) is not installed")
     diff_url = "s3://run-out/diff-browser"

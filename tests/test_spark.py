@@ -157,10 +157,10 @@ def test_killed_attempts_leave_nothing_visible(local_run, tmp_path):
     stem = job.part_stem(shard.path, shard.index)
     staging = os.path.join(out, "_staging", stem + "-dead")
     os.makedirs(os.path.join(staging, "_done"))
-    with open(os.path.join(staging, ".tmp-" + stem + ".parquet"), "wb") as f:
+    with open(os.path.join(staging, ".tmp-" + stem + ".parquet.tmp"), "wb") as f:
         f.write(b"PAR1 half a part")
     os.makedirs(os.path.join(out, "_done"))
-    with open(os.path.join(out, ".tmp-" + stem + ".parquet"), "wb") as f:
+    with open(os.path.join(out, ".tmp-" + stem + ".parquet.tmp"), "wb") as f:
         f.write(b"PAR1")
     # published part, marker never written: the shard is not complete
     shutil.copy(os.path.join(local_run, stem + ".parquet"), os.path.join(out, stem + ".parquet"))

@@ -351,7 +351,11 @@ def test_utf8_profile_counts_cesu_pairs_and_literal_replacement_characters():
     # Cyrillic with spaces only (one unit in 8 has a zero high byte): still UTF-16
     ("Правительство Москвы объявило, что повысит тарифы на транспорт", "utf-16-le", "UTF-16LE"),
     ("Правительство Москвы объявило, что повысит тарифы на транспорт", "utf-16-be", "UTF-16BE"),
-    ("Правительство Москвы объявило", "utf-16-le", None),  # 2 spaces in 29 units: under an eighth
+    ("Правительство Москвы объявилочтоповысит", "utf-16-le", None),  # 2 spaces in 39 units
+    # CJK with a few zero low bytes (U+3000, U+4E00) among markup: not UTF-32
+    ("東京都は　一部の地域で<b>注意報</b>を発表した。" * 3, "utf-16-le", "UTF-16LE"),
+    ("東京都は　一部の地域で<b>注意報</b>を発表した。" * 3, "utf-16-be", "UTF-16BE"),
+    ("東京都は　一部の地域で<b>注意報</b>を発表した。" * 3, "utf-32-le", None),
 ])
 def test_utf16_pattern(text, codec, want):
     assert V.utf16_pattern(text.encode(codec)) == want

@@ -157,13 +157,25 @@ def b_garbage_between(name):
     junk = b"\x00\x01\x02 this is not a WARC record\r\nGARBAGE: yes\r\n\r\n\xff\xfe" * 3
     b = warcio_response(rid(name, 1), page("after the garbage"))
     return a + junk + b, {
-        "rows": {rid(name, 0): {"status": ["decoded"]}},
-        # A reader that resynchronises finds record 1 (then the input is whole: exit 0 allowed);
-        # one that stops must name the garbage's offset.
+        # reading resynchronises at the next WARC/1.0 version line (issue 17): record 1 is read,
+        # and the input is damaged (exit 1) with the garbage's offset
+        "rows": {rid(name, 0): {"status": ["decoded"]}, rid(name, 1): {"status": ["decoded"]}},
+        "cut_short": True,
+        "error_offset_min": len(a), "error_offset_max": len(a),
+    }
+
+
+def b_damaged_member(name):
+    members = [gz(warcio_response(rid(name, i), page(f"record {i}"))) for i in range(3)]
+    second = len(members[0])
+    data = bytearray(b"".join(members))
+    data[second + len(members[1]) // 2] ^= 0xFF  # one byte of the second member's deflate data
+    return bytes(data), {
+        # each record is its own gzip member: the damaged one is skipped (issue 17), the third read
+        "rows": {rid(name, 0): {"status": ["decoded"]}, rid(name, 2): {"status": ["decoded"]}},
         "maybe_rows": [rid(name, 1)],
-        "cut_short": "either",
-        "error_offset_min": len(a), "error_offset_max": len(a) + len(junk),
-        "if_not_cut_short_rows": [rid(name, 1)],
+        "cut_short": True,
+        "error_offset_min": second, "error_offset_max": second,
     }
 
 
@@ -562,8 +574,11 @@ SPECS: list[Spec] = [
          "rows for records 0-1; input cut short (exit 1); error names the third member's offset",
          b_truncated_member),
     Spec("garbage-between.warc", "garbage bytes between two records",
-         "row for record 0; record 1 found by resynchronising, or an error at the garbage offset",
+         "rows for records 0 and 1 (found by resynchronising); damaged (exit 1) at the garbage offset",
          b_garbage_between),
+    Spec("damaged-member.warc.gz", "a .warc.gz with one byte flipped in its second gzip member",
+         "rows for records 0 and 2; the second member damaged (exit 1) at its offset",
+         b_damaged_member),
     Spec("content-length-larger.warc", "a Content-Length 40 bytes larger than the block, mid-file",
          "row for record 0; the damaged record 1 and later ones read or an error with offset",
          b_cl_larger),

@@ -11,10 +11,27 @@ claimed by its name (ARC files without a ``filedesc:`` line).
 | every record of a file, or of a byte range of it | :func:`iter_records` |
 | warcio/CDX "offset + length" random access (``warcio extract FILE OFFSET``) | :func:`read_record_at` |
 | where to cut a file into ranges read in parallel | :func:`find_record_start`, :func:`reader_for` (``shardable``) |
+| go on after a damaged record (the job's reading) | :func:`iter_records` with ``resync=True`` |
 | the file name endings input expansion takes | :data:`INPUT_SUFFIXES` |
 
 Errors: :class:`redecode.record.ArchiveError` (path, offset, message) after the last readable
 record of a file cut short or damaged, and at once for a file that cannot be opened.
+
+Resync (``iter_records(resync=True)``, what ``redecode run`` reads with). Every record of a
+``.warc.gz`` is its own gzip member, so one damaged member need not cost the records after it:
+where a reader raises :class:`ArchiveError` at offset E, reading goes on at the reader's
+:meth:`~redecode.record.Reader.find_resync_point` at or after E (strictly after the last record
+read): for gzip files the next member that inflates to a record start and that warcio reads, for
+uncompressed WARC the next ``WARC/<version>`` line that warcio parses as a record header, for
+``.warc.lz4`` the next LZ4 frame FastWARC reads a record from. The
+stretch skipped is recorded as a :class:`redecode.record.Damage` (offset, length, error) in
+``RecordStream.damaged``; when no record start follows (the file is cut short), the error is
+raised as without resync. Only readers that can cut files into ranges (``shardable``: WARC, LZ4
+WARC, ARC) resync, and only in local files (a URL is read as without resync: finding a record start reads
+the file's bytes around it). The place found is a record warcio reads, so garbage never becomes a row; but inside a
+damaged stretch a record stored in another record's payload (an archive inside a page) would be
+taken for one, as a cut between ranges can be (warcio reading on from the damage would have
+stopped there instead).
 
 Deviations: none here; the readers list theirs.
 """
@@ -32,6 +49,7 @@ from .record import (
     MODES,
     ArchiveError,
     ArchiveRecord,
+    Damage,
     Head,
     Reader,
     RecordStream,
@@ -44,6 +62,7 @@ __all__ = [
     "READERS",
     "ArchiveError",
     "ArchiveRecord",
+    "Damage",
     "RecordStream",
     "find_record_start",
     "iter_records",
@@ -97,6 +116,7 @@ def iter_records(
     reader: str = "auto",
     start: int = 0,
     end: int | None = None,
+    resync: bool = False,
 ) -> RecordStream:
     """Every record of one archive, in file order (warcinfo, request, metadata... included).
 
@@ -110,6 +130,10 @@ def iter_records(
     (0, an ``offset`` seen before, or what ``find_record_start`` found), and the records yielded are
     those that start before ``end`` (the last one is read whole even if it runs past ``end``); see
     ``RecordStream.next_offset``.
+
+    ``resync``: go on after damage at the next record that can be read (see the module docstring);
+    the stretches skipped are in ``RecordStream.damaged``, and ``ArchiveError`` is raised only when
+    no record follows the damage.
 
     Raises ``ArchiveError(path, offset, message)`` after the last readable record when the file is
     truncated or corrupt, and at once when it cannot be opened.
@@ -125,7 +149,32 @@ def iter_records(
             raise ArchiveError(p, start, f"cannot open: {exc.strerror or exc}") from None
         if kind is None:
             raise ArchiveError(p, 0, _UNKNOWN)
-        yield from kind.records(p, stream, cap=max_record_bytes, mode=reader, start=start, end=end)
+        if not (resync and kind.shardable and not storage.is_remote(p)):
+            yield from kind.records(p, stream, cap=max_record_bytes, mode=reader, start=start, end=end)
+            return
+        segment = start
+        while True:
+            last = None  # offset of the last record yielded from this segment
+            try:
+                for record in kind.records(p, stream, cap=max_record_bytes, mode=reader, start=segment, end=end):
+                    last = record.offset
+                    yield record
+                return
+            except ArchiveError as exc:
+                # strictly after the last record read (from the segment's start when none was):
+                # every resync moves forward
+                floor = max(exc.offset, (last if last is not None else segment) + 1)
+                try:
+                    resume = kind.find_resync_point(p, floor)
+                except (ArchiveError, OSError):
+                    resume = None
+                if resume is None:
+                    raise  # nothing readable after it: the file is cut short there
+                stream.damaged.append(Damage(exc.offset, resume - exc.offset, exc.message))
+                if end is not None and resume >= end:
+                    stream.next_offset = resume
+                    return
+                segment = resume
 
     return RecordStream(records)
 

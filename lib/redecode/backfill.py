@@ -62,6 +62,8 @@ from .rundir import (
     Shard,
     ShardCounts,
     files_not_read,
+    is_part_name,
+    marker_is_valid,
     marker_path,
     publish_shard,
     remade_marker,
@@ -290,11 +292,17 @@ def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
     present = set(storage.listdir(prior_dir))
     for entry in manifest.get("inputs", []):
         for part in entry.get("parts") or ([entry["part"]] if entry.get("part") else []):
+            if not is_part_name(part):
+                raise BackfillError(f"{manifest_path}: {part!r} is not a part file name; the manifest "
+                                    "has been edited or damaged. Run `redecode run` on the archives instead")
             mpath = marker_path(prior_dir, stem_of(part))
             try:
                 marker = json.loads(storage.read_bytes(mpath))
             except FileNotFoundError:
                 raise BackfillError(f"{prior_dir}: completion marker {mpath} of {part} is missing") from None
+            if not marker_is_valid(marker, stem_of(part)):
+                raise BackfillError(f"{mpath}: not the completion marker of {part} (edited or damaged); "
+                                    "run `redecode run` on the archives instead")
             if part not in present:
                 raise BackfillError(f"{prior_dir}: part {part} named in _run.json is missing")
             markers.append(marker)

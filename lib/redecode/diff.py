@@ -1008,13 +1008,18 @@ def _diff_input(path: str, *, old: Rules, new: Rules, limit: int) -> tuple[list[
     from .row import ROW_RECORD_TYPES, record_row  # noqa: PLC0415
 
     rows: list[dict] = []
+    stream = iter_records(path, max_record_bytes=limit, resync=True)  # damage passed over, as run does
     try:
-        for record in iter_records(path, max_record_bytes=limit):
+        for record in stream:
             if record.record_type not in ROW_RECORD_TYPES:
                 continue
             rows.append(diff_pair(record_row(record, old), record_row(record, new), matched_on="offset"))
     except ArchiveError as exc:
         return rows, {"path": path, "error": str(exc)}
+    if stream.damaged:
+        first = stream.damaged[0]
+        return rows, {"path": path, "error": f"{path}: at offset {first.offset}: {first.error}; "
+                                             f"{len(stream.damaged)} damaged stretch(es) skipped"}
     return rows, None
 
 

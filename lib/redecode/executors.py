@@ -7,7 +7,12 @@ order of ``items``, computed by the executor:
   macOS), at most one per item; the items run in this process when ``workers`` is 1 or there is
   at most one item. ``prepare()`` runs once in this process before workers start (so they share
   what it loads, copy-on-write). Workers die with the parent (Linux ``PR_SET_PDEATHSIG``), so a
-  command killed by the OOM killer leaves no worker writing.
+  command killed by the OOM killer leaves no worker writing. Workers ignore SIGINT (Ctrl-C reaches
+  the terminal's whole process group): the parent decides. When anything stops the parent's map
+  (an item's exception, ``KeyboardInterrupt``, a SIGTERM turned into an exception by the
+  command), it kills the workers at once (SIGKILL) and waits for them before the exception goes
+  on, so nothing writes into the run directory after :func:`map_shards` has returned or raised,
+  and the caller can remove what they were writing.
 - :class:`Spark`: one Spark task per item (one partition each, so a failed item is retried
   alone), results collected to the driver; the active SparkSession is reused (and left running),
   one created here is stopped at the end. ``master="inline"`` runs the items in this process
@@ -120,6 +125,12 @@ def _freeze_startup_objects() -> None:
 def _init_worker(queue) -> None:
     global _reporter
     _die_with_parent()
+    import signal  # noqa: PLC0415
+
+    # Ctrl-C: the parent stops the run and kills the workers; a worker that raised
+    # KeyboardInterrupt itself would only add a traceback per worker to stderr
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if queue is not None:
         pending = [0]
 
@@ -190,8 +201,9 @@ class Local(Executor):
         ctx = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork")
         queue = ctx.Queue() if on_progress is not None else None
         results: list = [None] * len(items)
-        with cf.ProcessPoolExecutor(max_workers=min(n, len(items)), mp_context=ctx,
-                                    initializer=_init_worker, initargs=(queue,)) as pool:
+        pool = cf.ProcessPoolExecutor(max_workers=min(n, len(items)), mp_context=ctx,
+                                      initializer=_init_worker, initargs=(queue,))
+        try:
             futures = {pool.submit(fn, item): i for i, item in enumerate(items)}
             pending = set(futures)
             while pending:
@@ -200,7 +212,32 @@ class Local(Executor):
                     on_progress(queue.get_nowait())
                 for fut in done:
                     results[futures[fut]] = fut.result()
+        except BaseException:
+            _kill_workers(pool)
+            raise
+        pool.shutdown(wait=True)
         return results
+
+
+def _kill_workers(pool: cf.ProcessPoolExecutor) -> None:
+    """Stop ``pool`` now: cancel what has not started, SIGKILL the workers (a shard half written
+    is the caller's to remove) and reap them. (``ProcessPoolExecutor.shutdown`` alone waits for
+    the running items to finish: seconds to minutes.)"""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        try:
+            process.kill()
+        except (OSError, ValueError):
+            pass
+    for process in processes:
+        try:
+            process.join(5)
+        except (OSError, ValueError, AssertionError):
+            pass
+    try:
+        pool.shutdown(wait=True, cancel_futures=True)
+    except Exception:  # noqa: BLE001 - a broken pool is what killing it makes
+        pass
 
 
 # ---------------------------------------------------------------------------------------------

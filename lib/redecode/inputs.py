@@ -23,18 +23,30 @@ other names that still look like crawl data (:func:`looks_like_archive`: ``.wacz
 ``.warc.gz.bad``, ``.warc.1``...) are reported through ``not_read``, never passed over in
 silence. Raises :class:`FileNotFoundError` naming the input that matches nothing.
 
+Local walks (directories, and globs with ``**``) follow symbolic links, each directory once: a
+directory already walked (by device and inode: a symlink loop, or a second link to it) is not
+walked again, and a file reached under several names (symlinks, hard links) is read once, under
+the first of its names in sorted order. A directory that cannot be listed, an input-named file
+that cannot be read and a broken symlink with an input name are reported through ``unreadable``
+(path -> the error, with its errno) and through ``not_read``: the run lists them in
+``files_not_read`` and exits 1. File names are taken as the operating system gives them,
+whatever their bytes (Python's ``surrogateescape`` for bytes that are not UTF-8; see
+:func:`redecode.storage.path_text` for how such a name is written to Parquet and JSON).
+
 This module reads names and listings only, never an archive's bytes (kinds are sniffed from the
 bytes by :mod:`redecode.archive` when the archive is read).
 """
 
 from __future__ import annotations
 
+import errno as _errno
+import fnmatch
 import glob as _glob
 import gzip
 import os
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from . import storage
 from .archive import INPUT_SUFFIXES
@@ -62,48 +74,210 @@ def looks_like_archive(name: str) -> bool:
     return _ARCHIVE_LIKE.search(os.path.basename(name).lower()) is not None
 
 
-def iter_inputs(paths: Iterable[str | os.PathLike[str]], not_read: list[str] | None = None) -> list[str]:
+def iter_inputs(paths: Iterable[str | os.PathLike[str]], not_read: list[str] | None = None,
+                unreadable: dict[str, str] | None = None) -> list[str]:
     """Expand local inputs (files, directories, globs) to a sorted, de-duplicated list of file paths.
 
     A file is taken as given (whatever its name); a directory is walked recursively for names
     ending in one of :data:`INPUT_SUFFIXES`; anything else is a glob pattern (``**`` allowed), whose
     matching files are filtered the same way and whose matching directories are walked. Files a
     directory or glob held whose names look like archives but end otherwise
-    (:func:`looks_like_archive`) are appended to ``not_read`` when it is given.
+    (:func:`looks_like_archive`) are appended to ``not_read`` when it is given; what cannot be
+    read (see the module docstring) is added to ``unreadable`` (path -> error) and to
+    ``not_read``. Symlinks are followed, each directory walked once; each file is listed once.
     Raises ``FileNotFoundError`` naming the argument when it matches nothing.
     """
-    found: set[str] = set()
-    other: set[str] = set()
-
-    def walk(d: str) -> None:
-        for root, dirs, files in os.walk(d):
-            dirs.sort()
-            for f in files:
-                if _is_input_name(f):
-                    found.add(os.path.join(root, f))
-                elif looks_like_archive(f):
-                    other.add(os.path.join(root, f))
-
+    walk = _Walk()
     for p in paths:
         p = os.fspath(p)
         if os.path.isfile(p):
-            found.add(p)
+            walk.take(p)
         elif os.path.isdir(p):
-            walk(p)
+            walk.walk(p)
         else:
-            matches = _glob.glob(p, recursive=True)
+            matches = _recursive_glob(p, walk.unreadable) if "**" in p else _glob.glob(p)
             if not matches:
                 raise FileNotFoundError(f"no input file matches {p!r}")
             for m in matches:
                 if os.path.isdir(m):
-                    walk(m)
-                elif _is_input_name(m):
-                    found.add(m)
-                elif looks_like_archive(m):
-                    other.add(m)
+                    walk.walk(m)
+                else:
+                    walk.file(m)
+    found = walk.found()
     if not_read is not None:
-        not_read.extend(sorted(other - found))
-    return sorted(found)
+        not_read.extend(sorted((walk.other | set(walk.unreadable)) - set(found)))
+    if unreadable is not None:
+        unreadable.update(walk.unreadable)
+    return found
+
+
+def _error(exc: OSError, what: str) -> str:
+    name = _errno.errorcode.get(exc.errno, "") if exc.errno is not None else ""
+    number = f" (errno {exc.errno}{', ' + name if name else ''})" if exc.errno is not None else ""
+    return f"cannot read {what}: {exc.strerror or exc}{number}"
+
+
+class _Walk:
+    """One expansion's walks: every directory walked once (by device and inode), every file taken
+    once (by device and inode, the first name in sorted order kept)."""
+
+    def __init__(self) -> None:
+        self.dirs: set[tuple[int, int]] = set()
+        self.files: dict[tuple[int, int], str] = {}
+        self.other: set[str] = set()
+        self.unreadable: dict[str, str] = {}
+
+    def take(self, path: str) -> None:
+        """A file to read (named, or with an input name in a walk)."""
+        try:
+            st = os.stat(path)
+        except OSError:  # gone, or a broken link named on the command line: its shard says so
+            self.files[("path", path)] = path  # type: ignore[index]
+            return
+        key = (st.st_dev, st.st_ino)
+        if key not in self.files or path < self.files[key]:
+            self.files[key] = path
+
+    def file(self, path: str) -> None:
+        """A file met in a walk or a glob: taken, reported, or left (by its name)."""
+        name = os.path.basename(path)
+        if _is_input_name(name):
+            if not os.access(path, os.R_OK):
+                try:
+                    open(path, "rb").close()
+                except OSError as exc:
+                    self.unreadable[path] = _error(exc, "file")
+                    return
+            self.take(path)
+        elif looks_like_archive(name):
+            self.other.add(path)
+
+    def walk(self, top: str) -> None:
+        """Walk directory ``top`` (depth first, names sorted), following symlinks once."""
+        stack = [top]
+        while stack:
+            directory = stack.pop()
+            try:
+                st = os.stat(directory)
+                key = (st.st_dev, st.st_ino)
+                if key in self.dirs:
+                    continue  # a loop, or a directory reached twice: walked once
+                self.dirs.add(key)
+                with os.scandir(directory) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as exc:
+                self.unreadable[directory] = _error(exc, "directory")
+                continue
+            subdirs = []
+            for entry in entries:
+                try:
+                    if entry.is_dir():  # (follows symlinks)
+                        subdirs.append(entry.path)
+                    elif entry.is_file():
+                        self.file(entry.path)
+                    elif entry.is_symlink() and (_is_input_name(entry.name) or looks_like_archive(entry.name)):
+                        self.unreadable[entry.path] = "cannot read file: broken symbolic link"
+                except OSError as exc:
+                    self.unreadable[entry.path] = _error(exc, "file")
+            stack.extend(reversed(subdirs))
+
+    def found(self) -> list[str]:
+        return sorted(set(self.files.values()))
+
+
+def _recursive_glob(pattern: str, unreadable: dict[str, str] | None = None) -> list[str]:
+    """What a glob with ``**`` matches, as :func:`glob.glob` with ``recursive=True`` would (``**``
+    a whole path component: zero or more directories; other wildcards within a component; names
+    starting with a dot only for a component that starts with one), but walking with symlinks
+    followed once (:class:`_Walk`), so that a symlink loop neither repeats files nor hangs.
+    A directory that could hold a match but cannot be listed is added to ``unreadable`` (its path
+    spelt as the matches are -> the error) when it is given; a fixed part that does not exist is
+    no error here (the pattern matches nothing)."""
+    parts = pattern.split(os.sep)
+    fixed = 0
+    while fixed < len(parts) - 1 and not _glob.has_magic(parts[fixed]):
+        fixed += 1
+    base = os.sep.join(parts[:fixed]) or ("" if not pattern.startswith(os.sep) else os.sep)
+    rest = parts[fixed:]
+
+    def spelt(rel: str) -> str:
+        return os.path.join(base, rel) if base and rel else (base or rel or os.curdir)
+
+    def report(rel: str, exc: OSError) -> None:
+        if unreadable is None or (not rel and isinstance(exc, (FileNotFoundError, NotADirectoryError))):
+            return
+        if _may_hold(rest, rel.split(os.sep) if rel else []):
+            unreadable[spelt(rel)] = _error(exc, "directory")
+
+    matches = []
+    for rel in _relative_entries(base or os.curdir, _Walk(), report):
+        if _match(rest, rel.split(os.sep) if rel else []):
+            matches.append(os.path.join(base, rel) if base else rel)
+    return sorted(matches)
+
+
+def _relative_entries(base: str, walker: _Walk, report) -> Iterator[str]:
+    """Every path under ``base`` (directories and files), relative to it, following symlinks
+    with each directory once; the empty string for ``base`` itself. ``report(rel, exc)`` is called
+    for each directory that cannot be listed."""
+    yield ""
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        directory = os.path.join(base, rel) if rel else base
+        try:
+            st = os.stat(directory)
+            key = (st.st_dev, st.st_ino)
+            if key in walker.dirs:
+                continue
+            walker.dirs.add(key)
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            report(rel, exc)
+            continue
+        subdirs = []
+        for entry in entries:
+            path = os.path.join(rel, entry.name) if rel else entry.name
+            yield path
+            try:
+                if entry.is_dir():
+                    subdirs.append(path)
+            except OSError:
+                pass
+        stack.extend(reversed(subdirs))
+
+
+def _may_hold(pattern: list[str], parts: list[str]) -> bool:
+    """Whether the directory at path components ``parts`` can hold a match of glob components
+    ``pattern`` (a path below it can match; the rules of :func:`_match`)."""
+    if not parts:
+        return bool(pattern)
+    if not pattern:
+        return False
+    head = pattern[0]
+    if head == "**":
+        return _may_hold(pattern[1:], parts) or (not parts[0].startswith(".") and _may_hold(pattern, parts[1:]))
+    if parts[0].startswith(".") and not head.startswith("."):
+        return False
+    return fnmatch.fnmatchcase(parts[0], head) and _may_hold(pattern[1:], parts[1:])
+
+
+def _match(pattern: list[str], parts: list[str]) -> bool:
+    """Whether path components ``parts`` match glob components ``pattern`` (``**``: any number of
+    components, none of them hidden)."""
+    if not pattern:
+        return not parts
+    head = pattern[0]
+    if head == "**":
+        if _match(pattern[1:], parts):
+            return True
+        return bool(parts) and not parts[0].startswith(".") and _match(pattern, parts[1:])
+    if not parts:
+        return False
+    if parts[0].startswith(".") and not head.startswith("."):
+        return False
+    return fnmatch.fnmatchcase(parts[0], head) and _match(pattern[1:], parts[1:])
 
 
 def _list_file_entries(list_path: str, prefix: str | None = None) -> list[str]:
@@ -164,12 +338,13 @@ def _expand_remote(url: str, not_read: list[str]) -> list[str]:
     raise FileNotFoundError(f"no input file matches {url!r}")
 
 
-def expand_inputs(inputs: Iterable[str | os.PathLike[str]], not_read: list[str] | None = None, *,
-                  list_prefix: str | None = None) -> list[str]:
+def expand_inputs(inputs: Iterable[str | os.PathLike[str]], not_read: list[str] | None = None,
+                  unreadable: dict[str, str] | None = None, *, list_prefix: str | None = None) -> list[str]:
     """Expand command-line inputs to a sorted, de-duplicated list of paths and URLs (see the module
     docstring). Files that directories, prefixes and globs held under other names that still look
-    like archives are appended to ``not_read`` when it is given. ``list_prefix`` is prepended to
-    every line of the ``@LIST`` files.
+    like archives are appended to ``not_read`` when it is given; directories and files that could
+    not be read go to ``unreadable`` (path -> error) and ``not_read``. ``list_prefix`` is prepended
+    to every line of the ``@LIST`` files.
 
     Raises :class:`FileNotFoundError` for an input that matches nothing, :class:`ValueError` for
     an ``@LIST`` that is not a list of paths.
@@ -186,7 +361,7 @@ def expand_inputs(inputs: Iterable[str | os.PathLike[str]], not_read: list[str] 
         else:
             local.append(storage.local_path(s))
     if local:
-        found.update(iter_inputs(local, other))
+        found.update(iter_inputs(local, other, unreadable))
     if not_read is not None:
         not_read.extend(sorted(set(other) - found))
     return sorted(found)

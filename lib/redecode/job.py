@@ -88,16 +88,22 @@ def process_archive(
     ``start``/``end`` restrict to records whose offset (bytes) lies in ``[start, end)``. Records of
     other types are only counted in ``counts``. Row records ``selection``'s sample leaves out are
     counted (``not_sampled``) and give no row; ``row_limit``: stop reading after that many rows
-    (then ``boundary["limited"]`` is True). Raises :class:`redecode.archive.ArchiveError` after
-    the last readable record when the archive is truncated or corrupt (the rows before it have been
-    yielded). When ``boundary`` is a dict, ``boundary["next_offset"]`` is set to the offset of the
-    first record at or after ``end`` (None when the file was read to its end). ``utf8_text``: see
+    (then ``boundary["limited"]`` is True). Damage is passed over: reading goes on at the next
+    record start (``iter_records(resync=True)``). Raises :class:`redecode.archive.ArchiveError`
+    after the last readable record when the archive is cut short or damaged with no record after
+    the damage (the rows before it have been yielded). When ``boundary`` is a dict,
+    ``boundary["next_offset"]`` is set to the offset of the first record at or after ``end`` (None
+    when the file was read to its end), and ``boundary["damaged"]`` is the list of
+    :class:`redecode.record.Damage` s skipped (filled as they are met, so it is there when
+    ``ArchiveError`` is raised too). ``utf8_text``: see
     :func:`redecode.row.record_row` (for rows going to :class:`redecode.writer.PartWriter`).
     """
     counts = counts if counts is not None else ShardCounts()
     last = start
     sampled = selection.sample is not None
-    stream = iter_records(path, max_record_bytes=max_record_bytes, start=start, end=end)
+    stream = iter_records(path, max_record_bytes=max_record_bytes, start=start, end=end, resync=True)
+    if boundary is not None:
+        boundary["damaged"] = stream.damaged
     for record in stream:
         counts.records_total += 1
         counts.by_record_type[record.record_type or NO_RECORD_TYPE] += 1
@@ -161,14 +167,15 @@ def plan_shards(path: str, *, shard_bytes: int | None = None) -> list[tuple[int,
 
 
 def plan(inputs: list[str], out: str, *, shard_bytes: int | None = None,
-         not_read: list[str] | None = None, list_prefix: str | None = None,
-         whole_files: bool = False) -> tuple[list[str], list[Shard]]:
+         not_read: list[str] | None = None, unreadable: dict[str, str] | None = None,
+         list_prefix: str | None = None, whole_files: bool = False) -> tuple[list[str], list[Shard]]:
     """``(paths, shards)``: ``inputs`` expanded (:func:`redecode.inputs.expand_inputs`, with
     ``list_prefix`` before every ``@LIST`` line) without the files inside the run directory
     ``out``, and their shards (:func:`plan_shards`; one per input with ``whole_files``, as a run
     under ``--limit`` reads them). Files the inputs held under other names are appended to
-    ``not_read``. Raises :class:`FileNotFoundError` for an input that matches nothing."""
-    paths = outside(expand_inputs(inputs, not_read, list_prefix=list_prefix), out)
+    ``not_read``, directories and files that could not be read added to ``unreadable`` (path ->
+    error). Raises :class:`FileNotFoundError` for an input that matches nothing."""
+    paths = outside(expand_inputs(inputs, not_read, unreadable, list_prefix=list_prefix), out)
     shards = [Shard(path, index, start, end)
               for path in paths
               for index, (start, end) in enumerate([(0, None)] if whole_files
@@ -195,7 +202,12 @@ def process_shard(
     stops after ``row_limit`` rows (outcome ``limited``).
 
     A truncated or corrupt archive keeps the rows read so far; its error (file and offset) is in the
-    marker's ``error`` and its ``outcome`` is ``truncated``.
+    marker's ``error`` and its ``outcome`` is ``truncated``. Damage with readable records after it
+    is skipped (the stretches in the marker's ``damaged``, the first in ``error`` and
+    ``error_offset``): the outcome is ``damaged``, or ``truncated`` when the file is also cut short. Whatever goes wrong while *reading*
+    (the archive, the file system under it, or a bug in a reader) is the shard's outcome, so it
+    costs this input only; an error *writing* ``out`` (:class:`redecode.storage.OutputError`: disk
+    full...) propagates, and the part is not published.
     """
     counts = ShardCounts()
     outcome, error, error_offset = "complete", None, None
@@ -204,30 +216,52 @@ def process_shard(
     started = time.perf_counter()
     cpu_started = time.process_time()
     boundary: dict = {}
+    # before reading: a rerun compares it with the file then, and reads the file again if it changed
+    # (even while this shard was being read)
+    fingerprint = storage.fingerprint(shard.path)
     with PartWriter(
         os.path.join(out, part_stem(shard.path, shard.index) + ".parquet"),
         extra_metadata={"redecode.rules": rules.name, "redecode.rules_digest": rules.digest},
     ) as writer:
-        try:
-            rows = process_archive(shard.path, rules, max_record_bytes=max_record_bytes, start=shard.start,
-                                   end=shard.end, counts=counts, on_bytes=on_bytes, boundary=boundary,
-                                   selection=selection, row_limit=row_limit, utf8_text=True)
-            for row in rows:
-                writer.write(row)
-            if boundary.get("limited"):
-                outcome = "limited"
-        except ArchiveError as exc:
-            # "error": nothing could be read at all (not an archive, unreadable); "truncated":
-            # the rows before the damage are kept.
-            # Nothing read: no record at all, or the damage is at the file's first record
-            # (offset 0: a file gzipped as one stream, a first record with no Content-Length) and
-            # no row came before it.
-            nothing = shard.start == 0 and (
-                counts.records_total == 0 or (exc.offset == 0 and counts.records_seen == 0)
-            )
-            outcome, error, error_offset = ("error" if nothing else "truncated"), str(exc), exc.offset
-        except OSError as exc:
-            outcome, error = "error", f"{shard.path}: {exc.strerror or exc}"
+        rows = process_archive(shard.path, rules, max_record_bytes=max_record_bytes, start=shard.start,
+                               end=shard.end, counts=counts, on_bytes=on_bytes, boundary=boundary,
+                               selection=selection, row_limit=row_limit, utf8_text=True)
+        write = writer.write
+        while True:
+            try:
+                row = next(rows)
+            except StopIteration:
+                if boundary.get("limited"):
+                    outcome = "limited"
+                break
+            except ArchiveError as exc:
+                # "error": nothing could be read at all (not an archive, unreadable); "truncated":
+                # the rows before the damage are kept.
+                # Nothing read: no record at all, or the damage is at the file's first record
+                # (offset 0: a file gzipped as one stream, a first record with no Content-Length) and
+                # no row came before it.
+                nothing = shard.start == 0 and (
+                    counts.records_total == 0 or (exc.offset == 0 and counts.records_seen == 0)
+                )
+                outcome, error, error_offset = ("error" if nothing else "truncated"), str(exc), exc.offset
+                break
+            except OSError as exc:  # reading the input (EIO, a file gone from under us)
+                outcome, error = "error", f"{shard.path}: {exc.strerror or exc}"
+                break
+            except Exception as exc:  # noqa: BLE001 - a reader's bug must cost this input, not the run
+                outcome, error = "error", (f"{shard.path}: unexpected error while reading "
+                                           f"({type(exc).__name__}: {exc}); please report it")
+                break
+            write(row)  # outside the try: an error writing the part is not the input's
+    damaged = [d.to_json() for d in boundary.get("damaged", ())]
+    if damaged and outcome in ("complete", "limited"):
+        # damage passed over is an error of the input even when --limit stopped it afterwards (the
+        # rerun reads it again, as any input not read cleanly)
+        first = damaged[0]
+        more = f" ({len(damaged)} damaged stretches in all, see damaged)" if len(damaged) > 1 else ""
+        outcome, error_offset = "damaged", first["offset"]
+        error = (f"{shard.path}: at offset {first['offset']}: {first['error']}; {first['length']} bytes "
+                 f"skipped, reading went on at offset {first['offset'] + first['length']}{more}")
     try:
         size = storage.size(shard.path)
     except OSError:  # an input named in an @list that is not there: its marker says so
@@ -246,6 +280,8 @@ def process_shard(
         boundary_ok=shard.end is None or (outcome == "complete" and boundary.get("next_offset") == shard.end),
         wall_seconds=round(time.perf_counter() - started, 3),
         cpu_seconds=round(time.process_time() - cpu_started, 3),
+        input=fingerprint,
+        damaged=damaged,
         selection=selection, row_limit=row_limit,
     )
     write_marker(out, marker)
@@ -317,12 +353,14 @@ def run(
         raise ValueError(f"--out {out}: this executor writes a local directory, not a URL")
     limited = selection.limit is not None
     not_read: list[str] = []
-    paths, shards = plan(inputs, out, shard_bytes=shard_bytes, not_read=not_read, list_prefix=list_prefix,
-                         whole_files=limited)
+    unreadable: dict[str, str] = {}
+    paths, shards = plan(inputs, out, shard_bytes=shard_bytes, not_read=not_read, unreadable=unreadable,
+                         list_prefix=list_prefix, whole_files=limited)
     log.info("%d input(s), %d shard(s) -> %s", len(paths), len(shards), out)
     local = isinstance(executor, Local)
     with RunDirectory(out, rules, force=force, foreign="refuse" if local else "redo", selection=selection) as rd:
-        markers = {} if force else rd.complete(shards, max_record_bytes)
+        state = rd.resume(shards, max_record_bytes) if not force else None
+        markers = state.markers if state is not None else {}
         shard_fn = functools.partial(run_shard, out=out, rules=rules, max_record_bytes=max_record_bytes,
                                      staged=executor.staged or storage.is_remote(out), selection=selection)
         if limited:
@@ -353,7 +391,7 @@ def run(
         earlier_paths, earlier_shards, earlier_markers = rd.earlier_inputs(all_paths if limited else paths)
         markers.update(earlier_markers)
         manifest = rd.manifest(paths + earlier_paths, shards + earlier_shards, markers, clock)
-        manifest["files_not_read"] = files_not_read(outside(not_read, out))
+        manifest["files_not_read"] = files_not_read(outside(not_read, out), unreadable)
         if limited:
             manifest["selection"]["inputs_not_reached"] = files_not_read(sorted(set(all_paths) - set(paths)))
         if executor.info is not None:
@@ -368,13 +406,22 @@ def run(
             )
         rd.write_manifest(manifest)
         log.info("manifest written: %s", storage.join(out, "_run.json"))
+    read_now = {m["path"] for m in results}
     done = {(m["path"], m["shard"]) for m in results}
-    resumed = sorted({s.path for s in shards if (s.path, s.index) not in done} - set(earlier_paths))
+    skipped_paths = {s.path for s in shards if (s.path, s.index) not in done}
     errors = [entry["error"] for entry in manifest["inputs"] if entry["error"]]
+    # a directory or file the inputs held that could not be read: the run did not read everything
+    errors += [f"{entry['path']}: {entry['error']}" for entry in manifest["files_not_read"].get("unreadable", ())]
     if on_error:
         for message in errors:
             on_error(message)
-    return RunSummary(manifest=manifest, errors=errors, resumed=resumed)
+    return RunSummary(
+        manifest=manifest, errors=errors,
+        resumed=sorted(skipped_paths - read_now - set(earlier_paths)),  # nothing of them read now
+        partial=sorted(skipped_paths & read_now),  # a run stopped midway: some shards were done
+        changed=list(state.changed) if state is not None else [],
+        retried=list(state.retried) if state is not None else [],
+    )
 
 
 def _run_in_order(shards: list[Shard], markers: dict, shard_fn, executor: Executor, limit: int,

@@ -16,13 +16,22 @@ DuckDB database with two views:
     one row per input of every manifest (see :data:`RUNS_COLUMNS`); a run without ``_run.json``
     (a bare directory of parts) contributes no rows.
 
-Read-only: the views read the parts in place, and :func:`execute` accepts only ``SELECT`` and
-``EXPLAIN`` statements, so no query can write into a run directory or elsewhere.
+Read-only and confined (:func:`open_query`): the connection's external access is limited, by
+DuckDB's own settings, to the run directories it was opened on (``allowed_directories``; a single
+part given as a run: ``allowed_paths``), plus a private spill directory, with ``enable_external_access`` off, extension installing and loading
+off, and ``lock_configuration`` on, so that no SQL reads another file (``read_text('/etc/shadow')``),
+attaches a database, installs an extension or ``SET`` s any of this back. DuckDB would still let a
+statement write to an allowed path (``COPY ... TO 'DIR/x.parquet' (USE_TMP_FILE false)``), so
+:func:`execute` also accepts only ``SELECT`` statements, and ``EXPLAIN`` of a ``SELECT`` (``EXPLAIN
+ANALYZE`` runs the statement it explains).
 
 Run directories may be URLs (``s3://bucket/run``): their listing and manifest are read through
 :mod:`redecode.storage`, and DuckDB reads their parts through the same fsspec filesystem
 (:func:`use_storage`, DuckDB's ``register_filesystem``), with the credentials and endpoint
 ``redecode.storage`` takes from the environment; DuckDB's own httpfs extension is not needed.
+The confinement holds there too: the filesystem is registered before the configuration is locked,
+and DuckDB checks a URL against ``allowed_directories`` as it checks a local path, so a query on
+``s3://bucket/run`` reads ``s3://bucket/run/*.parquet`` and no other object, local file or bucket.
 
 The standard report (:func:`report`) opens its own connection whose ``decodes`` view holds only
 :data:`redecode.schema.PROVENANCE_COLUMNS`: the report never reads the ``text`` column (the column
@@ -40,6 +49,10 @@ import decimal
 import io
 import json
 import os
+import re
+import shutil
+import tempfile
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -50,6 +63,7 @@ import pyarrow as pa
 from . import storage
 from .rundir import MANIFEST
 from .schema import COLUMNS, PROVENANCE_COLUMNS, SCHEMA, check_schema_version
+from .storage import path_text
 
 __all__ = [
     "MANIFEST_NAME",
@@ -77,7 +91,9 @@ MANIFEST_NAME = MANIFEST  # the run directory's manifest (redecode.rundir)
 LOW_CONFIDENCE = 0.5
 
 #: Statement types :func:`execute` runs; anything else (COPY, CREATE, INSERT, SET, ATTACH...) is refused.
-_ALLOWED_STATEMENTS = ("SELECT", "EXPLAIN")
+#: ``EXPLAIN`` is run when the statement it explains is one of these (``EXPLAIN ANALYZE`` executes it).
+_ALLOWED_STATEMENTS = ("SELECT",)
+_EXPLAIN = re.compile(r"\s*EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([^)]*\)\s*)?", re.IGNORECASE)
 
 
 class QueryError(ValueError):
@@ -265,17 +281,24 @@ def _runs_table(runs: Sequence[RunDir]) -> pa.Table:
                 }
             )
     schema = pa.schema(list(RUNS_COLUMNS))
+    for row in rows:  # names that are not UTF-8 (exact in _run.json) as the parts write them
+        for key in ("path", "error"):
+            if isinstance(row[key], str):
+                row[key] = path_text(row[key])
     return pa.Table.from_pylist(rows, schema=schema)
 
 
 def open_query(
-    runs: Sequence[str] | str, *, columns: Sequence[str] | None = None
+    runs: Sequence[str] | str, *, columns: Sequence[str] | None = None, also_read: Sequence[str] = ()
 ) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection with the views ``decodes`` and ``runs`` over *runs*.
+    """An in-memory DuckDB connection with the views ``decodes`` and ``runs`` over *runs*, confined
+    to reading their parts (see the module docstring: external access limited by DuckDB's
+    ``allowed_paths`` to the part files and ``also_read``, the configuration locked).
 
     *runs*: run directories (or single part files). *columns*: the schema columns the ``decodes``
     view exposes, default all of :data:`redecode.schema.COLUMNS`; pass
     :data:`~redecode.schema.PROVENANCE_COLUMNS` to make reading ``text`` impossible.
+    *also_read*: other files the caller's own SQL reads (the report's ``diff.parquet``).
 
     Raises :class:`QueryError` for a missing or non-run directory and
     :class:`redecode.schema.SchemaVersionError` for a part of an unknown schema major version.
@@ -292,7 +315,9 @@ def open_query(
     # DuckDB draws a progress bar on stdout for queries over two seconds: stdout is for data here
     con = duckdb.connect(":memory:")
     con.execute("SET enable_progress_bar = false")
-    use_storage(con, [r.path for r in loaded])
+    use_storage(con, [r.path for r in loaded] + list(also_read))  # before the configuration is locked
+    single = [run.path for run in loaded if run.parts == (run.path,)]  # a part given as a run
+    _confine(con, [run.path for run in loaded if run.path not in single], single + list(also_read))
     for run in loaded:
         check_part_versions(con, run.parts)
     selects = [_parts_select(con, run, columns) for run in loaded]
@@ -300,6 +325,36 @@ def open_query(
     con.register("_runs_arrow", _runs_table(loaded))
     con.execute("CREATE VIEW runs AS SELECT * FROM _runs_arrow")
     return con
+
+
+def _confine(con: duckdb.DuckDBPyConnection, directories: Sequence[str], files: Sequence[str]) -> None:
+    """Limit ``con``'s external access to ``directories`` and ``files`` (and spilling into a private
+    temporary directory, removed with the connection), with DuckDB's settings (DuckDB's "Securing
+    DuckDB": ``allowed_directories``, ``allowed_paths``, ``enable_external_access``, the extension
+    settings), then lock the configuration so no statement can change them back. (DuckDB lets a
+    statement write where it may read: :func:`execute` refuses every statement but SELECT.)"""
+    spill = tempfile.mkdtemp(prefix="redecode-query-")
+    weakref.finalize(con, shutil.rmtree, spill, True)
+
+    def both(paths: Sequence[str]) -> list[str]:
+        # a local path as given (made absolute) and resolved; a URL (s3://bucket/run, read through
+        # the fsspec filesystem use_storage registered) as it is: DuckDB checks it as a prefix too
+        local = [p for p in paths if not storage.is_remote(p)]
+        return sorted({os.path.abspath(p) for p in local} | {os.path.realpath(p) for p in local}
+                      | {p for p in paths if storage.is_remote(p)})
+
+    settings = (
+        ("temp_directory", spill),
+        ("allowed_directories", both([spill, *directories])),
+        ("allowed_paths", both(files)),
+        ("autoinstall_known_extensions", False),
+        ("autoload_known_extensions", False),
+        ("allow_community_extensions", False),
+        ("enable_external_access", False),
+        ("lock_configuration", True),
+    )
+    for name, value in settings:
+        con.execute(f"SET {name} = ?", [value])
 
 
 # --------------------------------------------------------------------------------------------
@@ -329,7 +384,7 @@ def execute(con: duckdb.DuckDBPyConnection, sql: str) -> list[Result]:
     if not statements:
         raise QueryError("empty SQL")
     for st in statements:
-        kind = st.type.name
+        kind = _statement_kind(con, st)
         if kind not in _ALLOWED_STATEMENTS:
             raise QueryError(
                 f"{kind} statements are not allowed: `redecode query` is read-only "
@@ -345,6 +400,27 @@ def execute(con: duckdb.DuckDBPyConnection, sql: str) -> list[Result]:
             raise QueryError(str(exc)) from exc
         results.append(Result(columns=cols, rows=rows, sql=st.query.strip()))
     return results
+
+
+def _statement_kind(con: duckdb.DuckDBPyConnection, statement) -> str:
+    """The type name of ``statement``; for ``EXPLAIN [ANALYZE] X``, ``EXPLAIN X`` with X the type
+    of the explained statement (``EXPLAIN SELECT``, ``EXPLAIN COPY``...): ``EXPLAIN ANALYZE``
+    executes X, so it is allowed only when X is."""
+    kind = statement.type.name
+    if kind != "EXPLAIN":
+        return kind
+    text = statement.query
+    m = _EXPLAIN.match(text)
+    if m is None:
+        return "EXPLAIN"
+    try:
+        inner = con.extract_statements(text[m.end():])
+    except duckdb.Error:
+        return "EXPLAIN"
+    kinds = {_statement_kind(con, s) for s in inner}
+    if len(inner) != 1 or not kinds <= set(_ALLOWED_STATEMENTS):
+        return "EXPLAIN " + " ".join(sorted(kinds) or ["(nothing)"])
+    return kinds.pop()
 
 
 # --------------------------------------------------------------------------------------------
@@ -383,7 +459,7 @@ REPORT_SECTIONS: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "overrides",
-        "Where the rules checked the browser's choice: overridden, kept, or no browser text "
+        "Where the rules checked the browser's choice: overridden, kept, unresolved, or no browser text "
         "(browser_encoding -> encoding, and why)",
         "SELECT browser_encoding, encoding, source, split_part(validation, ':', 1) AS verdict, "
         "count(*) AS records, sum(decode_errors) AS replacement_chars FROM decodes "

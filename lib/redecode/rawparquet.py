@@ -26,7 +26,6 @@ def _parquet_records(
     path: str, cap: int, start: int = 0, limit: int | None = None
 ) -> Iterator[ArchiveRecord]:
     import pyarrow.parquet as pq  # only this input kind needs it
-    import pyarrow.types as pa_types
 
     try:
         pf = pq.ParquetFile(storage.open_input(path) if storage.is_remote(path) else path)
@@ -34,10 +33,13 @@ def _parquet_records(
         missing = {"url", "content_type", "body"} - names
         if missing:
             raise ArchiveError(path, 0, f"raw-response Parquet lacks column(s) {', '.join(sorted(missing))}")
-        body_type = pf.schema_arrow.field("body").type
-        if not (pa_types.is_binary(body_type) or pa_types.is_large_binary(body_type)
-                or pa_types.is_string(body_type) or pa_types.is_large_string(body_type)):
-            raise ArchiveError(path, 0, f"raw-response Parquet: column body is {body_type}, not binary (or string)")
+        schema = pf.schema_arrow
+        # each column's type is checked before a value is used: a column of another type is the
+        # input's error (outcome "error"), never a traceback that costs the other inputs
+        for column, accepts, wanted in _COLUMN_TYPES:
+            if column in names and not accepts(schema.field(column).type):
+                raise ArchiveError(path, 0, f"raw-response Parquet: column {column} is "
+                                            f"{schema.field(column).type}, not {wanted}")
         cols = ["url", "content_type", "body"] + (["fetch_time"] if "fetch_time" in names else [])
         row = 0
         groups = []
@@ -61,6 +63,27 @@ def _parquet_records(
         raise
     except Exception as exc:
         raise ArchiveError(path, start, f"cannot read raw-response Parquet: {exc}") from None
+
+
+def _is_text(t) -> bool:
+    import pyarrow.types as pa_types  # noqa: PLC0415
+
+    return pa_types.is_string(t) or pa_types.is_large_string(t) or pa_types.is_null(t)
+
+
+def _is_bytes(t) -> bool:
+    import pyarrow.types as pa_types  # noqa: PLC0415
+
+    return _is_text(t) or pa_types.is_binary(t) or pa_types.is_large_binary(t)
+
+
+#: (column, accepts its Arrow type, what it must be): the contract of the module docstring
+#: (``fetch_time`` of any type is taken as text).
+_COLUMN_TYPES = (
+    ("url", _is_text, "string"),
+    ("content_type", _is_text, "string"),
+    ("body", _is_bytes, "binary (or string)"),
+)
 
 
 def _parquet_row(path: str, row: int, d: dict, i: int, cap: int) -> ArchiveRecord:

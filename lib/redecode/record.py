@@ -11,7 +11,8 @@ offset (raw-response Parquet: the row index; see the reader).
   alone, for files no reader's bytes-sniff takes), ``records`` (iterate a range), ``find_record_start``,
   ``read_at``, ``shardable`` and ``suffixes``.
 - :class:`RecordStream`: the iterator :func:`redecode.archive.iter_records` returns, with
-  ``next_offset`` for range reads.
+  ``next_offset`` for range reads and ``damaged`` (:class:`Damage`) for the stretches a reading
+  that resyncs after damage skipped.
 - :class:`ArchiveError`: a file that cannot be read to its end; raised after the last readable
   record, naming the file and the offset.
 
@@ -30,6 +31,7 @@ __all__ = [
     "MODES",
     "ArchiveError",
     "ArchiveRecord",
+    "Damage",
     "Head",
     "Reader",
     "RecordStream",
@@ -113,21 +115,41 @@ def synthetic_record_id(path: str, offset: int) -> str:
     return f"<urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'{os.path.basename(path)}#{offset}')}>"
 
 
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """A stretch of an archive that held no readable record and was skipped (a damaged gzip
+    member, garbage between records...): ``offset`` (bytes) where reading failed (the
+    :class:`ArchiveError`'s offset), ``length`` (bytes) from there to the next record start, where
+    reading went on (0 when a record starts right there: one swallowed by the Content-Length of
+    the record before, read on its own), ``error`` the reader's message."""
+
+    offset: int
+    length: int
+    error: str
+
+    def to_json(self) -> dict:
+        """``{"offset", "length", "error"}``, as the completion markers and ``_run.json`` hold it."""
+        return {"offset": self.offset, "length": self.length, "error": self.error}
+
+
 class RecordStream(Iterator[ArchiveRecord]):
     """The iterator :func:`redecode.archive.iter_records` returns.
 
     ``next_offset``: after the iteration stopped at ``end``, the offset of the first record not
-    yielded (at or after ``end``); None while iterating and when the file was read to its end. A
-    caller that splits a file into ranges checks that each range's ``next_offset`` is the next
-    range's ``start``: then the ranges together read exactly the records of the whole file.
+    yielded (at or after ``end``, or where reading would have gone on after damage); None while
+    iterating and when the file was read to its end. A caller that splits a file into ranges checks
+    that each range's ``next_offset`` is the next range's ``start``: then the ranges together read
+    exactly the records of the whole file. ``damaged``: the :class:`Damage` s skipped so far, in
+    file order (only when reading resyncs, ``iter_records(resync=True)``).
     """
 
-    __slots__ = ("_gen", "next_offset")
+    __slots__ = ("_gen", "next_offset", "damaged")
 
     def __init__(self, records: Callable[[RecordStream], Iterator[ArchiveRecord]]) -> None:
         """``records(stream)``: the generator of the records, given this stream to set
-        ``next_offset`` on."""
+        ``next_offset`` and ``damaged`` on."""
         self.next_offset: int | None = None
+        self.damaged: list[Damage] = []
         self._gen = records(self)
 
     def __iter__(self) -> RecordStream:
@@ -190,6 +212,12 @@ class Reader:
     def find_record_start(self, path: str, pos: int) -> int | None:
         """The first offset at or after ``pos`` where a record seems to start, or None."""
         raise NotImplementedError
+
+    def find_resync_point(self, path: str, pos: int) -> int | None:
+        """Where reading may go on after damage: the first offset at or after ``pos`` where a record
+        starts that can be read, or None. By default :meth:`find_record_start`; a reader may look
+        for a looser start (after garbage, a record need not follow an empty line)."""
+        return self.find_record_start(path, pos)
 
     def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
         """The one record that starts at ``offset``, equal to what :meth:`records` yields for it."""

@@ -52,7 +52,7 @@ from .row import IDENTITY_NOTE
 from .schema import PROVENANCE_COLUMNS
 from .sniff import SOURCES
 
-#: How the row's warning for a body decoded as identity begins (the report reads no text).
+#: What the row's warning for a body decoded as identity holds (the report reads no text).
 IDENTITY_PREFIX = IDENTITY_NOTE.split(":")[0]
 
 __all__ = [
@@ -154,10 +154,11 @@ RUN_SECTIONS: tuple[Section, ...] = (
     ),
     Section(
         key="overrides",
-        title="Where the rules checked the browser's choice: overridden, kept, or no browser text",
+        title="Where the rules checked the browser's choice: overridden, kept, unresolved, or no browser text",
         question="Which records did the rules decode with another encoding than a browser would "
                  "(overridden: browser_encoding -> encoding), which did they check and keep (kept: "
-                 "the same encoding on both sides, the text a browser shows), and which does a "
+                 "the same encoding on both sides, the text a browser shows), where did no reading "
+                 "decode cleanly (unresolved: the browser's choice stands, tentative), and which does a "
                  "browser show no text for (a body not in its declared content coding, decoded as "
                  "identity)? The colour is the verdict; rule sets that follow the browser have no "
                  "such rows.",
@@ -168,7 +169,7 @@ RUN_SECTIONS: tuple[Section, ...] = (
             "sum(decode_errors) AS replacement_chars FROM decodes WHERE status = 'decoded' "
             "AND (validation IS NOT NULL "
             "OR (browser_encoding IS NOT NULL AND encoding IS DISTINCT FROM browser_encoding) "
-            f"OR (browser_encoding IS NULL AND starts_with(warning, {sql_string(IDENTITY_PREFIX)}))) "
+            f"OR (browser_encoding IS NULL AND contains(warning, {sql_string(IDENTITY_PREFIX)}))) "
             "GROUP BY ALL ORDER BY records DESC, change, verdict",
         view="decodes",
     ),
@@ -209,8 +210,8 @@ RUN_SECTIONS: tuple[Section, ...] = (
     Section(
         key="outcomes",
         title="Inputs by outcome",
-        question="Was every input read to its end (complete), or cut short (truncated), "
-                 "or not read at all (error)? From _run.json.",
+        question="Was every input read to its end (complete), read past damaged stretches "
+                 "(damaged), cut short (truncated), or not read at all (error)? From _run.json.",
         sql="SELECT coalesce(outcome, '(none)') AS outcome, count(*) AS inputs, "
             "sum(coalesce(rows, 0)) AS rows FROM runs GROUP BY ALL ORDER BY inputs DESC, outcome",
         view="runs",
@@ -442,7 +443,12 @@ def collect(runs: Sequence[str] | str, *, diff: str | None = None, examples: int
     if not runs:
         raise QueryError("no run directory given")
     infos = tuple(_run_info(r) for r in runs)
-    con = open_query(runs, columns=PROVENANCE_COLUMNS)
+    # the connection reads nothing but the runs' parts and the diff's table (query.open_query)
+    diff_table = []
+    if diff is not None:  # (as _attach_diff names it: a URL without its trailing slash)
+        where = storage.local_path(diff)
+        diff_table = [storage.join(where.rstrip("/") if storage.is_remote(where) else where, DIFF_FILE)]
+    con = open_query(runs, columns=PROVENANCE_COLUMNS, also_read=diff_table)
     try:
         diff_info = None
         sections = list(RUN_SECTIONS)
@@ -499,8 +505,8 @@ def _vega_bundle(alt) -> str:
 
 
 _STATUS_COLORS = {"decoded": "#4c9a5b", "skipped": "#9e9e9e", "failed": "#d1495b"}
-_OUTCOME_COLORS = {"complete": "#4c9a5b", "limited": "#7a9cc6", "truncated": "#e89c3a", "error": "#d1495b",
-                   "(none)": "#9e9e9e"}
+_OUTCOME_COLORS = {"complete": "#4c9a5b", "limited": "#7a9cc6", "damaged": "#d8b33a", "truncated": "#e89c3a",
+                   "error": "#d1495b", "(none)": "#9e9e9e"}
 _KIND_COLORS = {"mojibake fixed": "#4c9a5b", "label only (same text)": "#9ecae1",
                 "other change": "#e89c3a"}
 _WIDTH = 620

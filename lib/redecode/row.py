@@ -5,8 +5,11 @@ Contract. :func:`record_row` turns a ``response``, ``resource`` or ``revisit`` r
 lost: every such record gives exactly one row whose ``status`` is ``decoded``, ``skipped``
 (``skip_reason``: ``revisit``, ``http-status``, ``no-payload``, ``not-text``) or ``failed``
 (``error_kind`` and ``error``: the archive's ``truncated`` / ``too-large``, HTTP's ``chunked`` /
-``content-encoding`` / ``too-large``, or ``decode`` for an exception in the decision or the
-decoder, which costs that row, never the run). The columns of kind ``record`` are made here, before
+``content-encoding`` / ``too-large``, ``decode`` for an exception in the decision or the
+decoder, which costs that row, never the run, or ``out-of-range`` for a number from the archive
+that its column's type cannot hold, such as ``Content-Length: 100000000000000000000``: every
+integer column is range-checked against :data:`redecode.schema.INT_RANGES` before the row leaves
+here, the value is set to null and the error names it, so one crafted header never costs the part). The columns of kind ``record`` are made here, before
 any rule is consulted; the ``fact`` and ``decision`` columns by the rules' procedure
 (:mod:`redecode.procedures`); the ``derived`` ones, the text's lengths and forms, by
 :func:`text_columns` from the text the procedure made and the rules' output options.
@@ -30,8 +33,9 @@ from .archive import ArchiveRecord
 from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
 from .procedures import DecodedUtf8
 from .rules import Rules
-from .schema import FACT_COLUMNS, STATUS_DECODED, STATUS_FAILED, STATUS_SKIPPED, empty_row
+from .schema import FACT_COLUMNS, INT_RANGES, SCHEMA, STATUS_DECODED, STATUS_FAILED, STATUS_SKIPPED, empty_row
 from .sniff import tld_of
+from .storage import path_text
 from .textforms import grapheme_count, normalize
 from .writer import TEXT_UTF8_KEY
 
@@ -65,13 +69,44 @@ def record_row(record: ArchiveRecord, rules: Rules, *, utf8_text: bool = False) 
     """Turn one ``response``/``resource``/``revisit`` record into its output row (a dict).
 
     Never raises for bad record content: a payload that cannot be decoded gives a ``failed`` row
-    with ``error_kind`` and ``error``. With *utf8_text* (the Parquet writer's rows), a decoded row
-    may carry its text only as UTF-8 bytes under :data:`redecode.writer.TEXT_UTF8_KEY`, with
-    ``text`` None (:meth:`redecode.procedures.Procedure.decode_utf8`: no ``str`` is built); the
-    part written is the same.
+    with ``error_kind`` and ``error``; a number that its column cannot hold gives a ``failed``
+    row with ``error_kind`` ``out-of-range``. With *utf8_text* (the Parquet writer's rows), a
+    decoded row may carry its text only as UTF-8 bytes under :data:`redecode.writer.TEXT_UTF8_KEY`,
+    with ``text`` None (:meth:`redecode.procedures.Procedure.decode_utf8`: no ``str`` is built);
+    the part written is the same.
     """
+    return _in_range(_row(record, rules, utf8_text))
+
+
+def _in_range(row: dict) -> dict:
+    """``row``, or, when an integer column holds a value outside its type
+    (:data:`redecode.schema.INT_RANGES`), the row failed with ``out-of-range``: each such value
+    set to null and named in ``error`` (before any earlier error of the row)."""
+    bad = None
+    for name, (lowest, highest) in _INT_RANGE_ITEMS:
+        value = row[name]
+        if value is not None and not lowest <= value <= highest:
+            bad = bad or []
+            bad.append(f"{name} {value} is outside the range of {SCHEMA.field(name).type}")
+            row[name] = None
+    if bad is None:
+        return row
+    message = "; ".join(bad) + " (a number in the record's headers that cannot be stored)"
+    if row["error"]:
+        message += f"; {row['error']}"
+    row.pop(TEXT_UTF8_KEY, None)
+    row["text"] = None
+    row["skip_reason"] = None
+    return _fail(row, "out-of-range", message)
+
+
+_INT_RANGE_ITEMS = tuple(INT_RANGES.items())
+
+
+def _row(record: ArchiveRecord, rules: Rules, utf8_text: bool) -> dict:
     row = empty_row()
     row.update(zip(_COPIED_COLUMNS, _copied_values(record)))
+    row["warc_path"] = path_text(record.warc_path)  # a file name that is not UTF-8: \xNN escapes
     values = record.content_type_values
     row["content_type"] = ", ".join(values) if values else None
     row["payload_length"] = len(record.payload) if record.payload is not None else record.payload_length

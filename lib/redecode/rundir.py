@@ -9,13 +9,20 @@ Contract. A run directory ``OUT`` (a local path, or a URL of any fsspec filesyst
   a redone or retried shard replaces its part and never adds one.
 - ``_done/<part stem>.json``: the shard's completion marker (its byte range, counts, outcome, rules
   digest, :data:`redecode.row.ROW_CODE_VERSION`, ``max_record_bytes``, the record selection of
-  :mod:`redecode.selection` and the row limit the shard was given), published after its part.
-  A shard is complete iff its marker is current (:func:`marker_is_current`) and its part exists.
+  :mod:`redecode.selection` and the row limit the shard was given, and ``input``: the input's
+  :func:`redecode.storage.fingerprint` taken before it was read), published after its part. A
+  shard is complete iff its marker is current (:func:`marker_is_current`), its outcome is
+  ``complete`` (or ``limited``: stopped by ``--limit``), its part exists and its input's
+  fingerprint is unchanged (:meth:`RunDirectory.resume`). An input whose fingerprint changed
+  (records appended, cut short, replaced) loses all its parts and markers, markers first, before it
+  is read again whole, so the directory never holds rows of two versions of one file; an input
+  whose outcome was ``truncated``, ``damaged`` or ``error`` is read again.
 - ``_run.json``: the manifest (:meth:`RunDirectory.manifest`), rewritten at the end of every run
   from all markers.
 - ``_lock`` (local only): held (``flock``) while a command writes the directory; it stays, and
   means nothing by itself.
-- ``.tmp-*`` (local only): files being written (a part or a JSON file before its rename), and
+- ``.tmp-*.tmp`` (local only, :func:`redecode.storage.temp_path`): files being written (a part or a
+  JSON file before its rename; never matched by ``*.parquet``), and
   ``_staging/`` (local only): per-attempt directories of staged shards; both are removed when the
   next command opens the directory.
 
@@ -60,6 +67,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FILES_NOT_READ_LISTED",
+    "FINISHED",
     "MANIFEST",
     "MARKERS",
     "ROW_CODE_VERSION",
@@ -68,13 +76,16 @@ __all__ = [
     "RunDirectoryConflict",
     "RunDirectoryLocked",
     "RunSummary",
+    "Resume",
     "Shard",
     "ShardCounts",
     "dependency_versions",
     "completion_marker",
     "files_not_read",
     "input_size",
+    "is_part_name",
     "marker_is_current",
+    "marker_is_valid",
     "marker_path",
     "part_stem",
     "publish_shard",
@@ -90,6 +101,9 @@ PART_SUFFIX = ".parquet"
 MARKERS = "_done"
 MANIFEST = "_run.json"
 LOCK = "_lock"
+#: Shard outcomes a rerun keeps: read to the end, or to the row limit the shard was given
+#: (``--limit``). Any other (``truncated``, ``damaged``, ``error``) is read again.
+FINISHED = frozenset({"complete", "limited"})
 STAGING = "_staging"
 
 #: Version of the record -> row code outside the rules (:mod:`redecode.row`: status, skip reasons,
@@ -129,9 +143,21 @@ class Shard:
 
 
 def part_stem(path: str, shard_index: int) -> str:
-    """File stem of the part holding shard ``shard_index`` of input ``path``."""
+    """File stem of the part holding shard ``shard_index`` of input ``path``: ``<archive
+    name>.<8 hex of sha1(path)>.<shard:04d>``. In the archive name, a byte that is not UTF-8
+    (Python's surrogate escape) and a backslash are written ``%XX``: part names are UTF-8 (for the
+    markers that name them) and DuckDB's glob (``DIR/*.parquet``) passes over a name with a
+    backslash; the digest, of the exact path, keeps such names apart."""
     digest = hashlib.sha1(path.encode("utf-8", "surrogateescape")).hexdigest()[:8]
-    return f"{os.path.basename(path)}.{digest}.{shard_index:04d}"
+    return f"{_name_for_part(os.path.basename(path))}.{digest}.{shard_index:04d}"
+
+
+def _name_for_part(name: str) -> str:
+    if name.isascii() and "\\" not in name:
+        return name
+    raw = name.encode("utf-8", "surrogateescape").replace(b"%", b"%25").replace(b"\\", b"%5C")
+    text = raw.decode("utf-8", "surrogateescape")
+    return "".join(f"%{ord(c) - 0xDC00:02X}" if "\udc80" <= c <= "\udcff" else c for c in text)
 
 
 def stem_of(part: str) -> str:
@@ -142,6 +168,40 @@ def stem_of(part: str) -> str:
 def marker_path(out: str, stem: str) -> str:
     """Where the completion marker of the part ``stem`` lives in run directory ``out``."""
     return storage.join(out, MARKERS, stem + ".json")
+
+
+def is_part_name(name: object) -> bool:
+    """Whether ``name`` (from a marker or a manifest, which anyone can edit) is a plain part file
+    name: a ``str`` ending in ``.parquet``, without a directory separator, not hidden and not
+    ``.``/``..``. Only such names are ever joined to a run directory, so that a crafted
+    ``_done/*.json`` (``"part": "../../x"``) cannot make a command read or delete a file outside
+    ``--out``."""
+    return (
+        isinstance(name, str)
+        and name.endswith(PART_SUFFIX)
+        and len(name) > len(PART_SUFFIX)
+        and "/" not in name
+        and os.sep not in name
+        and "\0" not in name
+        and not name.startswith(".")
+    )
+
+
+def marker_is_valid(marker: object, stem: str) -> bool:
+    """Whether ``marker``, read from ``_done/<stem>.json``, names its own part: a dict whose
+    ``part`` is ``<stem>.parquet`` (:func:`is_part_name`) and whose ``path``, ``shard``, ``start``
+    and ``end`` have their types. Anything else is ignored as if there were no marker: its shard is
+    done again and the marker rewritten; nothing it names is read or removed."""
+    return (
+        isinstance(marker, dict)
+        and marker.get("part") == stem + PART_SUFFIX
+        and is_part_name(marker.get("part"))
+        and isinstance(marker.get("path"), str)
+        and isinstance(marker.get("shard"), int)
+        and isinstance(marker.get("start"), int)
+        and (marker.get("end") is None or isinstance(marker.get("end"), int))
+        and isinstance(marker.get("counts"), dict)
+    )
 
 
 def write_json(path: str, data: dict) -> None:
@@ -167,15 +227,22 @@ def marker_is_current(marker: dict, shard: Shard, rules_digest: str, max_record_
 def completion_marker(shard: Shard, rules: Rules, *, max_record_bytes: int, counts: ShardCounts, size: int,
                       outcome: str, error: str | None, error_offset: int | None, boundary_ok: bool,
                       wall_seconds: float, cpu_seconds: float, selection: Selection = ALL,
-                      row_limit: int | None = None) -> dict:
+                      row_limit: int | None = None, input: dict | None = None,
+                      damaged: list[dict] | None = None) -> dict:
     """The completion marker of ``shard``, decoded under ``rules`` (what :func:`write_marker`
     writes and :func:`marker_is_current` checks): its range and part, the input's ``size``
-    (bytes), ``outcome`` (``complete``, ``truncated``: rows up to the damage kept, ``error``:
-    nothing readable, ``limited``: reading stopped at ``row_limit`` rows) with ``error`` and
-    ``error_offset``, the rules, :data:`ROW_CODE_VERSION`, ``max_record_bytes``, the record
-    ``selection`` and the ``row_limit`` the shard was given (None: none), ``boundary_ok`` (the
-    shard read exactly up to the next one's start), ``counts`` and the times (seconds)."""
+    (bytes), ``outcome`` (``complete``; ``truncated``: rows up to the damage kept; ``damaged``:
+    stretches skipped, the records after them read, see ``damaged``; ``error``: nothing readable;
+    ``limited``: reading stopped at ``row_limit`` rows) with ``error`` and ``error_offset``, the
+    rules, :data:`ROW_CODE_VERSION`, ``max_record_bytes``, the record ``selection`` and the
+    ``row_limit`` the shard was given (None: none), ``boundary_ok`` (the shard read exactly up to
+    the next one's start), ``counts``, the times (seconds), ``input`` (the input's
+    :func:`redecode.storage.fingerprint` before it was read: a rerun reads the input again when it
+    differs) and ``damaged`` (``[{"offset", "length", "error"}]``, bytes: stretches that held no
+    readable record, skipped to the next record start)."""
     return {
+        "input": input,
+        "damaged": list(damaged or ()),
         "path": shard.path,
         "shard": shard.index,
         "start": shard.start,
@@ -332,13 +399,20 @@ def dependency_versions() -> dict[str, str | None]:
     return versions
 
 
-def files_not_read(names: list[str]) -> dict:
+def files_not_read(names: list[str], unreadable: dict[str, str] | None = None) -> dict:
     """The manifest's ``files_not_read``: files that the input directories, globs or prefixes held
     under names that look like archives but are not taken as inputs
-    (:func:`redecode.inputs.looks_like_archive`: ``.wacz``, ``.warc.gz.bad``...), which the run
-    did not read: ``{"count": N, "names": [first FILES_NOT_READ_LISTED, sorted]}``."""
-    names = sorted(names)
-    return {"count": len(names), "names": names[:FILES_NOT_READ_LISTED]}
+    (:func:`redecode.inputs.looks_like_archive`: ``.wacz``, ``.warc.gz.bad``...), and directories
+    and files that could not be read, which the run did not read: ``{"count": N, "names": [first
+    FILES_NOT_READ_LISTED, sorted], "unreadable": [{"path", "error"}, ...]}`` (every unreadable
+    one, sorted; their names are in ``names`` too, and they make the run exit 1; the key only when
+    there are some)."""
+    unreadable = unreadable or {}
+    names = sorted(set(names) | set(unreadable))
+    listed: dict = {"count": len(names), "names": names[:FILES_NOT_READ_LISTED]}
+    if unreadable:
+        listed["unreadable"] = [{"path": p, "error": unreadable[p]} for p in sorted(unreadable)]
+    return listed
 
 
 def _cpu_seconds() -> float:
@@ -383,8 +457,14 @@ class RunSummary:
 
     manifest: dict
     errors: list[str]
-    #: inputs found complete in the run directory and not redone
+    #: inputs found complete in the run directory: nothing of them was read
     resumed: list[str] = field(default_factory=list)
+    #: inputs some of whose shards were complete (a run stopped midway): the rest was read
+    partial: list[str] = field(default_factory=list)
+    #: inputs read again whole because they changed since their markers were written
+    changed: list[str] = field(default_factory=list)
+    #: inputs read again because an earlier run found them cut short, damaged or unreadable
+    retried: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -411,7 +491,9 @@ class RunDirectory:
     (:class:`redecode.selection.Selection`): ``"refuse"`` raises :class:`RunDirectoryConflict`
     (``force``: removes those parts and markers instead), ``"redo"`` treats them as not complete
     (their shards are redone, replacing the parts). Leaving the context releases the lock and
-    removes the (then empty) staging directory.
+    removes the (then empty) staging directory; leaving it with an exception (an interrupt, a
+    full disk) also removes the temporary files and staging directories of the shards that were
+    being written, so a stopped command leaves only published parts and markers.
     """
 
     def __init__(self, out: str, rules: Rules, *, force: bool = False, foreign: str = "refuse",
@@ -435,7 +517,14 @@ class RunDirectory:
             raise
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None and not self.remote and self._lock is not None:
+            # stopped (an interrupt, a full disk, a bug): what was being written goes, the shards
+            # published stay (the executor has stopped its workers before the exception got here)
+            try:
+                self._clean()
+            except OSError:
+                pass
         self.close()
 
     def open(self) -> None:
@@ -491,7 +580,9 @@ class RunDirectory:
                 read_back = list(pool.map(read, names))
         else:
             read_back = [read(name) for name in names]
-        return {stem: m for stem, m in zip(names, read_back) if isinstance(m, dict)}
+        # a marker that does not name its own part is ignored (marker_is_valid): never trusted
+        # with a path
+        return {stem: m for stem, m in zip(names, read_back) if marker_is_valid(m, stem)}
 
     def _refuse(self, foreign: dict[str, dict]) -> None:
         if not self.force:
@@ -536,17 +627,55 @@ class RunDirectory:
     # -- questions a command asks --
 
     def complete(self, shards: list[Shard], max_record_bytes: int | None = None) -> dict[tuple[str, int], dict]:
-        """The markers of the ``shards`` that are complete (current marker, part present), by
-        ``(path, index)``: what a rerun skips."""
+        """The markers of the ``shards`` that are complete, by ``(path, index)``: what a rerun
+        skips (:meth:`resume`, whose removals it makes too)."""
+        return self.resume(shards, max_record_bytes).markers
+
+    def resume(self, shards: list[Shard], max_record_bytes: int | None = None) -> Resume:
+        """What a rerun of ``shards`` may skip, and what it must read again.
+
+        A shard is complete when its marker is current (:func:`marker_is_current`), its outcome
+        is in :data:`FINISHED` (``complete``, or ``limited`` by ``--limit``), its part is present and the input's :func:`redecode.storage.fingerprint`
+        equals the marker's ``input`` (size, mtime and the hash of both ends: a file that grew,
+        shrank or was rewritten is read again; a marker without it, from an older version, proves
+        nothing). An input whose fingerprint differs from any of its markers' loses all its parts
+        and markers here (markers first), so that it is read again whole and rows of its old
+        version never sit beside the new ones: it is ``retried`` when a marker's outcome was not
+        in :data:`FINISHED` (cut short, damaged, unreadable; such an input is read again even when
+        unchanged), else ``changed``.
+        """
         parts = set(storage.listdir(self.out))
-        found: dict[tuple[str, int], dict] = {}
+        candidates: dict[tuple[str, int], dict] = {}
         for shard in shards:
             marker = self._markers.get(part_stem(shard.path, shard.index))
-            if (marker is not None
+            if marker is not None:
+                candidates[(shard.path, shard.index)] = marker
+        paths = sorted({path for path, _ in candidates})
+        now = dict(zip(paths, _fingerprints(paths)))
+        differ = {path for (path, _), m in candidates.items() if now[path] is None or m.get("input") != now[path]}
+        retried = sorted({path for (path, _), m in candidates.items() if m.get("outcome") not in FINISHED})
+        changed = sorted(differ - set(retried))
+        if differ:
+            self._remove_inputs(sorted(differ))
+        found: dict[tuple[str, int], dict] = {}
+        for shard in shards:
+            marker = candidates.get((shard.path, shard.index))
+            if (marker is not None and shard.path not in differ and marker.get("outcome") in FINISHED
                     and marker_is_current(marker, shard, self.rules.digest, max_record_bytes, self.selection)
                     and marker.get("part") in parts):
                 found[(shard.path, shard.index)] = marker
-        return found
+        return Resume(found, changed, retried)
+
+    def _remove_inputs(self, paths: list[str]) -> None:
+        """Remove every marker, then every part, of the inputs ``paths`` (any shard index)."""
+        prefixes = {part_stem(p, 0)[: -len("0000")] for p in paths}
+        for directory, suffix in ((storage.join(self.out, MARKERS), ".json"), (self.out, PART_SUFFIX)):
+            for name in storage.listdir(directory):
+                stem = name[: -len(suffix)] if name.endswith(suffix) else None
+                if stem is not None and stem.rpartition(".")[0] + "." in prefixes:
+                    storage.remove(storage.join(directory, name))
+        for stem in [s for s in self._markers if s.rpartition(".")[0] + "." in prefixes]:
+            del self._markers[stem]
 
     def redo_bad_boundaries(self, shards: list[Shard], markers: dict[tuple[str, int], dict]
                             ) -> tuple[list[Shard], list[Shard]]:
@@ -620,7 +749,7 @@ class RunDirectory:
             by_path.setdefault(s.path, []).append(s)
         for path in paths:
             counts = ShardCounts()
-            parts, errors, offsets = [], [], []
+            parts, errors, offsets, damaged = [], [], [], []
             outcome = "complete"
             size = None
             for shard in by_path.get(path, ()):
@@ -628,6 +757,7 @@ class RunDirectory:
                 size = marker.get("size", size)
                 counts.merge(ShardCounts.from_json(marker["counts"]))
                 parts.append(marker["part"])
+                damaged.extend(marker.get("damaged") or ())
                 if marker["outcome"] != "complete":
                     outcome = marker["outcome"]
                 if marker.get("error"):  # (a shard stopped by --limit is not an error)
@@ -645,6 +775,7 @@ class RunDirectory:
                     "error_offset": offsets[0] if offsets else None,
                     "rows": counts.records_seen,
                     "counts": counts.to_json(),
+                    "damaged": damaged,
                 }
             )
         rules = self.rules
@@ -675,6 +806,27 @@ class RunDirectory:
 
 def _selection_note(selection: Selection) -> str:
     return "" if selection.everything else f", {selection.describe()}"
+
+
+@dataclass(slots=True)
+class Resume:
+    """:meth:`RunDirectory.resume`'s answer: ``markers`` of the complete shards by ``(path,
+    index)``; ``changed`` inputs (removed, to be read again whole) and ``retried`` inputs (an
+    earlier outcome other than ``complete``)."""
+
+    markers: dict[tuple[str, int], dict]
+    changed: list[str]
+    retried: list[str]
+
+
+def _fingerprints(paths: list[str]) -> list[dict | None]:
+    """:func:`redecode.storage.fingerprint` of each path (32 at a time for URLs)."""
+    if any(storage.is_remote(p) for p in paths) and len(paths) > 1:
+        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+        with ThreadPoolExecutor(max_workers=32) as pool:
+            return list(pool.map(storage.fingerprint, paths))
+    return [storage.fingerprint(p) for p in paths]
 
 
 def _lock(out: str):

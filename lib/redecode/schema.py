@@ -78,7 +78,8 @@ _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
     ("tld", pa.string(), RECORD, "top-level domain of target_uri"),
     ("decoder", pa.string(), DECISION, "decoder used: 'whatwg' or 'python:<codec>'"),
     ("skip_reason", pa.string(), RECORD, "not-text, revisit, no-payload, http-status, ..."),
-    ("error_kind", pa.string(), RECORD, "content-encoding, too-large, chunked, truncated, decode, ..."),
+    ("error_kind", pa.string(), RECORD, "content-encoding, too-large, chunked, truncated, decode, "
+                                "out-of-range (a number from the archive that no column can hold), ..."),
     ("warning", pa.string(), RECORD, "a tolerated oddity of the record, e.g. a gzip stream that ends early "
                              "(the decoded prefix is kept)"),
     ("utf8_valid", pa.bool_(), FACT, "payload is valid UTF-8 (when examined)"),
@@ -122,6 +123,14 @@ DECISION_COLUMNS: tuple[str, ...] = tuple(c for c, k in COLUMN_KINDS.items() if 
 FACT_COLUMNS: tuple[str, ...] = tuple(c for c, k in COLUMN_KINDS.items() if k == FACT)
 #: The columns a row's text and the rules' output options determine (kind :data:`DERIVED`).
 DERIVED_COLUMNS: tuple[str, ...] = tuple(c for c, k in COLUMN_KINDS.items() if k == DERIVED)
+
+#: Integer columns -> the inclusive range ``(lowest, highest)`` of their Arrow type: a value outside
+#: cannot be written (:func:`redecode.row.record_row` fails such a row with ``out-of-range``).
+INT_RANGES: dict[str, tuple[int, int]] = {
+    name: (-(1 << (typ.bit_width - 1)), (1 << (typ.bit_width - 1)) - 1)
+    for name, typ, _, _ in _FIELDS
+    if pa.types.is_signed_integer(typ)
+}
 
 #: Columns holding a whole text (large: not dictionary-encoded, no statistics).
 TEXT_COLUMNS: tuple[str, ...] = ("text", "text_normalized")

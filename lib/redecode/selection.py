@@ -17,7 +17,8 @@ current, and a run into a directory holding another selection's output is refuse
 - **Limit**: the first ``N`` row records taken (after the sample), in input order (inputs sorted as
   :func:`redecode.inputs.expand_inputs` sorts them, records in file order). The run reads its
   inputs one at a time, each as one shard, and stops reading where the ``N``-th row is written
-  (the input's outcome is then ``limited``); inputs it never reached are counted in the manifest
+  (the input's outcome is then ``limited``, or ``damaged`` when a damaged stretch was passed
+  over before it: an error, read again by the next run); inputs it never reached are counted in the manifest
   (``selection.inputs_not_reached``), not read.
 
 Deviations: none (this module holds no standard's algorithm).

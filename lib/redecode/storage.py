@@ -10,6 +10,7 @@ extra) never imports fsspec and behaves exactly as before.
 | the fsspec filesystem of a URL, configured from the AWS environment | `filesystem`, `storage_options` |
 | stream an archive, or read one record by offset (ranged GETs, never a whole download) | `open_input` |
 | size, existence, listing | `size`, `exists`, `listdir` |
+| what a completion marker records about an input (size, mtime, hash of its ends) | `fingerprint` |
 | whole small files (markers, manifests, ``@list`` files) | `read_bytes`, `write_bytes` |
 | the temporary name a local file is written under before its rename | `temp_path`, `TMP_PREFIX` |
 | publish a finished local file under its final name | `publish_file` |
@@ -35,6 +36,7 @@ marker there costs a redone shard, never a duplicate row (parts have determinist
 
 from __future__ import annotations
 
+import errno as _errno
 import io
 import os
 import posixpath
@@ -44,10 +46,12 @@ from dataclasses import dataclass
 
 __all__ = [
     "STATS",
+    "OutputError",
     "RangedReader",
     "ReadStats",
     "exists",
     "find",
+    "fingerprint",
     "glob",
     "isdir",
     "isfile",
@@ -64,6 +68,8 @@ __all__ = [
     "temp_path",
     "storage_options",
     "write_bytes",
+    "os_error_message",
+    "path_text",
 ]
 
 #: First ranged GET after a seek (bytes): small, so that reading one record by offset fetches
@@ -76,8 +82,72 @@ MAX_BLOCK = 8 * 1024 * 1024
 
 _LOCAL_SCHEMES = ("file",)
 
-#: Prefix of the temporary name a local file is written under before it is renamed into place.
+#: Prefix and suffix of the temporary name a local file is written under before it is renamed into
+#: place: ``.tmp-<name>.tmp``. The suffix keeps a part being written (or left by a killed command)
+#: out of ``DIR/*.parquet``, the glob DuckDB users query run directories with (DuckDB's glob, unlike
+#: the shell's, matches names that start with a dot).
 TMP_PREFIX = ".tmp-"
+TMP_SUFFIX = ".tmp"
+
+
+class OutputError(OSError):
+    """Writing output failed for a reason of the operating system (no space left, no inodes left,
+    quota, read-only file system, permissions, I/O error): ``errno``, ``strerror`` and
+    ``filename`` (the file or directory being written) as in :class:`OSError`. Raised by the
+    writers of a run directory (:func:`write_bytes`, :func:`publish_file`, :func:`makedirs`,
+    :class:`redecode.writer.PartWriter`) instead of the bare error, so a command tells it from an
+    input that cannot be read (that is the input's outcome, never an exception)."""
+
+    def __str__(self) -> str:
+        return os_error_message(self)
+
+
+#: What to do about an OS error while writing, by errno (the rest: fix the cause and run again).
+_ADVICE = {
+    _errno.ENOSPC: "free space or inodes on that file system (or write to another --out)",
+    _errno.EDQUOT: "raise the disk quota or free space (or write to another --out)",
+    _errno.EROFS: "the file system is mounted read-only: write to another --out",
+    _errno.EACCES: "make the directory writable for this user, or write to another --out",
+    _errno.EPERM: "make the directory writable for this user, or write to another --out",
+    _errno.EFBIG: "a file grew past the size limit (ulimit -f or the file system's): raise it",
+}
+
+
+def os_error_message(exc: OSError, action: str = "cannot write") -> str:
+    """One line for an OS error: ``cannot write PATH: No space left on device (errno 28,
+    ENOSPC); free space ...``: the path, the error, its errno number and name, what to do."""
+    code = exc.errno
+    name = _errno.errorcode.get(code, "") if code is not None else ""
+    reason = exc.strerror or (exc.args[0] if exc.args else type(exc).__name__)
+    where = f" {exc.filename}" if exc.filename is not None else ""
+    number = f" (errno {code}{', ' + name if name else ''})" if code is not None else ""
+    advice = _ADVICE.get(code, "fix the cause") if code is not None else "fix the cause"
+    return f"{action}{where}: {reason}{number}; {advice}"
+
+
+def output_error(exc: OSError, path: str) -> OutputError:
+    """``exc``, an error writing ``path``, as an :class:`OutputError` (the errno of ``exc``; its
+    file name if it has one, else ``path``). pyarrow puts the errno in ``errno`` but not the file
+    name, and writes "Detail: [errno 28] ..." into its message."""
+    if isinstance(exc, OutputError):
+        return exc
+    # the system's words for the errno (pyarrow's strerror is a sentence of its own)
+    reason = os.strerror(exc.errno) if exc.errno is not None else (exc.strerror or str(exc))
+    return OutputError(exc.errno, reason, exc.filename if exc.filename is not None else path)
+
+
+def path_text(path: str) -> str:
+    """``path`` as text that is valid UTF-8, for a Parquet column, the ``runs`` view and a part's
+    file name: unchanged when it is (nearly always); else each byte that was not UTF-8 (held by
+    Python as a lone surrogate, ``surrogateescape``) written as ``\\xNN``, as Python's
+    ``backslashreplace`` does: ``caf\\xe9.warc.gz`` for the Latin-1 name ``caf<E9>.warc.gz``.
+    The exact name stays in the JSON files (markers, ``_run.json``), where such a byte is the
+    escape ``\\udcNN`` (Python's ``json`` reads it back to the same name)."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def is_remote(path: str | os.PathLike[str]) -> bool:
@@ -169,6 +239,51 @@ def size(path: str) -> int:
     return int(fs.size(p))
 
 
+#: Bytes hashed at each end of an input by :func:`fingerprint`.
+FINGERPRINT_EDGE = 64 * 1024
+
+
+def fingerprint(path: str) -> dict | None:
+    """What a completion marker records about input ``path`` before it is read, to tell on a
+    rerun whether the file is still the one that was read: ``{"size": bytes, "mtime": ...,
+    "sha256": hex}``. ``mtime`` is the modification time in nanoseconds (locally; remotely the
+    object's ``LastModified`` and ``ETag`` as the store gives them); ``sha256`` is over the size
+    (8 bytes, big-endian), the first and the last :data:`FINGERPRINT_EDGE` bytes: a file that grew
+    (records appended), was cut short, was replaced or rewritten at either end differs. Costs one
+    ``stat`` and two 64 KiB reads (two ranged GETs). None when the file cannot be read (its shard
+    then records why)."""
+    import hashlib  # noqa: PLC0415
+
+    try:
+        if is_remote(path):
+            fs, p = filesystem(path)
+            info = fs.info(p)
+            size = int(info["size"])
+            stamp = f"{info.get('LastModified') or info.get('mtime') or info.get('last_modified')}" \
+                    f" {info.get('ETag') or info.get('etag') or ''}".strip()
+
+            def read(start: int, end: int) -> bytes:
+                return fs.cat_file(p, start=start, end=end) if end > start else b""
+        else:
+            local = _local(path)
+            st = os.stat(local)
+            size, stamp = st.st_size, st.st_mtime_ns
+            fh = open(local, "rb")
+
+            def read(start: int, end: int) -> bytes:
+                return os.pread(fh.fileno(), end - start, start)
+        try:
+            digest = hashlib.sha256(size.to_bytes(8, "big"))
+            digest.update(read(0, min(size, FINGERPRINT_EDGE)))
+            digest.update(read(max(size - FINGERPRINT_EDGE, 0), size))
+        finally:
+            if not is_remote(path):
+                fh.close()
+    except (OSError, ValueError, KeyError):
+        return None
+    return {"size": size, "mtime": stamp, "sha256": digest.hexdigest()}
+
+
 def exists(path: str) -> bool:
     if not is_remote(path):
         return os.path.exists(_local(path))
@@ -217,9 +332,13 @@ def glob(url: str) -> list[str]:
 
 
 def makedirs(path: str) -> None:
-    """Create a local directory (and parents); object stores have no directories, so a no-op there."""
+    """Create a local directory (and parents); object stores have no directories, so a no-op there.
+    Raises :class:`OutputError`."""
     if not is_remote(path):
-        os.makedirs(_local(path), exist_ok=True)
+        try:
+            os.makedirs(_local(path), exist_ok=True)
+        except OSError as exc:
+            raise output_error(exc, _local(path)) from exc
 
 
 def remove(path: str) -> None:
@@ -248,23 +367,36 @@ def read_bytes(path: str) -> bytes:
 
 def temp_path(path: str) -> str:
     """The temporary name a local file is written under, beside it, before its rename to ``path``:
-    ``.tmp-<name>`` (so a reader never sees an incomplete file under its final name)."""
-    return os.path.join(os.path.dirname(path), TMP_PREFIX + os.path.basename(path))
+    ``.tmp-<name>.tmp`` (so a reader never sees an incomplete file under its final name, and no
+    glob for the final names' suffix, ``*.parquet``, matches it; see :data:`TMP_PREFIX`)."""
+    return os.path.join(os.path.dirname(path), TMP_PREFIX + os.path.basename(path) + TMP_SUFFIX)
 
 
 def write_bytes(path: str, data: bytes) -> None:
-    """Write a whole (small) file atomically: tmp + fsync + rename locally, one PUT remotely."""
+    """Write a whole (small) file atomically: tmp + fsync + rename locally, one PUT remotely.
+    Raises :class:`OutputError` (locally; the temporary file is removed)."""
     if is_remote(path):
         fs, p = filesystem(path)
         fs.pipe_file(p, data)
         return
     path = _local(path)
     tmp = temp_path(path)
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        _unlink_quietly(tmp)
+        raise output_error(exc, path) from exc
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def publish_file(local_path: str, dest: str) -> None:
@@ -285,10 +417,14 @@ def publish_file(local_path: str, dest: str) -> None:
         os.replace(local_path, dest)
     except OSError:  # EXDEV: another filesystem
         tmp = temp_path(dest)
-        shutil.copyfile(local_path, tmp)
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, dest)
+        try:
+            shutil.copyfile(local_path, tmp)
+            with open(tmp, "rb") as f:
+                os.fsync(f.fileno())
+            os.replace(tmp, dest)
+        except OSError as exc:
+            _unlink_quietly(tmp)
+            raise output_error(exc, dest) from exc
         os.unlink(local_path)
 
 

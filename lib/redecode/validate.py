@@ -203,14 +203,17 @@ def utf8_profile(payload: bytes, decoded: _decode.DecodeResult | None = None) ->
 
 def utf16_pattern(payload: bytes) -> str | None:
     """``"UTF-16LE"`` or ``"UTF-16BE"`` when the first :data:`UTF16_WINDOW` bytes look like UTF-16
-    text: at least an eighth of the code units have a zero high byte (ASCII and Latin-1
-    characters: markup, spaces, digits, Latin script; NUL at odd offsets for little-endian, even
-    for big-endian) and the other byte of the units is NUL at most a sixteenth as often (so UTF-32
-    and binary data do not match). An eighth, not more: Cyrillic or Greek text with little markup
-    has a zero high byte only in its spaces and punctuation (chardet's real pages encoded as
-    BOM-less UTF-16: 400 of 410 match, 388 with a quarter; none of its legacy pages matches
-    either way). At least 8 code units are needed. None otherwise. Says nothing about the rest of
-    the payload; the caller decodes it to check. Never raises."""
+    text: at least one code unit in sixteen has a zero high byte (ASCII and Latin-1 characters:
+    markup, spaces, digits, Latin script; NUL at odd offsets for little-endian, even for
+    big-endian), and the other byte of the units is NUL at most a third as often (UTF-32 has at
+    least half as many NULs at one parity as at the other: one and two in an ASCII character, one
+    and one in a CJK one; binary data has them at either; CJK text in UTF-16 has a few characters
+    whose low byte is zero, U+3000 or U+4E00). Cyrillic or Greek text with little
+    markup has a zero high byte only in its spaces and punctuation, CJK text only in its markup:
+    chardet's real pages encoded as BOM-less UTF-16 all match (410 of 410; 388 with a quarter and
+    a sixteenth), none of its legacy pages and none of them encoded as UTF-32 does. At least 8
+    code units are needed. None otherwise. Says nothing about the rest of the payload; the caller
+    decodes it to check. Never raises."""
     head = payload[:UTF16_WINDOW]
     n = len(head) & ~1
     units = n // 2
@@ -218,9 +221,9 @@ def utf16_pattern(payload: bytes) -> str | None:
         return None
     even = head[0:n:2].count(0)
     odd = head[1:n:2].count(0)
-    if 8 * odd >= units and 16 * even <= odd:
+    if 16 * odd >= units and 3 * even <= odd:
         return "UTF-16LE"
-    if 8 * even >= units and 16 * odd <= even:
+    if 16 * even >= units and 3 * odd <= even:
         return "UTF-16BE"
     return None
 

@@ -334,6 +334,37 @@ def _ends_inside_header(fh, where: int) -> bool:
     return at_end and bool(tail) and b"\n\r\n" not in tail and b"\n\n" not in tail
 
 
+def _member_damage(fh, where: int) -> str | None:
+    """What is wrong with the gzip member at ``where`` of a ``.warc.gz`` that warcio could not read
+    (when a block of it does not inflate, warcio takes its bytes for an uncompressed record and
+    quotes them as its first line): ``"damaged gzip member (...: <zlib's error>)"`` when inflating
+    it (RFC 1952) fails, within its first 64 MiB; None when the bytes there are not a gzip member
+    or it inflates (then warcio's message, which quotes what it inflates to, says more)."""
+    try:
+        fh.seek(where)
+        data = fh.read(1 << 20)
+    except OSError:
+        return None
+    if data[:2] != b"\x1f\x8b":
+        return None
+    d = zlib.decompressobj(31)
+    read = len(data)
+    try:
+        d.decompress(data, 1 << 20)  # (the output is not kept)
+        pending = d.unconsumed_tail
+        while not d.eof:
+            if not pending:
+                pending = fh.read(1 << 20) if read < 64 << 20 else b""
+                read += len(pending)
+                if not pending:
+                    return None  # the file ends inside the member (or it is huge): warcio's word
+            d.decompress(pending, 1 << 20)  # (the output is not kept)
+            pending = d.unconsumed_tail
+    except zlib.error as exc:
+        return f"damaged gzip member (it does not inflate: {exc})"
+    return None
+
+
 def _warcio_message(exc: BaseException) -> str:
     msg = " ".join(str(exc).split()) or type(exc).__name__
     if "non-chunked gzip" in msg:
@@ -519,7 +550,8 @@ def _iter_warcio(
                 if not gz and not is_arc and _ends_inside_header(fh, where):
                     raise ArchiveError(path, where, "the file ends inside the header of the record "
                                                     "here (the archive is cut short)") from None
-                raise ArchiveError(path, where, _warcio_message(exc)) from None
+                damage = _member_damage(fh, where) if gz else None
+                raise ArchiveError(path, where, damage or _warcio_message(exc)) from None
             count += 1
             if ends is not None:
                 ends.append(end_pos)
@@ -717,8 +749,9 @@ def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0) -> Iterat
                 raise _Diverged(raw.offset)
             return raw
 
-        if start:
+        if start or not _utf8(path):
             # FastWARC reports stream_pos from the file object's position, so offsets stay absolute
+            # (and a file name that is not UTF-8 makes FastWARC panic: it gets the open file)
             source = storage.open_input(path)
             source.seek(start)
             it = iter(_FastIterator(source, parse_http=False, fsspec_args=False))
@@ -794,6 +827,14 @@ def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0) -> Iterat
             source.close()
 
 
+def _utf8(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 _MAX_HANDOVERS = 16  # FastWARC -> warcio hand-overs per file before warcio keeps the rest
 
 
@@ -861,15 +902,18 @@ def _read(p: str, raws: Iterator[_Raw], stream: RecordStream, cap: int, end: int
 
 
 _ARC_LINE = re.compile(rb"\S+ \S+ \d{14} \S+ \d+\r?\n")
+_VERSION_LINE = re.compile(rb"WARC/[0-9]+\.[0-9]+\r?\n")  # a WARC record's first line (ISO 28500 section 5.2)
 #: An ARC record header line, version 1 (URL IP-address Archive-date Content-type Archive-length)
 #: or 2 (more fields between the type and the length), as the whole line.
 _ARC_HEADER_LINE = re.compile(rb"\S+ \S+ \d{14}(?: \S*)+ \d+\r?\n\Z")
 
 
-def _find_record_start(p: str, pos: int, is_arc: bool) -> int | None:
+def _find_record_start(p: str, pos: int, is_arc: bool, loose: bool = False) -> int | None:
     """``.warc.gz`` / ``.arc.gz``: a gzip member whose first bytes inflate to ``WARC/`` or an ARC
-    header line; uncompressed WARC: ``WARC/`` after an empty line; uncompressed ARC: an ARC header
-    line after a newline. Each candidate is confirmed by reading one record there."""
+    header line; uncompressed WARC: ``WARC/`` after an empty line (``loose``, for a resync after
+    damage: a version line ``WARC/<digits>.<digits>`` and its line end anywhere, since garbage
+    before it need not end in a line break); uncompressed ARC: an ARC header line after a newline.
+    Each candidate is confirmed by reading one record there."""
     size = os.path.getsize(p)
     if pos <= 0:
         return 0
@@ -883,7 +927,7 @@ def _find_record_start(p: str, pos: int, is_arc: bool) -> int | None:
             base = max(at - 4, 0)
             fh.seek(base)
             data = fh.read(window + 4096)
-            for cand in _candidates(data, base, gz, is_arc):
+            for cand in _candidates(data, base, gz, is_arc, loose):
                 if cand < pos:
                     continue
                 if _confirm(p, cand, is_arc):
@@ -892,7 +936,7 @@ def _find_record_start(p: str, pos: int, is_arc: bool) -> int | None:
     return None
 
 
-def _candidates(data: bytes, base: int, gz: bool, is_arc: bool) -> Iterator[int]:
+def _candidates(data: bytes, base: int, gz: bool, is_arc: bool, loose: bool = False) -> Iterator[int]:
     if gz:
         i = data.find(b"\x1f\x8b\x08")
         while i >= 0:
@@ -906,6 +950,9 @@ def _candidates(data: bytes, base: int, gz: bool, is_arc: bool) -> Iterator[int]
     elif is_arc:
         for m in re.finditer(rb"\n(?=\S+ \S+ \d{14} \S+ \d+\r?\n)", data):
             yield base + m.end()
+    elif loose:
+        for m in _VERSION_LINE.finditer(data):
+            yield base + m.start()
     else:
         if base == 0 and data.startswith(b"WARC/"):
             yield 0
@@ -1136,6 +1183,11 @@ class WarcReader(Reader):
 
     def find_record_start(self, path: str, pos: int) -> int | None:
         return _find_record_start(path, pos, is_arc=False)
+
+    def find_resync_point(self, path: str, pos: int) -> int | None:
+        # uncompressed: the next WARC/<version> line that warcio parses as a record (garbage
+        # before it need not end in a line break); gzip: the next member that starts a record
+        return _find_record_start(path, pos, is_arc=False, loose=True)
 
     def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
         return _read_at(path, offset, cap, is_arc=False)

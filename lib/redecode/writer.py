@@ -2,9 +2,10 @@
 (:class:`PartWriter` for run parts, :class:`TableWriter` for other outputs of an explicit schema).
 
 The only module that imports :mod:`pyarrow.parquet` for writing. A part is written to
-``.tmp-<name>`` in the output directory and renamed to its final name only after the Parquet footer
-is written and the file is fsync'ed, so a part visible under its final name is always complete (a run
-killed with SIGKILL leaves at most a ``.tmp-*`` file, which the next run removes).
+``.tmp-<name>.tmp`` (:func:`redecode.storage.temp_path`) in the output directory and renamed to its
+final name only after the Parquet footer is written and the file is fsync'ed, so a part visible
+under its final name is always complete, and ``DIR/*.parquet`` never matches a part being written
+(a run killed with SIGKILL leaves at most a ``.tmp-*.tmp`` file, which the next run removes).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .schema import COLUMNS, SCHEMA, TEXT_COLUMNS
-from .storage import temp_path
+from .storage import output_error, temp_path
 
 #: Default row-group budget in bytes of (uncompressed) text; the text column dominates row size.
 DEFAULT_ROW_GROUP_BYTES = 32 * 1024 * 1024
@@ -78,16 +79,20 @@ class PartWriter:
             schema = schema.with_metadata(meta)
         self.schema = schema
         codec = compression()
-        self._writer = pq.ParquetWriter(
-            self.tmp_path,
-            schema,
-            compression=codec,
-            compression_level=compression_level if codec in ("zstd", "gzip") else None,
-            # Dictionary encoding helps the low-cardinality provenance columns and costs time
-            # for the text column without saving space (issue 9's measurement: -16% time).
-            use_dictionary=[c for c in COLUMNS if c not in TEXT_COLUMNS],
-            write_statistics=[c for c in COLUMNS if c not in TEXT_COLUMNS],
-        )
+        try:
+            self._writer = pq.ParquetWriter(
+                self.tmp_path,
+                schema,
+                compression=codec,
+                compression_level=compression_level if codec in ("zstd", "gzip") else None,
+                # Dictionary encoding helps the low-cardinality provenance columns and costs time
+                # for the text column without saving space (issue 9's measurement: -16% time).
+                use_dictionary=[c for c in COLUMNS if c not in TEXT_COLUMNS],
+                write_statistics=[c for c in COLUMNS if c not in TEXT_COLUMNS],
+            )
+        except OSError as exc:  # no inodes left, no space, no permission: the output's error
+            _remove(self.tmp_path)
+            raise output_error(exc, self.tmp_path) from exc
         self._buffer: list[dict] = []
         self._buffered_bytes = 0
         self.rows_written = 0
@@ -119,37 +124,56 @@ class PartWriter:
         columns["text"] = _text_array(self._buffer)
         columns["text_normalized"] = _normalized_array(self._buffer)
         table = pa.Table.from_pydict({c: columns[c] for c in COLUMNS}, schema=self.schema)
-        self._writer.write_table(table, row_group_size=len(self._buffer))
+        try:
+            self._writer.write_table(table, row_group_size=len(self._buffer))
+        except OSError as exc:  # disk full, quota, I/O error
+            raise output_error(exc, self.tmp_path) from exc
         self.rows_written += len(self._buffer)
         self._buffer.clear()
         self._buffered_bytes = 0
 
     def close(self) -> None:
-        """Finish the file and rename it to its final name."""
+        """Finish the file and rename it to its final name. Raises
+        :class:`redecode.storage.OutputError` when the file system refuses (the caller's
+        ``abort`` then removes the temporary file)."""
         self.flush()
-        self._writer.close()
-        with open(self.tmp_path, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(self.tmp_path, self.path)
-
-    def abort(self) -> None:
-        """Drop the temporary file; the final name is never created."""
         try:
             self._writer.close()
+            with open(self.tmp_path, "rb") as f:
+                os.fsync(f.fileno())
+            os.replace(self.tmp_path, self.path)
+        except OSError as exc:
+            raise output_error(exc, self.tmp_path) from exc
+
+    def abort(self) -> None:
+        """Drop the temporary file; the final name is never created. Never raises: it runs while
+        another error (a full disk, an interrupt) propagates, and must not replace it."""
+        try:
+            self._writer.close()
+        except Exception:  # noqa: BLE001 - the file is dropped whatever its writer says
+            pass
         finally:
-            try:
-                os.unlink(self.tmp_path)
-            except FileNotFoundError:
-                pass
+            _remove(self.tmp_path)
 
     def __enter__(self) -> "PartWriter":  # noqa: D105
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None:
-            self.close()
+            try:
+                self.close()
+            except BaseException:
+                self.abort()
+                raise
         else:
             self.abort()
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _text_array(rows: list[dict]) -> pa.StringArray:
@@ -206,7 +230,8 @@ class TableWriter:
     """Write Arrow record batches of an explicit ``schema`` to one Parquet file, atomically.
 
     For the outputs other than run parts (:mod:`redecode.repair`). As :class:`PartWriter`: written
-    to ``.tmp-<name>`` beside ``path`` and renamed once complete and fsync'ed; batches are buffered
+    to ``.tmp-<name>.tmp`` beside ``path`` and renamed once complete and fsync'ed (an error of the
+    file system is :class:`redecode.storage.OutputError`, naming the path and errno); batches are buffered
     until about ``row_group_bytes`` bytes (Arrow's in-memory size) and written as one row group, so
     memory stays bounded. ``schema`` (with its key-value metadata, e.g. a schema version) is the
     file's schema; a batch of another schema raises ``ValueError``. ``dictionary_columns``: columns
@@ -227,10 +252,14 @@ class TableWriter:
         self.tmp_path = temp_path(path)
         self.schema = schema
         self.row_group_bytes = row_group_bytes
-        self._writer = pq.ParquetWriter(
-            self.tmp_path, schema, compression="zstd", compression_level=compression_level,
-            use_dictionary=list(dictionary_columns),
-        )
+        try:
+            self._writer = pq.ParquetWriter(
+                self.tmp_path, schema, compression="zstd", compression_level=compression_level,
+                use_dictionary=list(dictionary_columns),
+            )
+        except OSError as exc:  # no inodes left, no space, no permission: the output's error
+            _remove(self.tmp_path)
+            raise output_error(exc, self.tmp_path) from exc
         self._buffer: list[pa.RecordBatch] = []
         self._buffered_bytes = 0
         self.rows_written = 0
@@ -249,7 +278,10 @@ class TableWriter:
         if not self._buffer:
             return
         table = pa.Table.from_batches(self._buffer, schema=self.schema)
-        self._writer.write_table(table, row_group_size=table.num_rows)
+        try:
+            self._writer.write_table(table, row_group_size=table.num_rows)
+        except OSError as exc:  # disk full, quota, I/O error
+            raise output_error(exc, self.tmp_path) from exc
         self.rows_written += table.num_rows
         self._buffer.clear()
         self._buffered_bytes = 0
