@@ -8,6 +8,7 @@ import sys
 import click
 
 from redecode_jobs.options import (
+    CONTEXT_SETTINGS,
     EXIT_ALL_FAILED,
     all_failed,
     executor_options,
@@ -21,7 +22,7 @@ from redecode.record import DEFAULT_MAX_RECORD_BYTES
 from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
 
 
-@click.command(name="backfill")
+@click.command(name="backfill", context_settings=CONTEXT_SETTINGS)
 @click.argument("prior_dir")
 @rules_option("The new rules (see `redecode rules`).")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False),

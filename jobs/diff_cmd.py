@@ -7,7 +7,7 @@ import os
 
 import click
 
-from redecode_jobs.options import list_prefix_option, output_options, table_width
+from redecode_jobs.options import CONTEXT_SETTINGS, list_prefix_option, output_options, table_width
 from redecode_jobs.stops import stopping_cleanly
 from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary, input_error_message
 from redecode.query import QueryError
@@ -22,7 +22,7 @@ def _key(value: str) -> tuple[str, str]:
     return old, new
 
 
-@click.command(name="diff")
+@click.command(name="diff", context_settings=CONTEXT_SETTINGS)
 @click.argument("paths", nargs=-1, required=True, metavar="OLD NEW | INPUT...")
 @click.option("--rules", "rules", multiple=True,
               help="Twice: diff rules A against rules B over the INPUT archives (no run needed).")

@@ -14,6 +14,10 @@ from redecode import logs
 from redecode.rules import DEFAULT_RULES, RULES
 from redecode_jobs import stops
 
+#: Every command's context settings: ``-h`` as well as ``--help``. Set on each command, not only on
+#: the group, so a command invoked on its own (the tests, the API) has the same help option.
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+
 MASTER_HELP = ("Spark master URL (local[4], spark://host:7077, yarn), or inline: the Spark tasks in this "
                "process, without Spark [default: spark-submit's, else local[*]].")
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
-from redecode_jobs.options import output_options, table_width
+from redecode_jobs.options import CONTEXT_SETTINGS, output_options, table_width
 from redecode.query import QueryError, execute, format_report, format_result, open_query, report
 from redecode.schema import SchemaVersionError
 
 
-@click.command(name="query")
+@click.command(name="query", context_settings=CONTEXT_SETTINGS)
 @click.argument("directory")
 @click.argument("sql", required=False)
 @click.option("--run", "more_runs", multiple=True, metavar="DIR",

@@ -7,10 +7,10 @@ import sys
 
 import click
 
-from redecode_jobs.options import output_options, workers_option
+from redecode_jobs.options import CONTEXT_SETTINGS, output_options, workers_option
 
 
-@click.command(name="repair")
+@click.command(name="repair", context_settings=CONTEXT_SETTINGS)
 @click.argument("inputs", nargs=-1, required=True, metavar="PARQUET...")
 @click.option("--text-col", required=True, metavar="COL", help="Column holding the old decoded text.")
 @click.option("--key", "key", multiple=True, metavar="COL",

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import click
 
-from redecode_jobs.options import output_options
+from redecode_jobs.options import CONTEXT_SETTINGS, output_options
 from redecode.query import QueryError
 from redecode.report import ReportError, write_report
 from redecode.schema import SchemaVersionError
 
 
-@click.command(name="report")
+@click.command(name="report", context_settings=CONTEXT_SETTINGS)
 @click.argument("directory")
 @click.option("-o", "--output", required=True, metavar="FILE.html",
               help="The HTML file to write (replaced if it exists).")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from redecode_jobs.options import output_options, table_width
+from redecode_jobs.options import CONTEXT_SETTINGS, output_options, table_width
 from redecode.rules import format_rules
 
 
-@click.command(name="rules")
+@click.command(name="rules", context_settings=CONTEXT_SETTINGS)
 @click.option("--json", "as_json", is_flag=True, help="Print the rule sets as JSON on stdout.")
 @output_options("Nothing on stderr but warnings and errors (rules prints nothing else there).")
 def rules(as_json: bool, quiet: bool) -> None:

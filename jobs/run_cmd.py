@@ -9,6 +9,7 @@ import sys
 import click
 
 from redecode_jobs.options import (
+    CONTEXT_SETTINGS,
     EXIT_ALL_FAILED,
     all_failed,
     executor_options,
@@ -30,7 +31,7 @@ from redecode.selection import Selection
 log = logging.getLogger("redecode.cli")
 
 
-@click.command(name="run", help=f"""Re-decode every record of INPUT... into UTF-8 Parquet with provenance in --out.
+@click.command(name="run", context_settings=CONTEXT_SETTINGS, help=f"""Re-decode every record of INPUT... into UTF-8 Parquet with provenance in --out.
 
     INPUT is a file, a directory (searched recursively), a glob, a URL (s3://...) or @LIST (a file,
     plain or gzip, naming one input per line; --prefix is prepended to each line) of {suffix_list()}
