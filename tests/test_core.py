@@ -285,3 +285,17 @@ def test_warc_fields_is_the_fast_branch(lines):
         assert any(n in low and f"\r\n{n}:" not in low for n in archive._WANTED)
     assert native.core.warc_fields(head, archive._WANTED, head.count(b"\n") + 1) is None
     assert native.core.warc_fields(head + b"\x80", archive._WANTED, head.count(b"\n")) is None
+
+
+def test_the_notice_without_a_built_core_says_so(monkeypatch):
+    # no extension module in the package (the install had no compiler): the notice says that,
+    # not an import error from the middle of the package's own import
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.delenv("REDECODE_PURE", raising=False)
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "redecode._core" else real(name, *a))
+    core, notice = native._load()
+    assert core is None
+    assert notice.startswith("the compiled decode core was not built (no redecode._core in the installed package)")

@@ -20,12 +20,22 @@ __all__ = ["IMPLEMENTATION", "NOTICE", "core"]
 def _load() -> tuple[ModuleType | None, str | None]:
     if os.environ.get("REDECODE_PURE", "").strip() not in ("", "0"):
         return None, None
+    import importlib.util  # noqa: PLC0415 - only here, once per process
+
+    if importlib.util.find_spec(f"{__package__}._core") is None:
+        # the usual case without a compiler: no extension module in the package
+        return None, (
+            "the compiled decode core was not built (no redecode._core in the installed package); "
+            "decoding with the pure-Python decoders (same output, slower). Reinstall with a C "
+            "compiler present to build it."
+        )
     try:
         from . import _core
-    except ImportError as exc:
+    except ImportError as exc:  # built, but it does not load (another Python, a missing symbol)
         return None, (
-            f"the compiled decode core is not built ({exc}); decoding with the pure-Python decoders "
-            "(same output, slower). Reinstall with a C compiler present to build it."
+            f"the compiled decode core was built but does not load ({exc}); decoding with the "
+            "pure-Python decoders (same output, slower). Reinstall with a C compiler present to "
+            "rebuild it."
         )
     # In a checkout (an editable install), a core older than its source is not used.
     source = os.path.join(os.path.dirname(__file__), "_core.pyx")
