@@ -129,6 +129,21 @@ def bom_sniff(data: bytes) -> str | None:
     return None
 
 
+def _resolve(data, encoding: str, bom_sniff: bool) -> tuple[str, bytes, bool]:
+    """``(name, payload, bom)``: the Encoding Standard name of *encoding* (a name or a label) and
+    the bytes to decode, after BOM sniffing when *bom_sniff* (Encoding Standard, "decode": a BOM
+    overrides the encoding and is removed). Raises ``LookupError`` for an unknown label."""
+    name = encoding if encoding in _DECODERS else get_encoding(encoding)
+    if name is None:
+        raise LookupError(f"not an Encoding Standard encoding name or label: {encoding!r}")
+    data = bytes(data)
+    if bom_sniff:
+        sniffed = _bom_sniff(data)
+        if sniffed is not None:
+            return sniffed, (data[3:] if sniffed == "UTF-8" else data[2:]), True
+    return name, data, False
+
+
 def decode(data: bytes, encoding: str, *, bom_sniff: bool = True) -> DecodeResult:
     """Encoding Standard "decode": *data* (bytes) in *encoding* -> :class:`DecodeResult`.
 
@@ -140,17 +155,7 @@ def decode(data: bytes, encoding: str, *, bom_sniff: bool = True) -> DecodeResul
 
     Raises ``LookupError`` if *encoding* is neither a name nor a label of the Encoding Standard.
     """
-    name = encoding if encoding in _DECODERS else get_encoding(encoding)
-    if name is None:
-        raise LookupError(f"not an Encoding Standard encoding name or label: {encoding!r}")
-    data = bytes(data)
-    bom = False
-    if bom_sniff:
-        sniffed = _bom_sniff(data)
-        if sniffed is not None:
-            name = sniffed
-            data = data[3:] if sniffed == "UTF-8" else data[2:]
-            bom = True
+    name, data, bom = _resolve(data, encoding, bom_sniff)
     text, errors = _DECODERS[name](data, name)
     return DecodeResult(text, name, errors, bom)
 
@@ -1086,19 +1091,10 @@ def decode_to_utf8(data: bytes, encoding: str, *, bom_sniff: bool = True) -> Utf
     (:mod:`redecode.native`), and for UTF-16BE/LE and replacement. Raises ``LookupError`` as
     :func:`decode` does.
     """
-    name = encoding if encoding in _DECODERS else get_encoding(encoding)
-    if name is None:
-        raise LookupError(f"not an Encoding Standard encoding name or label: {encoding!r}")
     if _core is None:
+        _resolve(b"", encoding, False)  # the same LookupError for an unknown label
         return None
-    data = bytes(data)
-    bom = False
-    if bom_sniff:
-        sniffed = _bom_sniff(data)
-        if sniffed is not None:
-            name = sniffed
-            data = data[3:] if sniffed == "UTF-8" else data[2:]
-            bom = True
+    name, data, bom = _resolve(data, encoding, bom_sniff)
     r = _core.decode_to_utf8(data, name)
     if r is None:
         return None
