@@ -26,6 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import redecode.decode as d
+import test_decode
 from redecode import native, sniff
 from redecode.labels import ENCODING_NAMES
 
@@ -37,15 +38,9 @@ if native.core is None:
         allow_module_level=True,
     )
 
-MULTI = {
-    "Shift_JIS": [*range(0x81, 0xA0), *range(0xE0, 0xFD)],
-    "EUC-KR": list(range(0x81, 0xFF)),
-    "Big5": list(range(0x81, 0xFF)),
-    "GBK": list(range(0x81, 0xFF)),
-    "gb18030": list(range(0x81, 0xFF)),
-    "EUC-JP": [0x8E, 0x8F, *range(0xA1, 0xFF)],
-    "ISO-2022-JP": list(range(0x21, 0x7F)),
-}
+#: Each multi-byte encoding's lead bytes (test_decode's table), and ISO-2022-JP's double-byte
+#: range, for the exhaustive comparisons of every two-byte sequence.
+MULTI = {**test_decode.MULTI, "ISO-2022-JP": list(range(0x21, 0x7F))}
 SINGLE = [n for n in ENCODING_NAMES if d._PURE_DECODERS[n] is d._decode_single_byte_pure]
 
 
