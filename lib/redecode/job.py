@@ -30,13 +30,13 @@ import functools
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 
 from . import storage
 from .archive import ArchiveError, iter_records, reader_for
 from .executors import Executor, Local, map_shards, progress_reporter
 from .inputs import expand_inputs, outside
-from .record import DEFAULT_MAX_RECORD_BYTES, synthetic_record_id
+from .record import DEFAULT_MAX_RECORD_BYTES, ArchiveRecord, synthetic_record_id
 from .row import NO_RECORD_TYPE, ROW_RECORD_TYPES, record_row
 from .rules import DEFAULT_RULES, RULES, Rules, as_rules
 from .rundir import (
@@ -61,7 +61,8 @@ from .writer import PartWriter
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "DEFAULT_MAX_RECORD_BYTES", "DEFAULT_SHARD_BYTES", "plan", "plan_shards", "process_archive", "process_shard",
+    "DEFAULT_MAX_RECORD_BYTES", "DEFAULT_SHARD_BYTES", "plan", "plan_shards", "process_archive", "process_records",
+    "process_shard",
     "run", "run_shard",
     # the names a run's callers use, from the modules that own them
     "FILES_NOT_READ_LISTED", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "RunDirectoryConflict", "RunDirectoryLocked",
@@ -99,12 +100,48 @@ def process_archive(
     :func:`redecode.row.record_row` (for rows going to :class:`redecode.writer.PartWriter`).
     """
     counts = counts if counts is not None else ShardCounts()
-    last = start
-    sampled = selection.sample is not None
     stream = iter_records(path, max_record_bytes=max_record_bytes, start=start, end=end, resync=True)
     if boundary is not None:
         boundary["damaged"] = stream.damaged
-    for record in stream:
+    limited = yield from process_records(stream, rules, path=path, counts=counts, on_bytes=on_bytes,
+                                         start=start, utf8_text=utf8_text, selection=selection,
+                                         row_limit=row_limit)
+    if limited:
+        stream.close()
+        if boundary is not None:
+            boundary["limited"] = True
+        return
+    if boundary is not None:
+        boundary["next_offset"] = stream.next_offset
+
+
+def process_records(
+    records: Iterable[ArchiveRecord],
+    rules: Rules,
+    *,
+    path: str,
+    counts: ShardCounts,
+    on_bytes: Callable[[int], None] | None = None,
+    start: int = 0,
+    utf8_text: bool = False,
+    selection: Selection = ALL,
+    row_limit: int | None = None,
+) -> Generator[dict, None, bool]:
+    """The per-record loop every kind of shard runs: yield one row dict per row record of
+    ``records`` (records of one archive ``path``, in file order), counting every record in
+    ``counts``; records of other types give no row, records ``selection``'s sample leaves out are
+    counted (``not_sampled``). ``on_bytes(n)`` is called with the bytes (of the file, from
+    ``start``) passed since the last record. Returns (the generator's value) True when it stopped
+    after ``row_limit`` rows, else False. Exceptions of ``records`` (``ArchiveError``,
+    ``OSError``) propagate.
+
+    The reading-path seam (docs/DESIGN.md, "The reading path"): sequential shards
+    (:func:`process_archive`) and any other source of :class:`redecode.record.ArchiveRecord` s
+    of one file call this one loop, so their rows are made the same way.
+    """
+    last = start
+    sampled = selection.sample is not None
+    for record in records:
         counts.records_total += 1
         counts.by_record_type[record.record_type or NO_RECORD_TYPE] += 1
         if record.offset is not None and on_bytes is not None and record.offset > last:
@@ -119,12 +156,8 @@ def process_archive(
         counts.add_row(row)
         yield row
         if row_limit is not None and counts.records_seen >= row_limit:
-            stream.close()
-            if boundary is not None:
-                boundary["limited"] = True
-            return
-    if boundary is not None:
-        boundary["next_offset"] = stream.next_offset
+            return True
+    return False
 
 
 #: Default shard size (bytes of archive file). Shards are cut at fixed sizes so that the parts and
