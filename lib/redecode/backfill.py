@@ -198,7 +198,7 @@ def _backfill_part(pf: pq.ParquetFile, part_path: str, marker: dict, out: str, n
     ) as writer:
         for batch in pf.iter_batches(batch_size=2048):
             for row in batch.to_pylist():
-                for c in REPLAY_COLUMNS + ("validation",):
+                for c in REPLAY_COLUMNS + ("validation", "verdict", "language", "language_confidence"):
                     row.setdefault(c, None)
                 stats["rows"] += 1
                 new_row = None

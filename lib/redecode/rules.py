@@ -99,7 +99,7 @@ __all__ = [
 #: text; it is part of every digest.
 DECISION_CODE_VERSION = "2026.12.5"
 
-DEFAULT_RULES = "author-2026.12"
+DEFAULT_RULES = "author-2026.12.2"
 
 #: The rule set whose answer every row records as ``browser_encoding``: what a browser picks.
 BROWSER_RULES = "browser-2026.11"
@@ -333,7 +333,7 @@ _AUTHOR = dataclasses.replace(
     _BROWSER,
     name="author-2026.12",
     description=(
-        "The author's text (the default): the browser's decision checked against the payload "
+        "The author's text (the default until author-2026.12.2): the browser's decision checked against the payload "
         "and overridden where the bytes show a declaration, default or detector answer to be "
         "wrong: every candidate (declarations, aliases of unknown labels such as MacCyrillic, "
         "UTF-8, UTF-16 without BOM, ISO-2022-JP escapes, the detector with the TLD as tie-break) "
@@ -345,6 +345,36 @@ _AUTHOR = dataclasses.replace(
     tld_vote="firefox",
     min_errors=_validate.DEFAULT_MIN_ERRORS,
     identity_fallback=True,
+)
+
+# author-2026.12 with language as evidence (issue 30): the confusable siblings of the primary and of
+# the declarations are candidates; check k sends a page to the weighing where a sibling reads
+# better as language; the weighing puts a reading that reads language_margin worse than the best
+# after every other, and one with min_errors defects more than the cleanest after the rest;
+# HZ-GB-2312 and ISO-2022-KR decoded with Python's codecs; the language columns filled.
+_AUTHOR_2 = dataclasses.replace(
+    _AUTHOR,
+    name="author-2026.12.2",
+    description=(
+        "The author's text (the default): author-2026.12's checks and candidates, plus language as "
+        "evidence: the declared or detected encoding's confusable siblings (KOI8-R and "
+        "windows-1251, ISO-8859-2 and windows-1252, Big5 and GBK...) are candidates, a reading "
+        "that reads worse as language by the margin loses wherever it was declared, a reading with "
+        "U+FFFD never beats a clean one for where it was declared, a reading that loses on "
+        "language is never certain; HZ-GB-2312 and ISO-2022-KR decoded with Python's codecs; "
+        "rows carry language and language_confidence. Encoding Standard decoders otherwise."
+    ),
+    author=_validate.AuthorParams(
+        siblings=True,
+        language=True,
+        language_margin=4.0,
+        language_floor=-30.0,
+        language_min_chars=4,
+        language_window=4096,
+        compare_defects=True,
+        python_codecs=True,
+        language_columns=True,
+    ),
 )
 
 _SEED = Rules(
@@ -380,7 +410,7 @@ _REQUESTS = Rules(
 )
 
 #: The shipped rule sets by name.
-RULES: dict[str, Rules] = {r.name: r for r in (_AUTHOR, _BROWSER, _SEED, _REQUESTS)}
+RULES: dict[str, Rules] = {r.name: r for r in (_AUTHOR_2, _AUTHOR, _BROWSER, _SEED, _REQUESTS)}
 
 
 def get_rules(name: str) -> Rules:

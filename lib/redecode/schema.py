@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "1.3"  # 1.1: meta_source, xml_encoding (for backfill); 1.2: browser_encoding, validation;
-#                        1.3: text_bytes, grapheme_count, text_normalized
+SCHEMA_VERSION = "1.4"  # 1.1: meta_source, xml_encoding (for backfill); 1.2: browser_encoding, validation;
+#                        1.3: text_bytes, grapheme_count, text_normalized; 1.4: verdict, language,
+#                        language_confidence
 SCHEMA_VERSION_KEY = b"redecode.schema_version"
 
 #: Column kinds (the third element of each :data:`_FIELDS` entry): who makes the column.
@@ -105,6 +106,17 @@ _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
     ("text_normalized", pa.string(), DERIVED, "text in the normalization form the run was asked for (run "
                                               "--normalize NFC or NFKC; form and Unicode version in "
                                               "_run.json's rules); NULL when not asked"),
+    # -- 1.4: language as evidence (issue 30) --
+    ("verdict", pa.string(), DECISION, "author's-text rules: the outcome of the check that validation explains: "
+                                       "overridden, kept or unresolved (validation's first word, as data); "
+                                       "null when nothing was checked"),
+    ("language", pa.string(), DECISION, "language of text (ISO 639-1 where one exists, else ISO 639-3), "
+                                        "identified by CLD2 on a sample of its visible text; filled by "
+                                        "author-2026.12.2 and later, null for other rules and where CLD2 "
+                                        "finds none"),
+    ("language_confidence", pa.float64(), DECISION, "0..1: CLD2's share of the sample in that language, "
+                                                    "halved when it calls the answer unreliable; not a "
+                                                    "probability; null with language"),
 ]
 
 #: Column name -> description (used by docs/columns.md, generated, and ``redecode query``).

@@ -138,6 +138,7 @@ from __future__ import annotations
 import codecs
 import dataclasses
 import re
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -146,7 +147,8 @@ from . import decode as _decode
 from ._tables import SINGLE_BYTE
 from .aliases import FIREFOX_TLD_FALLBACKS, alias_encoding
 from .prescan import head_scan, prescan
-from .sniff import Decision, Detection, Facts, amend, choose, default_encoding, gather
+from . import siblings as _siblings
+from .sniff import CodecDecision, Decision, Detection, Facts, amend, choose, default_encoding, gather
 
 __all__ = [
     "BASELINE",
@@ -211,6 +213,10 @@ RUNS_MIN_BYTES = 32
 #: windows of this many bytes.
 SIGNAL_TRIES = 3
 SIGNAL_WINDOW = 8192
+
+#: Bytes of ASCII kept on each side of a run of non-ASCII bytes in :meth:`ByteProfile.excerpt`
+#: (the words around a non-ASCII one tell the language model which language it is reading).
+EXCERPT_CONTEXT = 32
 
 
 # --- the byte-level checks ------------------------------------------------------------------
@@ -624,6 +630,23 @@ class AuthorParams:
     ``symbols_implausible``, ``non_letters_implausible``, ``case_flips_implausible`` (shares
     0..1): check h's thresholds. ``signal_tries`` and ``signal_window`` (bytes): how far check e
     looks for UTF-8 past stray bytes.
+
+    From ``author-2026.12.2`` on (their defaults are ``author-2026.12``'s behaviour): ``siblings``:
+    the primary's and the declarations' confusable siblings (:mod:`redecode.siblings`) are
+    candidates; ``language``: language evidence (:mod:`redecode.language`) is read, by check k
+    (a clean sibling reads better than the primary) and by the weighing; ``language_margin``
+    (bits, log2): how much better a reading of the excerpt must read to win on language;
+    ``language_floor`` (bits per character): a best reading that reads worse than this is no
+    language (every reading is nonsense to the model: language says nothing);
+    ``language_min_chars`` (characters): the evidence below which language says nothing;
+    ``language_window`` (bytes): how much of the payload around its non-ASCII bytes the readings
+    are scored on (:meth:`ByteProfile.excerpt`); ``compare_defects``: between clean candidates
+    that language does not separate, fewer defects win before the evidence is counted (a
+    declared reading with U+FFFD never beats a clean sibling because of where it was declared);
+    ``python_codecs``: HZ-GB-2312 and ISO-2022-KR, which the Encoding Standard maps to the
+    replacement encoding, are decoded with Python's codecs where the label names them and the
+    bytes parse; ``language_columns``: the rows' ``language`` and ``language_confidence`` are
+    filled.
     """
 
     min_errors: int = DEFAULT_MIN_ERRORS
@@ -642,6 +665,16 @@ class AuthorParams:
     case_flips_implausible: float = CASE_FLIPS_IMPLAUSIBLE
     signal_tries: int = SIGNAL_TRIES
     signal_window: int = SIGNAL_WINDOW
+    # -- from author-2026.12.2 on; the defaults are author-2026.12's behaviour --
+    siblings: bool = False
+    language: bool = False
+    language_margin: float = 0.0
+    language_floor: float = 0.0
+    language_min_chars: int = 0
+    language_window: int = 0
+    compare_defects: bool = False
+    python_codecs: bool = False
+    language_columns: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The parameters as a JSON-ready dict (field name -> value), for the rules' digest."""
@@ -679,7 +712,7 @@ class ByteProfile:
     """
 
     __slots__ = ("data", "kind", "params", "_ascii_only", "_utf8_valid", "_nul", "_utf16", "_escapes",
-                 "_signal", "_first_high", "_binary", "_shares")
+                 "_signal", "_first_high", "_binary", "_shares", "_excerpt", "_readings", "language")
 
     def __init__(self, data: bytes, kind: str, params: AuthorParams = BASELINE, *,
                  ascii_only: bool | None = None, utf8_valid: bool | None = None):
@@ -695,6 +728,10 @@ class ByteProfile:
         self._first_high = -1
         self._binary = -1
         self._shares: dict[tuple[str, int], Any] = {}
+        self._excerpt: bytes | None = None
+        self._readings: dict[str, _decode.DecodeResult] = {}
+        #: what check k found (:class:`LanguageFinding`), for the weighing; None before it ran
+        self.language: LanguageFinding | None = None
 
     def after(self, n: int) -> "ByteProfile":
         """The profile of ``data[n:]`` (the payload after an *n*-byte BOM); this one for 0."""
@@ -787,6 +824,41 @@ class ByteProfile:
                                                    min_bytes=p.min_high_bytes)
         return v
 
+    def excerpt(self) -> bytes:
+        """The bytes language evidence reads: every run of non-ASCII bytes with up to
+        :data:`EXCERPT_CONTEXT` bytes of ASCII on each side (runs that close merged), in order,
+        joined by a newline, until ``language_window`` bytes; the whole payload when it is no
+        longer. The cuts fall inside ASCII stretches, where every ASCII-compatible decoder is in
+        step (a lead byte takes the ASCII trail after it, which the context keeps), so each
+        candidate's decode of the excerpt is its reading of those parts of the payload."""
+        if self._excerpt is None:
+            data, size = self.data, self.params.language_window
+            if len(data) <= size:
+                self._excerpt = data
+            else:
+                spans: list[list[int]] = []
+                total = 0
+                n = len(data)
+                for m in _NON_ASCII_RUN.finditer(data):
+                    start, end = max(0, m.start() - EXCERPT_CONTEXT), min(n, m.end() + EXCERPT_CONTEXT)
+                    if spans and start <= spans[-1][1]:
+                        total += end - spans[-1][1]
+                        spans[-1][1] = end
+                    else:
+                        spans.append([start, end])
+                        total += end - start
+                    if total >= size:
+                        break
+                self._excerpt = b"\n".join(data[a:b] for a, b in spans)
+        return self._excerpt
+
+    def reading(self, encoding: str) -> _decode.DecodeResult:
+        """*encoding*'s decode of :meth:`excerpt` (no BOM sniffing), made once."""
+        r = self._readings.get(encoding)
+        if r is None:
+            r = self._readings[encoding] = _decode.decode(self.excerpt(), encoding, bom_sniff=False)
+        return r
+
     def implausible(self, encoding: str, start: int) -> bool:
         """Whether *encoding*'s reading cannot be the author's text, whatever its decoder made
         (checks c and h, and the weighing's): UTF-16 over HTML/XML without a NUL byte in the
@@ -816,8 +888,10 @@ class ByteProfile:
 #: Evidence kinds, in the order of the weighing's tie-break (lower wins a tie): a declaration
 #: (BOM, transport, meta, XML declaration), an alias of an unknown label, structure (valid or
 #: mostly valid UTF-8, the UTF-16 NUL pattern, ISO-2022-JP escape sequences, the browser's
-#: ``utf8-valid`` step), the detector, the default.
-EVIDENCE_KINDS = ("declaration", "alias", "structure", "detector", "default")
+#: ``utf8-valid`` step; HZ or ISO-2022-KR escapes under a label naming them), the detector, the
+#: default; from ``author-2026.12.2`` on, a confusable sibling of the primary or a declaration
+#: (weight 0: a candidate, no vote) and language (weight 0: what the reading reads as).
+EVIDENCE_KINDS = ("declaration", "alias", "structure", "detector", "default", "sibling", "language")
 _RANK = {kind: i for i, kind in enumerate(EVIDENCE_KINDS)}
 
 
@@ -849,12 +923,17 @@ class Candidate:
     (U+FFFD, C1 controls, private-use and binary-data characters, not counting a U+FFFD that is
     the last character); ``clean`` (at most one defect per ``defect_rate`` non-ASCII characters,
     and plausible); ``implausible`` (:meth:`ByteProfile.implausible`, or a reading checks c/h
-    named)."""
+    named); ``language`` (its plausibility as text, when language evidence was read); ``codec``
+    (a Python codec for the encodings the Encoding Standard does not decode, else None)."""
 
-    __slots__ = ("encoding", "evidence", "result", "defects", "clean", "implausible")
+    __slots__ = ("encoding", "evidence", "result", "defects", "clean", "implausible", "language", "codec")
 
-    def __init__(self, encoding: str):
+    def __init__(self, encoding: str, codec: str | None = None):
         self.encoding = encoding
+        #: the Python codec that decodes it (HZ-GB-2312, ISO-2022-KR), else None
+        self.codec = codec
+        #: its :class:`redecode.language.Plausibility` among the clean candidates, when read
+        self.language: Any = None
         self.evidence: list[Evidence] = []
         self.result: _decode.DecodeResult | None = None
         self.defects = 0
@@ -892,7 +971,8 @@ class Candidate:
 
 
 #: The checks of step 4 by name (:func:`check`'s answers).
-CHECKS = ("replacement", "errors", "implausible", "utf-8", "nul", "escapes", "disagree", "detected")
+CHECKS = ("replacement", "errors", "implausible", "utf-8", "nul", "escapes", "disagree", "detected",
+          "language")
 #: The outcomes a :class:`Verdict` records (the first word of ``validation``).
 OUTCOMES = ("overridden", "kept", "unresolved")
 
@@ -959,6 +1039,19 @@ class Validated:
     verdict: Verdict | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class LanguageFinding:
+    """What check k found: the plausibility (:class:`redecode.language.Plausibility`) of the
+    primary's reading and of its clean siblings' readings of :meth:`ByteProfile.excerpt`, by
+    encoding (``scores``); ``best``: the sibling that reads best, and by how much (``lead``, bits)
+    it reads better than the primary (negative: worse)."""
+
+    primary: str
+    scores: dict[str, Any]
+    best: str | None
+    lead: float  # bits
+
+
 # --- the decision ---------------------------------------------------------------------------
 
 #: ``detector(payload, tld) -> Detection | None`` as :func:`redecode.sniff.decide` calls it.
@@ -992,6 +1085,54 @@ def decide(
     encoding and error count); the decision is the same either way. Raises ValueError for an
     unknown *kind*; never raises because of the payload.
     """
+    v = _decide(payload, content_type, url, kind, browser_detector, author_detector, params, utf8_text)
+    if params.language_columns:
+        language, confidence = _identify(v.decoded, kind)
+        if language is not None:
+            d = v.decision
+            d = (amend(d, language=language, language_confidence=confidence) if type(d) is Decision
+                 else dataclasses.replace(d, language=language, language_confidence=confidence))
+            v = Validated(d, v.decoded, v.verdict)
+    return v
+
+
+#: :func:`_identify` reads at most :data:`LANGUAGE_WINDOW` characters (UTF-8 bytes on the writer's
+#: path) of the text from its ``<body`` (or its start), strips the markup there
+#: (:func:`redecode.language.visible_text`) and gives the identifier the first
+#: :data:`LANGUAGE_SAMPLE` characters of what a person reads (CLD2's cost grows with its input:
+#: about 90k instructions on 256 characters, 1.5M on 4,096 of HTML).
+LANGUAGE_WINDOW = 4096
+LANGUAGE_SAMPLE = 320
+_SPACES = re.compile(r"\s+")
+
+
+def _identify(decoded: _decode.DecodeResult | _decode.Utf8DecodeResult, kind: str) -> tuple[str | None, float | None]:
+    """The ``language`` and ``language_confidence`` columns of a decoded text
+    (:func:`redecode.language.identify` on a bounded sample of its visible text), or
+    ``(None, None)``."""
+    from . import language as _language  # noqa: PLC0415 - only rule sets that fill the columns
+
+    # the same characters on both paths: from the first "<body" (an ASCII character, so a character
+    # boundary in the UTF-8 bytes too), LANGUAGE_WINDOW characters
+    if type(decoded) is _decode.Utf8DecodeResult:
+        data = decoded.utf8
+        start = max(data.find(b"<body"), 0) if kind != "text" else 0
+        text = data[start:start + 4 * LANGUAGE_WINDOW].decode("utf-8", "ignore")[:LANGUAGE_WINDOW]
+    else:
+        start = max(decoded.text.find("<body"), 0) if kind != "text" else 0
+        text = decoded.text[start:start + LANGUAGE_WINDOW]
+    if kind != "text":
+        text = _language.visible_text(text)
+    text = _SPACES.sub(" ", text).strip()[:LANGUAGE_SAMPLE]
+    found = _language.identify(text, markup=False)
+    if found.language is None:
+        return None, None
+    return found.language, found.confidence
+
+
+def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: str,
+            browser_detector: Detector | None, author_detector: Detector | None, params: AuthorParams,
+            utf8_text: bool) -> Validated:
     if type(payload) is not bytes:
         payload = bytes(payload)
     facts = gather(payload, content_type=content_type, url=url, kind=kind)
@@ -1018,6 +1159,8 @@ def decide(
     profile = ByteProfile(payload, facts.kind, params, ascii_only=facts.ascii_only,
                           utf8_valid=facts.utf8_valid)
     reason = check(profile, facts, primary, result)
+    if reason in (None, "detected") and params.language and language_check(profile, primary):
+        reason = "language"
     if reason is None:
         return Validated(primary, result)
     if type(result) is not _decode.DecodeResult:  # the candidates are weighed on their text
@@ -1072,6 +1215,40 @@ def check(profile: ByteProfile, facts: Facts, primary: Decision,
     return None
 
 
+def language_check(profile: ByteProfile, primary: Decision) -> bool:
+    """Check k (``author-2026.12.2`` on): whether a confusable sibling of the *primary* encoding
+    (:func:`redecode.siblings.siblings`) reads the payload better as language than the primary
+    does. Language work is done only where a sibling's reading differs: the readings of
+    :meth:`ByteProfile.excerpt` identical to the primary's, with more U+FFFD than it, or
+    structurally implausible (:meth:`ByteProfile.implausible`) are dropped first; the rest are
+    scored by :func:`redecode.language.plausibility`. Fires when the best sibling's score is
+    higher, with at least ``language_min_chars`` characters of evidence (the weighing then
+    applies ``language_margin``). Sets ``profile.language`` (:class:`LanguageFinding`) whenever
+    readings were scored. Pure-ASCII payloads and encodings without siblings never fire."""
+    sibs = _siblings.siblings(primary.encoding)
+    if not sibs or profile.ascii_only:
+        return False
+    prim = profile.reading(primary.encoding)
+    texts = {primary.encoding: prim.text}
+    start = profile.first_high
+    for sib in sibs:
+        r = profile.reading(sib)
+        if r.text == prim.text or r.errors > prim.errors or profile.implausible(sib, start):
+            continue
+        texts[sib] = r.text
+    if len(texts) == 1:
+        return False
+    from . import language as _language  # noqa: PLC0415 - its model loads on first use
+
+    scores = _language.plausibility(texts)
+    mine = scores[primary.encoding]
+    best = max((e for e in texts if e != primary.encoding), key=lambda e: (scores[e].bits, e))
+    lead = scores[best].bits - mine.bits
+    profile.language = LanguageFinding(primary.encoding, scores, best, lead)
+    p = profile.params
+    return lead > 0 and mine.evidence >= p.language_min_chars and scores[best].score >= p.language_floor
+
+
 def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decode.DecodeResult,
            reason: str, author_detection: Callable[[], Detection | None]) -> Validated:
     """Step 5: gather the candidates, pick the winner, record why."""
@@ -1094,14 +1271,14 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
 
     cands: dict[str, Candidate] = {}
 
-    def add(encoding: str | None, kind: str, where: str) -> Candidate | None:
+    def add(encoding: str | None, kind: str, where: str, weight: int = 1, codec: str | None = None) -> Candidate | None:
         if encoding is None or encoding == "replacement":
             return None
         c = cands.get(encoding)
         if c is None:
-            c = cands[encoding] = Candidate(encoding)
+            c = cands[encoding] = Candidate(encoding, codec)
         if all(e.where != where for e in c.evidence):
-            c.evidence.append(Evidence(kind, where, encoding))
+            c.evidence.append(Evidence(kind, where, encoding, weight))
         return c
 
     # Declarations, in step order (the BOM first), then aliases of unknown labels.
@@ -1134,17 +1311,30 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
     escapes = body_profile.escapes()
     if escapes == "ISO-2022-JP":
         add(escapes, "structure", "ISO-2022-JP escape sequences")
+    if params.python_codecs and (primary.encoding == "replacement" or escapes == "ISO-2022-KR"):
+        # HZ-GB-2312 and ISO-2022-KR: the Encoding Standard decodes neither; Python's codecs do
+        # (a documented deviation), where a label names them (or the KR escapes are there)
+        found = _python_codec(facts, escapes)
+        if found is not None:
+            add(found[0], "structure", found[1], codec=found[2])
     if primary.encoding == "replacement" or reason == "implausible":
         # The label names the replacement encoding (ISO-2022-KR, HZ...), which decodes nothing,
         # or a reading that cannot be the author's: the page's text is what its bytes say in
         # another encoding, the TLD's default at least.
         add(default_encoding(facts.tld), "default", "default")
+    if params.siblings:
+        # the confusable siblings of the primary and of each declaration: candidates without a
+        # vote, which win only on language or on defects
+        for enc in [primary.encoding] + [c.encoding for c in declared]:
+            for sib in _siblings.siblings(enc):
+                add(sib, "sibling", f"sibling of {enc}", 0)
 
     start = body_profile.first_high
 
     def judge(c: Candidate) -> None:
         if c.result is None:
-            c.result = _decode.decode(body, c.encoding, bom_sniff=False)
+            c.result = (_codec_decode(body, c.codec) if c.codec is not None
+                        else _decode.decode(body, c.encoding, bom_sniff=False))
         text = c.result.text
         c.defects = (c.result.errors + _not_text(c.encoding, body, text)
                      + (0 if c.encoding in _UTF16 else body_profile.binary))
@@ -1161,7 +1351,7 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
     for c in cands.values():
         judge(c)
 
-    why = _against(primary, result, reason, body)
+    why = _against(primary, result, reason, body, profile.language)
     notes = (_KR_NOTE,) if escapes == "ISO-2022-KR" else ()
     # Decisive structure wins outright when clean: UTF-16's NUL pattern, ISO-2022-JP's escape
     # sequences (both are also ASCII-only or 'valid UTF-8' to the other checks), and valid UTF-8
@@ -1202,6 +1392,11 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
         else:
             groups.append(c)
     clean = [c for c in groups if c.clean]
+    top = least = None
+    if params.language and len(clean) > 1:
+        top = _read_language(body_profile, clean)
+    if params.compare_defects and clean:
+        least = min(c.defects for c in clean)
     if not clean and primary.encoding == "replacement" and groups:
         # the replacement decoder gives no text at all: the least damaged reading is better
         best = min(groups, key=lambda c: (c.defects, c.rank, order.index(c.encoding)))
@@ -1213,16 +1408,94 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
         det = {}
         if detection is not None and primary.detector is None:
             det = {"detector": detection.detector, "detector_confidence": detection.confidence}
-        return Validated(amend(primary, confidence="tentative", validation=verdict.render(), **det), result,
-                         verdict)
-    best = max(clean, key=lambda c: _score(c, order))
-    return _outcome(facts, primary, result, best, reason, why, groups, detection, notes)
+        return Validated(amend(primary, confidence="tentative", validation=verdict.render(), verdict="unresolved",
+                               **det), result, verdict)
+    best = max(clean, key=lambda c: _score(c, order, params, top, least))
+    lost = top is not None and best.language is not None and best.language.bits < top
+    return _outcome(facts, primary, result, best, reason, why, groups, detection, notes, lost)
 
 
-def _score(c: Candidate, order: list[str]) -> tuple:
-    """The weighing's one score of a clean candidate (the highest wins): the weight of its
-    evidence, then its rank (declarations first), then the order it was found in."""
-    return (c.weight, -c.rank, -order.index(c.encoding))
+def _score(c: Candidate, order: list[str], params: AuthorParams, top: float | None = None,
+           least: int | None = None) -> tuple:
+    """The weighing's one score of a clean candidate (the highest wins). ``author-2026.12``: the
+    weight of its evidence, then its rank (declarations first), then the order it was found in.
+    With language evidence (*top*: the best plausibility score among the clean candidates), a
+    candidate that reads at least ``language_margin`` bits per character worse than the best
+    comes after every other, wherever it was declared; with ``compare_defects`` (*least*: the
+    fewest defects of a clean candidate), so does one with ``min_errors`` defects more than that,
+    before the evidence is counted."""
+    tail = (c.weight, -c.rank, -order.index(c.encoding))
+    if top is None and least is None:
+        return tail
+    readable = 1
+    if (top is not None and c.language is not None and c.language.evidence >= params.language_min_chars
+            and top - c.language.bits >= params.language_margin):
+        readable = 0
+    sound = 0 if least is None or c.defects < least + params.min_errors else -1
+    return (readable, sound, *tail)
+
+
+def _read_language(profile: ByteProfile, clean: list[Candidate]) -> float | None:
+    """Score the clean candidates' readings of the excerpt as language (each gets its
+    ``language``, and a ``language`` piece of evidence of weight 0); the best score, or None when
+    fewer than two could be read."""
+    readable = [c for c in clean if c.codec is None]
+    if len(readable) < 2:
+        return None
+    from . import language as _language  # noqa: PLC0415 - its model loads on first use
+
+    scores = _language.plausibility({c.encoding: profile.reading(c.encoding).text for c in readable})
+    for c in readable:
+        pl = c.language = scores[c.encoding]
+        if pl.language is not None:
+            c.evidence.append(Evidence("language", f"reads as {pl.language} ({pl.bits:.0f} bits)", c.encoding, 0))
+    best = max(readable, key=lambda c: c.language.bits).language
+    if best.score < profile.params.language_floor:
+        for c in readable:  # every reading is nonsense to the model: language says nothing
+            c.language = None
+        return None
+    return best.bits
+
+
+#: labels of the replacement encoding that Python has a codec for -> (name, codec)
+_PYTHON_CODECS = {"hz-gb-2312": ("HZ-GB-2312", "hz"), "iso-2022-kr": ("ISO-2022-KR", "iso2022_kr"),
+                  "csiso2022kr": ("ISO-2022-KR", "iso2022_kr")}
+
+
+def _python_codec(facts: Facts, escapes: str | None) -> tuple[str, str, str] | None:
+    """``(name, evidence, codec)`` for HZ-GB-2312 or ISO-2022-KR when a declared label names it
+    (or, for ISO-2022-KR, its escape sequences are in the payload), else None."""
+    for where, label in (("transport", facts.header_charset), (facts.meta_source or "meta", facts.meta_charset),
+                         ("xml-declaration", facts.xml_charset)):
+        found = _PYTHON_CODECS.get((label or "").strip().lower())
+        if found is not None:
+            return found[0], f"{where}:{label} (Python's {found[1]})", found[1]
+    if escapes == "ISO-2022-KR":
+        return "ISO-2022-KR", "ISO-2022-KR escape sequences (Python's iso2022_kr)", "iso2022_kr"
+    return None
+
+
+_codec_errors = threading.local()
+
+
+def _count_errors(exc: UnicodeError) -> tuple[str, int]:
+    # Python's "replace" for decoding (one U+FFFD, resume after the flagged bytes), counted
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    _codec_errors.n += 1
+    return "\ufffd", exc.end
+
+
+codecs.register_error("redecode-validate-count", _count_errors)
+
+
+def _codec_decode(body: bytes, codec: str) -> _decode.DecodeResult:
+    """*body* decoded with Python's *codec*, one U+FFFD per error (Python's ``replace``, counted;
+    ``encoding`` None: no Encoding Standard encoding made the text)."""
+    _codec_errors.n = 0
+    text = body.decode(codec, errors="redecode-validate-count")
+    errors = _codec_errors.n
+    return _decode.DecodeResult(text, None, errors, False)
 
 
 def _runs_at_least(body: bytes, n: int) -> bool:
@@ -1264,9 +1537,13 @@ def _metas(payload: bytes, facts: Facts) -> list[tuple[str, str, str]]:
     return out
 
 
-def _against(primary: Decision, result: _decode.DecodeResult, reason: str, body: bytes) -> str:
+def _against(primary: Decision, result: _decode.DecodeResult, reason: str, body: bytes,
+             finding: LanguageFinding | None = None) -> str:
     """Why the primary was checked, in words."""
     what = _step_name(primary)
+    if reason == "language" and finding is not None:
+        return (f"{what} reads worse as language than its sibling {finding.best} "
+                f"(by {finding.lead:.1f} bits)")
     made = [f"{result.errors} U+FFFD"] if result.errors else []
     c1 = c1_controls(result.encoding, body) if result.encoding in _C1_BYTES else 0
     if c1:
@@ -1310,14 +1587,18 @@ def _conflict(facts: Facts, encoding: str) -> tuple[str, ...]:
 
 
 def _outcome(facts: Facts, primary: Decision, result: _decode.DecodeResult, winner: Candidate, reason: str,
-             why: str, shown: list[Candidate], detection: Detection | None, notes: tuple[str, ...]) -> Validated:
-    """The decision and text for *winner*: kept when it is the primary's encoding, else overridden
-    (tentative, its decode the text); *shown*: the candidates the verdict names besides it."""
+             why: str, shown: list[Candidate], detection: Detection | None, notes: tuple[str, ...],
+             lost: bool = False) -> Validated:
+    """The decision and text for *winner*: kept when it is the primary's encoding (tentative when
+    it *lost* on language), else overridden (tentative, its decode the text); *shown*: the
+    candidates the verdict names besides it."""
     others = tuple(c for c in shown if c is not winner and c.encoding != winner.encoding)
     if winner.encoding == primary.encoding:
         verdict = Verdict(outcome="kept", check=reason, against=why, primary=primary.encoding,
                           winner=winner, others=others)
-        return Validated(amend(primary, validation=verdict.render()), result, verdict)
+        kept = amend(primary, validation=verdict.render(), verdict="kept",
+                     **({"confidence": "tentative"} if lost else {}))
+        return Validated(kept, result, verdict)
     verdict = Verdict(outcome="overridden", check=reason, against=why, primary=primary.encoding,
                       winner=winner, others=others, notes=notes)
     text = winner.result
@@ -1326,6 +1607,13 @@ def _outcome(facts: Facts, primary: Decision, result: _decode.DecodeResult, winn
     det = {}
     if detection is not None:
         det = {"detector": detection.detector, "detector_confidence": detection.confidence}
+    if winner.codec is not None:
+        # no Encoding Standard encoding made the text: the decision names the Python codec
+        fields = {f.name: getattr(primary, f.name) for f in dataclasses.fields(primary)}
+        fields.update(encoding=None, source="validated", confidence="tentative", verdict="overridden",
+                      conflict=_conflict(facts, "replacement"), validation=verdict.render(), **det)
+        return Validated(CodecDecision(**fields, codec=winner.codec), text, verdict)
     decision = amend(primary, encoding=winner.encoding, source="validated", confidence="tentative",
-                     conflict=_conflict(facts, winner.encoding), validation=verdict.render(), **det)
+                     conflict=_conflict(facts, winner.encoding), validation=verdict.render(),
+                     verdict="overridden", **det)
     return Validated(decision, text, verdict)
