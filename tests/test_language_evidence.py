@@ -17,6 +17,7 @@ from redecode import siblings as S
 from redecode import validate as V
 from redecode.decode import decode
 from redecode.labels import ENCODING_NAMES
+from redecode.row import language_of
 from redecode.rules import DEFAULT_RULES, get_rules
 from test_validate import (CHINESE_NEWS, CZECH, GREEK, JAPANESE_NEWS, KEPT, KOREAN_NEWS, POLISH_NEWS,
                            RUSSIAN_NEWS, TRADITIONAL_NEWS, html)
@@ -38,7 +39,7 @@ def new(payload: bytes, ct: str, url: str | None = "http://example.com/"):
 def test_the_new_author_rules_are_the_default_and_read_language():
     assert DEFAULT_RULES == NEW.name and NEW.procedure == "author"
     p = V.AuthorParams.from_rules(NEW)
-    assert p.siblings and p.language and p.compare_defects and p.python_codecs and p.language_columns
+    assert p.siblings and p.language and p.compare_defects and p.python_codecs
     v = NEW.versions()
     assert v["siblings"] == S.table_digest() and "language" in v
     assert "siblings" not in OLD.versions() and "language" not in OLD.versions()
@@ -162,12 +163,25 @@ def test_hz_and_iso_2022_kr_are_decoded_with_pythons_codecs(label, codec, text, 
     (RUSSIAN_NEWS, "utf-8", "ru"), (POLISH_NEWS, "cp1250", "pl"), (CZECH, "utf-8", "cs"),
     (JAPANESE_NEWS, "shift_jis", "ja"), (KOREAN_NEWS, "euc_kr", "ko"), (TURKISH, "cp1254", "tr"),
 ])
-def test_rows_carry_the_language_of_their_text(text, codec, lang):
+def test_rows_carry_the_language_of_their_text_when_asked(text, codec, lang):
     payload = html(text.encode(codec))
-    d, _ = new(payload, f"text/html; charset={codec.replace('_', '-')}")
-    assert d.language == lang and 0 < d.language_confidence <= 1
-    d_old, _ = OLD.decide_and_decode(payload, content_type=[f"text/html; charset={codec.replace('_', '-')}"])
-    assert d_old.language is None and d_old.language_confidence is None
+    ct = f"text/html; charset={codec.replace('_', '-')}"
+    _, t = new(payload, ct)
+    got, confidence = language_of(t.text.encode("utf-8"), "html")
+    assert got == lang and 0 < confidence <= 1
+    # an output option, as --graphemes: in the digest only when asked for
+    assert NEW.with_outputs(language=True).digest != NEW.digest
+    assert "language_identifier" in NEW.with_outputs(language=True).versions()
+    assert "language_identifier" not in NEW.versions()
+
+
+def test_the_language_sample_skips_script_and_style():
+    page = ("<html><head><style>p { color: red; }</style></head><body><script>var x = 'hello world "
+            "this is english text';</script><nav><a href='/'>Home</a></nav><p>" + RUSSIAN_NEWS
+            + "</p></body></html>")
+    assert language_of(page.encode(), "html")[0] == "ru"
+    assert language_of(RUSSIAN_NEWS.encode(), "text")[0] == "ru"
+    assert language_of(b"<html><body></body></html>", "html") == (None, None)
 
 
 def test_the_verdict_column_is_the_outcome():

@@ -106,7 +106,7 @@ def test_any_parameter_change_changes_digest(rules):
     # when set, so a shipped rule set keeps its digest; set, every field is one.
     unset = {f for f in R.OMITTED_WHEN_UNSET if not getattr(rules, f)}
     assert set(fields) - unset == set(rules.parameters())
-    with_all = dataclasses.replace(rules.with_outputs(normalize="NFC", graphemes=True),
+    with_all = dataclasses.replace(rules.with_outputs(normalize="NFC", graphemes=True, language=True),
                                    author=rules.author or V.BASELINE)
     assert set(fields) == set(with_all.parameters())
     seen = {rules.digest}
@@ -542,7 +542,8 @@ def test_output_options_unset_keep_the_digest(rules):
     same = rules.with_outputs()
     assert same == rules and same.digest == rules.digest
     assert "unicode" not in rules.versions() and "graphemes" not in rules.versions()
-    assert rules.outputs() == {"normalize": None, "graphemes": False}
+    assert "language_identifier" not in rules.versions()
+    assert rules.outputs() == {"normalize": None, "graphemes": False, "language": False}
 
 
 @pytest.mark.parametrize("rules", list(R.RULES.values()), ids=list(R.RULES))
@@ -556,14 +557,16 @@ def test_each_output_option_changes_the_digest(rules):
         "nfkc": rules.with_outputs(normalize="NFKC"),
         "graphemes": rules.with_outputs(graphemes=True),
         "both": rules.with_outputs(normalize="NFC", graphemes=True),
+        "language": rules.with_outputs(language=True),
     }
     digests = {rules.digest} | {v.digest for v in variants.values()}
-    assert len(digests) == 5
+    assert len(digests) == 6
     assert all(v.name == rules.name and v.procedure == rules.procedure for v in variants.values())
     assert variants["nfc"].parameters()["normalize"] == "NFC"
     assert variants["nfc"].versions()["unicode"] == unicodedata.unidata_version
     assert variants["graphemes"].versions()["graphemes"] == f"regex@{regex.__version__}"
-    assert variants["both"].outputs() == {"normalize": "NFC", "graphemes": True}
+    assert variants["both"].outputs() == {"normalize": "NFC", "graphemes": True, "language": False}
+    assert variants["language"].versions()["language_identifier"].startswith("pycld2 ")
     # the rule set with the same options, rebuilt from its outputs, is the same rule set
     assert rules.with_outputs(**variants["both"].outputs()).digest == variants["both"].digest
 

@@ -94,10 +94,12 @@ def test_without_options_text_bytes_only(plain):
 def test_schema_version_and_columns(plain):
     (part,) = sorted(Path(plain).glob("*.parquet"))
     schema = pq.read_schema(part)
-    assert schema.metadata[SCHEMA_VERSION_KEY] == SCHEMA_VERSION.encode() == b"1.3"
+    assert schema.metadata[SCHEMA_VERSION_KEY] == SCHEMA_VERSION.encode() == b"1.4"
     assert schema.names == list(COLUMNS)
-    assert COLUMNS[-3:] == ("text_bytes", "grapheme_count", "text_normalized")
-    assert DERIVED_COLUMNS == ("text_length", "text_bytes", "grapheme_count", "text_normalized")
+    assert COLUMNS[-6:] == ("text_bytes", "grapheme_count", "text_normalized", "verdict", "language",
+                            "language_confidence")
+    assert DERIVED_COLUMNS == ("text_length", "text_bytes", "grapheme_count", "text_normalized", "language",
+                               "language_confidence")
     assert "text_normalized" not in PROVENANCE_COLUMNS and "text" not in PROVENANCE_COLUMNS
     assert "text_bytes" in PROVENANCE_COLUMNS and "grapheme_count" in PROVENANCE_COLUMNS
 

@@ -912,7 +912,7 @@ def test_the_baseline_is_frozen():
         "non_letters_implausible": 0.05, "case_flips_implausible": 0.03, "signal_tries": 3,
         "signal_window": 8192, "siblings": False, "language": False, "language_margin": 0.0, "language_floor": 0.0,
         "language_min_chars": 0, "language_window": 0, "compare_defects": False,
-        "python_codecs": False, "language_columns": False,
+        "python_codecs": False,
     }
 
 

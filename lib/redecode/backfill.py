@@ -198,7 +198,7 @@ def _backfill_part(pf: pq.ParquetFile, part_path: str, marker: dict, out: str, n
     ) as writer:
         for batch in pf.iter_batches(batch_size=2048):
             for row in batch.to_pylist():
-                for c in REPLAY_COLUMNS + ("validation", "verdict", "language", "language_confidence"):
+                for c in REPLAY_COLUMNS + ("validation", "verdict"):
                     row.setdefault(c, None)
                 stats["rows"] += 1
                 new_row = None
@@ -320,7 +320,8 @@ def _prior_outputs(manifest: dict) -> dict:
     """The output options (:meth:`redecode.rules.Rules.with_outputs` keywords) a prior run was made
     with, from its manifest's rules parameters (absent: none)."""
     params = (manifest.get("rules") or {}).get("parameters") or {}
-    return {"normalize": params.get("normalize"), "graphemes": bool(params.get("graphemes"))}
+    return {"normalize": params.get("normalize"), "graphemes": bool(params.get("graphemes")),
+            "language": bool(params.get("language"))}
 
 
 def backfill(
@@ -371,7 +372,7 @@ def backfill(
         raise BackfillError("--out must differ from the prior run directory")
     manifest, markers = _load_prior(prior_dir)
     prior_outputs = _prior_outputs(manifest)
-    if not (new.normalize or new.graphemes):
+    if not (new.normalize or new.graphemes or new.language):
         new = new.with_outputs(**prior_outputs)
     base = manifest.get("cwd")
     # the prior run's record selection (--limit, --sample): the output is what `run` with it gives

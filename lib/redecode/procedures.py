@@ -286,8 +286,6 @@ class Procedure:
             row["text"] = decoded.text
         row["validation"] = decision.validation
         row["verdict"] = decision.verdict
-        row["language"] = decision.language
-        row["language_confidence"] = decision.language_confidence
 
     def replay(self, row: dict, old: Rules, new: Rules) -> dict | None:
         """The :data:`redecode.schema.DECISION_COLUMNS` that ``new`` (whose procedure this is) gives
@@ -341,8 +339,6 @@ class Procedure:
             "text": row["text"],
             "validation": None,
             "verdict": None,
-            "language": None,
-            "language_confidence": None,
         }
 
 
@@ -445,10 +441,10 @@ class Author(Browser):
         params = _author_params(rules)
         if params.siblings:
             v["siblings"] = _siblings.table_digest()
-        if params.language or params.language_columns:
+        if params.language:
             from . import language as _language  # noqa: PLC0415 - only rule sets that read language
 
-            v.update(_language.versions())
+            v["language"] = _language.versions()["language"]  # the plausibility model
         if params.python_codecs:
             # Python's hz and iso2022_kr codecs can change between feature releases
             v["python_codecs"] = f"python@{sys.version_info.major}.{sys.version_info.minor}"

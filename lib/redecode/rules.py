@@ -105,7 +105,7 @@ DEFAULT_RULES = "author-2026.12.2"
 BROWSER_RULES = "browser-2026.11"
 
 #: Fields of :class:`Rules` that are output options (:meth:`Rules.with_outputs`), not a procedure's.
-OUTPUT_OPTIONS = ("normalize", "graphemes")
+OUTPUT_OPTIONS = ("normalize", "graphemes", "language")
 
 #: Fields that enter :meth:`Rules.parameters` (and so the digest) only when set: the output options,
 #: and parameters added after rule sets that do not use them were shipped (``author``), so that
@@ -165,6 +165,7 @@ class Rules:
     # -- output options (with_outputs): no shipped rule set sets them --
     normalize: Literal["NFC", "NFKC"] | None = None
     graphemes: bool | None = None
+    language: bool | None = None
 
     # -- identity --
 
@@ -186,17 +187,18 @@ class Rules:
             out[f.name] = v
         return out
 
-    def with_outputs(self, *, normalize: str | None = None, graphemes: bool = False) -> "Rules":
+    def with_outputs(self, *, normalize: str | None = None, graphemes: bool = False, language: bool = False) -> "Rules":
         """This rule set asked also to write ``text_normalized`` in form *normalize* (``NFC`` or
         ``NFKC``, Unicode UAX #15; None: no such column) and ``grapheme_count`` (*graphemes*).
         Same name; another digest when either is set. Raises ``ValueError`` for another form."""
         if normalize is not None and normalize not in _textforms.FORMS:
             raise ValueError(f"unknown normalization form {normalize!r}: {' or '.join(_textforms.FORMS)}")
-        return dataclasses.replace(self, normalize=normalize, graphemes=True if graphemes else None)
+        return dataclasses.replace(self, normalize=normalize, graphemes=True if graphemes else None,
+                                   language=True if language else None)
 
     def outputs(self) -> dict[str, Any]:
         """The output options as :meth:`with_outputs` keywords (``normalize``, ``graphemes``)."""
-        return {"normalize": self.normalize, "graphemes": bool(self.graphemes)}
+        return {"normalize": self.normalize, "graphemes": bool(self.graphemes), "language": bool(self.language)}
 
     def versions(self) -> dict[str, str]:
         """Versions of everything outside the parameters that can change this rule set's output.
@@ -228,6 +230,10 @@ class Rules:
             v["unicode"] = _textforms.UNICODE_VERSION
         if self.graphemes:
             v["graphemes"] = _textforms.grapheme_version()
+        if self.language:
+            from . import language as _language  # noqa: PLC0415 - only runs asked for the columns
+
+            v["language_identifier"] = _language.versions()["language_identifier"]
         return v
 
     @property
@@ -373,7 +379,6 @@ _AUTHOR_2 = dataclasses.replace(
         language_window=4096,
         compare_defects=True,
         python_codecs=True,
-        language_columns=True,
     ),
 )
 
@@ -428,13 +433,14 @@ def as_rules(rules: Rules | str) -> Rules:
 
 
 @cache
-def known_rules(name: str, digest: str, normalize: str | None = None, graphemes: bool = False) -> Rules | None:
+def known_rules(name: str, digest: str, normalize: str | None = None, graphemes: bool = False,
+                language: bool = False) -> Rules | None:
     """The shipped rule set called *name*, with the output options *normalize* and *graphemes*
     (:meth:`Rules.with_outputs`), if it still has *digest* (the rules that made a stored row, as
     this code has them), else None."""
     rules = RULES.get(name)
-    if rules is not None and (normalize or graphemes):
-        rules = rules.with_outputs(normalize=normalize, graphemes=graphemes)
+    if rules is not None and (normalize or graphemes or language):
+        rules = rules.with_outputs(normalize=normalize, graphemes=graphemes, language=language)
     return rules if rules is not None and rules.digest == digest else None
 
 

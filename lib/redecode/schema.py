@@ -110,13 +110,13 @@ _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
     ("verdict", pa.string(), DECISION, "author's-text rules: the outcome of the check that validation explains: "
                                        "overridden, kept or unresolved (validation's first word, as data); "
                                        "null when nothing was checked"),
-    ("language", pa.string(), DECISION, "language of text (ISO 639-1 where one exists, else ISO 639-3), "
-                                        "identified by CLD2 on a sample of its visible text; filled by "
-                                        "author-2026.12.2 and later, null for other rules and where CLD2 "
-                                        "finds none"),
-    ("language_confidence", pa.float64(), DECISION, "0..1: CLD2's share of the sample in that language, "
-                                                    "halved when it calls the answer unreliable; not a "
-                                                    "probability; null with language"),
+    ("language", pa.string(), DERIVED, "language of text (ISO 639-1 where one exists, else ISO 639-3), "
+                                       "identified by CLD2 on 256 characters of its visible text; NULL "
+                                       "unless the run was asked for it (run --language), and where "
+                                       "CLD2 finds none"),
+    ("language_confidence", pa.float64(), DERIVED, "0..1: CLD2's share of that sample in that language, "
+                                                   "halved when it calls the answer unreliable; not a "
+                                                   "probability; NULL with language"),
 ]
 
 #: Column name -> description (used by docs/columns.md, generated, and ``redecode query``).

@@ -165,9 +165,7 @@ class Decision:
     ``encoding``; the author's-text rules keep the browser's there); ``validation``: why the
     author's-text rules kept or overrode a declaration (:mod:`redecode.validate`), None otherwise;
     ``verdict``: its outcome (``overridden``, ``kept``, ``unresolved``; :attr:`redecode.validate.Verdict.outcome`),
-    None when nothing was checked; ``language`` (ISO 639-1 where one exists) and
-    ``language_confidence`` (0..1) of the text, for rule sets that identify it
-    (:func:`redecode.language.identify`), else None.
+    None when nothing was checked.
     """
 
     encoding: str
@@ -194,8 +192,6 @@ class Decision:
     validation: str | None = None
     # Added for language as evidence (issue 30).
     verdict: str | None = None
-    language: str | None = None
-    language_confidence: float | None = None
 
 
 
@@ -564,8 +560,6 @@ def _choose(
         facts.meta_source,
         xml_enc,
         encoding,  # browser_encoding: this is the browser's decision
-        None,
-        None,
         None,
         None,
     )

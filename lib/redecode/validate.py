@@ -567,6 +567,28 @@ def _letter_classes(encoding: str) -> bytes:
 
 
 _LETTER_CLASSES: dict[str, bytes] = {}
+_WORD_CLASSES: dict[str, bytes] = {}
+
+
+def _word_classes(encoding: str) -> bytes:
+    """:func:`_letter_classes` with ASCII letters by case too (``l``/``u``) and other ASCII bytes
+    as spaces: a case flip inside a word counts across ASCII and non-ASCII letters."""
+    table = _WORD_CLASSES.get(encoding)
+    if table is None:
+        t = bytearray(_letter_classes(encoding))
+        for b in range(128):
+            t[b] = ord("l") if 0x61 <= b <= 0x7A else ord("u") if 0x41 <= b <= 0x5A else ord(" ")
+        table = _WORD_CLASSES[encoding] = bytes(t)
+    return table
+
+
+def anomalies(data: bytes, encoding: str) -> int:
+    """How many non-ASCII bytes the single-byte *encoding* reads as something other than a letter
+    or mark, plus how many upper-case letters it reads right after a lower-case one (``пРИВЕТ``,
+    ``ZaĽó``): what a wrong single-byte reading of text has more of than the right one. Counts,
+    not shares. Raises ``KeyError`` for an encoding that is not single-byte."""
+    t = data.translate(_word_classes(encoding))
+    return t.count(b"s") + t.count(b"lu")
 
 
 def script_letters(payload: bytes, encoding: str, start: int = 0, *, window: int = RUNS_WINDOW,
@@ -645,8 +667,7 @@ class AuthorParams:
     declared reading with U+FFFD never beats a clean sibling because of where it was declared);
     ``python_codecs``: HZ-GB-2312 and ISO-2022-KR, which the Encoding Standard maps to the
     replacement encoding, are decoded with Python's codecs where the label names them and the
-    bytes parse; ``language_columns``: the rows' ``language`` and ``language_confidence`` are
-    filled.
+    bytes parse.
     """
 
     min_errors: int = DEFAULT_MIN_ERRORS
@@ -674,7 +695,6 @@ class AuthorParams:
     language_window: int = 0
     compare_defects: bool = False
     python_codecs: bool = False
-    language_columns: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The parameters as a JSON-ready dict (field name -> value), for the rules' digest."""
@@ -1085,49 +1105,7 @@ def decide(
     encoding and error count); the decision is the same either way. Raises ValueError for an
     unknown *kind*; never raises because of the payload.
     """
-    v = _decide(payload, content_type, url, kind, browser_detector, author_detector, params, utf8_text)
-    if params.language_columns:
-        language, confidence = _identify(v.decoded, kind)
-        if language is not None:
-            d = v.decision
-            d = (amend(d, language=language, language_confidence=confidence) if type(d) is Decision
-                 else dataclasses.replace(d, language=language, language_confidence=confidence))
-            v = Validated(d, v.decoded, v.verdict)
-    return v
-
-
-#: :func:`_identify` reads at most :data:`LANGUAGE_WINDOW` characters (UTF-8 bytes on the writer's
-#: path) of the text from its ``<body`` (or its start), strips the markup there
-#: (:func:`redecode.language.visible_text`) and gives the identifier the first
-#: :data:`LANGUAGE_SAMPLE` characters of what a person reads (CLD2's cost grows with its input:
-#: about 90k instructions on 256 characters, 1.5M on 4,096 of HTML).
-LANGUAGE_WINDOW = 4096
-LANGUAGE_SAMPLE = 320
-_SPACES = re.compile(r"\s+")
-
-
-def _identify(decoded: _decode.DecodeResult | _decode.Utf8DecodeResult, kind: str) -> tuple[str | None, float | None]:
-    """The ``language`` and ``language_confidence`` columns of a decoded text
-    (:func:`redecode.language.identify` on a bounded sample of its visible text), or
-    ``(None, None)``."""
-    from . import language as _language  # noqa: PLC0415 - only rule sets that fill the columns
-
-    # the same characters on both paths: from the first "<body" (an ASCII character, so a character
-    # boundary in the UTF-8 bytes too), LANGUAGE_WINDOW characters
-    if type(decoded) is _decode.Utf8DecodeResult:
-        data = decoded.utf8
-        start = max(data.find(b"<body"), 0) if kind != "text" else 0
-        text = data[start:start + 4 * LANGUAGE_WINDOW].decode("utf-8", "ignore")[:LANGUAGE_WINDOW]
-    else:
-        start = max(decoded.text.find("<body"), 0) if kind != "text" else 0
-        text = decoded.text[start:start + LANGUAGE_WINDOW]
-    if kind != "text":
-        text = _language.visible_text(text)
-    text = _SPACES.sub(" ", text).strip()[:LANGUAGE_SAMPLE]
-    found = _language.identify(text, markup=False)
-    if found.language is None:
-        return None, None
-    return found.language, found.confidence
+    return _decide(payload, content_type, url, kind, browser_detector, author_detector, params, utf8_text)
 
 
 def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: str,
@@ -1231,22 +1209,58 @@ def language_check(profile: ByteProfile, primary: Decision) -> bool:
     prim = profile.reading(primary.encoding)
     texts = {primary.encoding: prim.text}
     start = profile.first_high
+    excerpt = profile.excerpt()
+    mine = anomalies(excerpt, primary.encoding) if primary.encoding in SINGLE_BYTE else None
     for sib in sibs:
         r = profile.reading(sib)
         if r.text == prim.text or r.errors > prim.errors or profile.implausible(sib, start):
             continue
+        if mine is not None and sib in SINGLE_BYTE and anomalies(excerpt, sib) > mine:
+            continue  # more symbols, controls or case flips than the decision's reading: not text
         texts[sib] = r.text
     if len(texts) == 1:
         return False
     from . import language as _language  # noqa: PLC0415 - its model loads on first use
 
-    scores = _language.plausibility(texts)
-    mine = scores[primary.encoding]
+    scores = _language.plausibility(_differing_words(texts))
+    ours = scores[primary.encoding]
     best = max((e for e in texts if e != primary.encoding), key=lambda e: (scores[e].bits, e))
-    lead = scores[best].bits - mine.bits
+    lead = scores[best].bits - ours.bits
     profile.language = LanguageFinding(primary.encoding, scores, best, lead)
     p = profile.params
-    return lead > 0 and mine.evidence >= p.language_min_chars and scores[best].score >= p.language_floor
+    return lead > 0 and ours.evidence >= p.language_min_chars and scores[best].score >= p.language_floor
+
+
+#: words of context kept on each side of a word whose readings differ (:func:`_differing_words`)
+DIFF_CONTEXT_WORDS = 3
+
+
+#: C1 controls as U+FFFD, for the language model: a legacy decoder makes them only of bytes that are
+#: not characters of its encoding, a defect like U+FFFD (U+0085 is whitespace to Python's ``\s``,
+#: so a model that splits words there would not see it at all)
+_C1_AS_REPLACEMENT = {c: 0xFFFD for c in range(0x80, 0xA0)}
+
+
+def _differing_words(texts: dict[str, str]) -> dict[str, str]:
+    """The readings cut down to what language can tell apart: where every reading is single-byte
+    and so has the same words at the same places (ASCII whitespace is the same byte in all of them), only the words that differ between the readings and
+    :data:`DIFF_CONTEXT_WORDS` words on each side, in order; otherwise the readings as they are.
+    Every reading is cut at the same places, so their plausibilities still compare. C1 controls of
+    legacy readings become U+FFFD first (a defect to the model, as to the weighing)."""
+    texts = {enc: t if enc in _UNICODE else t.translate(_C1_AS_REPLACEMENT) for enc, t in texts.items()}
+    if not all(enc in SINGLE_BYTE for enc in texts):
+        return texts  # multi-byte readings: a word is a whole run of CJK text, the cut gains nothing
+    split = {enc: t.split() for enc, t in texts.items()}
+    lengths = {len(w) for w in split.values()}
+    if len(lengths) != 1:
+        return texts
+    columns = list(zip(*split.values()))
+    keep = [False] * len(columns)
+    for i, col in enumerate(columns):
+        if any(w != col[0] for w in col):
+            for j in range(max(0, i - DIFF_CONTEXT_WORDS), min(len(columns), i + DIFF_CONTEXT_WORDS + 1)):
+                keep[j] = True
+    return {enc: " ".join(w for w, k in zip(words, keep) if k) for enc, words in split.items()}
 
 
 def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decode.DecodeResult,
@@ -1444,7 +1458,8 @@ def _read_language(profile: ByteProfile, clean: list[Candidate]) -> float | None
         return None
     from . import language as _language  # noqa: PLC0415 - its model loads on first use
 
-    scores = _language.plausibility({c.encoding: profile.reading(c.encoding).text for c in readable})
+    scores = _language.plausibility(_differing_words({c.encoding: profile.reading(c.encoding).text
+                                                      for c in readable}))
     for c in readable:
         pl = c.language = scores[c.encoding]
         if pl.language is not None:
