@@ -87,6 +87,10 @@ The order (the steps of :mod:`redecode.sniff` with a check after them):
       alias, another encoding than the primary (:func:`redecode.aliases.alias_encoding`);
    j. ``detected``: the primary came from the detector, and the payload may be mostly valid UTF-8.
 
+   k. ``language`` (from ``author-2026.12.2`` on, ``AuthorParams.language``; also where j fired):
+      a confusable sibling of the primary encoding (:mod:`redecode.siblings`) reads the payload
+      better as language than the primary (:func:`language_check`, :mod:`redecode.language`).
+
    Pure-ASCII payloads stop after g (every ASCII-compatible encoding reads the same text).
 
 5. Candidates, each with its evidence: every declaration (for XML and plain text too, and the late
@@ -112,6 +116,15 @@ The order (the steps of :mod:`redecode.sniff` with a check after them):
    the default. When no candidate is clean the primary stays (the replacement encoding gives way
    to the least damaged reading).
 
+   From ``author-2026.12.2`` on (:class:`AuthorParams`): the siblings of the primary and of every
+   declaration are candidates too (evidence of weight 0); the clean candidates' readings of the
+   payload's excerpt are scored as language, and the one score (``_score``) puts first the
+   readings within ``language_margin`` bits of the best, then those without ``min_errors``
+   defects more than the cleanest (``compare_defects``), then evidence, rank and order as above;
+   a primary kept although another reading read better is ``tentative``. HZ-GB-2312 and
+   ISO-2022-KR are candidates decoded with Python's codecs where a label names them
+   (``python_codecs``; :class:`redecode.sniff.CodecDecision`).
+
 Recorded in the :class:`~redecode.sniff.Decision`: ``browser_encoding``; ``source`` ``validated``
 when step 5 chose another encoding than the primary (``confidence`` then ``tentative``: no
 browser would have picked it with certainty); ``conflict`` lists the declarations naming another
@@ -128,7 +141,10 @@ Measured: chardet's real test pages served without a charset, 207 of 209 right
 Slovak or Turkish text under ``iso-8859-1`` fire no check; against one declaration, three GBK
 words that are all valid UTF-8 overrule it.
 
-Deviations: this is not a browser's algorithm; :func:`decide` departs from what a browser shows
+Deviations: HZ-GB-2312 and ISO-2022-KR, which the Encoding Standard maps to the replacement
+encoding, are decoded with Python's codecs under ``python_codecs``
+(``tests/test_language_evidence.py::test_hz_and_iso_2022_kr_are_decoded_with_pythons_codecs``).
+Otherwise this is not a browser's algorithm; :func:`decide` departs from what a browser shows
 exactly where the steps above say (that is its purpose). The browser's answer is kept in
 ``browser_encoding``.
 """
