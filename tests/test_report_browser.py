@@ -97,6 +97,8 @@ def load(browser, path: str) -> dict:
                         r => Array.from(r.cells).map(c => c.textContent)),
                       text: s.innerText}; })()"""),
             "font_note": _font_note(page),
+            "examples": page.evaluate("""Array.from(document.querySelectorAll('table.examples tbody tr')).map(
+              r => Array.from(r.querySelectorAll('.ex')).map(e => e.textContent))"""),
         }
     finally:
         page.close()
@@ -270,3 +272,24 @@ def test_characters_without_a_font_are_named(browser, tmp_path):
     note = load(browser, str(tmp_path / "latin.html"))["font_note"]
     if all(_has_font(c) for c in "\u00e9\u0436"):
         assert not note["shown"] and note["missing"] == 0, note
+
+
+def test_status_changed_examples_show_the_text_there_was(browser, tmp_path):
+    """A diff of the author rules (the ClueWeb09 bodies decoded) and the browser rules (failed):
+    each example's old side shows the start of its text, the new side "(no text)"."""
+    from redecode.archive import iter_records
+    from redecode.diff import EXCERPT_START, diff_rules
+    from redecode.report import visible
+    from redecode.row import record_row
+    from redecode.rules import get_rules
+    from report_fixtures import CLUEWEB
+
+    run = clueweb_run(tmp_path / "run")
+    d = str(tmp_path / "diff")
+    diff_rules([str(CLUEWEB)], get_rules("author-2026.12"), get_rules("browser-2026.11"), out=d, workers=1)
+    data = write_report(run, str(tmp_path / "r.html"), diff=d)
+    result = load(browser, str(tmp_path / "r.html"))
+    assert_clean(result, data)
+    texts = [record_row(r, get_rules("author-2026.12"))["text"]
+             for r in iter_records(str(CLUEWEB)) if r.record_type == "response"]
+    assert result["examples"] == [[visible(t[:EXCERPT_START]), "(no text)"] for t in texts]

@@ -894,14 +894,14 @@ def _caption_errors(rows) -> Caption:
     with_errors = sum(r["records"] for r in rows if r["errors"] not in ("0", "unknown"))
     chars = sum(r["replacement_chars"] or 0 for r in rows)
     return Caption(total, f"decoded {'record' if total == 1 else 'records'}, {with_errors:,} of them "
-                          f"with U+FFFD ({_n(chars, 'U+FFFD')} in all).")
+                          f"with U+FFFD ({chars:,} U+FFFD in all).")
 
 
 def _caption_errors_by_encoding(rows) -> Caption:
     total = sum(r["records_with_errors"] for r in rows)
     chars = sum(r["replacement_chars"] or 0 for r in rows)
     return Caption(total, f"{'record' if total == 1 else 'records'} with U+FFFD, in "
-                          f"{_n(len(rows), 'encoding')} ({_n(chars, 'U+FFFD')} inserted in all).")
+                          f"{_n(len(rows), 'encoding')} ({chars:,} U+FFFD inserted in all).")
 
 
 def _caption_tld(rows) -> Caption:
@@ -1305,8 +1305,9 @@ def _diff_html(alt, data: ReportData) -> str:
     ex = ('<section id="diff_examples"><h2>Changed records, old and new text side by side</h2>'
           '<p class="q">The first changed records of each category (mojibake fixes first); the '
           f"excerpts start up to {EXCERPT_BEFORE} characters before the first difference (marked) "
-          f"and run up to {EXCERPT_AFTER} characters from it; characters that are not printable are "
-          "shown as escapes.</p>"
+          f"and run up to {EXCERPT_AFTER} characters from it; a record with text on one side only "
+          "shows the start of that text, (no text) a side without; characters that are not printable "
+          "are shown as escapes.</p>"
           f"{_examples(info)}</section>")
     return head + body + ex
 
