@@ -461,7 +461,8 @@ REPORT_SECTIONS: tuple[tuple[str, str, str], ...] = (
         "overrides",
         "Where the rules checked the browser's choice: overridden, kept, unresolved, or no browser text "
         "(browser_encoding -> encoding, and why)",
-        "SELECT browser_encoding, encoding, source, split_part(validation, ':', 1) AS verdict, "
+        # the verdict column (schema 1.4); runs written before it: validation's first word
+        "SELECT browser_encoding, encoding, source, coalesce(verdict, split_part(validation, ':', 1)) AS verdict, "
         "count(*) AS records, sum(decode_errors) AS replacement_chars FROM decodes "
         "WHERE status = 'decoded' AND (encoding IS DISTINCT FROM browser_encoding "
         "OR validation IS NOT NULL) "
