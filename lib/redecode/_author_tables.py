@@ -305,7 +305,7 @@ SIBLING_FAMILIES: dict[str, tuple[tuple[str, ...], str]] = {
         "GBK and Big5 are both pairs of bytes 81/A1-FE: Big5 text reads as GBK characters (some private-use) without U+FFFD, GBK as Big5 with a few; gb18030 is GBK's superset",
     ),
     'double-byte': (
-        ('EUC-KR', 'GBK', 'Big5', 'EUC-JP'),
-        "EUC-style double-byte encodings: a text's A1-FE byte pairs are valid characters (Hangul, Hanzi, Kanji) in each of the others",
+        ('EUC-KR', 'GBK', 'Big5'),
+        "EUC-style double-byte encodings: a text's A1-FE byte pairs are valid characters (Hangul, Hanzi) in each of the others (EUC-JP is not here: its kana sit at the same pairs as GB2312's, so a kana text reads the same in GBK)",
     ),
 }

@@ -1360,6 +1360,11 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
                 add(sib, "sibling", f"sibling of {enc}", 0)
 
     start = body_profile.first_high
+    # With language evidence, a single-byte reading of another script that check h finds
+    # implausible (non-letters, case flips: „quotes“ in a short Serbian page) stays a candidate
+    # and language weighs it against its siblings; CJK bytes under such a label read as nonsense
+    # and lose on language anyway.
+    language_decides = params.language and params.siblings
 
     def judge(c: Candidate) -> None:
         if c.result is None:
@@ -1375,7 +1380,7 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
         if c.encoding == "UTF-8" and utf8 is not None and utf8.mostly_valid:
             c.clean = True
         c.implausible = body_profile.implausible(c.encoding, start)
-        if c.implausible:
+        if c.implausible and not (language_decides and c.encoding in _NON_LATIN):
             c.clean = False
 
     for c in cands.values():
