@@ -911,7 +911,7 @@ def test_the_baseline_is_frozen():
         "window": 8192, "min_high_bytes": 32, "runs_implausible": 0.6, "symbols_implausible": 0.2,
         "non_letters_implausible": 0.05, "case_flips_implausible": 0.03, "signal_tries": 3,
         "signal_window": 8192, "siblings": False, "language": False, "language_margin": 0.0, "language_floor": 0.0,
-        "language_min_chars": 0, "language_window": 0, "compare_defects": False,
+        "language_min_chars": 0, "language_window": 0, "language_words": 0, "compare_defects": False,
         "python_codecs": False,
     }
 

@@ -377,6 +377,7 @@ _AUTHOR_2 = dataclasses.replace(
         language_floor=-30.0,
         language_min_chars=4,
         language_window=4096,
+        language_words=24,
         compare_defects=True,
         python_codecs=True,
     ),

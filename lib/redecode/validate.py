@@ -157,6 +157,7 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from . import decode as _decode
@@ -230,9 +231,12 @@ RUNS_MIN_BYTES = 32
 SIGNAL_TRIES = 3
 SIGNAL_WINDOW = 8192
 
-#: Bytes of ASCII kept on each side of a run of non-ASCII bytes in :meth:`ByteProfile.excerpt`
-#: (the words around a non-ASCII one tell the language model which language it is reading).
-EXCERPT_CONTEXT = 32
+#: Words kept on each side of a word whose readings differ in :meth:`ByteProfile.excerpt` (the
+#: words around a non-ASCII one tell the language model which language it is reading).
+EXCERPT_CONTEXT_WORDS = 3
+#: Bytes :meth:`ByteProfile.excerpt` looks at on each side of a run for those words (a longer word
+#: is cut: CJK text runs without spaces).
+EXCERPT_REACH = 256
 
 
 # --- the byte-level checks ------------------------------------------------------------------
@@ -642,6 +646,27 @@ def _unknown_labels(facts) -> list[tuple[str, str]]:
 
 
 _NON_ASCII_RUN = re.compile(rb"[\x80-\xff]+")
+
+# the words around a run (ByteProfile.excerpt): the rest of the run's word, then up to
+# EXCERPT_CONTEXT_WORDS words, each after whitespace or tags; _WORDS_BEFORE reads reversed bytes
+_WORDS_AFTER = re.compile(rb"([^\s<>]*)(?:(?:\s|<[^<>]{0,%d}>)+[^\s<>]+){0,%d}" % (EXCERPT_REACH, EXCERPT_CONTEXT_WORDS))
+_WORDS_BEFORE = re.compile(rb"[^\s<>]*(?:(?:\s|>[^<>]{0,%d}<)+[^\s<>]+){0,%d}" % (EXCERPT_REACH, EXCERPT_CONTEXT_WORDS))
+_TAG = re.compile(rb"<[^<>]*>")
+
+
+@cache
+def differing_bytes(encodings: frozenset[str]) -> "re.Pattern[bytes] | None":
+    """A pattern for the runs of bytes that *encodings* (Encoding Standard names) read as
+    different characters: where all are single-byte, the bytes 0x80-0xFF at which their tables
+    (:data:`redecode._tables.SINGLE_BYTE`) differ (None when there is none: every reading is the
+    same text); otherwise every non-ASCII byte."""
+    if all(e in SINGLE_BYTE for e in encodings):
+        tables = [SINGLE_BYTE[e] for e in encodings]
+        diff = bytes(0x80 + i for i in range(128) if len({t[i] for t in tables}) > 1)
+        if not diff:
+            return None
+        return re.compile(b"[" + b"".join(b"\\x%02x" % b for b in diff) + b"]+")
+    return _NON_ASCII_RUN
 _UTF16 = frozenset(("UTF-16LE", "UTF-16BE"))
 
 
@@ -677,8 +702,9 @@ class AuthorParams:
     ``language_floor`` (bits per character): a best reading that reads worse than this is no
     language (every reading is nonsense to the model: language says nothing);
     ``language_min_chars`` (characters): the evidence below which language says nothing;
-    ``language_window`` (bytes): how much of the payload around its non-ASCII bytes the readings
-    are scored on (:meth:`ByteProfile.excerpt`); ``compare_defects``: between clean candidates
+    ``language_window`` (bytes) and ``language_words``: at most how many bytes, and how many words
+    whose readings differ, of the payload the readings are scored on (:meth:`ByteProfile.excerpt`,
+    with the words around them); ``compare_defects``: between clean candidates
     that language does not separate, fewer defects win before the evidence is counted (a
     declared reading with U+FFFD never beats a clean sibling because of where it was declared);
     ``python_codecs``: HZ-GB-2312 and ISO-2022-KR, which the Encoding Standard maps to the
@@ -709,6 +735,7 @@ class AuthorParams:
     language_floor: float = 0.0
     language_min_chars: int = 0
     language_window: int = 0
+    language_words: int = 0
     compare_defects: bool = False
     python_codecs: bool = False
 
@@ -748,7 +775,7 @@ class ByteProfile:
     """
 
     __slots__ = ("data", "kind", "params", "_ascii_only", "_utf8_valid", "_nul", "_utf16", "_escapes",
-                 "_signal", "_first_high", "_binary", "_shares", "_excerpt", "_readings", "language")
+                 "_signal", "_first_high", "_binary", "_shares", "_excerpts", "_readings", "language")
 
     def __init__(self, data: bytes, kind: str, params: AuthorParams = BASELINE, *,
                  ascii_only: bool | None = None, utf8_valid: bool | None = None):
@@ -764,8 +791,8 @@ class ByteProfile:
         self._first_high = -1
         self._binary = -1
         self._shares: dict[tuple[str, int], Any] = {}
-        self._excerpt: bytes | None = None
-        self._readings: dict[str, _decode.DecodeResult] = {}
+        self._excerpts: dict[frozenset[str], bytes] = {}
+        self._readings: dict[tuple[str, frozenset[str]], _decode.DecodeResult] = {}
         #: what check k found (:class:`LanguageFinding`), for the weighing; None before it ran
         self.language: LanguageFinding | None = None
 
@@ -860,39 +887,64 @@ class ByteProfile:
                                                    min_bytes=p.min_high_bytes)
         return v
 
-    def excerpt(self) -> bytes:
-        """The bytes language evidence reads: every run of non-ASCII bytes with up to
-        :data:`EXCERPT_CONTEXT` bytes of ASCII on each side (runs that close merged), in order,
-        joined by a newline, until ``language_window`` bytes; the whole payload when it is no
-        longer. The cuts fall inside ASCII stretches, where every ASCII-compatible decoder is in
-        step (a lead byte takes the ASCII trail after it, which the context keeps), so each
-        candidate's decode of the excerpt is its reading of those parts of the payload."""
-        if self._excerpt is None:
-            data, size = self.data, self.params.language_window
-            if len(data) <= size:
-                self._excerpt = data
-            else:
-                spans: list[list[int]] = []
-                total = 0
-                n = len(data)
-                for m in _NON_ASCII_RUN.finditer(data):
-                    start, end = max(0, m.start() - EXCERPT_CONTEXT), min(n, m.end() + EXCERPT_CONTEXT)
-                    if spans and start <= spans[-1][1]:
-                        total += end - spans[-1][1]
-                        spans[-1][1] = end
-                    else:
-                        spans.append([start, end])
-                        total += end - start
-                    if total >= size:
-                        break
-                self._excerpt = b"\n".join(data[a:b] for a, b in spans)
-        return self._excerpt
+    def excerpt(self, encodings: Sequence[str]) -> bytes:
+        """The bytes language evidence reads of the *encodings*' readings: the words (runs of bytes
+        between ASCII whitespace and tags) holding a byte that the readings decode differently
+        (:func:`differing_bytes`: for single-byte encodings the bytes where their tables differ,
+        else every non-ASCII byte), the first ``language_words`` of them with
+        :data:`EXCERPT_CONTEXT_WORDS` words on each side (a word is read at most
+        :data:`EXCERPT_REACH` bytes from its run; a run at most ``language_window`` bytes, cut
+        after an even number of bytes), in order, joined by a newline, tags inside replaced by a
+        space, at most ``language_window`` bytes in all. ``b""`` when no byte differs. The cuts
+        fall at ASCII whitespace or a tag, where every ASCII-compatible decoder is in step (no
+        trail byte of Shift_JIS, GBK, Big5 or EUC-KR is below 0x40), so each encoding's decode
+        of the excerpt is its reading of those words of the payload; a word read only in part
+        (longer than the reach) may start or end with a broken character, the same bytes in
+        every reading. Made once per set of encodings; costs a search of the payload up to the
+        last word taken, and a few matches per word."""
+        key = frozenset(encodings)
+        found = self._excerpts.get(key)
+        if found is None:
+            found = self._excerpts[key] = self._cut(differing_bytes(key))
+        return found
 
-    def reading(self, encoding: str) -> _decode.DecodeResult:
-        """*encoding*'s decode of :meth:`excerpt` (no BOM sniffing), made once."""
-        r = self._readings.get(encoding)
+    def _cut(self, runs: "re.Pattern[bytes] | None") -> bytes:
+        if runs is None or self.ascii_only:
+            return b""
+        data, p = self.data, self.params
+        n, reach, cap = len(data), EXCERPT_REACH, p.language_window
+        spans: list[list[int]] = []
+        word_end = total = 0
+        words = 0
+        for m in runs.finditer(data, self.first_high):
+            s, e = m.span()
+            if s < word_end:
+                continue  # another run of the same word
+            if e - s > cap:
+                e = s + (cap & ~1)  # a long run of double-byte text: cut between two characters
+            after = _WORDS_AFTER.match(data, e, min(n, e + reach))
+            word_end, end = after.end(1), after.end()
+            if spans and s <= spans[-1][1]:
+                total += max(0, end - spans[-1][1])
+                spans[-1][1] = max(spans[-1][1], end)
+            else:
+                lo = max(s - reach, spans[-1][1] if spans else 0)
+                start = s - _WORDS_BEFORE.match(data[lo:s][::-1]).end()
+                spans.append([start, end])
+                total += end - start
+            words += 1
+            if words >= p.language_words or total >= cap:
+                break
+        if total > cap:
+            spans[-1][1] -= total - cap
+        return _TAG.sub(b" ", b"\n".join(data[a:b] for a, b in spans))
+
+    def reading(self, encoding: str, encodings: Sequence[str]) -> _decode.DecodeResult:
+        """*encoding*'s decode of the :meth:`excerpt` of *encodings* (no BOM sniffing), made once."""
+        key = (encoding, frozenset(encodings))
+        r = self._readings.get(key)
         if r is None:
-            r = self._readings[encoding] = _decode.decode(self.excerpt(), encoding, bom_sniff=False)
+            r = self._readings[key] = _decode.decode(self.excerpt(encodings), encoding, bom_sniff=False)
         return r
 
     def implausible(self, encoding: str, start: int) -> bool:
@@ -1222,61 +1274,32 @@ def language_check(profile: ByteProfile, primary: Decision) -> bool:
     sibs = _siblings.siblings(primary.encoding)
     if not sibs or profile.ascii_only:
         return False
-    prim = profile.reading(primary.encoding)
-    texts = {primary.encoding: prim.text}
+    every = (primary.encoding, *sibs)
+    prim = profile.reading(primary.encoding, every)
+    if not prim.text:
+        return False  # no byte that the siblings read differently
+    excerpt = profile.excerpt(every)
     start = profile.first_high
-    excerpt = profile.excerpt()
     mine = anomalies(excerpt, primary.encoding) if primary.encoding in SINGLE_BYTE else None
+    kept = [primary.encoding]
     for sib in sibs:
-        r = profile.reading(sib)
+        r = profile.reading(sib, every)
         if r.text == prim.text or r.errors > prim.errors or profile.implausible(sib, start):
             continue
         if mine is not None and sib in SINGLE_BYTE and anomalies(excerpt, sib) > mine:
             continue  # more symbols, controls or case flips than the decision's reading: not text
-        texts[sib] = r.text
-    if len(texts) == 1:
+        kept.append(sib)
+    if len(kept) == 1:
         return False
     from . import language as _language  # noqa: PLC0415 - its model loads on first use
 
-    scores = _language.plausibility(_differing_words(texts))
+    scores = _language.plausibility({e: profile.reading(e, kept).text for e in kept})
     ours = scores[primary.encoding]
-    best = max((e for e in texts if e != primary.encoding), key=lambda e: (scores[e].bits, e))
+    best = max(kept[1:], key=lambda e: (scores[e].bits, e))
     lead = scores[best].bits - ours.bits
     profile.language = LanguageFinding(primary.encoding, scores, best, lead)
     p = profile.params
     return lead > 0 and ours.evidence >= p.language_min_chars and scores[best].score >= p.language_floor
-
-
-#: words of context kept on each side of a word whose readings differ (:func:`_differing_words`)
-DIFF_CONTEXT_WORDS = 3
-
-
-#: C1 controls as U+FFFD, for the language model: a legacy decoder makes them only of bytes that are
-#: not characters of its encoding, a defect like U+FFFD (U+0085 is whitespace to Python's ``\s``,
-#: so a model that splits words there would not see it at all)
-_C1_AS_REPLACEMENT = {c: 0xFFFD for c in range(0x80, 0xA0)}
-
-
-def _differing_words(texts: dict[str, str]) -> dict[str, str]:
-    """The readings cut down to what language can tell apart: where every reading is single-byte
-    and so has the same words at the same places (ASCII whitespace is the same byte in all of them), only the words that differ between the readings and
-    :data:`DIFF_CONTEXT_WORDS` words on each side, in order; otherwise the readings as they are.
-    Every reading is cut at the same places, so their plausibilities still compare. C1 controls of
-    legacy readings become U+FFFD first (a defect to the model, as to the weighing)."""
-    texts = {enc: t if enc in _UNICODE else t.translate(_C1_AS_REPLACEMENT) for enc, t in texts.items()}
-    if not all(enc in SINGLE_BYTE for enc in texts):
-        return texts  # multi-byte readings: a word is a whole run of CJK text, the cut gains nothing
-    split = {enc: t.split() for enc, t in texts.items()}
-    lengths = {len(w) for w in split.values()}
-    if len(lengths) != 1:
-        return texts
-    columns = list(zip(*split.values()))
-    keep = [False] * len(columns)
-    for i, col in enumerate(columns):
-        if any(w != col[0] for w in col):
-            for j in range(max(0, i - DIFF_CONTEXT_WORDS), min(len(columns), i + DIFF_CONTEXT_WORDS + 1)):
-                keep[j] = True
-    return {enc: " ".join(w for w, k in zip(words, keep) if k) for enc, words in split.items()}
 
 
 def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decode.DecodeResult,
@@ -1474,13 +1497,13 @@ def _read_language(profile: ByteProfile, clean: list[Candidate]) -> float | None
     """Score the clean candidates' readings of the excerpt as language (each gets its
     ``language``, and a ``language`` piece of evidence of weight 0); the best score, or None when
     fewer than two could be read."""
-    readable = [c for c in clean if c.codec is None]
+    readable = [c for c in clean if c.codec is None and c.encoding not in _UTF16]
     if len(readable) < 2:
         return None
     from . import language as _language  # noqa: PLC0415 - its model loads on first use
 
-    scores = _language.plausibility(_differing_words({c.encoding: profile.reading(c.encoding).text
-                                                      for c in readable}))
+    every = [c.encoding for c in readable]
+    scores = _language.plausibility({e: profile.reading(e, every).text for e in every})
     for c in readable:
         pl = c.language = scores[c.encoding]
         if pl.language is not None:
