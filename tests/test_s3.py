@@ -244,3 +244,26 @@ def test_backfill_reads_bucket_archives_by_range(s3, tmp_path):
     # ranged reads: the records re-read plus a bounded overhead per record (the ranged reader's
     # first block is 16 KiB, and the file kind is sniffed from its first bytes), not whole files
     assert fetched <= stats["bytes_read"] + stats["rows_reread"] * 64 * 1024
+
+
+@needs_hook
+def test_read_records_at_url_coalesces_ranged_reads(s3):
+    """``archive.read_records_at("s3://...", spans)`` (what an index-driven run and backfill call)
+    gives the records iter_records gives; spans close together share one ranged GET, spans far
+    apart get one each (a GET per span, at most)."""
+    name = "sample-crawl-00000.warc.gz"
+    local_path = os.path.join(SAMPLE, name)
+    url = f"s3://arc-in/crawl/{name}"
+    local = list(archive.iter_records(local_path))
+    spans = [(r.offset, r.length) for r in local]
+    before = storage.STATS.requests
+    remote = list(archive.read_records_at(url, spans))
+    requests = storage.STATS.requests - before
+    for r in local:
+        r.warc_path = url
+    assert remote == local
+    assert requests <= 2  # the file's head, then every record in one GET (they are adjacent)
+    every_other = spans[::3]
+    before = storage.STATS.requests
+    assert list(archive.read_records_at(url, every_other)) == local[::3]
+    assert storage.STATS.requests - before <= 1 + len(every_other)

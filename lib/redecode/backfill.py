@@ -16,7 +16,8 @@ of shipped rule sets). Each prior row is handled by the first case that applies:
    the text when :mod:`redecode.equivalence` proves the new decoder gives the prior text).
 4. **Everything else** (not replayable, a ``failed``/``decode`` row, a prior row made by rules this
    code no longer knows by digest): read again at ``warc_path`` + ``warc_offset``
-   (:func:`redecode.archive.read_record_at`) and made by :func:`redecode.row.record_row`.
+   and ``warc_length`` (:func:`redecode.archive.read_records_at`: one ranged read per record) and
+   made by :func:`redecode.row.record_row`.
 
 A replayed row's derived columns (the text's lengths and normalised form) are made from its text by
 :func:`redecode.row.text_columns`, as a full decode makes them. The prior run's output options
@@ -43,12 +44,13 @@ import functools
 import json
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pyarrow.parquet as pq
 
 from . import storage
-from .archive import ArchiveError, read_record_at
+from .archive import ArchiveError, read_records_at
 from .executors import make_executor, map_shards
 from .record import DEFAULT_MAX_RECORD_BYTES
 from .row import IDENTITY_NOTE, record_row, text_columns
@@ -197,10 +199,11 @@ def _backfill_part(pf: pq.ParquetFile, part_path: str, marker: dict, out: str, n
         extra_metadata={"redecode.rules": new.name, "redecode.rules_digest": new.digest},
     ) as writer:
         for batch in pf.iter_batches(batch_size=2048):
-            for row in batch.to_pylist():
+            rows = batch.to_pylist()
+            made: list[dict | None] = []
+            for row in rows:
                 for c in REPLAY_COLUMNS + ("validation",):
                     row.setdefault(c, None)
-                stats["rows"] += 1
                 new_row = None
                 if not same_code:
                     pass
@@ -210,8 +213,14 @@ def _backfill_part(pf: pq.ParquetFile, part_path: str, marker: dict, out: str, n
                     old = known_rules(row["rules"], row["rules_digest"], **(prior_outputs or {}))
                     if old is not None:
                         new_row = replay_row(row, old, new, replayable=replayable)
+                made.append(new_row)
+            # the rows that cannot be replayed: their records read again, one ranged read each,
+            # in the part's (the file's) order
+            again = iter(_reread([r for r, m in zip(rows, made) if m is None], new, max_record_bytes, read_from))
+            for row, new_row in zip(rows, made):
+                stats["rows"] += 1
                 if new_row is None:
-                    new_row = _reread(row, new, max_record_bytes, read_from)
+                    new_row = next(again)
                     stats["rows_reread"] += 1
                     stats["bytes_read"] += row["warc_length"] or 0
                 else:
@@ -254,20 +263,34 @@ def _locate(path: str, base: str | None) -> str:
     return path
 
 
-def _reread(row: dict, new: Rules, max_record_bytes: int, read_from: str | None = None) -> dict:
-    """The row of *row*'s record under rules *new*, read again from the input at *read_from*
-    (default: the row's ``warc_path``); the new row keeps the prior ``warc_path``."""
-    path, offset = row["warc_path"], row["warc_offset"]
-    try:
-        record = read_record_at(read_from or path, offset, max_record_bytes=max_record_bytes)
-    except (ArchiveError, OSError) as exc:
-        raise BackfillError(
-            f"cannot read the record at offset {offset} of {path} again ({exc}); backfill needs "
-            "the prior run's inputs at the same paths"
-        ) from None
-    new_row = record_row(record, new)
-    new_row["warc_path"] = path  # as the prior run (and a full run from its directory) names it
-    return new_row
+def _reread(rows: list[dict], new: Rules, max_record_bytes: int, read_from: str | None = None) -> Iterator[dict]:
+    """The rows of *rows*' records (rows of one input, in its order) under rules *new*, read
+    again from the input at *read_from* (default: the rows' ``warc_path``) by their offsets and
+    lengths (:func:`redecode.archive.read_records_at`: one ranged read each); each new row keeps
+    its prior ``warc_path``. Raises :class:`BackfillError` for a record that cannot be read."""
+    if not rows:
+        return
+    path = rows[0]["warc_path"]
+    stream = read_records_at(read_from or path, [(r["warc_offset"], r["warc_length"]) for r in rows],
+                             max_record_bytes=max_record_bytes)
+    for row in rows:
+        try:
+            record = next(stream, None)
+        except (ArchiveError, OSError) as exc:
+            raise _cannot_reread(row, exc) from None
+        if stream.damaged or record is None:
+            damage = stream.damaged[0] if stream.damaged else None
+            raise _cannot_reread(row, damage.error if damage else "no record there")
+        new_row = record_row(record, new)
+        new_row["warc_path"] = row["warc_path"]  # as the prior run (and a full run from its directory) names it
+        yield new_row
+
+
+def _cannot_reread(row: dict, why: object) -> BackfillError:
+    return BackfillError(
+        f"cannot read the record at offset {row['warc_offset']} of {row['warc_path']} again ({why}); "
+        "backfill needs the prior run's inputs at the same paths"
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ offset (raw-response Parquet: the row index; see the reader).
 
 - :class:`Reader`: ``sniff`` (the file's first bytes, :class:`Head`), ``sniff_name`` (the name
   alone, for files no reader's bytes-sniff takes), ``records`` (iterate a range), ``find_record_start``,
-  ``read_at``, ``shardable`` and ``suffixes``.
+  ``read_at``, ``read_span`` (a record from the bytes one ranged read gave), ``shardable`` and
+  ``suffixes``.
 - :class:`RecordStream`: the iterator :func:`redecode.archive.iter_records` returns, with
   ``next_offset`` for range reads and ``damaged`` (:class:`Damage`) for the stretches a reading
   that resyncs after damage skipped.
@@ -222,3 +223,15 @@ class Reader:
     def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
         """The one record that starts at ``offset``, equal to what :meth:`records` yields for it."""
         raise NotImplementedError
+
+    #: Whether :meth:`read_span` makes a record from bytes already read (an index's spans are then
+    #: one ranged read each); else it reads the record itself, by :meth:`read_at`.
+    reads_spans: bool = False
+
+    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool) -> ArchiveRecord:
+        """The record that starts at ``offset``, equal to :meth:`read_at`'s, made from ``data``:
+        the file's bytes from ``offset`` on, as one ranged read gave them (the record's length as
+        an index gives it; for a file that is not gzip, ``gz`` False, up to
+        :data:`redecode.archive.SPAN_SLACK` bytes more, where the next record's first line is).
+        By default the record is read again by :meth:`read_at` (``data`` unused)."""
+        return self.read_at(path, offset, cap=cap)
