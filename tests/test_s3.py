@@ -267,3 +267,41 @@ def test_read_records_at_url_coalesces_ranged_reads(s3):
     before = storage.STATS.requests
     assert list(archive.read_records_at(url, every_other)) == local[::3]
     assert storage.STATS.requests - before <= 1 + len(every_other)
+
+
+def test_run_from_a_columnar_index_in_the_bucket(s3, local_run, tmp_path):
+    """Common Crawl's way, on the local S3 server: the columnar index (Parquet, crawl=/subset=
+    folders) in the bucket, ``--where`` over it, ``--prefix s3://commoncrawl/``: each selected
+    record read by a ranged GET; the rows are the local full run's for those records."""
+    import importlib.util
+
+    from redecode.index import read_index
+    from s3_server import CC_CRAWL, cc_key
+
+    spec = importlib.util.spec_from_file_location("make_cc_index_s3", os.path.join(HERE, "..", "tools", "make_cc_index.py"))
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    warcs = sorted(glob.glob(os.path.join(SAMPLE, "*.warc.gz")))
+    rows = [dict(r, warc_filename=cc_key(p)) for p in warcs for r in tool.index_rows(p, os.path.basename(p))]
+    local = tmp_path / "table"
+    part = tool.write_parquet(rows, str(local), crawl=CC_CRAWL[len("crawl-data/"):])
+    table = "s3://commoncrawl/cc-index/table/cc-main/warc/"
+    s3.put_file(part, f"{table[len('s3://'):]}{os.path.relpath(part, local)}")
+    condition = "content_mime_type = 'text/html' AND fetch_status = 200 AND crawl = 'CC-MAIN-2026-44'"
+    picked = [r for r in rows if r["content_mime_type"] == "text/html" and r["fetch_status"] == 200]
+    index = read_index(table, prefix="s3://commoncrawl/", where=condition)
+    assert index.selected == len(picked) > 0
+    out = "s3://run-out/from-index"
+    before = storage.STATS.requests
+    summary = job.run([], out, index=index, workers=1)
+    gets = storage.STATS.requests - before
+    assert summary.exit_code == 0
+    got = [r for rows_ in s3_parts(out).values() for r in rows_]
+    full = {r["record_id"]: r for rows_ in local_parts(local_run).values() for r in rows_}
+    assert len(got) == len(picked)
+    for r in got:
+        assert r["warc_path"].startswith("s3://commoncrawl/crawl-data/")
+        assert dict(r, warc_path=None) == dict(full[r["record_id"]], warc_path=None)
+    assert (summary.counts["selected"], summary.counts["missing"]) == (len(picked), 0)
+    # per file: its head, its records (close ones share a GET), the fingerprint's reads
+    assert gets <= len(index.files) * 4 + len(picked)

@@ -51,7 +51,8 @@ from collections.abc import Iterable, Iterator
 from . import storage
 from .archive import INPUT_SUFFIXES
 
-__all__ = ["INPUT_SUFFIXES", "expand_inputs", "iter_inputs", "looks_like_archive", "outside", "suffix_list"]
+__all__ = ["INPUT_SUFFIXES", "expand_inputs", "iter_inputs", "list_entry", "looks_like_archive", "outside",
+           "suffix_list"]
 
 _ARCHIVE_LIKE = re.compile(r"\.(?:w?arc|wacz)(?:\.|$)|\.gz$")
 _GLOB_CHARS = frozenset("*?[")
@@ -303,13 +304,19 @@ def _list_file_entries(list_path: str, prefix: str | None = None) -> list[str]:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        if prefix:
-            line = prefix + line
-        if storage.is_remote(line) or os.path.isabs(line) or line.startswith("file://"):
-            entries.append(line)
-        else:
-            entries.append(storage.join(base, line) if base else line)
+        entries.append(list_entry(line, prefix, base))
     return entries
+
+
+def list_entry(name: str, prefix: str | None, base: str) -> str:
+    """The path or URL a list's line (an ``@LIST``'s, an index's file name) names: ``prefix``
+    prepended as written, then, when relative, joined to ``base`` (the list's folder; ``""``:
+    the current directory)."""
+    if prefix:
+        name = prefix + name
+    if storage.is_remote(name) or os.path.isabs(name) or name.startswith("file://"):
+        return name
+    return storage.join(base, name) if base else name
 
 
 def _expand_remote(url: str, not_read: list[str]) -> list[str]:

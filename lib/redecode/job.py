@@ -26,6 +26,7 @@ directory (the local executor refuses unless ``force``), as it always has
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import os
@@ -33,10 +34,11 @@ import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 
 from . import storage
-from .archive import ArchiveError, iter_records, reader_for
+from .archive import ArchiveError, iter_records, read_records_at, reader_for
 from .executors import Executor, Local, map_shards, progress_reporter
+from .index import Index
 from .inputs import expand_inputs, outside
-from .record import DEFAULT_MAX_RECORD_BYTES, ArchiveRecord, synthetic_record_id
+from .record import DEFAULT_MAX_RECORD_BYTES, ArchiveRecord, Spans, synthetic_record_id
 from .row import NO_RECORD_TYPE, ROW_RECORD_TYPES, record_row
 from .rules import DEFAULT_RULES, RULES, Rules, as_rules
 from .rundir import (
@@ -61,8 +63,8 @@ from .writer import PartWriter
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "DEFAULT_MAX_RECORD_BYTES", "DEFAULT_SHARD_BYTES", "plan", "plan_shards", "process_archive", "process_records",
-    "process_shard",
+    "DEFAULT_MAX_RECORD_BYTES", "DEFAULT_SHARD_BYTES", "plan", "plan_shards", "plan_spans", "process_archive",
+    "process_records", "process_shard", "process_spans",
     "run", "run_shard",
     # the names a run's callers use, from the modules that own them
     "FILES_NOT_READ_LISTED", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "RunDirectoryConflict", "RunDirectoryLocked",
@@ -113,6 +115,47 @@ def process_archive(
         return
     if boundary is not None:
         boundary["next_offset"] = stream.next_offset
+
+
+def process_spans(
+    path: str,
+    spans: Spans,
+    rules: Rules = RULES[DEFAULT_RULES],
+    *,
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    counts: ShardCounts | None = None,
+    on_bytes: Callable[[int], None] | None = None,
+    boundary: dict | None = None,
+    utf8_text: bool = False,
+    selection: Selection = ALL,
+    row_limit: int | None = None,
+) -> Iterator[dict]:
+    """:func:`process_archive` for the records an index selects in ``path``: each read at its
+    offset and length (:func:`redecode.archive.read_records_at`) and made into its row by
+    :func:`process_records`, so that a record's row is the one a full run gives it. ``counts``
+    gets ``selected`` (the spans); ``on_bytes(n)`` is called with each record's length;
+    ``boundary["damaged"]`` lists the spans where no record could be read (filled as they are met),
+    ``boundary["limited"]`` is True when ``row_limit`` stopped the reading. Raises
+    :class:`redecode.archive.ArchiveError` when the file cannot be opened, :class:`OSError` when
+    reading it fails."""
+    counts = counts if counts is not None else ShardCounts()
+    counts.selected = len(spans)
+    stream = read_records_at(path, spans, max_record_bytes=max_record_bytes)
+    if boundary is not None:
+        boundary["damaged"] = stream.damaged
+
+    def measured() -> Iterator[ArchiveRecord]:
+        for record in stream:
+            if on_bytes is not None:
+                on_bytes(record.length)
+            yield record
+
+    limited = yield from process_records(measured(), rules, path=path, counts=counts, start=spans.first,
+                                         utf8_text=utf8_text, selection=selection, row_limit=row_limit)
+    if limited:
+        stream.close()
+        if boundary is not None:
+            boundary["limited"] = True
 
 
 def process_records(
@@ -199,15 +242,44 @@ def plan_shards(path: str, *, shard_bytes: int | None = None) -> list[tuple[int,
     return [(a, b) for a, b in zip(cuts, cuts[1:] + [None])]
 
 
+def plan_spans(spans: Spans, *, shard_bytes: int | None = None) -> list[Spans]:
+    """An index's records in one file (``spans``) cut into consecutive runs of at most
+    ``shard_bytes`` bytes of records each (at least one record a run), each read by one shard: a
+    file with many records selected is read in parallel as a large file is cut into byte ranges.
+    The cuts depend only on the spans and ``shard_bytes``."""
+    shard_bytes = shard_bytes or DEFAULT_SHARD_BYTES
+    out, start, taken = [], 0, 0
+    for i, (_, length) in enumerate(spans):
+        if taken and taken + (length or 0) > shard_bytes:
+            out.append(spans[start:i])
+            start, taken = i, 0
+        taken += length or 0
+    out.append(spans[start:])
+    return out
+
+
 def plan(inputs: list[str], out: str, *, shard_bytes: int | None = None,
          not_read: list[str] | None = None, unreadable: dict[str, str] | None = None,
-         list_prefix: str | None = None, whole_files: bool = False) -> tuple[list[str], list[Shard]]:
+         list_prefix: str | None = None, whole_files: bool = False,
+         index: Index | None = None) -> tuple[list[str], list[Shard]]:
     """``(paths, shards)``: ``inputs`` expanded (:func:`redecode.inputs.expand_inputs`, with
     ``list_prefix`` before every ``@LIST`` line) without the files inside the run directory
     ``out``, and their shards (:func:`plan_shards`; one per input with ``whole_files``, as a run
     under ``--limit`` reads them). Files the inputs held under other names are appended to
     ``not_read``, directories and files that could not be read added to ``unreadable`` (path ->
-    error). Raises :class:`FileNotFoundError` for an input that matches nothing."""
+    error). Raises :class:`FileNotFoundError` for an input that matches nothing.
+
+    With ``index`` (:func:`redecode.index.read_index`; then ``inputs`` must be empty): the files
+    the index names, unlisted and unchecked (a missing one fails its own shards), each with the
+    records selected in it (:func:`plan_spans`; one shard per file with ``whole_files``)."""
+    if index is not None:
+        if inputs:
+            raise ValueError("give INPUT... or --index, not both (an index names the files it selects records of)")
+        paths = [path for path, _ in index.files]
+        shards = [Shard(path, i, part.first, part.end, part)
+                  for path, spans in index.files
+                  for i, part in enumerate([spans] if whole_files else plan_spans(spans, shard_bytes=shard_bytes))]
+        return paths, shards
     paths = outside(expand_inputs(inputs, not_read, unreadable, list_prefix=list_prefix), out)
     shards = [Shard(path, index, start, end)
               for path in paths
@@ -256,9 +328,14 @@ def process_shard(
         os.path.join(out, part_stem(shard.path, shard.index) + ".parquet"),
         extra_metadata={"redecode.rules": rules.name, "redecode.rules_digest": rules.digest},
     ) as writer:
-        rows = process_archive(shard.path, rules, max_record_bytes=max_record_bytes, start=shard.start,
-                               end=shard.end, counts=counts, on_bytes=on_bytes, boundary=boundary,
-                               selection=selection, row_limit=row_limit, utf8_text=True)
+        if shard.spans is not None:
+            rows = process_spans(shard.path, shard.spans, rules, max_record_bytes=max_record_bytes, counts=counts,
+                                 on_bytes=on_bytes, boundary=boundary, selection=selection, row_limit=row_limit,
+                                 utf8_text=True)
+        else:
+            rows = process_archive(shard.path, rules, max_record_bytes=max_record_bytes, start=shard.start,
+                                   end=shard.end, counts=counts, on_bytes=on_bytes, boundary=boundary,
+                                   selection=selection, row_limit=row_limit, utf8_text=True)
         write = writer.write
         while True:
             try:
@@ -268,6 +345,9 @@ def process_shard(
                     outcome = "limited"
                 break
             except ArchiveError as exc:
+                if shard.spans is not None:  # the file could not be opened: none of its records read
+                    outcome, error, error_offset = "error", str(exc), exc.offset
+                    break
                 # "error": nothing could be read at all (not an archive, unreadable); "truncated":
                 # the rows before the damage are kept.
                 # Nothing read: no record at all, or the damage is at the file's first record
@@ -287,7 +367,16 @@ def process_shard(
                 break
             write(row)  # outside the try: an error writing the part is not the input's
     damaged = [d.to_json() for d in boundary.get("damaged", ())]
-    if damaged and outcome in ("complete", "limited"):
+    if shard.spans is not None:
+        # every record read was at a span; a span gave no record when it could not be read there
+        counts.missing = (len(shard.spans) - counts.records_total if outcome == "error" else len(damaged))
+    if damaged and outcome in ("complete", "limited") and shard.spans is not None:
+        first = damaged[0]
+        outcome, error_offset = "damaged", first["offset"]
+        error = (f"{shard.path}: {len(damaged)} of {len(shard.spans)} records the index selects could not be "
+                 f"read at their offset and length (see damaged); the first, at offset {first['offset']}: "
+                 f"{first['error']}")
+    elif damaged and outcome in ("complete", "limited"):
         # damage passed over is an error of the input even when --limit stopped it afterwards (the
         # rerun reads it again, as any input not read cleanly)
         first = damaged[0]
@@ -302,7 +391,7 @@ def process_shard(
         if outcome == "complete":
             outcome, error = "error", f"{shard.path}: no such file"
     end = shard.end if shard.end is not None else size
-    counts.bytes_read = end - shard.start
+    counts.bytes_read = shard.spans.bytes if shard.spans is not None else end - shard.start
     marker = completion_marker(
         shard, rules, max_record_bytes=max_record_bytes, counts=counts, size=size, outcome=outcome,
         error=error, error_offset=error_offset,
@@ -310,7 +399,8 @@ def process_shard(
         # not (a record start faked inside a payload), or when a shard of a cut file hit damage
         # (a later cut may lie inside a damaged record's block), the run redoes the input as one
         # shard, so that rows never depend on how the file was cut.
-        boundary_ok=shard.end is None or (outcome == "complete" and boundary.get("next_offset") == shard.end),
+        boundary_ok=(shard.end is None or shard.spans is not None
+                     or (outcome == "complete" and boundary.get("next_offset") == shard.end)),
         wall_seconds=round(time.perf_counter() - started, 3),
         cpu_seconds=round(time.process_time() - cpu_started, 3),
         input=fingerprint,
@@ -356,8 +446,16 @@ def run(
     executor: Executor | None = None,
     selection: Selection = ALL,
     list_prefix: str | None = None,
+    index: Index | None = None,
 ) -> RunSummary:
     """Re-decode every record of ``inputs`` into run directory ``out``; return the summary.
+
+    ``index`` (:func:`redecode.index.read_index`; ``inputs`` then empty): re-decode only the records
+    it selects, each read by its offset and length, grouped per file in offset order (shards of
+    :func:`plan_spans`); the rows are those a full run gives these records. The selection is then
+    ``selection`` with ``index``; the manifest gets ``index`` (its sources, ``where``, entries and
+    records selected) and the counts ``selected``, ``read`` and ``missing`` (not read: no record at
+    the offset and length, or the file gone).
 
     ``inputs``: files, directories (recursed), globs, URLs and ``@LIST`` files of archives
     (:func:`redecode.inputs.expand_inputs`; ``list_prefix`` is prepended to every ``@LIST``
@@ -380,6 +478,8 @@ def run(
     """
     clock = RunClock.start()
     rules = as_rules(rules)
+    if index is not None:
+        selection = dataclasses.replace(selection, index=True)
     executor = executor or Local(workers, prepare=rules.preload)
     out = storage.local_path(out)
     if storage.is_remote(out) and not executor.writes_urls:
@@ -388,7 +488,7 @@ def run(
     not_read: list[str] = []
     unreadable: dict[str, str] = {}
     paths, shards = plan(inputs, out, shard_bytes=shard_bytes, not_read=not_read, unreadable=unreadable,
-                         list_prefix=list_prefix, whole_files=limited)
+                         list_prefix=list_prefix, whole_files=limited, index=index)
     log.info("%d input(s), %d shard(s) -> %s", len(paths), len(shards), out)
     local = isinstance(executor, Local)
     with RunDirectory(out, rules, force=force, foreign="refuse" if local else "redo", selection=selection) as rd:
@@ -425,6 +525,8 @@ def run(
         markers.update(earlier_markers)
         manifest = rd.manifest(paths + earlier_paths, shards + earlier_shards, markers, clock)
         manifest["files_not_read"] = files_not_read(outside(not_read, out), unreadable)
+        if index is not None:
+            manifest["index"] = index.to_json()
         if limited:
             manifest["selection"]["inputs_not_reached"] = files_not_read(sorted(set(all_paths) - set(paths)))
         if executor.info is not None:
@@ -496,7 +598,8 @@ def _progress(shards: list[Shard], markers: dict, on_progress: Callable[[int, in
     with the bytes each shard reports, and with None at the end (then the exact total done)."""
     if on_progress is None:
         return None
-    total = sum((s.end if s.end is not None else input_size(s.path)) - s.start for s in shards)
+    total = sum(s.spans.bytes if s.spans is not None else (s.end if s.end is not None else input_size(s.path)) - s.start
+                for s in shards)
     done = sum(m["counts"].get("bytes_read", 0) for m in markers.values())
     on_progress(done, total)
 

@@ -82,6 +82,7 @@ __all__ = [
     "render_table",
     "wrap",
     "use_storage",
+    "select_index",
     "REPORT_SECTIONS",
 ]
 
@@ -421,6 +422,56 @@ def _statement_kind(con: duckdb.DuckDBPyConnection, statement) -> str:
     if len(inner) != 1 or not kinds <= set(_ALLOWED_STATEMENTS):
         return "EXPLAIN " + " ".join(sorted(kinds) or ["(nothing)"])
     return kinds.pop()
+
+
+# --------------------------------------------------------------------------------------------
+# Selecting from a record index (run --index --where)
+
+
+def select_index(where: str, *, parquet: Sequence[str] = (), tables: Sequence[pa.Table] = ()) -> pa.Table:
+    """The rows of a record index for which the SQL condition ``where`` holds, as an Arrow table of
+    ``warc_filename``, ``warc_record_offset``, ``warc_record_length`` and ``_source`` (the index
+    file of the row): what ``redecode run --index INDEX --where SQL`` reads (:mod:`redecode.index`).
+
+    ``parquet``: Parquet index files (Common Crawl's columnar index columns; Hive-style partition
+    folders in their paths, ``crawl=CC-MAIN-2024-10/``, are columns too), read by DuckDB with the
+    condition pushed down to the files; ``tables``: CDX(J) indexes already read (Arrow tables with
+    the same column names and ``_source``). The connection is confined to the given files, as
+    :func:`open_query`'s to its run directories, and ``where`` must be one condition (a subquery in
+    it reads only those files). Raises :class:`QueryError` naming what DuckDB refused (an unknown
+    column, a syntax error) or a ``where`` that is more than a condition.
+    """
+    con = duckdb.connect(":memory:")
+    con.execute("SET enable_progress_bar = false")
+    try:
+        statements = con.extract_statements(f"SELECT 1 WHERE ({where})")
+    except duckdb.Error as exc:
+        raise QueryError(f"--where {where!r}: {exc}") from None
+    if len(statements) != 1 or statements[0].type.name != "SELECT":
+        raise QueryError(f"--where {where!r}: a condition over the index's columns, not statements")
+    use_storage(con, parquet)
+    _confine(con, [], list(parquet))
+    sources = []
+    for i, table in enumerate(tables):
+        con.register(f"_index_{i}", table)
+        sources.append(f"SELECT * FROM _index_{i}")
+    if parquet:
+        files = ", ".join(sql_string(p) for p in parquet)
+        sources.append(f"SELECT * EXCLUDE (filename), filename AS _source FROM read_parquet([{files}], "
+                       "hive_partitioning = true, union_by_name = true, filename = true)")
+    if not sources:
+        raise QueryError("--where: no index to select from")
+    union = " UNION ALL BY NAME ".join(f"({s})" for s in sources)
+    sql = (f"SELECT warc_filename, warc_record_offset, warc_record_length, _source FROM ({union}) "
+           f"WHERE ({where})")
+    try:
+        relation = con.sql(sql)
+        # (DuckDB 2.x: to_arrow_table; 1.x: arrow)
+        return (getattr(relation, "to_arrow_table", None) or relation.arrow)()
+    except duckdb.Error as exc:
+        raise QueryError(f"--where {where!r}: {' '.join(str(exc).split())}") from None
+    finally:
+        con.close()
 
 
 # --------------------------------------------------------------------------------------------

@@ -63,6 +63,7 @@ from .selection import ALL, Selection
 from .versions import version as installed_version
 
 if TYPE_CHECKING:
+    from .record import Spans
     from .rules import Rules
 
 __all__ = [
@@ -134,12 +135,15 @@ class RunDirectoryConflict(RuntimeError):
 @dataclass(frozen=True, slots=True)
 class Shard:
     """A byte range ``[start, end)`` of input ``path`` (``end`` None: to the end of the file), the
-    ``index``-th of its input's shard plan."""
+    ``index``-th of its input's shard plan; or, with ``spans``, the records an index selects in
+    it (:class:`redecode.record.Spans`; ``start``/``end`` then where the first starts and the last
+    ends)."""
 
     path: str
     index: int
     start: int
     end: int | None
+    spans: Spans | None = None
 
 
 def part_stem(path: str, shard_index: int) -> str:
@@ -218,6 +222,7 @@ def marker_is_current(marker: dict, shard: Shard, rules_digest: str, max_record_
     return (
         marker.get("rules_digest") == rules_digest
         and (marker.get("start"), marker.get("end")) == (shard.start, shard.end)
+        and marker.get("spans") == (shard.spans.to_json() if shard.spans is not None else None)
         and marker.get("row_code_version") == ROW_CODE_VERSION
         and marker.get("selection") == selection.to_json()
         and (max_record_bytes is None or marker.get("max_record_bytes") == max_record_bytes)
@@ -239,8 +244,10 @@ def completion_marker(shard: Shard, rules: Rules, *, max_record_bytes: int, coun
     the next one's start), ``counts``, the times (seconds), ``input`` (the input's
     :func:`redecode.storage.fingerprint` before it was read: a rerun reads the input again when it
     differs) and ``damaged`` (``[{"offset", "length", "error"}]``, bytes: stretches that held no
-    readable record, skipped to the next record start)."""
-    return {
+    readable record, skipped to the next record start; for a shard of an index's records, the
+    records that could not be read at their offset and length). A shard of an index's records
+    also has ``spans`` (:meth:`redecode.record.Spans.to_json`: how many, their bytes, a digest)."""
+    marker = {
         "input": input,
         "damaged": list(damaged or ()),
         "path": shard.path,
@@ -264,6 +271,9 @@ def completion_marker(shard: Shard, rules: Rules, *, max_record_bytes: int, coun
         "wall_seconds": wall_seconds,
         "cpu_seconds": cpu_seconds,
     }
+    if shard.spans is not None:
+        marker["spans"] = shard.spans.to_json()
+    return marker
 
 
 def remade_marker(marker: dict, rules: Rules, *, counts: ShardCounts, wall_seconds: float,
@@ -296,6 +306,10 @@ class ShardCounts:
     by_skip_reason: Counter = field(default_factory=Counter)
     by_error_kind: Counter = field(default_factory=Counter)
     bytes_read: int = 0
+    #: records an index selected in the shard (None: not an index's shard) and how many of them
+    #: could not be read at their offset and length (no record there, the file cut short or gone)
+    selected: int | None = None
+    missing: int = 0
 
     def add_row(self, row: dict) -> None:
         self.records_seen += 1
@@ -310,8 +324,10 @@ class ShardCounts:
             self.by_error_kind[row["error_kind"]] += 1
 
     def merge(self, other: ShardCounts) -> None:
-        for name in (*_SUMS, "bytes_read"):
+        for name in (*_SUMS, "bytes_read", "missing"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        if other.selected is not None:
+            self.selected = (self.selected or 0) + other.selected
         for name in _BREAKDOWNS:
             getattr(self, name).update(getattr(other, name))
 
@@ -320,6 +336,8 @@ class ShardCounts:
         out: dict = {name: getattr(self, name) for name in _SUMS}
         out.update((name, dict(sorted(getattr(self, name).items()))) for name in _BREAKDOWNS)
         out["bytes_read"] = self.bytes_read
+        if self.selected is not None:  # (only an index's shards: other markers stay as they were)
+            out["selected"], out["read"], out["missing"] = self.selected, self.selected - self.missing, self.missing
         return out
 
     @classmethod
@@ -328,6 +346,7 @@ class ShardCounts:
         counts = cls(**{name: data[name] for name in _STATUS_SUMS})
         counts.records_total, counts.bytes_read = data.get("records_total", 0), data.get("bytes_read", 0)
         counts.not_sampled = data.get("not_sampled", 0)
+        counts.selected, counts.missing = data.get("selected"), data.get("missing", 0)
         for name in _BREAKDOWNS:
             setattr(counts, name, Counter(data.get(name, {})))
         return counts
@@ -688,7 +707,7 @@ class RunDirectory:
         bad = {
             s.path
             for s in shards
-            if counts[s.path] > 1
+            if counts[s.path] > 1 and s.spans is None  # (an index's records: no cut to meet)
             and (not markers[(s.path, s.index)].get("boundary_ok", True)
                  or markers[(s.path, s.index)]["outcome"] != "complete")
         }

@@ -1,0 +1,358 @@
+"""Record indexes: which records of which files a run reads, from a CDX, CDXJ or columnar index.
+
+Contract. :func:`read_index` reads one or more indexes and gives an :class:`Index`: for each
+file the index names, the records selected in it as :class:`redecode.record.Spans` (offset,
+length; sorted by offset, each record once), in file-name order, ready to be read by
+:func:`redecode.archive.read_records_at`. Nothing here opens an archive.
+
+Index formats (told from the bytes, never the name; gzip, also as many members as Common Crawl's
+and pywb's ZipNum shards are, is inflated first):
+
+- **CDXJ** (pywb, Common Crawl's ``cdx-*.gz``, a WACZ's ``indexes/``): ``SURT TIMESTAMP {JSON}``
+  per line; the JSON's ``filename``, ``offset`` and ``length`` locate the record (OpenWayback's
+  and pywb's "CDXJ" format; the key names pywb's indexer writes).
+- **CDX** (the IA/OpenWayback 9- and 11-field formats): space-separated fields named by the
+  header line `` CDX N b a m s k r M S V g`` (``g`` file name, ``V`` offset, ``S`` length; without
+  a header: 11 fields as above, 9 fields ``N b a m s k r V g``, no length).
+- **Parquet** with the columns of Common Crawl's columnar index (``warc_filename``,
+  ``warc_record_offset``, ``warc_record_length``; the others optional), a file or a directory of
+  them (Hive-style partition folders such as ``crawl=CC-MAIN-2024-10/subset=warc/`` become columns).
+
+Lines starting ``!`` (pywb's ``!meta``) and blank lines are skipped; a ZipNum secondary index
+(``.idx``: lines locating blocks, no file names) is refused with what to give instead. An index
+may be a local path or a URL (:mod:`redecode.storage`), a file or a directory (searched
+recursively for :data:`INDEX_SUFFIXES`).
+
+Where the records are: ``prefix`` (``--prefix``) is prepended to each file name as written
+(``s3://commoncrawl/`` before Common Crawl's ``crawl-data/...``); then a relative name is relative
+to the index file's folder, as an ``@LIST``'s lines are (:func:`redecode.inputs.list_entry`).
+
+``where`` (``--where``): an SQL condition over the index's columns (Common Crawl's names; a
+CDX(J) index has them too: ``url_surtkey``, ``fetch_time`` (the 14-digit timestamp as text),
+``url``, ``content_mime_type``, ``content_mime_detected``, ``fetch_status``, ``content_digest``,
+``content_charset``, ``content_languages``, ``warc_filename``, ``warc_record_offset``,
+``warc_record_length``, and any other JSON key with ``-`` written ``_``), evaluated by DuckDB in
+:func:`redecode.query.select_index` before any archive is opened. Only that function imports
+DuckDB; an index read without ``where`` never does.
+
+Deviations: a record named twice (the same file and offset) is read once; ``entries`` counts both.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from . import storage
+from .inputs import list_entry
+from .record import Spans
+
+__all__ = ["CDX_FIELDS", "INDEX_SUFFIXES", "Index", "IndexError_", "LOCATION_COLUMNS", "read_index"]
+
+#: File name endings a directory of indexes is searched for.
+INDEX_SUFFIXES = (".cdx", ".cdxj", ".cdx.gz", ".cdxj.gz", ".parquet")
+
+#: The columns that locate a record, as Common Crawl's columnar index names them.
+LOCATION_COLUMNS = ("warc_filename", "warc_record_offset", "warc_record_length")
+
+#: CDX field letters (the header line `` CDX N b a m s k r M S V g``) -> column.
+CDX_FIELDS = {
+    "N": "url_surtkey", "b": "fetch_time", "a": "url", "m": "content_mime_type", "s": "fetch_status",
+    "k": "content_digest", "r": "redirect", "M": "robot_flags", "S": "warc_record_length",
+    "V": "warc_record_offset", "g": "warc_filename",
+}
+#: CDXJ JSON keys (pywb's, Common Crawl's) -> column; other keys keep their name, ``-`` as ``_``.
+CDXJ_KEYS = {
+    "url": "url", "mime": "content_mime_type", "mime-detected": "content_mime_detected",
+    "status": "fetch_status", "digest": "content_digest", "length": "warc_record_length",
+    "offset": "warc_record_offset", "filename": "warc_filename", "charset": "content_charset",
+    "languages": "content_languages",
+}
+_HEADERLESS = {11: "N b a m s k r M S V g".split(), 9: "N b a m s k r V g".split()}
+_INTEGER_COLUMNS = ("warc_record_offset", "warc_record_length", "fetch_status")
+
+
+class IndexError_(ValueError):  # noqa: N801 - IndexError is Python's own
+    """An index that cannot be read: the message names the file, the line and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    """What :func:`read_index` read: ``files``, ``(path, spans)`` per file named, by path (the
+    prefix applied, relative names resolved); ``entries`` the index lines or rows selected (after
+    ``where``, repeats included); ``sources`` the index files read; ``where`` and ``prefix`` as
+    given."""
+
+    files: tuple[tuple[str, Spans], ...]
+    entries: int
+    sources: tuple[str, ...]
+    where: str | None = None
+    prefix: str | None = None
+
+    @property
+    def selected(self) -> int:
+        """Records selected: each (file, offset) once."""
+        return sum(len(spans) for _, spans in self.files)
+
+    def to_json(self) -> dict:
+        """The manifest's ``index``: sources (the first 100), their count, ``where``, ``prefix``,
+        ``entries``, ``selected``, ``files`` (how many)."""
+        return {"sources": list(self.sources[:100]), "source_count": len(self.sources), "where": self.where,
+                "prefix": self.prefix, "entries": self.entries, "selected": self.selected,
+                "files": len(self.files)}
+
+
+def read_index(index: str | list[str], *, prefix: str | None = None, where: str | None = None) -> Index:
+    """Read the index (or indexes) ``index`` (see the module docstring): local paths or URLs,
+    files or directories. ``prefix`` is prepended to every file name the index holds; ``where``
+    selects rows by an SQL condition (DuckDB, :func:`redecode.query.select_index`).
+
+    Raises :class:`FileNotFoundError` for an index that does not exist (or a directory holding
+    none), :class:`IndexError_` for one that cannot be read (its file and line in the message),
+    :class:`redecode.query.QueryError` for a ``where`` DuckDB refuses.
+    """
+    import pyarrow as pa  # noqa: PLC0415 - the grouping's arrays
+
+    specs = [index] if isinstance(index, str) else list(index)
+    sources = [src for spec in specs for src in _expand(spec)]
+    tables, parquet = [], []
+    for src in sources:
+        with storage.open_input(src) as fh:
+            magic = fh.read(4)
+        if magic == b"PAR1":
+            parquet.append(src)
+        else:
+            tables.append(_text_table(src))
+    if where is not None:
+        from .query import select_index  # noqa: PLC0415 - DuckDB, for --where only
+
+        table = select_index(where, parquet=parquet, tables=tables)
+    else:
+        table = pa.concat_tables([t.select((*LOCATION_COLUMNS, "_source")) for t in tables]
+                                 + [_parquet_locations(src) for src in parquet],
+                                 promote_options="permissive") if tables or parquet else None
+    files = _group(table, prefix, sources) if table is not None else ()
+    return Index(files=files, entries=0 if table is None else table.num_rows, sources=tuple(sources),
+                 where=where, prefix=prefix)
+
+
+# ---------------------------------------------------------------------------------------------
+# finding and reading the index files
+
+
+def _expand(spec: str) -> list[str]:
+    """The index files ``spec`` names: itself, or the files under a directory (prefix) whose names
+    end in :data:`INDEX_SUFFIXES`, sorted."""
+    spec = storage.local_path(spec)
+    if storage.is_remote(spec):
+        if storage.isfile(spec):
+            return [spec]
+        found = sorted(u for u in storage.find(spec) if _is_index_name(u)) if storage.isdir(spec) else []
+    elif os.path.isfile(spec):
+        return [spec]
+    elif os.path.isdir(spec):
+        found = sorted(os.path.join(d, n) for d, _, names in os.walk(spec, followlinks=True)
+                       for n in names if _is_index_name(n))
+    else:
+        raise FileNotFoundError(f"--index {spec}: no such file or directory")
+    if not found:
+        raise FileNotFoundError(f"--index {spec}: no index file in it (names ending in "
+                                f"{', '.join(INDEX_SUFFIXES)})")
+    return found
+
+
+def _is_index_name(name: str) -> bool:
+    base = name.rstrip("/").rsplit("/", 1)[-1].lower()
+    return base.endswith(INDEX_SUFFIXES) and not base.startswith(("_", "."))
+
+
+def _lines(src: str) -> Iterator[bytes]:
+    """The lines of a text index, inflated when gzip (any number of members)."""
+    with storage.open_input(src) as raw:
+        head = raw.read(2)
+        raw.seek(0)
+        stream = gzip.GzipFile(fileobj=raw) if head == b"\x1f\x8b" else raw
+        try:
+            yield from io.BufferedReader(stream, 1 << 20) if stream is raw else stream
+        except (OSError, EOFError) as exc:
+            raise IndexError_(f"--index {src}: a gzip index that does not inflate ({exc})") from None
+
+
+def _text_table(src: str):
+    """A CDX or CDXJ index as an Arrow table with Common Crawl's column names, plus ``_source``
+    (the index file, for relative file names)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    rows: list[dict] = []
+    letters: list[str] | None = None
+    for number, line in enumerate(_lines(src), 1):
+        text = line.strip()
+        if not text or text.startswith(b"!"):
+            continue
+        try:
+            decoded = text.decode("utf-8")
+        except UnicodeDecodeError:
+            decoded = text.decode("latin-1")
+        if decoded.startswith("CDX "):
+            letters = decoded.split()[1:]
+            continue
+        first, _, rest = decoded.partition(" ")
+        stamp, _, body = rest.partition(" ")
+        if body.startswith("{"):
+            rows.append(_cdxj_row(src, number, first, stamp, body))
+        else:
+            rows.append(_cdx_row(src, number, decoded.split(" "), letters))
+    if not rows:
+        raise IndexError_(f"--index {src}: no index line in it (a CDX or CDXJ index, or Parquet)")
+    names: dict[str, None] = dict.fromkeys(LOCATION_COLUMNS)  # (a 9-field CDX has no length)
+    for row in rows:
+        names.update(dict.fromkeys(row))
+    columns = {}
+    for name in names:
+        values = [row.get(name) for row in rows]
+        columns[name] = pa.array(values, pa.int64() if name in _INTEGER_COLUMNS else pa.string())
+    columns["_source"] = pa.array([src] * len(rows), pa.string())
+    return pa.table(columns)
+
+
+def _integer(src: str, number: int, name: str, value) -> int | None:
+    if value is None or value == "-" or value == "":
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise IndexError_(f"--index {src}: line {number}: {name} {value!r} is not a number") from None
+
+
+def _cdxj_row(src: str, number: int, surt: str, stamp: str, body: str) -> dict:
+    try:
+        fields = json.loads(body)
+    except ValueError as exc:
+        raise IndexError_(f"--index {src}: line {number}: not a CDXJ line (its JSON: {exc})") from None
+    if not isinstance(fields, dict):
+        raise IndexError_(f"--index {src}: line {number}: not a CDXJ line (its JSON is not an object)")
+    if "filename" not in fields:
+        if "offset" in fields and "length" in fields:
+            raise IndexError_(f"--index {src}: line {number}: a ZipNum secondary index (.idx: blocks, "
+                              "no file names); give the .cdx.gz it locates blocks of")
+        raise IndexError_(f"--index {src}: line {number}: no \"filename\" (the WARC file of the record)")
+    row: dict = {"url_surtkey": surt, "fetch_time": stamp}
+    for key, value in fields.items():
+        column = CDXJ_KEYS.get(key, key.replace("-", "_"))
+        if column in _INTEGER_COLUMNS:
+            row[column] = _integer(src, number, key, value)
+        else:
+            row[column] = None if value is None else str(value)
+    if row.get("warc_record_offset") is None:
+        raise IndexError_(f"--index {src}: line {number}: no \"offset\" (where the record starts)")
+    return row
+
+
+def _cdx_row(src: str, number: int, fields: list[str], letters: list[str] | None) -> dict:
+    names = letters or _HEADERLESS.get(len(fields))
+    if names is None or len(fields) != len(names):
+        want = f"{len(names)} fields (its header names them)" if names else "9 or 11 fields (no header line)"
+        raise IndexError_(f"--index {src}: line {number}: {len(fields)} fields where the CDX format "
+                          f"has {want}; a CDX index is `SURT TIMESTAMP ...` with a ` CDX ...` header")
+    row: dict = {}
+    for letter, value in zip(names, fields):
+        column = CDX_FIELDS.get(letter, f"cdx_{letter}")
+        if column in _INTEGER_COLUMNS:
+            row[column] = _integer(src, number, letter, value)
+        else:
+            row[column] = None if value == "-" else value
+    if row.get("warc_filename") is None or row.get("warc_record_offset") is None:
+        raise IndexError_(f"--index {src}: line {number}: no file name (g) or offset (V) in this CDX line")
+    return row
+
+
+def _parquet_locations(src: str):
+    """The location columns of a Parquet index file, plus ``_source``."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    with storage.open_input(src) as fh:
+        pf = pq.ParquetFile(fh)
+        missing = [c for c in LOCATION_COLUMNS[:2] if c not in pf.schema_arrow.names]
+        if missing:
+            raise IndexError_(f"--index {src}: a Parquet table without {', '.join(missing)} (Common Crawl's "
+                              "columnar index columns warc_filename, warc_record_offset, warc_record_length)")
+        columns = [c for c in LOCATION_COLUMNS if c in pf.schema_arrow.names]
+        table = pf.read(columns=columns)
+    if "warc_record_length" not in columns:
+        table = table.append_column("warc_record_length", pa.nulls(table.num_rows, pa.int64()))
+    table = table.select(LOCATION_COLUMNS)
+    return table.append_column("_source", pa.array([src] * table.num_rows, pa.string()))
+
+
+# ---------------------------------------------------------------------------------------------
+# grouping per file
+
+
+def _group(table, prefix: str | None, sources: list[str]) -> tuple[tuple[str, Spans], ...]:
+    """``(path, Spans)`` per file of ``table`` (location columns and ``_source``), by path."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    if "_source" not in table.column_names:
+        table = table.append_column("_source", pa.array([sources[0] if sources else ""] * table.num_rows))
+    table = table.combine_chunks()
+    names = table.column("warc_filename")
+    if names.null_count:
+        raise IndexError_("--index: an index row without warc_filename (the WARC file of the record)")
+    offsets = table.column("warc_record_offset")
+    if offsets.null_count:
+        raise IndexError_("--index: an index row without warc_record_offset (where the record starts)")
+    # one path per (file name, index file): the index's folder resolves relative names
+    keys = pc.binary_join_element_wise(table.column("_source"), names, "\n")
+    distinct = pc.unique(keys).to_pylist()
+    path_of = {}
+    for key in distinct:
+        source, _, name = key.partition("\n")
+        found = list_entry(name, prefix, _folder(source))
+        # a local path as a full run is given it: "cdxj/../warcs/x.warc.gz" is "warcs/x.warc.gz"
+        path_of[key] = found if storage.is_remote(found) or found.startswith("file://") else os.path.normpath(found)
+    paths = pa.array([path_of[k] for k in distinct], pa.string())
+    table = pa.table({
+        "path": pc.take(paths, pc.index_in(keys, pa.array(distinct, pa.string()))),
+        "offset": offsets.cast(pa.int64()),
+        "length": pc.fill_null(table.column("warc_record_length").cast(pa.int64()), -1),
+    }).sort_by([("path", "ascending"), ("offset", "ascending")])
+    path, offset, length = (table.column(c).combine_chunks() for c in ("path", "offset", "length"))
+    n = len(path)
+    if n == 0:
+        return ()
+    # where a new file starts, and repeats of a (file, offset) to drop
+    new_file = pc.not_equal(path[1:], path[:-1])
+    same = pc.and_(pc.invert(new_file), pc.equal(offset[1:], offset[:-1]))
+    keep = pa.concat_arrays([pa.array([True]), pc.invert(same)])
+    if not pc.all(keep).as_py():
+        path, offset, length = (pc.filter(a, keep) for a in (path, offset, length))
+        n = len(path)
+        new_file = pc.not_equal(path[1:], path[:-1])
+    starts = [0] + [i + 1 for i in pc.indices_nonzero(new_file).to_pylist()] + [n]
+    out = []
+    for a, b in zip(starts, starts[1:]):
+        out.append((path[a].as_py(), Spans(_int64s(offset.slice(a, b - a)), _int64s(length.slice(a, b - a)))))
+    return tuple(out)
+
+
+def _folder(source: str) -> str:
+    if storage.is_remote(source):
+        return source.rsplit("/", 1)[0]
+    return os.path.dirname(storage.local_path(source))
+
+
+def _int64s(values) -> array:
+    """An Arrow int64 array (no nulls) as ``array("q")``, copied from its buffer."""
+    buf = values.buffers()[1]
+    out = array("q")
+    out.frombytes(memoryview(buf)[values.offset * 8 : (values.offset + len(values)) * 8])
+    if out.itemsize != 8 or array("q", [1]).tobytes()[0] != 1:  # pragma: no cover - big-endian
+        out.byteswap()
+    return out
