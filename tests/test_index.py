@@ -26,7 +26,6 @@ from click.testing import CliRunner
 
 from redecode import job
 from redecode.index import IndexError_, read_index
-from redecode.query import QueryError
 from redecode.record import Spans
 from redecode_jobs.cli import cli
 
@@ -198,7 +197,7 @@ def test_where_selects_in_both_formats(cc_index):
 ])
 def test_where_is_one_condition_over_the_index_only(cc_index, condition, message):
     where, _ = cc_index
-    with pytest.raises(QueryError) as ei:
+    with pytest.raises(IndexError_) as ei:
         read_index(str(where / "table"), where=condition)
     assert message in str(ei.value)
 

@@ -88,7 +88,7 @@ def test_output_to_bucket_equals_local(s3, local_run):
     assert summary.exit_code == 0
     expected = local_parts(local_run)
     assert s3_parts(out) == expected
-    assert sorted(storage.listdir(out)) == sorted([*expected, "_done", "_run.json"])
+    assert sorted(storage.listdir(out)) == sorted([*expected, "_done", "_inputs", "_run.json"])
     for name in storage.listdir(storage.join(out, "_done")):
         assert _no_times(s3_json(storage.join(out, "_done", name))) == _no_times(_local_marker(local_run, name))
     with open(os.path.join(local_run, "_run.json"), encoding="utf-8") as f:

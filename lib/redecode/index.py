@@ -114,31 +114,39 @@ def read_index(index: str | list[str], *, prefix: str | None = None, where: str 
 
     Raises :class:`FileNotFoundError` for an index that does not exist (or a directory holding
     none), :class:`IndexError_` for one that cannot be read (its file and line in the message),
-    :class:`redecode.query.QueryError` for a ``where`` DuckDB refuses.
+    :class:`IndexError_` too for a ``where`` DuckDB refuses (its words in the message).
     """
     import pyarrow as pa  # noqa: PLC0415 - the grouping's arrays
 
     specs = [index] if isinstance(index, str) else list(index)
     sources = [src for spec in specs for src in _expand(spec)]
-    tables, parquet = [], []
+    texts, parquet = [], []
     for src in sources:
         with storage.open_input(src) as fh:
             magic = fh.read(4)
         if magic == b"PAR1":
             parquet.append(src)
         else:
-            tables.append(_text_table(src))
+            texts.append((src, _text_rows(src)))
     if where is not None:
-        from .query import select_index  # noqa: PLC0415 - DuckDB, for --where only
+        from .query import QueryError, select_index  # noqa: PLC0415 - DuckDB, for --where only
 
-        table = select_index(where, parquet=parquet, tables=tables)
+        try:
+            table = select_index(where, parquet=parquet, tables=[_text_table(src, rows) for src, rows in texts])
+        except QueryError as exc:
+            raise IndexError_(str(exc)) from None
+        files, entries = _group_table(table, prefix), table.num_rows
+    elif parquet:
+        import pyarrow as pa  # noqa: PLC0415
+
+        table = pa.concat_tables([_text_table(src, rows).select((*LOCATION_COLUMNS, "_source")) for src, rows in texts]
+                                 + [_parquet_locations(src) for src in parquet], promote_options="permissive")
+        files, entries = _group_table(table, prefix), table.num_rows
     else:
-        table = pa.concat_tables([t.select((*LOCATION_COLUMNS, "_source")) for t in tables]
-                                 + [_parquet_locations(src) for src in parquet],
-                                 promote_options="permissive") if tables or parquet else None
-    files = _group(table, prefix, sources) if table is not None else ()
-    return Index(files=files, entries=0 if table is None else table.num_rows, sources=tuple(sources),
-                 where=where, prefix=prefix)
+        # text indexes alone: grouped here, without Arrow's compute functions (their import alone
+        # costs more than reading a small index)
+        files, entries = _group_rows(texts, prefix), sum(len(rows) for _, rows in texts)
+    return Index(files=files, entries=entries, sources=tuple(sources), where=where, prefix=prefix)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -183,11 +191,8 @@ def _lines(src: str) -> Iterator[bytes]:
             raise IndexError_(f"--index {src}: a gzip index that does not inflate ({exc})") from None
 
 
-def _text_table(src: str):
-    """A CDX or CDXJ index as an Arrow table with Common Crawl's column names, plus ``_source``
-    (the index file, for relative file names)."""
-    import pyarrow as pa  # noqa: PLC0415
-
+def _text_rows(src: str) -> list[dict]:
+    """A CDX or CDXJ index's lines as dicts with Common Crawl's column names."""
     rows: list[dict] = []
     letters: list[str] | None = None
     for number, line in enumerate(_lines(src), 1):
@@ -209,6 +214,14 @@ def _text_table(src: str):
             rows.append(_cdx_row(src, number, decoded.split(" "), letters))
     if not rows:
         raise IndexError_(f"--index {src}: no index line in it (a CDX or CDXJ index, or Parquet)")
+    return rows
+
+
+def _text_table(src: str, rows: list[dict]):
+    """The rows of a CDX or CDXJ index (:func:`_text_rows`) as an Arrow table, plus ``_source``
+    (the index file, for relative file names)."""
+    import pyarrow as pa  # noqa: PLC0415
+
     names: dict[str, None] = dict.fromkeys(LOCATION_COLUMNS)  # (a 9-field CDX has no length)
     for row in rows:
         names.update(dict.fromkeys(row))
@@ -294,13 +307,32 @@ def _parquet_locations(src: str):
 # grouping per file
 
 
-def _group(table, prefix: str | None, sources: list[str]) -> tuple[tuple[str, Spans], ...]:
+def _resolve(name: str, prefix: str | None, source: str) -> str:
+    """The path or URL of file ``name`` of the index ``source`` (see the module docstring)."""
+    found = list_entry(name, prefix, _folder(source))
+    # a local path as a full run is given it: "cdxj/../warcs/x.warc.gz" is "warcs/x.warc.gz"
+    return found if storage.is_remote(found) or found.startswith("file://") else os.path.normpath(found)
+
+
+def _group_rows(texts: list[tuple[str, list[dict]]], prefix: str | None) -> tuple[tuple[str, Spans], ...]:
+    """``(path, Spans)`` per file the rows of text indexes name, by path."""
+    by_path: dict[str, list[tuple[int, int | None]]] = {}
+    resolved: dict[tuple[str, str], str] = {}
+    for src, rows in texts:
+        for row in rows:
+            name = row["warc_filename"]
+            path = resolved.get((src, name))
+            if path is None:
+                path = resolved[(src, name)] = _resolve(name, prefix, src)
+            by_path.setdefault(path, []).append((row["warc_record_offset"], row.get("warc_record_length")))
+    return tuple((path, Spans.of(pairs)) for path, pairs in sorted(by_path.items()))
+
+
+def _group_table(table, prefix: str | None) -> tuple[tuple[str, Spans], ...]:
     """``(path, Spans)`` per file of ``table`` (location columns and ``_source``), by path."""
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
 
-    if "_source" not in table.column_names:
-        table = table.append_column("_source", pa.array([sources[0] if sources else ""] * table.num_rows))
     table = table.combine_chunks()
     names = table.column("warc_filename")
     if names.null_count:
@@ -314,9 +346,7 @@ def _group(table, prefix: str | None, sources: list[str]) -> tuple[tuple[str, Sp
     path_of = {}
     for key in distinct:
         source, _, name = key.partition("\n")
-        found = list_entry(name, prefix, _folder(source))
-        # a local path as a full run is given it: "cdxj/../warcs/x.warc.gz" is "warcs/x.warc.gz"
-        path_of[key] = found if storage.is_remote(found) or found.startswith("file://") else os.path.normpath(found)
+        path_of[key] = _resolve(name, prefix, source)
     paths = pa.array([path_of[k] for k in distinct], pa.string())
     table = pa.table({
         "path": pc.take(paths, pc.index_in(keys, pa.array(distinct, pa.string()))),

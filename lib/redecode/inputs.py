@@ -319,7 +319,7 @@ def list_entry(name: str, prefix: str | None, base: str) -> str:
     return storage.join(base, name) if base else name
 
 
-def _expand_remote(url: str, not_read: list[str]) -> list[str]:
+def _expand_remote(url: str, not_read: list[str], listed: dict[str, dict] | None = None) -> list[str]:
     def split(names: list[str]) -> list[str]:
         keep = []
         for f in names:
@@ -329,29 +329,39 @@ def _expand_remote(url: str, not_read: list[str]) -> list[str]:
                 not_read.append(f)
         return keep
 
+    def under(prefix: str) -> list[str]:
+        details = storage.find_details(prefix)
+        if listed is not None:
+            listed.update(details)
+        return list(details)
+
     if _GLOB_CHARS & set(url.partition("://")[2]):
         found = []
         for m in storage.glob(url):
-            found.extend(split(storage.find(m) if storage.isdir(m) else [m]))
+            found.extend(split(under(m) if storage.isdir(m) else [m]))
         if not found:
             raise FileNotFoundError(f"no input file matches {url!r}")
         return found
     if storage.isfile(url):
         return [url]
     if storage.isdir(url):
-        found = split(storage.find(url))
+        found = split(under(url))
         if found:
             return found
     raise FileNotFoundError(f"no input file matches {url!r}")
 
 
 def expand_inputs(inputs: Iterable[str | os.PathLike[str]], not_read: list[str] | None = None,
-                  unreadable: dict[str, str] | None = None, *, list_prefix: str | None = None) -> list[str]:
+                  unreadable: dict[str, str] | None = None, *, list_prefix: str | None = None,
+                  listed: dict[str, dict] | None = None) -> list[str]:
     """Expand command-line inputs to a sorted, de-duplicated list of paths and URLs (see the module
     docstring). Files that directories, prefixes and globs held under other names that still look
     like archives are appended to ``not_read`` when it is given; directories and files that could
     not be read go to ``unreadable`` (path -> error) and ``not_read``. ``list_prefix`` is prepended
-    to every line of the ``@LIST`` files.
+    to every line of the ``@LIST`` files. ``listed``, when given, gets the listing's entry of every
+    object found under a remote prefix or glob (URL -> ``size``, ``ETag``...:
+    :func:`redecode.storage.find_details`), which a rerun compares with its markers instead of
+    asking about each object again.
 
     Raises :class:`FileNotFoundError` for an input that matches nothing, :class:`ValueError` for
     an ``@LIST`` that is not a list of paths.
@@ -364,7 +374,7 @@ def expand_inputs(inputs: Iterable[str | os.PathLike[str]], not_read: list[str] 
         if s.startswith("@"):
             found.update(_list_file_entries(s[1:], list_prefix))
         elif storage.is_remote(s):
-            found.update(_expand_remote(s, other))
+            found.update(_expand_remote(s, other, listed))
         else:
             local.append(storage.local_path(s))
     if local:

@@ -41,6 +41,7 @@ from .inputs import expand_inputs, outside
 from .record import DEFAULT_MAX_RECORD_BYTES, ArchiveRecord, Spans, synthetic_record_id
 from .row import NO_RECORD_TYPE, ROW_RECORD_TYPES, record_row
 from .rules import DEFAULT_RULES, RULES, Rules, as_rules
+from .layout import FLAT, Layout, PartSequence
 from .rundir import (
     FILES_NOT_READ_LISTED,
     RunClock,
@@ -50,11 +51,16 @@ from .rundir import (
     RunSummary,
     Shard,
     ShardCounts,
+    Task,
     completion_marker,
     files_not_read,
     input_size,
     part_stem,
     publish_shard,
+    publish_task,
+    shard_markers,
+    task_key,
+    task_marker,
     write_marker,
 )
 from .selection import ALL, Selection
@@ -63,9 +69,9 @@ from .writer import PartWriter
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "DEFAULT_MAX_RECORD_BYTES", "DEFAULT_SHARD_BYTES", "plan", "plan_shards", "plan_spans", "process_archive",
-    "process_records", "process_shard", "process_spans",
-    "run", "run_shard",
+    "DEFAULT_MAX_RECORD_BYTES", "DEFAULT_SHARD_BYTES", "plan", "plan_shards", "plan_spans", "plan_tasks",
+    "process_archive", "process_records", "process_shard", "process_spans", "process_task", "read_shard",
+    "run", "run_shard", "run_task",
     # the names a run's callers use, from the modules that own them
     "FILES_NOT_READ_LISTED", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "RunDirectoryConflict", "RunDirectoryLocked",
     "RunSummary", "Shard", "part_stem", "record_row",
@@ -261,7 +267,7 @@ def plan_spans(spans: Spans, *, shard_bytes: int | None = None) -> list[Spans]:
 def plan(inputs: list[str], out: str, *, shard_bytes: int | None = None,
          not_read: list[str] | None = None, unreadable: dict[str, str] | None = None,
          list_prefix: str | None = None, whole_files: bool = False,
-         index: Index | None = None) -> tuple[list[str], list[Shard]]:
+         index: Index | None = None, listed: dict[str, dict] | None = None) -> tuple[list[str], list[Shard]]:
     """``(paths, shards)``: ``inputs`` expanded (:func:`redecode.inputs.expand_inputs`, with
     ``list_prefix`` before every ``@LIST`` line) without the files inside the run directory
     ``out``, and their shards (:func:`plan_shards`; one per input with ``whole_files``, as a run
@@ -280,7 +286,7 @@ def plan(inputs: list[str], out: str, *, shard_bytes: int | None = None,
                   for path, spans in index.files
                   for i, part in enumerate([spans] if whole_files else plan_spans(spans, shard_bytes=shard_bytes))]
         return paths, shards
-    paths = outside(expand_inputs(inputs, not_read, unreadable, list_prefix=list_prefix), out)
+    paths = outside(expand_inputs(inputs, not_read, unreadable, list_prefix=list_prefix, listed=listed), out)
     shards = [Shard(path, index, start, end)
               for path in paths
               for index, (start, end) in enumerate([(0, None)] if whole_files
@@ -292,17 +298,18 @@ def plan(inputs: list[str], out: str, *, shard_bytes: int | None = None,
 # one shard
 
 
-def process_shard(
+def read_shard(
     shard: Shard,
-    out: str,
+    write: Callable[[dict], None],
     rules: Rules,
     max_record_bytes: int,
     on_bytes: Callable[[int], None] | None = None,
     selection: Selection = ALL,
     row_limit: int | None = None,
 ) -> dict:
-    """Decode one shard into its part in directory ``out`` and write its completion marker there;
-    return the marker dict. ``on_bytes(n)``: progress, bytes (default: the executor's
+    """Decode one shard, handing each row to ``write(row)`` (a part's writer), and return its
+    completion marker (:func:`redecode.rundir.completion_marker`; ``part`` its part in the flat
+    layout). ``on_bytes(n)``: progress, bytes (default: the executor's
     :func:`redecode.executors.progress_reporter`). ``selection``'s sample is applied; reading
     stops after ``row_limit`` rows (outcome ``limited``).
 
@@ -312,7 +319,7 @@ def process_shard(
     ``error_offset``): the outcome is ``damaged``, or ``truncated`` when the file is also cut short. Whatever goes wrong while *reading*
     (the archive, the file system under it, or a bug in a reader) is the shard's outcome, so it
     costs this input only; an error *writing* ``out`` (:class:`redecode.storage.OutputError`: disk
-    full...) propagates, and the part is not published.
+    full...) propagates (raised by ``write``).
     """
     counts = ShardCounts()
     outcome, error, error_offset = "complete", None, None
@@ -324,48 +331,43 @@ def process_shard(
     # before reading: a rerun compares it with the file then, and reads the file again if it changed
     # (even while this shard was being read)
     fingerprint = storage.fingerprint(shard.path)
-    with PartWriter(
-        os.path.join(out, part_stem(shard.path, shard.index) + ".parquet"),
-        extra_metadata={"redecode.rules": rules.name, "redecode.rules_digest": rules.digest},
-    ) as writer:
-        if shard.spans is not None:
-            rows = process_spans(shard.path, shard.spans, rules, max_record_bytes=max_record_bytes, counts=counts,
-                                 on_bytes=on_bytes, boundary=boundary, selection=selection, row_limit=row_limit,
-                                 utf8_text=True)
-        else:
-            rows = process_archive(shard.path, rules, max_record_bytes=max_record_bytes, start=shard.start,
-                                   end=shard.end, counts=counts, on_bytes=on_bytes, boundary=boundary,
-                                   selection=selection, row_limit=row_limit, utf8_text=True)
-        write = writer.write
-        while True:
-            try:
-                row = next(rows)
-            except StopIteration:
-                if boundary.get("limited"):
-                    outcome = "limited"
+    if shard.spans is not None:
+        rows = process_spans(shard.path, shard.spans, rules, max_record_bytes=max_record_bytes, counts=counts,
+                             on_bytes=on_bytes, boundary=boundary, selection=selection, row_limit=row_limit,
+                             utf8_text=True)
+    else:
+        rows = process_archive(shard.path, rules, max_record_bytes=max_record_bytes, start=shard.start,
+                               end=shard.end, counts=counts, on_bytes=on_bytes, boundary=boundary,
+                               selection=selection, row_limit=row_limit, utf8_text=True)
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            if boundary.get("limited"):
+                outcome = "limited"
+            break
+        except ArchiveError as exc:
+            if shard.spans is not None:  # the file could not be opened: none of its records read
+                outcome, error, error_offset = "error", str(exc), exc.offset
                 break
-            except ArchiveError as exc:
-                if shard.spans is not None:  # the file could not be opened: none of its records read
-                    outcome, error, error_offset = "error", str(exc), exc.offset
-                    break
-                # "error": nothing could be read at all (not an archive, unreadable); "truncated":
-                # the rows before the damage are kept.
-                # Nothing read: no record at all, or the damage is at the file's first record
-                # (offset 0: a file gzipped as one stream, a first record with no Content-Length) and
-                # no row came before it.
-                nothing = shard.start == 0 and (
-                    counts.records_total == 0 or (exc.offset == 0 and counts.records_seen == 0)
-                )
-                outcome, error, error_offset = ("error" if nothing else "truncated"), str(exc), exc.offset
-                break
-            except OSError as exc:  # reading the input (EIO, a file gone from under us)
-                outcome, error = "error", f"{shard.path}: {exc.strerror or exc}"
-                break
-            except Exception as exc:  # noqa: BLE001 - a reader's bug must cost this input, not the run
-                outcome, error = "error", (f"{shard.path}: unexpected error while reading "
-                                           f"({type(exc).__name__}: {exc}); please report it")
-                break
-            write(row)  # outside the try: an error writing the part is not the input's
+            # "error": nothing could be read at all (not an archive, unreadable); "truncated":
+            # the rows before the damage are kept.
+            # Nothing read: no record at all, or the damage is at the file's first record
+            # (offset 0: a file gzipped as one stream, a first record with no Content-Length) and
+            # no row came before it.
+            nothing = shard.start == 0 and (
+                counts.records_total == 0 or (exc.offset == 0 and counts.records_seen == 0)
+            )
+            outcome, error, error_offset = ("error" if nothing else "truncated"), str(exc), exc.offset
+            break
+        except OSError as exc:  # reading the input (EIO, a file gone from under us)
+            outcome, error = "error", f"{shard.path}: {exc.strerror or exc}"
+            break
+        except Exception as exc:  # noqa: BLE001 - a reader's bug must cost this input, not the run
+            outcome, error = "error", (f"{shard.path}: unexpected error while reading "
+                                       f"({type(exc).__name__}: {exc}); please report it")
+            break
+        write(row)  # outside the try: an error writing the part is not the input's
     damaged = [d.to_json() for d in boundary.get("damaged", ())]
     if shard.spans is not None:
         # every record read was at a span; a span gave no record when it could not be read there
@@ -407,11 +409,75 @@ def process_shard(
         damaged=damaged,
         selection=selection, row_limit=row_limit,
     )
-    write_marker(out, marker)
     log.info("%s [%s, %s): %s, %d rows (%d decoded, %d skipped, %d failed) in %.1f s", shard.path, shard.start,
              "end" if shard.end is None else shard.end, outcome, counts.records_seen, counts.decoded,
              counts.skipped, counts.failed, marker["wall_seconds"])
     return marker
+
+
+def process_shard(
+    shard: Shard,
+    out: str,
+    rules: Rules,
+    max_record_bytes: int,
+    on_bytes: Callable[[int], None] | None = None,
+    selection: Selection = ALL,
+    row_limit: int | None = None,
+) -> dict:
+    """Decode one shard into its part in directory ``out`` (the flat layout's
+    ``<archive name>.<8 hex>.<shard>.parquet``) and write its completion marker there, after the
+    part; return the marker (:func:`read_shard`, whose arguments these are)."""
+    with PartWriter(
+        os.path.join(out, part_stem(shard.path, shard.index) + ".parquet"),
+        extra_metadata=_part_metadata(rules),
+    ) as writer:
+        marker = read_shard(shard, writer.write, rules, max_record_bytes, on_bytes, selection, row_limit)
+    write_marker(out, marker)
+    return marker
+
+
+def process_task(
+    task: Task,
+    out: str,
+    rules: Rules,
+    max_record_bytes: int,
+    layout: Layout = FLAT,
+    on_bytes: Callable[[int], None] | None = None,
+    selection: Selection = ALL,
+    row_limit: int | None = None,
+) -> dict:
+    """Decode one task's shards into directory ``out`` and write its completion marker there,
+    after its parts; return the marker. The flat ``layout``: :func:`process_shard` of its one
+    shard. A bounded one (:mod:`redecode.layout`): the shards' rows, in task order, through one
+    :class:`redecode.layout.PartSequence` (parts cut to size, partition folders), and the task's
+    marker (:func:`redecode.rundir.task_marker`: the parts and each shard's marker)."""
+    if layout.flat:
+        (shard,) = task.shards
+        return process_shard(shard, out, rules, max_record_bytes, on_bytes, selection, row_limit)
+    with PartSequence(out, task.key, layout, extra_metadata=_part_metadata(rules)) as parts:
+        markers = [read_shard(shard, parts.write, rules, max_record_bytes, on_bytes, selection, row_limit)
+                   for shard in task.shards]
+        names = parts.close()
+    marker = task_marker(task, layout, names, markers)
+    write_marker(out, marker)
+    return marker
+
+
+def _part_metadata(rules: Rules) -> dict[str, str]:
+    return {"redecode.rules": rules.name, "redecode.rules_digest": rules.digest}
+
+
+def run_task(task: Task, *, out: str, rules: Rules, max_record_bytes: int, staged: bool,
+             selection: Selection = ALL, row_limit: int | None = None, layout: Layout = FLAT) -> dict:
+    """The per-task function every executor runs: :func:`process_task` (with ``layout``,
+    ``selection`` and ``row_limit``), published into run directory ``out``
+    (:func:`redecode.rundir.publish_task`: staged for executors whose attempts may run twice and for
+    URLs). Returns the task's marker (a shard's in the flat layout). Errors reading the archives are
+    in the markers (``outcome``); other exceptions propagate (Spark retries the task)."""
+    return publish_task(out, task.key,
+                        lambda directory: process_task(task, directory, rules, max_record_bytes, layout,
+                                                       selection=selection, row_limit=row_limit),
+                        staged=staged)
 
 
 def run_shard(shard: Shard, *, out: str, rules: Rules, max_record_bytes: int, staged: bool,
@@ -447,8 +513,14 @@ def run(
     selection: Selection = ALL,
     list_prefix: str | None = None,
     index: Index | None = None,
+    layout: Layout = FLAT,
 ) -> RunSummary:
     """Re-decode every record of ``inputs`` into run directory ``out``; return the summary.
+
+    ``layout`` (:class:`redecode.layout.Layout`: ``--max-part-bytes``, ``--max-part-rows``,
+    ``--partition-by``): how the rows are cut into parts; the default is one part per shard. Any
+    other groups consecutive shards into tasks (:func:`plan_tasks`) whose rows are written as parts
+    of a bounded size, in Hive-style partition folders; a run directory holds one layout.
 
     ``index`` (:func:`redecode.index.read_index`; ``inputs`` then empty): re-decode only the records
     it selects, each read by its offset and length, grouped per file in offset order (shards of
@@ -487,36 +559,48 @@ def run(
     limited = selection.limit is not None
     not_read: list[str] = []
     unreadable: dict[str, str] = {}
+    listed: dict[str, dict] = {}
     paths, shards = plan(inputs, out, shard_bytes=shard_bytes, not_read=not_read, unreadable=unreadable,
-                         list_prefix=list_prefix, whole_files=limited, index=index)
+                         list_prefix=list_prefix, whole_files=limited, index=index, listed=listed)
     log.info("%d input(s), %d shard(s) -> %s", len(paths), len(shards), out)
     local = isinstance(executor, Local)
-    with RunDirectory(out, rules, force=force, foreign="refuse" if local else "redo", selection=selection) as rd:
-        state = rd.resume(shards, max_record_bytes) if not force else None
+    with RunDirectory(out, rules, force=force, foreign="refuse" if local else "redo", selection=selection,
+                      layout=layout) as rd:
+        if force:
+            rd.forget(shards)
+        state = rd.resume(shards, max_record_bytes, listed) if not force else None
         markers = state.markers if state is not None else {}
-        shard_fn = functools.partial(run_shard, out=out, rules=rules, max_record_bytes=max_record_bytes,
-                                     staged=executor.staged or storage.is_remote(out), selection=selection)
+        task_fn = functools.partial(run_task, out=out, rules=rules, max_record_bytes=max_record_bytes,
+                                    staged=executor.staged or storage.is_remote(out), selection=selection,
+                                    layout=layout)
+        sizes = {url: int(entry.get("size") or 0) for url, entry in listed.items()}
         if limited:
             all_paths = paths
-            shards, results, skipped = _run_in_order(shards, markers, shard_fn, executor, selection.limit,
-                                                     on_progress, out)
+            shards, results, skipped = _run_in_order(shards, markers, task_fn, executor, selection.limit,
+                                                     on_progress, out, layout, rd)
             paths = sorted({s.path for s in shards})
             todo, redone = results, []
+            tasks_run = len(results)
             rd.remove_stale_parts(all_paths, shards)  # parts of inputs a limit no longer reaches
         else:
             todo = [s for s in shards if (s.path, s.index) not in markers]
-            log.info("%d shard(s) complete in %s, %d to do", len(shards) - len(todo), out, len(todo))
+            tasks = plan_tasks(todo, layout, shard_bytes=shard_bytes, sizes=sizes)
+            log.info("%d shard(s) complete in %s, %d to do in %d task(s)", len(shards) - len(todo), out, len(todo),
+                     len(tasks))
             progress = _progress(shards, markers, on_progress)
-            results = map_shards(shard_fn, todo, executor, on_progress=progress,
-                                 description=f"redecode {len(todo)} shard(s) -> {out}")
+            done_tasks = map_shards(task_fn, tasks, executor, on_progress=progress,
+                                    description=f"redecode {len(todo)} shard(s) -> {out}")
+            results = _record(rd, done_tasks, markers)
             # an input whose shards did not meet exactly is redone whole
-            markers.update(((m["path"], m["shard"]), m) for m in results)
             shards, redone = rd.redo_bad_boundaries(shards, markers)
             if redone:
-                log.info("%d input(s) redone as one shard (their shards did not meet)", len(redone))
-            more = map_shards(shard_fn, redone, executor, description=f"redecode {len(redone)} shard(s) -> {out}")
-            markers.update(((m["path"], m["shard"]), m) for m in more)
-            results += more
+                log.info("%d shard(s) redone (an input cut into shards that did not meet is read as one)",
+                         len(redone))
+            more_tasks = plan_tasks(redone, layout, shard_bytes=shard_bytes, sizes=sizes)
+            more = map_shards(task_fn, more_tasks, executor,
+                              description=f"redecode {len(redone)} shard(s) -> {out}")
+            results += _record(rd, more, markers)
+            tasks_run = len(done_tasks) + len(more)
             skipped = len(shards) - len(todo) - len(redone)
             if progress is not None:
                 progress(None)
@@ -534,7 +618,7 @@ def run(
             manifest["cpu_seconds"] = round(manifest["cpu_seconds"] + task_cpu, 3)
             manifest["executor"] = dict(
                 executor.info,
-                tasks=len(results),
+                tasks=tasks_run,
                 shards_skipped=skipped,
                 task_wall_seconds=round(sum(m.get("wall_seconds", 0.0) for m in results), 3),
                 task_cpu_seconds=round(task_cpu, 3),
@@ -559,13 +643,13 @@ def run(
     )
 
 
-def _run_in_order(shards: list[Shard], markers: dict, shard_fn, executor: Executor, limit: int,
-                  on_progress: Callable[[int, int], None] | None, out: str
-                  ) -> tuple[list[Shard], list[dict], int]:
-    """Run ``shards`` (one per input) one after the other, each given the rows still to take out of
-    ``limit``, until ``limit`` rows are written; a shard with a current marker made with the same
-    row limit is not run again. Returns ``(shards reached, markers of the shards run, shards
-    skipped as complete)``; ``markers`` gets every reached shard's marker."""
+def _run_in_order(shards: list[Shard], markers: dict, task_fn, executor: Executor, limit: int,
+                  on_progress: Callable[[int, int], None] | None, out: str, layout: Layout,
+                  rd: RunDirectory) -> tuple[list[Shard], list[dict], int]:
+    """Run ``shards`` (one per input, each its own task) one after the other, each given the rows
+    still to take out of ``limit``, until ``limit`` rows are written; a shard with a current marker
+    made with the same row limit is not run again. Returns ``(shards reached, markers of the
+    shards run, shards skipped as complete)``; ``markers`` gets every reached shard's marker."""
     remaining = limit
     reached: list[Shard] = []
     results: list[dict] = []
@@ -580,9 +664,10 @@ def _run_in_order(shards: list[Shard], markers: dict, shard_fn, executor: Execut
         if marker is not None and marker.get("row_limit") == remaining:
             skipped += 1
         else:
-            marker = map_shards(functools.partial(shard_fn, row_limit=remaining), [shard], executor,
-                                description=f"redecode {shard.path} (at most {remaining} rows) -> {out}")[0]
-            markers[key] = marker
+            (task,) = plan_tasks([shard], layout, group=False)
+            done = map_shards(functools.partial(task_fn, row_limit=remaining), [task], executor,
+                              description=f"redecode {shard.path} (at most {remaining} rows) -> {out}")
+            (marker,) = _record(rd, done, markers)
             results.append(marker)
         reached.append(shard)
         remaining -= marker["rows"]
@@ -591,6 +676,55 @@ def _run_in_order(shards: list[Shard], markers: dict, shard_fn, executor: Execut
     for key in [k for k in markers if k[0] not in {s.path for s in reached}]:
         del markers[key]
     return reached, results, skipped
+
+
+def _record(rd: RunDirectory, done: list[dict], markers: dict) -> list[dict]:
+    """The shard markers of the tasks ``done`` (their markers, as the per-task function returned
+    them), recorded in ``rd`` and in ``markers`` (by ``(path, shard)``)."""
+    rd.add(done)
+    shard_list = [m for marker in done for m in shard_markers(marker)]
+    markers.update(((m["path"], m["shard"]), m) for m in shard_list)
+    return shard_list
+
+
+def plan_tasks(shards: list[Shard], layout: Layout, *, shard_bytes: int | None = None,
+               sizes: dict[str, int] | None = None, group: bool = True) -> list[Task]:
+    """The tasks ``shards`` are run in: in the flat ``layout`` one per shard (its key the shard's
+    part stem); in a bounded one, consecutive shards (in the order given, input order) up to
+    :meth:`redecode.layout.Layout.task_bytes` of input each (an index's records count their
+    lengths; a whole file its size, from ``sizes`` (URL -> bytes, a listing's) or the local file
+    system, else as much as a task takes), so that many small inputs share a task and its parts,
+    each task keyed by :func:`redecode.rundir.task_key`. ``group`` False: one task per shard
+    (a run under ``--limit`` runs them one by one)."""
+    if layout.flat:
+        return [Task(part_stem(s.path, s.index), (s,)) for s in shards]
+    budget = layout.task_bytes(shard_bytes or DEFAULT_SHARD_BYTES)
+    groups: list[list[Shard]] = []
+    taken = 0
+    for shard in shards:
+        n = _shard_bytes(shard, sizes or {}, budget)
+        if not groups or not group or taken + n > budget:
+            groups.append([])
+            taken = 0
+        groups[-1].append(shard)
+        taken += n
+    return [Task(task_key(g, layout), tuple(g)) for g in groups]
+
+
+def _shard_bytes(shard: Shard, sizes: dict[str, int], budget: int) -> int:
+    """Bytes of input ``shard`` reads, as far as known without a request (see :func:`plan_tasks`)."""
+    if shard.spans is not None:
+        return shard.spans.bytes
+    if shard.end is not None:
+        return shard.end - shard.start
+    if shard.path in sizes:
+        return max(sizes[shard.path] - shard.start, 0)
+    if not storage.is_remote(shard.path):
+        try:
+            return max(os.path.getsize(storage.local_path(shard.path)) - shard.start, 0)
+        except OSError:
+            return 0
+    return budget
 
 
 def _progress(shards: list[Shard], markers: dict, on_progress: Callable[[int, int], None] | None):

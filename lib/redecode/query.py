@@ -61,7 +61,8 @@ from wcwidth import wcswidth, wcwidth
 import pyarrow as pa
 
 from . import storage
-from .rundir import MANIFEST
+from .layout import parse_partition_folder
+from .rundir import MANIFEST, list_parts, manifest_inputs
 from .schema import COLUMNS, PROVENANCE_COLUMNS, SCHEMA, check_schema_version
 from .storage import path_text
 
@@ -82,6 +83,7 @@ __all__ = [
     "render_table",
     "wrap",
     "use_storage",
+    "parquet_source",
     "select_index",
     "REPORT_SECTIONS",
 ]
@@ -137,11 +139,15 @@ def load_run(path: str) -> RunDir:
         raise QueryError(f"{path}: no such run directory (give the --out DIR of `redecode run`)")
     else:
         names = sorted(os.listdir(path))
-    parts = tuple(
-        storage.join(path, name)
-        for name in names
-        if name.endswith(".parquet") and not name.startswith(".")
-    )
+    if any(parse_partition_folder(name) for name in names):
+        # a bounded layout with Hive-style partition folders (redecode.layout): their parts too
+        parts = tuple(storage.join(path, name) for name in list_parts(path))
+    else:
+        parts = tuple(
+            storage.join(path, name)
+            for name in names
+            if name.endswith(".parquet") and not name.startswith(".")
+        )
     manifest = None
     manifest_path = storage.join(path, MANIFEST_NAME)
     if MANIFEST_NAME in names:
@@ -202,6 +208,16 @@ def _duckdb_type(column: str) -> str:
     return _DUCKDB_TYPES[SCHEMA.field(column).type]
 
 
+def parquet_source(files: Sequence[str], options: str = "") -> str:
+    """DuckDB's ``read_parquet([...], union_by_name=true[, options])`` of the part files ``files``,
+    with ``hive_partitioning=true`` when a part lies in a Hive-style partition folder (a bounded
+    layout's ``COLUMN=VALUE/``, :mod:`redecode.layout`): the part lacks that column and DuckDB adds
+    it from the folder (null for ``__HIVE_DEFAULT_PARTITION__``)."""
+    hive = any(parse_partition_folder(f.rstrip("/").rsplit("/", 2)[-2]) for f in files if f.count("/") >= 1)
+    extra = (", hive_partitioning=true" if hive else "") + (f", {options}" if options else "")
+    return "read_parquet([" + ", ".join(sql_string(f) for f in files) + "], union_by_name=true" + extra + ")"
+
+
 def sql_string(value: str) -> str:
     """*value* as an SQL string literal (single quotes, inner quotes doubled), for DuckDB."""
     return "'" + value.replace("'", "''") + "'"
@@ -212,7 +228,7 @@ def _parts_select(con: duckdb.DuckDBPyConnection, run: RunDir, columns: Sequence
     if not run.parts:
         cols = ", ".join(f"NULL::{_duckdb_type(c)} AS {c}" for c in columns)
         return f"SELECT {cols}, {sql_string(run.path)} AS run WHERE false"
-    source = "read_parquet([" + ", ".join(sql_string(p) for p in run.parts) + "], union_by_name=true)"
+    source = parquet_source(run.parts)
     present = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
     cols = ", ".join(
         (f"CAST({c} AS {_duckdb_type(c)}) AS {c}" if c in present else f"NULL::{_duckdb_type(c)} AS {c}")
@@ -254,7 +270,7 @@ def _runs_table(runs: Sequence[RunDir]) -> pa.Table:
         if not m:
             continue
         rules = m.get("rules") or {}
-        for inp in m.get("inputs") or ():
+        for inp in manifest_inputs(run.path, m):
             counts = inp.get("counts") or {}
             rows.append(
                 {

@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 from redecode.executors import FORWARDED_ENV, Spark
 from redecode.index import Index
+from redecode.layout import FLAT, Layout
 from redecode.job import run, run_shard
 from redecode.record import DEFAULT_MAX_RECORD_BYTES
 from redecode.rules import DEFAULT_RULES, Rules, as_rules
@@ -61,19 +62,22 @@ def run_spark(
     selection: Selection = ALL,
     list_prefix: str | None = None,
     index: Index | None = None,
+    layout: Layout = FLAT,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> RunSummary:
     """Re-decode every record of ``inputs`` into run directory ``out`` on Spark; return the summary.
 
     :func:`redecode.job.run` with :class:`redecode.executors.Spark` (``master``, ``app_name``,
     ``spark_conf``, ``forward_env`` as there; ``master="inline"`` runs the tasks in this process
-    without Spark); ``selection``, ``list_prefix`` and ``index`` as for ``run``. Raises what ``run`` raises, :class:`ImportError` without pyspark (or without
+    without Spark); ``selection``, ``list_prefix``, ``index``, ``layout`` and ``on_progress`` as for
+    ``run``. Raises what ``run`` raises, :class:`ImportError` without pyspark (or without
     fsspec/s3fs for URLs), and Spark's error when a task fails for good (shards completed before
     it keep their markers, so a rerun resumes).
     """
     executor = Spark(master, app_name=app_name, conf=spark_conf, forward_env=forward_env)
     return run(inputs, out, rules=rules, force=force, max_record_bytes=max_record_bytes,
                shard_bytes=shard_bytes, on_error=on_error, executor=executor, selection=selection,
-               list_prefix=list_prefix, index=index)
+               list_prefix=list_prefix, index=index, layout=layout, on_progress=on_progress)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ extra) never imports fsspec and behaves exactly as before.
 | stream an archive, or read one record by offset (ranged GETs, never a whole download) | `open_input` |
 | the bytes of the records an index or a prior run locates (a local ``pread``, ranged GETs) | `read_range`, `read_ranges` |
 | size, existence, listing | `size`, `exists`, `listdir` |
-| what a completion marker records about an input (size, mtime, hash of its ends) | `fingerprint` |
+| what a completion marker records about an input (size, mtime, hash of its ends; an object's ETag) | `fingerprint` |
+| whether objects changed, without reading them: their listing (size, ETag) | `find_details`, `stat_objects`, `etag_of` |
 | whole small files (markers, manifests, ``@list`` files) | `read_bytes`, `write_bytes` |
 | the temporary name a local file is written under before its rename | `temp_path`, `TMP_PREFIX` |
 | publish a finished local file under its final name | `publish_file` |
@@ -51,8 +52,10 @@ __all__ = [
     "OutputError",
     "RangedReader",
     "ReadStats",
+    "etag_of",
     "exists",
     "find",
+    "find_details",
     "fingerprint",
     "glob",
     "isdir",
@@ -69,6 +72,7 @@ __all__ = [
     "read_ranges",
     "remove",
     "size",
+    "stat_objects",
     "temp_path",
     "storage_options",
     "write_bytes",
@@ -250,12 +254,13 @@ FINGERPRINT_EDGE = 64 * 1024
 def fingerprint(path: str) -> dict | None:
     """What a completion marker records about input ``path`` before it is read, to tell on a
     rerun whether the file is still the one that was read: ``{"size": bytes, "mtime": ...,
-    "sha256": hex}``. ``mtime`` is the modification time in nanoseconds (locally; remotely the
-    object's ``LastModified`` and ``ETag`` as the store gives them); ``sha256`` is over the size
-    (8 bytes, big-endian), the first and the last :data:`FINGERPRINT_EDGE` bytes: a file that grew
-    (records appended), was cut short, was replaced or rewritten at either end differs. Costs one
-    ``stat`` and two 64 KiB reads (two ranged GETs). None when the file cannot be read (its shard
-    then records why)."""
+    "sha256": hex}`` locally; ``mtime`` is the modification time in nanoseconds, ``sha256`` over
+    the size (8 bytes, big-endian), the first and the last :data:`FINGERPRINT_EDGE` bytes: a file
+    that grew (records appended), was cut short, was replaced or rewritten at either end differs.
+    Costs one ``stat`` and two 64 KiB reads. An object (a URL): ``{"size", "mtime"
+    (``LastModified`` and ``ETag`` as the store gives them), "etag"}``, one request (HEAD): its
+    ETag changes with its content, so no byte is read; the hash of both ends as locally only when
+    the store gives no ETag. None when the file cannot be read (its shard then records why)."""
     import hashlib  # noqa: PLC0415
 
     try:
@@ -263,8 +268,11 @@ def fingerprint(path: str) -> dict | None:
             fs, p = filesystem(path)
             info = fs.info(p)
             size = int(info["size"])
+            tag = _etag(info)
             stamp = f"{info.get('LastModified') or info.get('mtime') or info.get('last_modified')}" \
-                    f" {info.get('ETag') or info.get('etag') or ''}".strip()
+                    f" {tag or ''}".strip()
+            if tag is not None:
+                return {"size": size, "mtime": stamp, "etag": tag}
 
             def read(start: int, end: int) -> bytes:
                 return fs.cat_file(p, start=start, end=end) if end > start else b""
@@ -286,6 +294,81 @@ def fingerprint(path: str) -> dict | None:
     except (OSError, ValueError, KeyError):
         return None
     return {"size": size, "mtime": stamp, "sha256": digest.hexdigest()}
+
+
+def _etag(info: dict) -> str | None:
+    tag = info.get("ETag") or info.get("etag")
+    return str(tag) if tag else None
+
+
+def etag_of(state: dict | None) -> str | None:
+    """The ETag a fingerprint (:func:`fingerprint`) or a listing's entry (:func:`stat_objects`)
+    holds, or None: ``etag``, else the last word of a remote ``mtime`` (``"<LastModified>
+    <ETag>"``, as markers made before ``etag`` have it; an ETag is quoted)."""
+    if not state:
+        return None
+    if state.get("etag"):
+        return str(state["etag"])
+    stamp = state.get("mtime")
+    if isinstance(stamp, str) and stamp.endswith('"') and " " in stamp:
+        return stamp.rsplit(" ", 1)[1]
+    return None
+
+
+def stat_objects(urls: list[str], listed: dict[str, dict] | None = None) -> dict[str, dict | None]:
+    """``{url: {"size", "etag"} or None}`` for objects ``urls``, without reading any: from
+    ``listed`` (``{url: listing entry}``, what :func:`find_details` gave) where it has them, else
+    from one listing of each folder holding two or more of them, else one HEAD each (32 at a
+    time). None: no such object."""
+    listed = listed or {}
+    out: dict[str, dict | None] = {}
+    rest = []
+    for url in urls:
+        if url in listed:
+            out[url] = _state(listed[url])
+        else:
+            rest.append(url)
+    by_folder: dict[str, list[str]] = {}
+    for url in rest:
+        by_folder.setdefault(url.rsplit("/", 1)[0], []).append(url)
+    single = []
+    for folder, members in by_folder.items():
+        if len(members) < 2:
+            single.extend(members)
+            continue
+        try:
+            entries = find_details(folder, depth=1)
+        except OSError:
+            entries = {}
+        for url in members:
+            out[url] = _state(entries[url]) if url in entries else None
+
+    def head(url: str) -> dict | None:
+        try:
+            fs, p = filesystem(url)
+            return _state(fs.info(p))
+        except (OSError, ValueError, KeyError):
+            return None
+
+    if single:
+        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+        with ThreadPoolExecutor(max_workers=32) as pool:
+            out.update(zip(single, pool.map(head, single)))
+    return out
+
+
+def _state(info: dict) -> dict:
+    return {"size": int(info.get("size") or 0), "etag": _etag(info)}
+
+
+def find_details(url: str, depth: int | None = None) -> dict[str, dict]:
+    """``{full URL: listing entry}`` of every object under the remote prefix ``url`` (``depth``
+    levels down; None: all), from one (paginated) listing: each entry has ``size`` and, on S3,
+    ``ETag`` and ``LastModified``."""
+    fs, p = filesystem(url)
+    entries = fs.find(p, maxdepth=depth, detail=True)
+    return {fs.unstrip_protocol(name): info for name, info in entries.items() if info.get("type") != "directory"}
 
 
 def exists(path: str) -> bool:

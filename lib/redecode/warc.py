@@ -61,12 +61,14 @@ Deviations (each pinned by the tests named):
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import io
 import logging
 import os
 import re
 import struct
+import sys
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -237,12 +239,31 @@ def _read_block(read, content_length: int, cap: int) -> tuple[bytes, bool]:
 # warcio
 
 
+@contextlib.contextmanager
+def _without_fsspec():
+    """warcio imports fsspec when it is installed (the [s3] extra), only for its own ``open`` of
+    file names, which this module never calls; importing it costs about 0.1 G instructions (a run
+    of a few records read by offset, issue 26's 2% selection, pays it whole). While warcio is
+    imported, fsspec looks absent unless something imported it already; :mod:`redecode.storage`
+    imports it when a URL needs it, as before."""
+    if "fsspec" in sys.modules:
+        yield
+        return
+    sys.modules["fsspec"] = None  # type: ignore[assignment] - "import fsspec" raises ImportError
+    try:
+        yield
+    finally:
+        if sys.modules.get("fsspec", 0) is None:
+            del sys.modules["fsspec"]
+
+
 @functools.cache
 def _quiet_warcio_iterator():
     """warcio's ArchiveIterator without its direct writes to sys.stderr (class built on first use:
-    warcio, and the fsspec it imports, cost ~80 ms of start-up that the FastWARC path never needs)."""
-    from warcio.archiveiterator import ArchiveIterator as _WarcioIterator
-    from warcio.bufferedreaders import DecompressingBufferedReader as _DecompressingBufferedReader
+    warcio costs start-up that the FastWARC path never needs)."""
+    with _without_fsspec():
+        from warcio.archiveiterator import ArchiveIterator as _WarcioIterator
+        from warcio.bufferedreaders import DecompressingBufferedReader as _DecompressingBufferedReader
 
     class _QuietReader(_DecompressingBufferedReader):
         """warcio's reader, keeping the inflate error it would write to sys.stderr in ``inflate_error``.
