@@ -148,7 +148,13 @@ class RunDirectoryLocked(RuntimeError):
 
 class RunDirectoryConflict(RuntimeError):
     """The run directory holds output made under other rules (or by other record -> row code, or
-    with another record selection: ``--limit``, ``--sample``)."""
+    with another record selection: ``--limit``, ``--sample``). The message names both rule sets
+    and the first difference; ``details`` lists every difference (the commands log it at INFO:
+    ``-v``)."""
+
+    def __init__(self, message: str, details: str = "") -> None:
+        super().__init__(message)
+        self.details = details
 
 
 # ---------------------------------------------------------------------------------------------
@@ -747,41 +753,62 @@ class RunDirectory:
         if not self.force:
             rules = self.rules
             shards = [m for t in foreign.values() for m in t["shards"]]
-            names = sorted({f"{m.get('rules')} ({str(m.get('rules_digest'))[:12]}, row code {m.get('row_code_version')}"
-                            f"{_selection_note(Selection.from_json(m.get('selection')))}"
-                            f"{_layout_note(Layout.from_json(m.get('layout')))})"
-                            for m in shards})
+            theirs = sorted({f"{m.get('rules')} ({str(m.get('rules_digest'))[:12]})" for m in shards})
+            differences = self._differences(shards)
+            first = (f" They differ first in {differences[0]}"
+                     + (f", and in {len(differences) - 1} more (-v lists them)" if len(differences) > 1 else "")
+                     + "." if differences else "")
+            kinds = [what for what, differs in (
+                ("other rules", any(m.get("rules_digest") != rules.digest for m in shards)),
+                ("another version of this job",
+                 any(m.get("row_code_version") != ROW_CODE_VERSION for m in shards)),
+                ("another record selection",
+                 any(m.get("selection") != self.selection.to_json() for m in shards)),
+                ("another layout", any(m.get("layout") != self.layout.to_json() for m in shards))) if differs]
             raise RunDirectoryConflict(
-                f"{self.out} holds {len(foreign)} part(s) made under other rules, by another version of "
-                f"this job, with another record selection or in another layout: {', '.join(names)}; this "
-                f"run uses {rules.name} ({rules.digest[:12]}, row code {ROW_CODE_VERSION}"
-                f"{_selection_note(self.selection)}{_layout_note(self.layout)}){self._what_differs()}. "
-                "Write to another --out, or add --force to replace them."
+                f"{self.out} holds {len(foreign)} part(s) made with {' and '.join(kinds)}: "
+                f"{', '.join(theirs)}; this run uses {rules.name} ({rules.digest[:12]}).{first} Write to "
+                "another --out, or add --force to replace them.",
+                details=f"{self.out}: they differ in: {'; '.join(differences)}" if differences else "",
             )
         for key in foreign:
             self._remove_task(key)
 
-    def _what_differs(self) -> str:
-        """``"; they differ in: normalize (NFC here, none there)"``: the rule parameters and versions
-        in which the run directory's manifest (the last run into it) differs from this run's rules;
-        empty when there is no readable manifest or it names no difference."""
-        try:
-            prior = json.loads(storage.read_bytes(storage.join(self.out, MANIFEST)))["rules"]
-        except Exception:  # noqa: BLE001 - no manifest or an unreadable one: nothing to add
-            return ""
-        if not isinstance(prior, dict):
-            return ""
-        here = {**self.rules.versions(), **self.rules.parameters()}
-        there = {**(prior.get("versions") or {}), **(prior.get("parameters") or {})}
-        keys = [k for k in sorted(set(here) | set(there)) if here.get(k) != there.get(k)]
-        if not keys:
-            return ""
-
+    def _differences(self, foreign: list[dict]) -> list[str]:
+        """``["procedure (browser here, author there)", ...]``: what differs between this run and
+        the parts in the run directory (``foreign``: their shards' markers), most telling first: the
+        rule parameters (``procedure`` first), the versions of what they use (from the manifest,
+        the last run into it), the record -> row code, the record selection and the layout (from
+        the parts' markers)."""
         def shown(v: object) -> str:
             return "none" if v is None else str(v)
 
-        return "; they differ in: " + ", ".join(
-            f"{k} ({shown(here.get(k))} here, {shown(there.get(k))} there)" for k in keys)
+        out = []
+        try:
+            prior = json.loads(storage.read_bytes(storage.join(self.out, MANIFEST)))["rules"]
+        except Exception:  # noqa: BLE001 - no manifest or an unreadable one: the markers only
+            prior = None
+        if isinstance(prior, dict):
+            for here, there in ((self.rules.parameters(), prior.get("parameters") or {}),
+                                (self.rules.versions(), prior.get("versions") or {})):
+                keys = sorted(set(here) | set(there), key=lambda k: (k != "procedure", k))
+                out += [f"{k} ({shown(here.get(k))} here, {shown(there.get(k))} there)"
+                        for k in keys if here.get(k) != there.get(k)]
+        codes = sorted({str(m.get("row_code_version")) for m in foreign} - {ROW_CODE_VERSION})
+        if codes:
+            out.append(f"row code, the version of this job's record -> row code ({ROW_CODE_VERSION} here, "
+                       f"{', '.join(codes)} there)")
+        here = self.selection.to_json()
+        selections = [Selection.from_json(m.get("selection")) for m in foreign
+                      if m.get("selection") != here]
+        if selections:
+            there = sorted({s.describe() for s in selections})
+            out.append(f"record selection ({self.selection.describe()} here, {', '.join(there)} there)")
+        layouts = sorted({Layout.from_json(m.get("layout")).describe() for m in foreign
+                          if m.get("layout") != self.layout.to_json()})
+        if layouts:
+            out.append(f"layout ({self.layout.describe()} here, {', '.join(layouts)} there)")
+        return out
 
     # -- questions a command asks --
 
@@ -984,10 +1011,6 @@ class RunDirectory:
         if entries:
             stamp = clock.started_at.replace(":", "").replace("-", "").replace("+", "Z")
             write_inputs_table(self.out, f"{INPUTS_BATCH}{stamp}-{seq:05d}.parquet", entries)
-
-
-def _selection_note(selection: Selection) -> str:
-    return "" if selection.everything else f", {selection.describe()}"
 
 
 @dataclass(slots=True)
