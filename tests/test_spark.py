@@ -339,3 +339,26 @@ def test_cli_backfill_and_diff_take_executor(local_run, local_backfill, local_di
     assert _diff_outputs(out) == _diff_outputs(local_diff)
     result = runner.invoke(diff_cmd, [local_run, local_run, "--executor", "spark"])
     assert result.exit_code == 2 and "--rules" in result.output
+
+
+def test_spark_bounded_layout_progress_and_rows(spark_session, local_run, tmp_path, caplog):
+    """A bounded, partitioned layout on Spark local[2]: the rows are the local run's; the driver
+    reports progress (bytes to the bar, records and bytes per minute to its log) and the per-input
+    records as jobs end."""
+    import logging
+
+    from redecode.layout import Layout
+    from test_layout import _rows_by_id
+
+    out = str(tmp_path / "bounded")
+    seen: list[tuple[int, int]] = []
+    with caplog.at_level(logging.INFO, logger="redecode.spark"):
+        summary = spark.run_spark([SAMPLE], out, master="local[2]", shard_bytes=40_000,
+                                  layout=Layout(max_part_rows=7, partition_by="status"),
+                                  on_progress=lambda done, total: seen.append((done, total)))
+    assert summary.exit_code == 0
+    assert _rows_by_id(out) == _rows_by_id(local_run)
+    lines = [r.getMessage() for r in caplog.records if "tasks done" in r.getMessage()]
+    assert lines and f"{summary.counts['records_total']:,} records" in lines[-1]
+    assert seen and seen[-1][0] == seen[-1][1] == summary.counts["bytes_read"]
+    assert summary.manifest["executor"]["tasks"] >= 2

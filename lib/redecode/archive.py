@@ -161,7 +161,7 @@ def iter_records(
             raise ArchiveError(p, start, f"cannot open: {exc.strerror or exc}") from None
         if kind is None:
             raise ArchiveError(p, 0, _UNKNOWN)
-        if not (resync and kind.shardable and not storage.is_remote(p)):
+        if not (resync and kind.shardable and storage.is_plain_file(p)):
             yield from kind.records(p, stream, cap=max_record_bytes, mode=reader, start=start, end=end)
             return
         segment = start

@@ -25,7 +25,9 @@ recursively for :data:`INDEX_SUFFIXES`).
 
 Where the records are: ``prefix`` (``--prefix``) is prepended to each file name as written
 (``s3://commoncrawl/`` before Common Crawl's ``crawl-data/...``); then a relative name is relative
-to the index file's folder, as an ``@LIST``'s lines are (:func:`redecode.inputs.list_entry`).
+to the index file's folder, as an ``@LIST``'s lines are (:func:`redecode.inputs.list_entry`). A
+WACZ given as the index is read through its own index (``indexes/``), whose file names are those
+of its ``archive/`` (:mod:`redecode.wacz`: ``CRAWL.wacz#archive/NAME``).
 
 ``where`` (``--where``): an SQL condition over the index's columns (Common Crawl's names; a
 CDX(J) index has them too: ``url_surtkey``, ``fetch_time`` (the 14-digit timestamp as text),
@@ -48,7 +50,7 @@ from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from . import storage
+from . import storage, wacz
 from .inputs import list_entry
 from .record import Spans
 
@@ -154,9 +156,18 @@ def read_index(index: str | list[str], *, prefix: str | None = None, where: str 
 
 
 def _expand(spec: str) -> list[str]:
-    """The index files ``spec`` names: itself, or the files under a directory (prefix) whose names
-    end in :data:`INDEX_SUFFIXES`, sorted."""
+    """The index files ``spec`` names: itself, the files under a directory (prefix) whose names
+    end in :data:`INDEX_SUFFIXES`, sorted, or a WACZ's own (:func:`redecode.wacz.index_members`)."""
     spec = storage.local_path(spec)
+    if wacz.is_wacz(spec):
+        try:
+            found = wacz.index_members(spec)
+        except ValueError as exc:
+            raise IndexError_(f"--index {spec}: {exc}") from None
+        if not found:
+            raise IndexError_(f"--index {spec}: a WACZ without an index under {wacz.INDEX_FOLDER} "
+                              "(run it in full: redecode run CRAWL.wacz)")
+        return found
     if storage.is_remote(spec):
         if storage.isfile(spec):
             return [spec]
@@ -308,7 +319,11 @@ def _parquet_locations(src: str):
 
 
 def _resolve(name: str, prefix: str | None, source: str) -> str:
-    """The path or URL of file ``name`` of the index ``source`` (see the module docstring)."""
+    """The path or URL of file ``name`` of the index ``source`` (see the module docstring); the
+    index of a WACZ names the WARC files under its ``archive/`` (``prefix`` does not apply)."""
+    inside = storage.split_member(source)
+    if inside is not None:
+        return wacz.member_path(inside[0], wacz.WARC_FOLDER + name)
     found = list_entry(name, prefix, _folder(source))
     # a local path as a full run is given it: "cdxj/../warcs/x.warc.gz" is "warcs/x.warc.gz"
     return found if storage.is_remote(found) or found.startswith("file://") else os.path.normpath(found)

@@ -9,6 +9,8 @@ one of:
   are filtered and whose matching directories are walked (:func:`iter_inputs`);
 - a URL (``s3://...``, any fsspec filesystem, :mod:`redecode.storage`) of an object, of a
   "directory" (a prefix, listed recursively) or of a glob, filtered like local ones;
+- a WACZ (``.wacz``, taken like an archive wherever one would be): the WARC files under its
+  ``archive/``, each read where it lies as ``CRAWL.wacz#archive/NAME`` (:mod:`redecode.wacz`);
 - ``@LIST``: a manifest file, local or remote, plain or gzip (told from its first bytes, as
   Common Crawl's ``warc.paths.gz``), naming one path or URL per line (blank lines and ``#``
   comments skipped). ``list_prefix``, when given, is prepended to every line as written
@@ -53,7 +55,7 @@ import posixpath
 import re
 from collections.abc import Iterable, Iterator
 
-from . import storage
+from . import storage, wacz
 from .archive import INPUT_SUFFIXES
 
 __all__ = ["INPUT_SUFFIXES", "expand_inputs", "iter_inputs", "list_entry", "looks_like_archive", "outside",
@@ -71,7 +73,7 @@ def suffix_list() -> str:
 
 
 def _is_input_name(name: str) -> bool:
-    return name.lower().endswith(INPUT_SUFFIXES)
+    return name.lower().endswith(INPUT_SUFFIXES + (wacz.SUFFIX,))
 
 
 def looks_like_archive(name: str) -> bool:
@@ -371,12 +373,12 @@ def _expand_remote(url: str, not_read: list[str], listed: dict[str, dict] | None
         if not found:
             raise FileNotFoundError(f"no input file matches {url!r}")
         return found
+    # one listing of the prefix (no probe before it): an object URL lists as itself
+    found = split(under(url))
+    if found:
+        return found
     if storage.isfile(url):
         return [url]
-    if storage.isdir(url):
-        found = split(under(url))
-        if found:
-            return found
     raise FileNotFoundError(f"no input file matches {url!r}")
 
 
@@ -410,7 +412,28 @@ def expand_inputs(inputs: Iterable[str | os.PathLike[str]], not_read: list[str] 
         found.update(iter_inputs(local, other, unreadable))
     if not_read is not None:
         not_read.extend(sorted(set(other) - found))
-    return sorted(found)
+    return _with_wacz_members(sorted(found), not_read, unreadable)
+
+
+def _with_wacz_members(paths: list[str], not_read: list[str] | None,
+                       unreadable: dict[str, str] | None) -> list[str]:
+    """``paths`` with each WACZ replaced by the WARC files inside it (:func:`redecode.wacz.expand`:
+    ``CRAWL.wacz#archive/NAME``); a WACZ that holds none, or is no zip, goes to ``unreadable``
+    (and ``not_read``), or raises :class:`ValueError` when they are not given."""
+    out = []
+    for path in paths:
+        if not wacz.is_wacz(path):
+            out.append(path)
+            continue
+        try:
+            out.extend(wacz.expand(path))
+        except (OSError, ValueError) as exc:
+            if unreadable is None:
+                raise ValueError(str(exc)) from None
+            unreadable[path] = f"cannot read the WACZ: {exc}"
+            if not_read is not None:
+                not_read.append(path)
+    return sorted(out)
 
 
 def outside(paths: list[str], directory: str) -> list[str]:

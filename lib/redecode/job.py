@@ -54,6 +54,7 @@ from .rundir import (
     Task,
     completion_marker,
     files_not_read,
+    input_entries,
     input_size,
     part_stem,
     publish_shard,
@@ -70,7 +71,8 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "DEFAULT_MAX_RECORD_BYTES", "DEFAULT_SHARD_BYTES", "plan", "plan_shards", "plan_spans", "plan_tasks",
-    "process_archive", "process_records", "process_shard", "process_spans", "process_task", "read_shard",
+    "measure_task", "process_archive", "process_records", "process_shard", "process_spans", "process_task",
+    "read_shard",
     "run", "run_shard", "run_task",
     # the names a run's callers use, from the modules that own them
     "FILES_NOT_READ_LISTED", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "RunDirectoryConflict", "RunDirectoryLocked",
@@ -224,8 +226,8 @@ def plan_shards(path: str, *, shard_bytes: int | None = None) -> list[tuple[int,
     number of workers.
     """
     shard_bytes = shard_bytes or DEFAULT_SHARD_BYTES
-    if storage.is_remote(path):
-        return [(0, None)]  # a URL: one task per archive (find_record_start reads local files)
+    if not storage.is_plain_file(path):
+        return [(0, None)]  # a URL, a WARC inside a WACZ: one shard (find_record_start reads local files)
     try:
         size = os.path.getsize(path)
         reader = reader_for(path) if size > shard_bytes * 3 // 2 else None
@@ -588,8 +590,10 @@ def run(
             log.info("%d shard(s) complete in %s, %d to do in %d task(s)", len(shards) - len(todo), out, len(todo),
                      len(tasks))
             progress = _progress(shards, markers, on_progress)
+            batches = _InputBatches(rd, shards, markers, clock)
             done_tasks = map_shards(task_fn, tasks, executor, on_progress=progress,
-                                    description=f"redecode {len(todo)} shard(s) -> {out}")
+                                    description=f"redecode {len(todo)} shard(s) -> {out}", on_result=batches)
+            batches.flush()
             results = _record(rd, done_tasks, markers)
             # an input whose shards did not meet exactly is redone whole
             shards, redone = rd.redo_bad_boundaries(shards, markers)
@@ -678,6 +682,55 @@ def _run_in_order(shards: list[Shard], markers: dict, task_fn, executor: Executo
     return reached, results, skipped
 
 
+class _InputBatches:
+    """``on_result`` of a run's map: as tasks finish, the per-input records of the inputs all of
+    whose shards are done go to the per-input table in batches
+    (:meth:`redecode.rundir.RunDirectory.record_inputs`: at least :attr:`EVERY` inputs, or
+    :attr:`SECONDS` after the last batch), so that a run stopped midway has its finished inputs
+    listed before the manifest is written."""
+
+    EVERY = 1000
+    SECONDS = 60.0
+
+    def __init__(self, rd: RunDirectory, shards: list[Shard], markers: dict, clock: RunClock) -> None:
+        self.rd, self.clock = rd, clock
+        self.shards: dict[str, list[Shard]] = {}
+        for s in shards:
+            self.shards.setdefault(s.path, []).append(s)
+        self.markers = dict(markers)
+        self.pending: list[dict] = []
+        self.seq = 0
+        self.last = time.monotonic()
+
+    def __call__(self, _index: int, marker: dict) -> None:
+        paths = set()
+        for m in shard_markers(marker):
+            self.markers[(m["path"], m["shard"])] = m
+            paths.add(m["path"])
+        for path in sorted(paths):
+            shards = self.shards.get(path, ())
+            if shards and all((s.path, s.index) in self.markers for s in shards):
+                self.pending += input_entries([path], list(shards), self.markers)
+        if len(self.pending) >= self.EVERY or (self.pending and time.monotonic() - self.last >= self.SECONDS):
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.rd.record_inputs(self.pending, self.clock, self.seq)
+            self.seq += 1
+            self.pending = []
+        self.last = time.monotonic()
+
+
+def measure_task(marker: dict) -> tuple[int, int]:
+    """``(records, bytes)`` a task's marker says were read (its shards' ``records_total`` and
+    ``bytes_read``): what the progress of a Spark run counts (:class:`redecode.executors.Spark`'s
+    ``measure``)."""
+    shards = shard_markers(marker)
+    return (sum(m["counts"].get("records_total", 0) for m in shards),
+            sum(m["counts"].get("bytes_read", 0) for m in shards))
+
+
 def _record(rd: RunDirectory, done: list[dict], markers: dict) -> list[dict]:
     """The shard markers of the tasks ``done`` (their markers, as the per-task function returned
     them), recorded in ``rd`` and in ``markers`` (by ``(path, shard)``)."""
@@ -721,8 +774,8 @@ def _shard_bytes(shard: Shard, sizes: dict[str, int], budget: int) -> int:
         return max(sizes[shard.path] - shard.start, 0)
     if not storage.is_remote(shard.path):
         try:
-            return max(os.path.getsize(storage.local_path(shard.path)) - shard.start, 0)
-        except OSError:
+            return max(storage.size(storage.local_path(shard.path)) - shard.start, 0)
+        except (OSError, ValueError):
             return 0
     return budget
 

@@ -7,10 +7,11 @@ Any other is a *bounded* layout: a run's shards are grouped into tasks (consecut
 input order, up to :meth:`Layout.task_bytes` of input each, so parts of many small inputs are
 merged), and each task's rows go through one :class:`PartSequence`:
 
-- a part is closed, and the next one begun, before it would pass ``max_part_bytes`` (bytes of
-  Parquet file; the estimate is the last row group's size, so a part passes it only when one row
-  group alone does) or when it holds ``max_part_rows`` rows: the rows of a 1 GB input are cut into
-  several parts;
+- a part is closed, and the next one begun, when it holds ``max_part_rows`` rows, or once it
+  has reached ``max_part_bytes`` bytes of Parquet file or its next row group would pass them (that
+  row group's size taken to be the largest one's so far): a part passes ``max_part_bytes`` by less
+  than one row group, whose text is at most a quarter of it (DuckDB's ``FILE_SIZE_BYTES`` is as
+  approximate). The rows of a 1 GB input are cut into several parts;
 - with ``partition_by`` COLUMN, the rows go to Hive-style partition folders,
   ``OUT/COLUMN=VALUE/``, one sequence of parts per value, and the column is left out of the files
   (the folder names it), as Spark's ``partitionBy``, pyarrow's ``write_dataset`` and DuckDB's
@@ -209,7 +210,7 @@ class PartSequence:
         size_before = writer.bytes_written
         writer.write(row)
         grew = writer.bytes_written - size_before
-        if grew:
+        if grew > self._last_group.get(folder, 0):
             self._last_group[folder] = grew
         if self._full(writer, folder):
             self._finish(folder)
@@ -220,13 +221,14 @@ class PartSequence:
             return True
         limit = self.layout.max_part_bytes
         if limit is not None and writer.bytes_written:
-            # close before the next row group would pass the limit (its size: the last one's)
+            # close before the next row group would pass the limit (its size: the largest so far)
             return writer.bytes_written + self._last_group.get(folder, 0) > limit
         return False
 
     def _begin(self, folder: str) -> tuple[PartWriter, str]:
         seq = self._seq.get(folder, 0)
         self._seq[folder] = seq + 1
+        self._last_group.pop(folder, None)
         name = part_name(self.task, seq)
         relative = f"{folder}/{name}" if folder else name
         where = os.path.join(self.directory, folder) if folder else self.directory

@@ -646,6 +646,7 @@ class RunDirectory:
         self._lock = None
         # task key (a flat layout's: the part stem) -> {"parts": [...], "shards": [shard markers]}
         self._tasks: dict[str, dict] = {}
+        self._parts: set[str] | None = None  # the directory's parts, listed once (parts())
 
     def __enter__(self) -> RunDirectory:
         try:
@@ -741,13 +742,20 @@ class RunDirectory:
             task = _task_of(marker)
             key = marker["task"] if "shards" in marker else stem_of(marker["part"])
             self._tasks[key] = task
+            if self._parts is not None:
+                self._parts.update(task["parts"])
 
     def _remove_task(self, key: str) -> None:
         """Remove task ``key``'s marker, then its parts (never a marker without its parts)."""
         task = self._tasks.pop(key, None)
         storage.remove(marker_path(self.out, key))
         for part in (task or {}).get("parts", ()):
-            storage.remove(storage.join(self.out, part))
+            self._remove_part(part)
+
+    def _remove_part(self, part: str) -> None:
+        storage.remove(storage.join(self.out, part))
+        if self._parts is not None:
+            self._parts.discard(part)
 
     def _refuse(self, foreign: dict[str, dict]) -> None:
         if not self.force:
@@ -814,10 +822,14 @@ class RunDirectory:
 
     def parts(self) -> set[str]:
         """The part names present in the run directory (relative; partition folders searched),
-        from one listing (recursive for a bounded layout with partition folders)."""
-        if self.layout.partition_by is None:
-            return {n for n in storage.listdir(self.out) if n.endswith(PART_SUFFIX)}
-        return set(list_parts(self.out))
+        from one listing (recursive for a bounded layout with partition folders) made the first
+        time it is asked; kept up to date with the parts this command removes and adds."""
+        if self._parts is None:
+            if self.layout.partition_by is None:
+                self._parts = {n for n in storage.listdir(self.out) if n.endswith(PART_SUFFIX)}
+            else:
+                self._parts = set(list_parts(self.out))
+        return set(self._parts)
 
     def forget(self, shards: list[Shard]) -> None:
         """Remove every task holding a shard of the inputs of ``shards`` (markers first, then parts):
@@ -922,19 +934,21 @@ class RunDirectory:
             named = {p for t in self._tasks.values() for p in t["parts"]}
             for part in self.parts():
                 if part not in named and part.rpartition("/")[2].startswith("part-"):
-                    storage.remove(storage.join(self.out, part))
+                    self._remove_part(part)
             return
         wanted = {part_stem(s.path, s.index) for s in shards}
         prefixes = {part_stem(p, 0)[: -len("0000")] for p in paths}
-        for directory, suffix in ((self.out, PART_SUFFIX), (storage.join(self.out, MARKERS), ".json")):
-            for name in storage.listdir(directory):
-                if not name.endswith(suffix):
-                    continue
-                stem = name[: -len(suffix)]
-                prefix, _, _index = stem.rpartition(".")
-                if prefix + "." in prefixes and stem not in wanted:
-                    storage.remove(storage.join(directory, name))
-                    self._tasks.pop(stem, None)
+
+        def stale(stem: str) -> bool:
+            prefix, _, _index = stem.rpartition(".")
+            return prefix + "." in prefixes and stem not in wanted
+
+        for part in self.parts():
+            if stale(stem_of(part)):
+                self._remove_part(part)
+        for stem in [k for k in self._tasks if stale(k)]:
+            self._tasks.pop(stem)
+            storage.remove(marker_path(self.out, stem))
 
     def earlier_inputs(self, paths: list[str]) -> tuple[list[str], list[Shard], dict[tuple[str, int], dict]]:
         """``(paths, shards, markers)`` of inputs completed in the directory by earlier commands
@@ -1043,13 +1057,14 @@ def input_states(paths: list[str], listed: dict[str, dict] | None = None) -> dic
 def same_input(old: dict | None, now: dict | None) -> bool:
     """Whether an input is still the one a marker's ``old`` fingerprint was taken of, by ``now``
     (:func:`input_states`): the same size, and the same ETag when both have one (an object's ETag
-    changes with its content), else the same mtime and hash of both ends."""
+    changes with its content; a WACZ member's CRC-32 too when they have one), else the same
+    fingerprint (mtime and hash of both ends; a WACZ member's container stat and CRC-32)."""
     if not old or not now or old.get("size") != now.get("size"):
         return False
     tag_old, tag_now = storage.etag_of(old), storage.etag_of(now)
     if tag_old is not None and tag_now is not None:
-        return tag_old == tag_now
-    return old.get("mtime") == now.get("mtime") and old.get("sha256") == now.get("sha256")
+        return tag_old == tag_now and old.get("crc32") == now.get("crc32")
+    return old == now
 
 
 def list_parts(out: str) -> list[str]:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from redecode.executors import FORWARDED_ENV, Spark
 from redecode.index import Index
 from redecode.layout import FLAT, Layout
-from redecode.job import run, run_shard
+from redecode.job import measure_task, run, run_shard
 from redecode.record import DEFAULT_MAX_RECORD_BYTES
 from redecode.rules import DEFAULT_RULES, Rules, as_rules
 from redecode.rundir import RunSummary, Shard
@@ -74,7 +74,7 @@ def run_spark(
     fsspec/s3fs for URLs), and Spark's error when a task fails for good (shards completed before
     it keep their markers, so a rerun resumes).
     """
-    executor = Spark(master, app_name=app_name, conf=spark_conf, forward_env=forward_env)
+    executor = Spark(master, app_name=app_name, conf=spark_conf, forward_env=forward_env, measure=measure_task)
     return run(inputs, out, rules=rules, force=force, max_record_bytes=max_record_bytes,
                shard_bytes=shard_bytes, on_error=on_error, executor=executor, selection=selection,
                list_prefix=list_prefix, index=index, layout=layout, on_progress=on_progress)

@@ -18,6 +18,16 @@ extra) never imports fsspec and behaves exactly as before.
 | publish a finished local file under its final name | `publish_file` |
 | what a URL names: file, "directory" (prefix), glob matches, every file under a prefix | `isfile`, `isdir`, `glob`, `find` |
 | bytes fetched from remote storage (for backfill's "bytes read" and tests) | `STATS`, `ReadStats` |
+| a file inside a WACZ (a zip): ``CRAWL.wacz#archive/data.warc.gz``, read where it lies | `split_member`, `zip_names`, `is_plain_file` |
+
+Files inside a WACZ. A path ``<container>.wacz#<member>`` (the last ``.wacz#`` splits it, any case)
+names the member of the zip ``<container>.wacz`` (local or a URL): :func:`open_input`,
+:func:`read_range`, :func:`read_ranges`, :func:`size`, :func:`exists` and :func:`fingerprint` read it
+in place. A member stored without compression (as WACZ 1.1.1 asks of its WARCs) is a window of the
+container's bytes: ranged reads of the container (one ranged GET per record for a URL); a
+compressed member is inflated from its start (slower; :func:`open_input` only, through
+:mod:`zipfile`). Its fingerprint is the container's ``stat`` (mtime, or an object's ETag) with the
+member's size and CRC-32 from the zip directory.
 
 Atomicity. A reader must never see a part or marker under its final name before it is complete.
 Locally that is a temporary name and ``os.replace`` (same directory, so same filesystem). On S3 a
@@ -54,6 +64,9 @@ __all__ = [
     "ReadStats",
     "etag_of",
     "exists",
+    "is_plain_file",
+    "split_member",
+    "zip_names",
     "find",
     "find_details",
     "fingerprint",
@@ -158,8 +171,26 @@ def path_text(path: str) -> str:
         return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+def split_member(path: str | os.PathLike[str]) -> tuple[str, str] | None:
+    """``(container, member)`` for a path naming a file inside a WACZ
+    (``crawl.wacz#archive/data.warc.gz`` -> ``("crawl.wacz", "archive/data.warc.gz")``; the last
+    ``.wacz#`` splits, any case), else None."""
+    p = os.fspath(path)
+    i = p.lower().rfind(".wacz#")
+    if i < 0 or i + 6 >= len(p):
+        return None
+    return p[: i + 5], p[i + 6 :]
+
+
+def is_plain_file(path: str | os.PathLike[str]) -> bool:
+    """True for a local file of its own (not a URL, not a member of a WACZ): what readers that
+    need a file descriptor (FastWARC, ``pread``) can open."""
+    return not is_remote(path) and split_member(path) is None
+
+
 def is_remote(path: str | os.PathLike[str]) -> bool:
-    """True for a URL with a scheme other than ``file`` (``s3://b/k``, ``gs://...``, ``https://...``)."""
+    """True for a URL with a scheme other than ``file`` (``s3://b/k``, ``gs://...``,
+    ``https://...``), and for a member of a WACZ that is one."""
     p = os.fspath(path)
     scheme, sep, _ = p.partition("://")
     return (
@@ -241,6 +272,8 @@ def join(base: str, *names: str) -> str:
 
 def size(path: str) -> int:
     """Size of a file in bytes. Raises :class:`FileNotFoundError` when it does not exist."""
+    if split_member(path) is not None:
+        return _member(path).size
     if not is_remote(path):
         return os.path.getsize(_local(path))
     fs, p = filesystem(path)
@@ -263,6 +296,16 @@ def fingerprint(path: str) -> dict | None:
     the store gives no ETag. None when the file cannot be read (its shard then records why)."""
     import hashlib  # noqa: PLC0415
 
+    if split_member(path) is not None:
+        try:
+            member = _member(path)
+        except (OSError, KeyError, ValueError):
+            return None
+        outer = fingerprint(member.container)
+        if outer is None:
+            return None
+        return {"size": member.size, "mtime": outer.get("mtime"), "etag": outer.get("etag"), "crc32": member.crc,
+                "container_size": outer.get("size")}
     try:
         if is_remote(path):
             fs, p = filesystem(path)
@@ -372,6 +415,12 @@ def find_details(url: str, depth: int | None = None) -> dict[str, dict]:
 
 
 def exists(path: str) -> bool:
+    if split_member(path) is not None:
+        try:
+            _member(path)
+        except (OSError, KeyError, ValueError):
+            return False
+        return True
     if not is_remote(path):
         return os.path.exists(_local(path))
     fs, p = filesystem(path)
@@ -661,6 +710,9 @@ def read_ranges(path: str | os.PathLike[str], ranges: Iterable[tuple[int, int]])
     index selects close together cost one request. Raises as :func:`read_range`, when the first
     range is asked for."""
     p = os.fspath(path)
+    if split_member(p) is not None:
+        yield from _member_ranges(p, ranges)
+        return
     if not is_remote(p):
         with open(_local(p), "rb") as fh:
             fd = fh.fileno()
@@ -712,7 +764,154 @@ def open_input(path: str | os.PathLike[str], *, min_block: int = MIN_BLOCK, max_
     exist.
     """
     p = os.fspath(path)
+    if split_member(p) is not None:
+        return _open_member(p, min_block, max_block)
     if not is_remote(p):
         return open(_local(p), "rb")
     fs, fp = filesystem(p)
     return RangedReader(fs, fp, int(fs.size(fp)), name=p, min_block=min_block, max_block=max_block)
+
+
+# ---------------------------------------------------------------------------------------------
+# files inside a WACZ (a zip)
+
+
+@dataclass(frozen=True, slots=True)
+class _Member:
+    container: str
+    name: str
+    data_offset: int  # where the member's bytes start in the container (after its local header)
+    size: int  # bytes, as stored
+    stored: bool  # ZIP_STORED: its bytes are the file's
+    crc: int
+
+
+_MEMBERS: dict[tuple[str, str], _Member] = {}
+_MEMBERS_LOCK = threading.Lock()
+
+
+def zip_names(container: str) -> list[str]:
+    """The member names of the zip ``container`` (local or a URL), in the order of its central
+    directory (APPNOTE.TXT 4.3.12). Raises :class:`FileNotFoundError`, :class:`ValueError` for a
+    file that is not a zip."""
+    import zipfile  # noqa: PLC0415
+
+    with open_input(container) as fh:
+        try:
+            with zipfile.ZipFile(fh) as zf:
+                return [i.filename for i in zf.infolist()]
+        except zipfile.BadZipFile as exc:
+            raise ValueError(f"not a zip file ({exc})") from None
+
+
+def _member(path: str) -> _Member:
+    """Where member ``path`` lies in its container (read once per process: the container's zip
+    directory and the member's local header, APPNOTE.TXT 4.3.7). Raises :class:`FileNotFoundError`
+    (no container, no member), :class:`ValueError` (not a zip)."""
+    import struct  # noqa: PLC0415
+    import zipfile  # noqa: PLC0415
+
+    container, name = split_member(path)
+    key = (container, name)
+    with _MEMBERS_LOCK:
+        found = _MEMBERS.get(key)
+    if found is not None:
+        return found
+    with open_input(container) as fh:
+        try:
+            with zipfile.ZipFile(fh) as zf:
+                infos = {i.filename: i for i in zf.infolist()}
+        except zipfile.BadZipFile as exc:
+            raise ValueError(f"{container}: not a zip file ({exc})") from None
+        info = infos.get(name)
+        if info is None:
+            raise FileNotFoundError(2, f"no member {name!r} in {container}", path)
+        fh.seek(info.header_offset)
+        header = fh.read(30)
+        if len(header) < 30 or header[:4] != b"PK\x03\x04":
+            raise ValueError(f"{container}: the local header of {name!r} is damaged")
+        name_length, extra_length = struct.unpack("<HH", header[26:30])
+    found = _Member(container, name, info.header_offset + 30 + name_length + extra_length, info.file_size,
+                    info.compress_type == zipfile.ZIP_STORED, info.CRC)
+    with _MEMBERS_LOCK:
+        _MEMBERS[key] = found
+    return found
+
+
+def _open_member(path: str, min_block: int, max_block: int):
+    member = _member(path)
+    if member.stored:
+        return _Window(open_input(member.container, min_block=min_block, max_block=max_block), member.data_offset,
+                       member.size, path)
+    import zipfile  # noqa: PLC0415
+
+    outer = open_input(member.container)
+    zf = zipfile.ZipFile(outer)
+    inner = zf.open(member.name)
+    inner.name = path
+    return inner
+
+
+def _member_ranges(path: str, ranges: Iterable[tuple[int, int]]) -> Iterator[bytes]:
+    member = _member(path)
+    spans = list(ranges)
+    for offset, length in spans:
+        _check_range(path, offset, length)
+    if member.stored:
+        # the container's bytes, each range cut to the member's end
+        shifted = [(member.data_offset + o, max(min(n, member.size - o), 0)) for o, n in spans]
+        yield from read_ranges(member.container, shifted)
+        return
+    with _open_member(path, MIN_BLOCK, MAX_BLOCK) as fh:
+        for offset, length in spans:
+            fh.seek(offset)
+            yield fh.read(length)
+
+
+class _Window(io.RawIOBase):
+    """The bytes ``[start, start + size)`` of the open file ``inner``, as a file of their own
+    (seekable; closing it closes ``inner``)."""
+
+    def __init__(self, inner, start: int, size: int, name: str) -> None:
+        super().__init__()
+        self._inner, self._start, self._size, self.name = inner, start, size, name
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_CUR:
+            offset += self._pos
+        elif whence == io.SEEK_END:
+            offset += self._size
+        if offset < 0:
+            raise OSError(22, "negative seek position")
+        self._pos = offset
+        return offset
+
+    def read(self, n: int | None = -1) -> bytes:
+        left = max(self._size - self._pos, 0)
+        n = left if n is None or n < 0 else min(n, left)
+        if n <= 0:
+            return b""
+        self._inner.seek(self._start + self._pos)
+        data = self._inner.read(n)
+        self._pos += len(data)
+        return data
+
+    def readinto(self, b) -> int:
+        data = self.read(len(b))
+        b[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._inner.close()
+        super().close()

@@ -1248,8 +1248,9 @@ class WarcReader(Reader):
 
     def records(self, path: str, stream: RecordStream, *, cap: int, mode: str, start: int,
                 end: int | None) -> Iterator[ArchiveRecord]:
-        if mode == "warcio" or storage.is_remote(path):
-            # a URL: warcio over ranged reads (the FastWARC check preads a local file descriptor)
+        if mode == "warcio" or not storage.is_plain_file(path):
+            # a URL or a file inside a WACZ: warcio over ranged reads (the FastWARC check preads a
+            # local file descriptor)
             raws = _iter_warcio(path, start, cap, is_arc=False)
         elif mode == "fastwarc":
             raws = _iter_fastwarc(path, cap, checked=False, start=start)
