@@ -1,17 +1,20 @@
-"""The re-decode run: archives in, one Parquet part per shard of input plus ``_run.json`` out.
+"""The re-decode run: archives (or the records an index selects) in, Parquet parts plus ``_run.json`` out.
 
 Contract. :func:`run` re-decodes every record of its inputs into a run directory
 (:mod:`redecode.rundir`): it expands the inputs (:func:`redecode.inputs.expand_inputs`), plans
-shards (:func:`plan_shards`), skips the shards complete in the directory, maps the per-shard
-function :func:`run_shard` over the rest with an executor (:func:`redecode.executors.map_shards`:
-local processes, or Spark through :func:`redecode.spark.run_spark`), redoes whole any input whose
-shards did not meet exactly, removes parts of an older shard plan and writes the manifest.
+shards (:func:`plan_shards`; with an index, :func:`plan_spans` of the files it names), skips the
+shards complete in the directory, groups the rest into tasks (:func:`plan_tasks`: one shard each
+in the flat layout, consecutive shards in a bounded one, :mod:`redecode.layout`), maps the per-task
+function :func:`run_task` over them with an executor (:func:`redecode.executors.map_shards`: local
+processes, or Spark through :func:`redecode.spark.run_spark`), redoes whole any input whose shards
+did not meet exactly, removes parts of an older shard plan and writes the manifest.
 
 Data flows one way: archive -> record (:mod:`redecode.archive`) -> decision and text
 (:mod:`redecode.procedures`) -> row (:mod:`redecode.row`) -> Parquet (:mod:`redecode.writer`).
-A shard is a byte range of a WARC or ARC file; shards are cut at fixed byte sizes, independent of
-the worker count, so the same rules on the same bytes give the same parts and rows whatever the
-executor. Nothing is lost: ``records_seen == decoded + skipped + failed`` for every input and in
+A shard is a byte range of a WARC or ARC file, or the records an index selects in one
+(:class:`redecode.record.Spans`, each read by its offset and length); shards are cut at fixed byte
+sizes and tasks grouped by fixed sizes, independent of the worker count, so the same rules on the
+same bytes give the same parts and rows whatever the executor. Nothing is lost: ``records_seen == decoded + skipped + failed`` for every input and in
 total, and records of other types are counted per type.
 
 A record selection (:mod:`redecode.selection`: ``--sample``, ``--limit``) is applied here: records
@@ -746,8 +749,8 @@ def plan_tasks(shards: list[Shard], layout: Layout, *, shard_bytes: int | None =
     part stem); in a bounded one, consecutive shards (in the order given, input order) up to
     :meth:`redecode.layout.Layout.task_bytes` of input each (an index's records count their
     lengths; a whole file its size, from ``sizes`` (URL -> bytes, a listing's) or the local file
-    system, else as much as a task takes), so that many small inputs share a task and its parts,
-    each task keyed by :func:`redecode.rundir.task_key`. ``group`` False: one task per shard
+    system, else as much as a task takes) and :data:`TASK_SHARDS` shards, so that many small inputs
+    share a task and its parts, each task keyed by :func:`redecode.rundir.task_key`. ``group`` False: one task per shard
     (a run under ``--limit`` runs them one by one)."""
     if layout.flat:
         return [Task(part_stem(s.path, s.index), (s,)) for s in shards]
@@ -756,12 +759,17 @@ def plan_tasks(shards: list[Shard], layout: Layout, *, shard_bytes: int | None =
     taken = 0
     for shard in shards:
         n = _shard_bytes(shard, sizes or {}, budget)
-        if not groups or not group or taken + n > budget:
+        if not groups or not group or taken + n > budget or len(groups[-1]) >= TASK_SHARDS:
             groups.append([])
             taken = 0
         groups[-1].append(shard)
         taken += n
     return [Task(task_key(g, layout), tuple(g)) for g in groups]
+
+
+#: Shards a task of a bounded layout holds at most (:func:`plan_tasks`): thousands of tiny inputs
+#: still make tasks to run in parallel, and a changed input reads at most this many again.
+TASK_SHARDS = 1000
 
 
 def _shard_bytes(shard: Shard, sizes: dict[str, int], budget: int) -> int:

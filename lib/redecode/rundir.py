@@ -1,24 +1,42 @@
 """The run directory: parts, completion markers, manifest, lock and staging, for local paths and URLs.
 
 Contract. A run directory ``OUT`` (a local path, or a URL of any fsspec filesystem through
-:mod:`redecode.storage`) holds:
+:mod:`redecode.storage`) holds, in the flat layout (the default):
 
 - ``<archive name>.<8 hex>.<shard>.parquet`` (:func:`part_stem`): the rows of one shard of one
   input, in archive order. The 8 hex digits are the start of sha1 of the input path as given, so
   two inputs with the same name in different folders do not collide; the name is deterministic, so
   a redone or retried shard replaces its part and never adds one.
-- ``_done/<part stem>.json``: the shard's completion marker (its byte range, counts, outcome, rules
-  digest, :data:`redecode.row.ROW_CODE_VERSION`, ``max_record_bytes``, the record selection of
+- ``_done/<part stem>.json``: the shard's completion marker (its byte range, or with an index the
+  digest of the records it selects (``spans``), counts, outcome, rules digest,
+  :data:`redecode.row.ROW_CODE_VERSION`, ``max_record_bytes``, the record selection of
   :mod:`redecode.selection` and the row limit the shard was given, and ``input``: the input's
-  :func:`redecode.storage.fingerprint` taken before it was read), published after its part. A
-  shard is complete iff its marker is current (:func:`marker_is_current`), its outcome is
-  ``complete`` (or ``limited``: stopped by ``--limit``), its part exists and its input's
-  fingerprint is unchanged (:meth:`RunDirectory.resume`). An input whose fingerprint changed
-  (records appended, cut short, replaced) loses all its parts and markers, markers first, before it
-  is read again whole, so the directory never holds rows of two versions of one file; an input
-  whose outcome was ``truncated``, ``damaged`` or ``error`` is read again.
+  :func:`redecode.storage.fingerprint` taken before it was read), published after its part.
+
+In a bounded layout (:mod:`redecode.layout`: ``--max-part-bytes``, ``--max-part-rows``,
+``--partition-by``) the shards are grouped into tasks (:class:`Task`): a task's rows go to
+``[COLUMN=VALUE/]part-<task key>-<n>.parquet`` and its marker ``_done/<task key>.json``
+(:func:`task_marker`) holds its parts and the completion marker of each of its shards; one marker per
+task, so a rerun reads a few markers for thousands of inputs.
+
+A task (in the flat layout, a shard) is complete iff all its shards' markers are current
+(:func:`marker_is_current`), their outcomes ``complete`` (or ``limited``: stopped by ``--limit``),
+all its parts exist and its inputs are unchanged (:meth:`RunDirectory.resume`: a local file's
+fingerprint; an object's size and ETag from a listing, never a request per object). A task that is
+not complete is removed, marker first, then parts, and its shards are done again: an input that
+changed (records appended, cut short, replaced) is read again whole, so the directory never holds
+rows of two versions of one file; an input whose outcome was ``truncated``, ``damaged`` or ``error``
+is read again.
+
+Beside them:
+
 - ``_run.json``: the manifest (:meth:`RunDirectory.manifest`), rewritten at the end of every run
-  from all markers.
+  from all markers: totals, rules, selection, layout, times; the per-input records inline only for
+  at most :data:`INPUTS_LISTED` inputs (``input_count`` always).
+- ``_inputs/inputs.parquet``: the per-input table (:func:`write_inputs_table`, one row per input: its
+  parts, outcome, error, counts), written at the end of every run; while a run goes on, the inputs
+  finished so far are written in batches (``_inputs/batch-*.parquet``, :meth:`RunDirectory.record_inputs`),
+  which the end of the run replaces. :func:`manifest_inputs` reads the inputs from either.
 - ``_lock`` (local only): held (``flock``) while a command writes the directory; it stays, and
   means nothing by itself.
 - ``.tmp-*.tmp`` (local only, :func:`redecode.storage.temp_path`): files being written (a part or a
@@ -28,14 +46,14 @@ Contract. A run directory ``OUT`` (a local path, or a URL of any fsspec filesyst
 
 Writing is atomic: a part or marker appears under its final name only complete (a temporary
 name and ``os.replace`` locally; one PUT on an object store, :func:`redecode.storage.publish_file`).
-:func:`publish_shard` runs a per-shard function into the directory, or, staged, into a private
-directory first and then publishes the part and then the marker: staged shards are what executors
+:func:`publish_task` runs a per-task function into the directory, or, staged, into a private
+directory first and then publishes the parts and then the marker: staged tasks are what executors
 whose attempts may run twice (Spark's retries and speculation) and remote directories need.
 
 :class:`RunDirectory` is what a command holds while it writes: it takes the lock, cleans up, reads
-the markers once, applies the policy for parts made under other rules, and answers the questions a
-command asks (which shards are complete, which inputs must be redone whole, which parts are stale,
-which inputs earlier runs left) before it writes the manifest.
+the markers once, applies the policy for parts made under other rules (or in another layout), and
+answers the questions a command asks (which shards are complete, which inputs must be redone whole,
+which parts are stale, which inputs earlier runs left) before it writes the manifest.
 
 Deviations: none. Object stores have no locks: two runs into one URL are the caller's to avoid.
 """

@@ -85,7 +85,9 @@ def run_spark(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Driver entry point for ``spark-submit``: ``main(["INPUT", ..., "--out", "DIR"])``.
+    """Driver entry point for ``spark-submit``: ``main(["INPUT", ..., "--out", "DIR"])`` or
+    ``main(["--index", "INDEX", "--prefix", "s3://commoncrawl/", "--where", "SQL", "--out", "DIR"])``,
+    with ``--max-part-bytes``, ``--max-part-rows`` and ``--partition-by`` for the layout.
 
     The same as ``redecode run --executor spark``, for a two-line driver file
     (``import sys; from redecode.spark import main; sys.exit(main())``, see docs/operations.md) where the
@@ -98,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     import json  # noqa: PLC0415
 
     parser = argparse.ArgumentParser(prog="redecode-spark", description=main.__doc__)
-    parser.add_argument("inputs", nargs="+")
+    parser.add_argument("inputs", nargs="*")
     parser.add_argument("--out", required=True)
     parser.add_argument("--rules", default=DEFAULT_RULES)
     parser.add_argument("--master", default=None)
@@ -106,7 +108,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-record-bytes", type=int, default=DEFAULT_MAX_RECORD_BYTES)
     parser.add_argument("--normalize", choices=("NFC", "NFKC"), default=None)
     parser.add_argument("--graphemes", action="store_true")
+    parser.add_argument("--index", action="append", default=[])
+    parser.add_argument("--where", default=None)
+    parser.add_argument("--prefix", default=None)
+    parser.add_argument("--max-part-bytes", type=int, default=None)
+    parser.add_argument("--max-part-rows", type=int, default=None)
+    parser.add_argument("--partition-by", default=None)
     args = parser.parse_args(argv)
+    if bool(args.inputs) == bool(args.index):
+        parser.error("give INPUT... or --index INDEX (not both)")
+    index = None
+    if args.index:
+        from redecode.index import read_index  # noqa: PLC0415
+
+        index = read_index(args.index, prefix=args.prefix, where=args.where)
     summary = run_spark(
         args.inputs,
         args.out,
@@ -115,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
         force=args.force,
         max_record_bytes=args.max_record_bytes,
         on_error=lambda m: print(f"redecode: error: {m}", file=sys.stderr),
+        list_prefix=args.prefix,
+        index=index,
+        layout=Layout(args.max_part_bytes, args.max_part_rows, args.partition_by),
     )
     print(json.dumps({"counts": summary.counts, "executor": summary.manifest["executor"]}, indent=2, sort_keys=True))
     return summary.exit_code
