@@ -36,7 +36,8 @@ log = logging.getLogger("redecode.cli")
 
     INPUT is a file, a directory (searched recursively), a glob, a URL (s3://...) or @LIST (a file,
     plain or gzip, naming one input per line; --prefix is prepended to each line) of {suffix_list()}
-    files (.parquet: a Parquet table of raw responses, columns url, content_type, body). One row
+    files (.parquet: a Parquet table of raw responses, columns url, content_type, body; a .wacz
+    is read as the WARC files inside it, each row naming CRAWL.wacz#archive/NAME). One row
     per response, resource and revisit record; the run manifest is DIR/_run.json. Re-running into
     the same DIR skips shards already complete whose input has not changed since (size, mtime, a
     hash of both ends); an input that changed is read again whole, one cut short, damaged or

@@ -688,6 +688,9 @@ class RangedReader(io.RawIOBase):
 #: (:func:`read_ranges`): a GET costs a round trip (tens of milliseconds on S3), a few KiB more
 #: in it nearly nothing.
 COALESCE_GAP = 64 * 1024
+#: Ranged GETs :func:`read_ranges` has in flight at once (fsspec ``cat_ranges``): an index's
+#: records far apart in one file cost a round trip each, which concurrency hides.
+CONCURRENT_GETS = 16
 
 
 def read_range(path: str | os.PathLike[str], offset: int, length: int) -> bytes:
@@ -707,8 +710,9 @@ def read_ranges(path: str | os.PathLike[str], ranges: Iterable[tuple[int, int]])
     :func:`read_range` reads one: the file is opened once. Remotely, consecutive ranges in
     increasing order that lie within :data:`COALESCE_GAP` bytes of each other are fetched by one
     ranged GET (at most :data:`MAX_BLOCK` bytes, or one range's length when larger), so records an
-    index selects close together cost one request. Raises as :func:`read_range`, when the first
-    range is asked for."""
+    index selects close together cost one request, and up to :data:`CONCURRENT_GETS` GETs are in
+    flight at once (fetched ahead of the bytes asked for: at most that many GETs, or about 4 x
+    :data:`MAX_BLOCK` bytes). Raises as :func:`read_range`, when the first range is asked for."""
     p = os.fspath(path)
     if split_member(p) is not None:
         yield from _member_ranges(p, ranges)
@@ -725,9 +729,10 @@ def read_ranges(path: str | os.PathLike[str], ranges: Iterable[tuple[int, int]])
         _check_range(p, offset, length)
     fs, fp = filesystem(p)
     size = int(fs.size(fp))
+    # the GETs: runs of ranges close together, each one GET
+    groups: list[tuple[int, int, int, int]] = []  # (start, stop, first span, end span)
     i = 0
     while i < len(spans):
-        # the run of ranges from i that one GET covers
         start = spans[i][0]
         stop = min(start + spans[i][1], size)
         j = i + 1
@@ -738,10 +743,35 @@ def read_ranges(path: str | os.PathLike[str], ranges: Iterable[tuple[int, int]])
                 break
             stop = max(stop, end)
             j += 1
-        block = _fetch(fs, fp, start, stop) if stop > start else b""
-        for offset, length in spans[i:j]:
-            yield block[offset - start : max(min(offset + length, size) - start, offset - start)]
+        groups.append((start, stop, i, j))
         i = j
+    # fetched CONCURRENT_GETS at a time (a GET's round trip, not its bytes, is what a record costs)
+    g = 0
+    while g < len(groups):
+        batch, budget = [], 0
+        while g < len(groups) and len(batch) < CONCURRENT_GETS and (not batch or budget < MAX_BLOCK * 4):
+            batch.append(groups[g])
+            budget += groups[g][1] - groups[g][0]
+            g += 1
+        blocks = _fetch_many(fs, fp, [(a, b) for a, b, _, _ in batch])
+        for (start, _stop, first, last), block in zip(batch, blocks):
+            for offset, length in spans[first:last]:
+                yield block[offset - start : max(min(offset + length, size) - start, offset - start)]
+
+
+def _fetch_many(fs, fp: str, ranges: list[tuple[int, int]]) -> list[bytes]:
+    """The bytes of each ``(start, end)`` of object ``fp``: one ranged GET each, concurrently when
+    the filesystem can (fsspec's ``cat_ranges``; s3fs runs them on its event loop)."""
+    wanted = [(a, b) for a, b in ranges if b > a]
+    if len(wanted) > 1 and hasattr(fs, "cat_ranges"):
+        got = fs.cat_ranges([fp] * len(wanted), [a for a, _ in wanted], [b for _, b in wanted], on_error="raise")
+        with _STATS_LOCK:
+            for data in got:
+                STATS.add(len(data))
+        blocks = iter(got)
+    else:
+        blocks = iter([_fetch(fs, fp, a, b) for a, b in wanted])
+    return [next(blocks) if b > a else b"" for a, b in ranges]
 
 
 def _fetch(fs, fp: str, start: int, end: int) -> bytes:
