@@ -356,8 +356,10 @@ def _spark_map(sc, fn, items, on_progress, description, on_result, measure, ever
     reported = 0
     logged = (0, 0)
     done_items = 0
-    with cf.ThreadPoolExecutor(max_workers=len(chunks)) as pool:
-        pending = {pool.submit(job, start, chunk) for start, chunk in chunks}
+    pending: set = set()
+
+    def _drain() -> None:
+        nonlocal pending, reported, last_log, logged, done_items
         while pending:
             finished, pending = cf.wait(pending, timeout=1.0, return_when=cf.FIRST_COMPLETED)
             for fut in finished:
@@ -378,6 +380,14 @@ def _spark_map(sc, fn, items, on_progress, description, on_result, measure, ever
                                              (now_records - logged[0]) / minutes, (now_bytes - logged[1]) / minutes,
                                              now - started))
                 last_log, logged = now, (now_records, now_bytes)
+
+    with cf.ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+        pending = {pool.submit(job, start, chunk) for start, chunk in chunks}
+        try:
+            _drain()
+        except BaseException:
+            sc.cancelAllJobs()  # a job failed for good (or the driver is stopped): the others go too
+            raise
     return results
 
 
