@@ -324,3 +324,14 @@ def test_cli(cc_index, tmp_path):
                           (["--index", str(tmp_path / "none.cdxj")], "no such file")):
         result = CliRunner().invoke(cli, ["run", *args, "--out", str(tmp_path / "o2")])
         assert result.exit_code == 2 and message in result.output, (args, result.output)
+
+
+def test_a_folder_of_common_crawl_cdx_shards(cc_index, tmp_path):
+    """Common Crawl's CDXJ index is cdx-00000.gz ... beside cluster.idx (a ZipNum index, not read)."""
+    where, rows = cc_index
+    folder = tmp_path / "indexes"
+    folder.mkdir()
+    (folder / "cdx-00000.gz").write_bytes((where / "cc.cdxj.gz").read_bytes())
+    (folder / "cluster.idx").write_text("com,x)/ 20260101000000\tcdx-00000.gz\t0\t100\t1\n")
+    ix = read_index(str(folder), prefix=SAMPLE + "/")
+    assert ix.sources == (str(folder / "cdx-00000.gz"),) and ix.selected == len(rows)

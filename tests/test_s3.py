@@ -305,3 +305,36 @@ def test_run_from_a_columnar_index_in_the_bucket(s3, local_run, tmp_path):
     assert (summary.counts["selected"], summary.counts["missing"]) == (len(picked), 0)
     # per file: its head, its records (close ones share a GET), the fingerprint's reads
     assert gets <= len(index.files) * 4 + len(picked)
+
+
+def test_common_crawl_walkthrough_of_the_docs(s3, tmp_path):
+    """docs/operations.md's Common Crawl walk-through on the local S3 server, as written: the
+    bucket laid out by tools/cc_local_bucket.py, then its `redecode run` and `redecode query`
+    commands, whose closing line is the one the page quotes."""
+    import importlib.util
+    import re
+    import shlex
+
+    from click.testing import CliRunner
+
+    from redecode_jobs.cli import cli
+
+    text = open(os.path.join(HERE, "..", "docs", "operations.md"), encoding="utf-8").read()
+    section = text[text.index("### Try it on the local S3 test server"):text.index("### On the real bucket")]
+    block = section[section.index("```sh") + 5:section.index("```", section.index("```sh") + 5)]
+    commands = [line for line in re.sub(r"\\\n\s*", " ", block).splitlines() if line.startswith(".venv/bin/redecode")]
+    assert [c.split()[1] for c in commands] == ["run", "query"]
+    spec = importlib.util.spec_from_file_location("cc_local_bucket", os.path.join(HERE, "..", "tools", "cc_local_bucket.py"))
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    cwd = os.getcwd()
+    os.chdir(os.path.join(HERE, ".."))
+    try:
+        assert tool.main(sorted(glob.glob("sample_warcs/*.warc.gz"))) == 0
+        results = [CliRunner().invoke(cli, shlex.split(c)[1:]) for c in commands]
+    finally:
+        os.chdir(cwd)
+    assert results[0].exit_code == 0, results[0].output
+    quoted = re.search(r"The run ends with `([^`]+)`", " ".join(section.split())).group(1)
+    assert quoted in " ".join(results[0].output.split())
+    assert results[1].exit_code == 0 and "windows-1251" in results[1].output

@@ -56,7 +56,7 @@ from .record import Spans
 
 __all__ = ["CDX_FIELDS", "INDEX_SUFFIXES", "Index", "IndexError_", "LOCATION_COLUMNS", "read_index"]
 
-#: File name endings a directory of indexes is searched for.
+#: File name endings a directory of indexes is searched for (and Common Crawl's ``cdx-NNNNN.gz``).
 INDEX_SUFFIXES = (".cdx", ".cdxj", ".cdx.gz", ".cdxj.gz", ".parquet")
 
 #: The columns that locate a record, as Common Crawl's columnar index names them.
@@ -187,7 +187,10 @@ def _expand(spec: str) -> list[str]:
 
 def _is_index_name(name: str) -> bool:
     base = name.rstrip("/").rsplit("/", 1)[-1].lower()
-    return base.endswith(INDEX_SUFFIXES) and not base.startswith(("_", "."))
+    if base.startswith(("_", ".")):
+        return False
+    # (Common Crawl names its CDXJ shards cdx-00000.gz ... cdx-00299.gz, beside cluster.idx)
+    return base.endswith(INDEX_SUFFIXES) or (base.startswith("cdx-") and base.endswith(".gz"))
 
 
 def _lines(src: str) -> Iterator[bytes]:
