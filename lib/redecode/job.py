@@ -596,7 +596,7 @@ def run(
             batches = _InputBatches(rd, shards, markers, clock)
             done_tasks = map_shards(task_fn, tasks, executor, on_progress=progress,
                                     description=f"redecode {len(todo)} shard(s) -> {out}", on_result=batches)
-            batches.flush()
+            # (what is still pending goes into the table the manifest writes next)
             results = _record(rd, done_tasks, markers)
             # an input whose shards did not meet exactly is redone whole
             shards, redone = rd.redo_bad_boundaries(shards, markers)

@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         got = _rows(results[name]["out"])
         checks[name] = {
             "rows": len(got),
-            "exactly the selected records": {(os.path.basename(r["warc_path"]), r["warc_offset"]) for r in got} == want,
+            "exactly the selected records": {(os.path.basename(r["warc_path"]), r["warc_offset"]) for r in got.values()} == want,
             "rows equal the full run's": all(full.get(k) == r for k, r in got.items()),
         }
     n_records = len(rows)
