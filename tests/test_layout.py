@@ -160,6 +160,7 @@ def test_duckdb_and_pyarrow_read_the_folders_as_they_are(flat, partitioned):
     assert sorted(tuple(r.values()) for r in table.to_pylist()) == want
 
 
+@pytest.mark.slow
 def test_spark_reads_the_folders_as_they_are(flat, partitioned):
     pytest.importorskip("pyspark", reason="pyspark not installed (pip install '.[spark]')")
     import sys
@@ -191,6 +192,7 @@ def test_query_diff_and_report_read_both_layouts(flat, partitioned, tmp_path):
     assert data.runs[0].parts == len(_parts(partitioned))
 
 
+@pytest.mark.slow
 def test_rerun_force_and_a_changed_input(tmp_path):
     inputs = tmp_path / "in"
     shutil.copytree(SAMPLE, inputs)

@@ -344,6 +344,7 @@ def test_cli_backfill_and_diff_take_executor(local_run, local_backfill, local_di
     assert result.exit_code == 2 and "--rules" in result.output
 
 
+@pytest.mark.slow
 def test_spark_bounded_layout_progress_and_rows(spark_session, local_run, tmp_path, caplog):
     """A bounded, partitioned layout on Spark local[2]: the rows are the local run's; the driver
     reports progress (bytes to the bar, records and bytes per minute to its log) and the per-input
