@@ -292,7 +292,8 @@ def plan(inputs: list[str], out: str, *, shard_bytes: int | None = None,
                   for i, part in enumerate([spans] if whole_files else plan_spans(spans, shard_bytes=shard_bytes))]
         return paths, shards
     paths = outside(expand_inputs(inputs, not_read, unreadable, list_prefix=list_prefix, listed=listed), out)
-    shards = [Shard(path, index, start, end)
+    known = listed or {}
+    shards = [Shard(path, index, start, end, listed=known.get(path))
               for path in paths
               for index, (start, end) in enumerate([(0, None)] if whole_files
                                                    else plan_shards(path, shard_bytes=shard_bytes))]
@@ -333,6 +334,8 @@ def read_shard(
     started = time.perf_counter()
     cpu_started = time.process_time()
     boundary: dict = {}
+    if shard.listed is not None:
+        storage.remember(shard.path, shard.listed)
     # before reading: a rerun compares it with the file then, and reads the file again if it changed
     # (even while this shard was being read)
     fingerprint = storage.fingerprint(shard.path)

@@ -191,6 +191,9 @@ class Shard:
     start: int
     end: int | None
     spans: Spans | None = None
+    #: the listing's entry of the object ``path`` (``size``, ``ETag``...), when a run listed it:
+    #: the task then asks the store nothing more about it (:func:`redecode.storage.remember`)
+    listed: dict | None = field(default=None, compare=False, hash=False)
 
 
 def part_stem(path: str, shard_index: int) -> str:

@@ -83,6 +83,7 @@ __all__ = [
     "read_bytes",
     "read_range",
     "read_ranges",
+    "remember",
     "remove",
     "size",
     "stat_objects",
@@ -276,8 +277,28 @@ def size(path: str) -> int:
         return _member(path).size
     if not is_remote(path):
         return os.path.getsize(_local(path))
+    known = _KNOWN.get(path)
+    if known is not None:
+        return known["size"]
     fs, p = filesystem(path)
     return int(fs.size(p))
+
+
+#: Objects whose listing entry this process was given (:func:`remember`): URL -> size, ETag,
+#: LastModified.
+_KNOWN: dict[str, dict] = {}
+
+
+def remember(url: str, entry: dict) -> None:
+    """Take ``entry``, the listing's entry of object ``url`` (:func:`find_details`: ``size``,
+    ``ETag``, ``LastModified``), as what :func:`size`, :func:`fingerprint` and :func:`open_input`
+    would ask the store: a task reading thousands of small objects a run listed makes no HEAD
+    request for them. The entry is what the store said when the run listed them; an object changed
+    since is read as it is now, its marker records the listing's ETag, and the next run reads it
+    again (its ETag differs)."""
+    if entry and entry.get("size") is not None:
+        _KNOWN[url] = {"size": int(entry["size"]), "etag": _etag(entry),
+                       "mtime": entry.get("LastModified") or entry.get("mtime")}
 
 
 #: Bytes hashed at each end of an input by :func:`fingerprint`.
@@ -306,6 +327,9 @@ def fingerprint(path: str) -> dict | None:
             return None
         return {"size": member.size, "mtime": outer.get("mtime"), "etag": outer.get("etag"), "crc32": member.crc,
                 "container_size": outer.get("size")}
+    known = _KNOWN.get(path)
+    if known is not None and known["etag"] is not None:
+        return {"size": known["size"], "mtime": f"{known['mtime']} {known['etag']}".strip(), "etag": known["etag"]}
     try:
         if is_remote(path):
             fs, p = filesystem(path)
@@ -728,7 +752,7 @@ def read_ranges(path: str | os.PathLike[str], ranges: Iterable[tuple[int, int]])
     for offset, length in spans:
         _check_range(p, offset, length)
     fs, fp = filesystem(p)
-    size = int(fs.size(fp))
+    size = _KNOWN[p]["size"] if p in _KNOWN else int(fs.size(fp))
     # the GETs: runs of ranges close together, each one GET
     groups: list[tuple[int, int, int, int]] = []  # (start, stop, first span, end span)
     i = 0
@@ -799,7 +823,9 @@ def open_input(path: str | os.PathLike[str], *, min_block: int = MIN_BLOCK, max_
     if not is_remote(p):
         return open(_local(p), "rb")
     fs, fp = filesystem(p)
-    return RangedReader(fs, fp, int(fs.size(fp)), name=p, min_block=min_block, max_block=max_block)
+    known = _KNOWN.get(p)
+    return RangedReader(fs, fp, known["size"] if known else int(fs.size(fp)), name=p, min_block=min_block,
+                        max_block=max_block)
 
 
 # ---------------------------------------------------------------------------------------------
