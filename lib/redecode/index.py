@@ -134,10 +134,10 @@ def read_index(index: str | list[str], *, prefix: str | None = None, where: str 
         from .query import QueryError, select_index  # noqa: PLC0415 - DuckDB, for --where only
 
         try:
-            table = select_index(where, parquet=parquet, tables=[_text_table(src, rows) for src, rows in texts])
+            batches = select_index(where, parquet=parquet, tables=[_text_table(src, rows) for src, rows in texts])
+            files, entries = _group_batches(batches, prefix)
         except QueryError as exc:
             raise IndexError_(str(exc)) from None
-        files, entries = _group_table(table, prefix), table.num_rows
     elif parquet:
         import pyarrow as pa  # noqa: PLC0415
 
@@ -388,6 +388,48 @@ def _group_table(table, prefix: str | None) -> tuple[tuple[str, Spans], ...]:
     for a, b in zip(starts, starts[1:]):
         out.append((path[a].as_py(), Spans(_int64s(offset.slice(a, b - a)), _int64s(length.slice(a, b - a)))))
     return tuple(out)
+
+
+def _group_batches(batches, prefix: str | None) -> tuple[tuple[tuple[str, Spans], ...], int]:
+    """``((path, Spans) per file, entries)`` from :func:`redecode.query.select_index`'s batches (in
+    no order), a batch at a time: what is kept is 16 bytes per record (two ``array("q")`` per
+    file), never a row per record; each file's records are sorted (and each offset kept once) at
+    the end."""
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    found: dict[str, tuple[array, array]] = {}
+    path_of: dict[str, str] = {}
+    entries = 0
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        if batch.column(0).null_count or batch.column(2).null_count:
+            raise IndexError_("--index: an index row without warc_filename or warc_record_offset")
+        entries += batch.num_rows
+        keys = pc.binary_join_element_wise(batch.column(1), batch.column(0), "\n")
+        order = pc.sort_indices(keys)
+        keys = pc.take(keys, order)
+        offsets = pc.take(batch.column(2), order).cast("int64")
+        lengths = pc.take(batch.column(3), order).cast("int64")
+        change = pc.indices_nonzero(pc.not_equal(keys[1:], keys[:-1])).to_pylist()
+        starts = [0] + [i + 1 for i in change]
+        for a, b in zip(starts, starts[1:] + [batch.num_rows]):
+            key = keys[a].as_py()
+            path = path_of.get(key)
+            if path is None:
+                source, _, name = key.partition("\n")
+                path = path_of[key] = _resolve(name, prefix, source)
+            target = found.setdefault(path, (array("q"), array("q")))
+            target[0].extend(_int64s(offsets.slice(a, b - a)))
+            target[1].extend(_int64s(lengths.slice(a, b - a)))
+    out = []
+    for path in sorted(found):
+        offs, lens = found.pop(path)
+        if all(x < y for x, y in zip(offs, offs[1:])):
+            out.append((path, Spans(offs, lens)))
+        else:
+            out.append((path, Spans.of(zip(offs, (None if n < 0 else n for n in lens)))))
+    return tuple(out), entries
 
 
 def _folder(source: str) -> str:

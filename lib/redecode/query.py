@@ -53,7 +53,7 @@ import re
 import shutil
 import tempfile
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import duckdb
@@ -444,10 +444,14 @@ def _statement_kind(con: duckdb.DuckDBPyConnection, statement) -> str:
 # Selecting from a record index (run --index --where)
 
 
-def select_index(where: str, *, parquet: Sequence[str] = (), tables: Sequence[pa.Table] = ()) -> pa.Table:
-    """The rows of a record index for which the SQL condition ``where`` holds, as an Arrow table of
-    ``warc_filename``, ``warc_record_offset``, ``warc_record_length`` and ``_source`` (the index
-    file of the row): what ``redecode run --index INDEX --where SQL`` reads (:mod:`redecode.index`).
+def select_index(where: str, *, parquet: Sequence[str] = (), tables: Sequence[pa.Table] = ()
+                 ) -> Iterator[pa.RecordBatch]:
+    """The rows of a record index for which the SQL condition ``where`` holds, as Arrow record
+    batches of ``warc_filename``, ``_source`` (the index file of the row), ``o`` (the record's
+    offset) and ``l`` (its length; -1 where the index has none), in no particular order: what
+    ``redecode run --index INDEX --where SQL`` reads (:mod:`redecode.index`). Streamed as DuckDB
+    filters the index (no sort, no aggregate: DuckDB's memory does not grow with the rows kept);
+    the caller takes a batch at a time.
 
     ``parquet``: Parquet index files (Common Crawl's columnar index columns; Hive-style partition
     folders in their paths, ``crawl=CC-MAIN-2024-10/``, are columns too), read by DuckDB with the
@@ -455,15 +459,17 @@ def select_index(where: str, *, parquet: Sequence[str] = (), tables: Sequence[pa
     the same column names and ``_source``). The connection is confined to the given files, as
     :func:`open_query`'s to its run directories, and ``where`` must be one condition (a subquery in
     it reads only those files). Raises :class:`QueryError` naming what DuckDB refused (an unknown
-    column, a syntax error) or a ``where`` that is more than a condition.
+    column, a syntax error) or a ``where`` that is more than a condition, before the first batch.
     """
     con = duckdb.connect(":memory:")
     con.execute("SET enable_progress_bar = false")
     try:
         statements = con.extract_statements(f"SELECT 1 WHERE ({where})")
     except duckdb.Error as exc:
+        con.close()
         raise QueryError(f"--where {where!r}: {exc}") from None
     if len(statements) != 1 or statements[0].type.name != "SELECT":
+        con.close()
         raise QueryError(f"--where {where!r}: a condition over the index's columns, not statements")
     use_storage(con, parquet)
     _confine(con, [], list(parquet))
@@ -476,16 +482,33 @@ def select_index(where: str, *, parquet: Sequence[str] = (), tables: Sequence[pa
         sources.append(f"SELECT * EXCLUDE (filename), filename AS _source FROM read_parquet([{files}], "
                        "hive_partitioning = true, union_by_name = true, filename = true)")
     if not sources:
+        con.close()
         raise QueryError("--where: no index to select from")
     union = " UNION ALL BY NAME ".join(f"({s})" for s in sources)
-    sql = (f"SELECT warc_filename, warc_record_offset, warc_record_length, _source FROM ({union}) "
-           f"WHERE ({where})")
+    # streamed as DuckDB filters: no sort, no aggregate (their memory grows with the rows kept;
+    # the caller groups per file into 16 bytes a record)
+    sql = (f"SELECT warc_filename, _source, CAST(warc_record_offset AS BIGINT) AS o, "
+           f"coalesce(CAST(warc_record_length AS BIGINT), -1) AS l FROM ({union}) WHERE ({where})")
     try:
         relation = con.sql(sql)
-        # (DuckDB 2.x: to_arrow_table; 1.x: arrow)
-        return (getattr(relation, "to_arrow_table", None) or relation.arrow)()
+        # (DuckDB 2.x: to_arrow_reader; 1.x: fetch_record_batch)
+        reader = (getattr(relation, "to_arrow_reader", None) or relation.fetch_record_batch)(1 << 16)
     except duckdb.Error as exc:
+        con.close()
         raise QueryError(f"--where {where!r}: {' '.join(str(exc).split())}") from None
+    return _batches(con, reader, where)
+
+
+def _batches(con, reader, where: str) -> Iterator[pa.RecordBatch]:
+    try:
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                return
+            except duckdb.Error as exc:
+                raise QueryError(f"--where {where!r}: {' '.join(str(exc).split())}") from None
+            yield batch
     finally:
         con.close()
 
