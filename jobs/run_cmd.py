@@ -146,7 +146,8 @@ def run(inputs, out, rules, workers, force, max_record_bytes, normalize, graphem
     with stopping_cleanly(out):
         index = _read_index(index_paths, list_prefix, where) if index_paths else None
         summary = _run(inputs, out, rules, workers, force, max_record_bytes, executor, master, quiet,
-                       on_progress, on_error, lambda: bar, selection, list_prefix, index, layout)
+                       on_progress if show_bar else None, on_error, lambda: bar, selection, list_prefix, index,
+                       layout)
     _report(summary, out, quiet, as_json, fail_on_failed)
 
 

@@ -571,6 +571,8 @@ def run(
     paths, shards = plan(inputs, out, shard_bytes=shard_bytes, not_read=not_read, unreadable=unreadable,
                          list_prefix=list_prefix, whole_files=limited, index=index, listed=listed)
     log.info("%d input(s), %d shard(s) -> %s", len(paths), len(shards), out)
+    for url, entry in listed.items():
+        storage.remember(url, entry)  # (the sizes and ETags the listing gave: no HEAD for them)
     local = isinstance(executor, Local)
     with RunDirectory(out, rules, force=force, foreign="refuse" if local else "redo", selection=selection,
                       layout=layout) as rd:
@@ -796,7 +798,12 @@ def _progress(shards: list[Shard], markers: dict, on_progress: Callable[[int, in
     with the bytes each shard reports, and with None at the end (then the exact total done)."""
     if on_progress is None:
         return None
-    total = sum(s.spans.bytes if s.spans is not None else (s.end if s.end is not None else input_size(s.path)) - s.start
+    whole = [s.path for s in shards if s.spans is None and s.end is None]
+    # objects' sizes from a listing (the run's, or one per folder): no request per input
+    remote = [p for p in whole if storage.is_remote(p) and storage.split_member(p) is None]
+    sizes = {p: (e or {}).get("size", 0) for p, e in storage.stat_objects(remote).items()} if remote else {}
+    total = sum(s.spans.bytes if s.spans is not None
+                else (s.end if s.end is not None else sizes.get(s.path) or input_size(s.path)) - s.start
                 for s in shards)
     done = sum(m["counts"].get("bytes_read", 0) for m in markers.values())
     on_progress(done, total)

@@ -393,6 +393,8 @@ def stat_objects(urls: list[str], listed: dict[str, dict] | None = None) -> dict
     for url in urls:
         if url in listed:
             out[url] = _state(listed[url])
+        elif url in _KNOWN:
+            out[url] = {"size": _KNOWN[url]["size"], "etag": _KNOWN[url]["etag"]}
         else:
             rest.append(url)
     by_folder: dict[str, list[str]] = {}
