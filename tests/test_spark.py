@@ -366,3 +366,22 @@ def test_spark_bounded_layout_progress_and_rows(spark_session, local_run, tmp_pa
     assert lines and f"{summary.counts['records_total']:,} records" in lines[-1]
     assert seen and seen[-1][0] == seen[-1][1] == summary.counts["bytes_read"]
     assert summary.manifest["executor"]["tasks"] >= 2
+
+
+@pytest.mark.slow
+def test_spark_index_run_equals_local(spark_session, tmp_path):
+    """An index's records on Spark local[2] (the shards carry their spans to the Python workers):
+    the rows and counts a local run of the same index gives."""
+    from redecode.index import read_index
+    from test_index import make_cc_index
+
+    warcs = sorted(glob.glob(os.path.join(SAMPLE, "*.warc.gz")))
+    rows = make_cc_index.build(warcs, root=SAMPLE)
+    index_file = tmp_path / "x.cdxj"
+    make_cc_index.write_cdxj([r for r in rows if make_cc_index.selection_key(r) % 2], str(index_file))
+    index = read_index(str(index_file), prefix=SAMPLE + "/")
+    local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
+    a = job.run([], local, index=index)
+    b = spark.run_spark([], remote, master="local[2]", index=index)
+    assert rows_by_part(local) == rows_by_part(remote)
+    assert a.counts == b.counts and b.counts["selected"] == index.selected
