@@ -351,3 +351,28 @@ def test_common_crawl_walkthrough_of_the_docs(s3, tmp_path):
     quoted = re.search(r"The run ends with `([^`]+)`", " ".join(section.split())).group(1)
     assert quoted in " ".join(results[0].output.split())
     assert results[1].exit_code == 0 and "windows-1251" in results[1].output
+
+
+def test_wacz_in_the_bucket(s3, tmp_path):
+    """A WACZ in a bucket: its WARC read where it lies by ranged reads, in full and through its
+    index; a rerun finds it unchanged (its member's fingerprint, not a listing of its inside)."""
+    import shared_paths
+
+    from redecode.index import read_index
+
+    wacz = shared_paths.CORPUS / "warcs" / "pywb" / "waczs" / "valid_example_1.wacz"
+    if not wacz.exists():
+        pytest.skip(shared_paths.absent(wacz))
+    s3.put_file(str(wacz), "arc-in/waczs/crawl.wacz")
+    url = "s3://arc-in/waczs/crawl.wacz"
+    local = tmp_path / "local"
+    job.run([str(wacz)], str(local))
+    first = job.run([url], "s3://run-out/wacz")
+    assert first.exit_code == 0 and [e["path"] for e in first.manifest["inputs"]] == [
+        f"{url}#archive/example-collection.warc"]
+    got = [r for rows in s3_parts("s3://run-out/wacz").values() for r in rows]
+    want = [r for rows in local_parts(str(local)).values() for r in rows]
+    assert [dict(r, warc_path=None) for r in got] == [dict(r, warc_path=None) for r in want]
+    assert job.run([url], "s3://run-out/wacz").resumed == [f"{url}#archive/example-collection.warc"]
+    indexed = job.run([], "s3://run-out/wacz-index", index=read_index(url))
+    assert indexed.counts["selected"] == indexed.counts["read"] == 1

@@ -1066,9 +1066,10 @@ def input_states(paths: list[str], listed: dict[str, dict] | None = None) -> dic
     from) or else from one listing per folder holding several of them
     (:func:`redecode.storage.stat_objects`: no request per object). None: not there."""
     out: dict[str, dict | None] = {}
-    remote = [p for p in paths if storage.is_remote(p)]
+    # (a file inside a WACZ: its fingerprint, the container's stat and the member's CRC-32)
+    remote = [p for p in paths if storage.is_remote(p) and storage.split_member(p) is None]
     for path in paths:
-        if not storage.is_remote(path):
+        if path not in remote:
             out[path] = storage.fingerprint(path)
     if remote:
         out.update(storage.stat_objects(remote, listed))
