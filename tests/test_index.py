@@ -187,6 +187,10 @@ def test_where_selects_in_both_formats(cc_index):
         assert ix.entries == len(expected) and ix.where == condition
     # the partition folders are columns
     assert read_index(str(where / "table"), where="crawl = 'CC-MAIN-2026-44' AND subset = 'warc'").selected == len(rows)
+    # the CDXJ and the table together name every record twice: each read once
+    both = read_index(str(where), prefix=SAMPLE + "/", where="true")
+    assert (both.entries, both.selected) == (2 * len(rows), len(rows))
+    assert both.files == read_index(str(where / "table"), prefix=SAMPLE + "/").files
     assert read_index(str(where / "table"), where="crawl = 'CC-MAIN-1999-01'").files == ()
 
 
