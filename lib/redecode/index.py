@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import json
 import os
 from array import array
@@ -118,8 +119,6 @@ def read_index(index: str | list[str], *, prefix: str | None = None, where: str 
     none), :class:`IndexError_` for one that cannot be read (its file and line in the message),
     :class:`IndexError_` too for a ``where`` DuckDB refuses (its words in the message).
     """
-    import pyarrow as pa  # noqa: PLC0415 - the grouping's arrays
-
     specs = [index] if isinstance(index, str) else list(index)
     sources = [src for spec in specs for src in _expand(spec)]
     texts, parquet = [], []
@@ -139,11 +138,9 @@ def read_index(index: str | list[str], *, prefix: str | None = None, where: str 
         except QueryError as exc:
             raise IndexError_(str(exc)) from None
     elif parquet:
-        import pyarrow as pa  # noqa: PLC0415
-
-        table = pa.concat_tables([_text_table(src, rows).select((*LOCATION_COLUMNS, "_source")) for src, rows in texts]
-                                 + [_parquet_locations(src) for src in parquet], promote_options="permissive")
-        files, entries = _group_table(table, prefix), table.num_rows
+        batches = itertools.chain((_location_batch(_text_table(src, rows)) for src, rows in texts),
+                                  (batch for src in parquet for batch in _parquet_locations(src)))
+        files, entries = _group_batches(batches, prefix)
     else:
         # text indexes alone: grouped here, without Arrow's compute functions (their import alone
         # costs more than reading a small index)
@@ -298,9 +295,9 @@ def _cdx_row(src: str, number: int, fields: list[str], letters: list[str] | None
     return row
 
 
-def _parquet_locations(src: str):
-    """The location columns of a Parquet index file, plus ``_source``."""
-    import pyarrow as pa  # noqa: PLC0415
+def _parquet_locations(src: str) -> Iterator:
+    """The records a Parquet index file names, as record batches of ``warc_filename``,
+    ``_source``, ``o`` and ``l`` (:func:`_group_batches`), a row group at a time."""
     import pyarrow.parquet as pq  # noqa: PLC0415
 
     with storage.open_input(src) as fh:
@@ -310,11 +307,25 @@ def _parquet_locations(src: str):
             raise IndexError_(f"--index {src}: a Parquet table without {', '.join(missing)} (Common Crawl's "
                               "columnar index columns warc_filename, warc_record_offset, warc_record_length)")
         columns = [c for c in LOCATION_COLUMNS if c in pf.schema_arrow.names]
-        table = pf.read(columns=columns)
-    if "warc_record_length" not in columns:
-        table = table.append_column("warc_record_length", pa.nulls(table.num_rows, pa.int64()))
-    table = table.select(LOCATION_COLUMNS)
-    return table.append_column("_source", pa.array([src] * table.num_rows, pa.string()))
+        for batch in pf.iter_batches(columns=columns, batch_size=1 << 16):
+            yield _location_batch(batch, src)
+
+
+def _location_batch(table, source: str | None = None):
+    """``table``'s location columns (a CDX(J) index's table, with its ``_source``; a Parquet
+    index's batch, of ``source``) as the batch :func:`_group_batches` takes: ``warc_filename``,
+    ``_source``, ``o``, ``l`` (-1 without a length)."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    n = table.num_rows
+    names = table.column("warc_filename")
+    lengths = (table.column("warc_record_length").cast(pa.int64()) if "warc_record_length" in table.column_names
+               else pa.nulls(n, pa.int64()))
+    sources = table.column("_source") if source is None else pa.array([source] * n, pa.string())
+    arrays = [names, sources, table.column("warc_record_offset").cast(pa.int64()), pc.fill_null(lengths, -1)]
+    arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
+    return pa.RecordBatch.from_arrays(arrays, names=["warc_filename", "_source", "o", "l"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -344,50 +355,6 @@ def _group_rows(texts: list[tuple[str, list[dict]]], prefix: str | None) -> tupl
                 path = resolved[(src, name)] = _resolve(name, prefix, src)
             by_path.setdefault(path, []).append((row["warc_record_offset"], row.get("warc_record_length")))
     return tuple((path, Spans.of(pairs)) for path, pairs in sorted(by_path.items()))
-
-
-def _group_table(table, prefix: str | None) -> tuple[tuple[str, Spans], ...]:
-    """``(path, Spans)`` per file of ``table`` (location columns and ``_source``), by path."""
-    import pyarrow as pa  # noqa: PLC0415
-    import pyarrow.compute as pc  # noqa: PLC0415
-
-    table = table.combine_chunks()
-    names = table.column("warc_filename")
-    if names.null_count:
-        raise IndexError_("--index: an index row without warc_filename (the WARC file of the record)")
-    offsets = table.column("warc_record_offset")
-    if offsets.null_count:
-        raise IndexError_("--index: an index row without warc_record_offset (where the record starts)")
-    # one path per (file name, index file): the index's folder resolves relative names
-    keys = pc.binary_join_element_wise(table.column("_source"), names, "\n")
-    distinct = pc.unique(keys).to_pylist()
-    path_of = {}
-    for key in distinct:
-        source, _, name = key.partition("\n")
-        path_of[key] = _resolve(name, prefix, source)
-    paths = pa.array([path_of[k] for k in distinct], pa.string())
-    table = pa.table({
-        "path": pc.take(paths, pc.index_in(keys, pa.array(distinct, pa.string()))),
-        "offset": offsets.cast(pa.int64()),
-        "length": pc.fill_null(table.column("warc_record_length").cast(pa.int64()), -1),
-    }).sort_by([("path", "ascending"), ("offset", "ascending")])
-    path, offset, length = (table.column(c).combine_chunks() for c in ("path", "offset", "length"))
-    n = len(path)
-    if n == 0:
-        return ()
-    # where a new file starts, and repeats of a (file, offset) to drop
-    new_file = pc.not_equal(path[1:], path[:-1])
-    same = pc.and_(pc.invert(new_file), pc.equal(offset[1:], offset[:-1]))
-    keep = pa.concat_arrays([pa.array([True]), pc.invert(same)])
-    if not pc.all(keep).as_py():
-        path, offset, length = (pc.filter(a, keep) for a in (path, offset, length))
-        n = len(path)
-        new_file = pc.not_equal(path[1:], path[:-1])
-    starts = [0] + [i + 1 for i in pc.indices_nonzero(new_file).to_pylist()] + [n]
-    out = []
-    for a, b in zip(starts, starts[1:]):
-        out.append((path[a].as_py(), Spans(_int64s(offset.slice(a, b - a)), _int64s(length.slice(a, b - a)))))
-    return tuple(out)
 
 
 def _group_batches(batches, prefix: str | None) -> tuple[tuple[tuple[str, Spans], ...], int]:
