@@ -131,13 +131,14 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.time()
             proc = subprocess.run([sys.executable, "-c", _MEASURE, *cmd], env=env, capture_output=True, text=True)
             wall = time.time() - t0
+            phases = _phases(f"/tmp/bench-scale-{n}.log", t0)
             if proc.returncode not in (0,):
                 print(proc.stderr[-3000:], file=sys.stderr)
             ru = json.loads(proc.stderr.strip().splitlines()[-1])
             summary = json.loads(proc.stdout) if proc.stdout.strip() else {}
             requests = counter.take()
             row = {"inputs": n, "what": label, "wall_s": round(wall, 1), "cpu_s": round(ru["cpu_s"], 1),
-                   "rss_mb": round(ru["maxrss_kb"] / 1024), "requests": requests,
+                   "rss_mb": round(ru["maxrss_kb"] / 1024), "requests": requests, **phases,
                    "records": (summary.get("counts") or {}).get("records_seen")}
             results.append(row)
             print(json.dumps(row), file=sys.stderr, flush=True)
@@ -154,6 +155,32 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.markdown, "w") as fh:
             fh.write("\n".join(lines) + "\n")
     return 0
+
+
+def _phases(log_file: str, t0: float) -> dict:
+    """Seconds from the start of the run to the end of planning (the inputs listed, shards made),
+    of the resume (markers read, inputs compared) and of the manifest, from the run's log."""
+    import datetime as dt
+
+    marks = {}
+    try:
+        lines = open(log_file, encoding="utf-8").read().splitlines()
+    except OSError:
+        return {}
+    for line in lines:
+        try:
+            when = dt.datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f").timestamp()
+        except ValueError:
+            continue
+        if when < t0:
+            continue
+        if "input(s)," in line and "shard(s) ->" in line:
+            marks.setdefault("planned_s", round(when - t0, 1))
+        elif "shard(s) complete in" in line:
+            marks.setdefault("resumed_s", round(when - t0, 1))
+        elif "manifest written" in line:
+            marks.setdefault("manifest_s", round(when - t0, 1))
+    return marks
 
 
 #: Runs the command and prints the rusage of it and its children (CPU seconds, peak RSS) as JSON on
