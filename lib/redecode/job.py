@@ -690,6 +690,20 @@ def _run_in_order(shards: list[Shard], markers: dict, task_fn, executor: Executo
     return reached, results, skipped
 
 
+class _Overlay(dict):
+    """A dict of new entries over a base dict read through (no copy of the base)."""
+
+    def __init__(self, base: dict) -> None:
+        super().__init__()
+        self.base = base
+
+    def __missing__(self, key):
+        return self.base[key]
+
+    def __contains__(self, key) -> bool:
+        return super().__contains__(key) or key in self.base
+
+
 class _InputBatches:
     """``on_result`` of a run's map: as tasks finish, the per-input records of the inputs all of
     whose shards are done go to the per-input table in batches
@@ -705,7 +719,7 @@ class _InputBatches:
         self.shards: dict[str, list[Shard]] = {}
         for s in shards:
             self.shards.setdefault(s.path, []).append(s)
-        self.markers = dict(markers)
+        self.markers = _Overlay(markers)  # (the run's markers so far, and those of the tasks since)
         self.pending: list[dict] = []
         self.seq = 0
         self.last = time.monotonic()
@@ -742,8 +756,7 @@ def measure_task(marker: dict) -> tuple[int, int]:
 def _record(rd: RunDirectory, done: list[dict], markers: dict) -> list[dict]:
     """The shard markers of the tasks ``done`` (their markers, as the per-task function returned
     them), recorded in ``rd`` and in ``markers`` (by ``(path, shard)``)."""
-    rd.add(done)
-    shard_list = [m for marker in done for m in shard_markers(marker)]
+    shard_list = rd.add(done)
     markers.update(((m["path"], m["shard"]), m) for m in shard_list)
     return shard_list
 

@@ -403,8 +403,8 @@ def shard_markers(marker: dict) -> list[dict]:
     a task's marker with ``task`` (the key) and ``parts`` (the task's parts) added."""
     if "shards" not in marker:
         return [marker]
-    return [dict(m, task=marker["task"], parts=list(marker["parts"]), layout=marker.get("layout"))
-            for m in marker["shards"]]
+    parts = list(marker["parts"])  # (one list for all the task's shards: a task may hold thousands)
+    return [dict(m, task=marker["task"], parts=parts, layout=marker.get("layout")) for m in marker["shards"]]
 
 
 def parts_of(marker: dict) -> list[str]:
@@ -757,14 +757,18 @@ class RunDirectory:
         # with a path
         return {stem: _task_of(m) for stem, m in zip(names, read_back) if marker_is_valid(m, stem)}
 
-    def add(self, markers: list[dict]) -> None:
-        """Record the markers of tasks just run (as their per-task function returned them)."""
+    def add(self, markers: list[dict]) -> list[dict]:
+        """Record the markers of tasks just run (as their per-task function returned them); return
+        their shards' markers (:func:`shard_markers`, made once)."""
+        out = []
         for marker in markers:
             task = _task_of(marker)
             key = marker["task"] if "shards" in marker else stem_of(marker["part"])
             self._tasks[key] = task
             if self._parts is not None:
                 self._parts.update(task["parts"])
+            out.extend(task["shards"])
+        return out
 
     def _remove_task(self, key: str) -> None:
         """Remove task ``key``'s marker, then its parts (never a marker without its parts)."""

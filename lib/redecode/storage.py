@@ -437,7 +437,10 @@ def find_details(url: str, depth: int | None = None) -> dict[str, dict]:
     ``ETag`` and ``LastModified``."""
     fs, p = filesystem(url)
     entries = fs.find(p, maxdepth=depth, detail=True)
-    return {fs.unstrip_protocol(name): info for name, info in entries.items() if info.get("type") != "directory"}
+    fs.invalidate_cache(p)  # (s3fs keeps the listing: this process keeps what it needs of it)
+    keep = ("size", "ETag", "etag", "LastModified", "mtime")
+    return {fs.unstrip_protocol(name): {k: info[k] for k in keep if k in info}
+            for name, info in entries.items() if info.get("type") != "directory"}
 
 
 def exists(path: str) -> bool:
