@@ -1072,8 +1072,9 @@ def input_states(paths: list[str], listed: dict[str, dict] | None = None) -> dic
     out: dict[str, dict | None] = {}
     # (a file inside a WACZ: its fingerprint, the container's stat and the member's CRC-32)
     remote = [p for p in paths if storage.is_remote(p) and storage.split_member(p) is None]
+    listed_remote = set(remote)
     for path in paths:
-        if path not in remote:
+        if path not in listed_remote:
             out[path] = storage.fingerprint(path)
     if remote:
         out.update(storage.stat_objects(remote, listed))
