@@ -293,8 +293,9 @@ def process_shard(
         first = damaged[0]
         more = f" ({len(damaged)} damaged stretches in all, see damaged)" if len(damaged) > 1 else ""
         outcome, error_offset = "damaged", first["offset"]
-        error = (f"{shard.path}: at offset {first['offset']}: {first['error']}; {first['length']} bytes "
-                 f"skipped, reading went on at offset {first['offset'] + first['length']}{more}")
+        went_on = ("reading went on at this record, no byte skipped" if first["length"] == 0 else  # (swallowed)
+                   f"{first['length']} bytes skipped, reading went on at offset {first['offset'] + first['length']}")
+        error = f"{shard.path}: at offset {first['offset']}: {first['error']}; {went_on}{more}"
     try:
         size = storage.size(shard.path)
     except OSError:  # an input named in an @list that is not there: its marker says so
