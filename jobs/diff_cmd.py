@@ -75,7 +75,7 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
     records carry old/new encoding, source, decode_errors, an excerpt around the first difference
     and whether the old text was mojibake of the new (mojibake_fixed).
 
-    Exit codes: 0 ok; 1 (with --rules) an input archive could not be read to its end; 2 usage error;
+    Exit codes: 0 ok; 1 (with --rules) an input archive could not be read, or not to its end; 2 usage error;
     3 with --check, something changed (with --check-text, some text changed); 4 the operating
     system refused to write the output (disk full...); 130/143 stopped by SIGINT/SIGTERM.
     """

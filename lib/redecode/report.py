@@ -55,7 +55,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from . import __version__, storage
-from .diff import CATEGORIES, CHANGED_CATEGORIES, DIFF_FILE, EXCERPT_AFTER, EXCERPT_BEFORE, SUMMARY_FILE
+from .diff import (CATEGORIES, CHANGED_CATEGORIES, DIFF_FILE, EXCERPT_AFTER, EXCERPT_BEFORE, SUMMARY_FILE,
+                   input_errors_line)
 from .query import MANIFEST_NAME, QueryError, Result, load_run, open_query, sql_string, use_storage
 from .row import IDENTITY_NOTE
 from .schema import PROVENANCE_COLUMNS
@@ -1298,7 +1299,7 @@ def _diff_html(alt, data: ReportData) -> str:
     if info.input_errors:
         items = "".join(f"<li>{_esc(e.get('path'))}: {_esc(e.get('error'), 400)}</li>"
                         for e in info.input_errors)
-        head += f"<p>Inputs the diff could not read to the end:</p><ul>{items}</ul>"
+        head += f"<p>{html.escape(input_errors_line(info.input_errors))}:</p><ul>{items}</ul>"
     head += "</section>"
     body = "".join(_section_html(alt, s, data.sections[s.key], [r.path for r in data.runs])
                    for s in DIFF_SECTIONS)
