@@ -522,19 +522,20 @@ def input_errors_line(errors: Sequence[dict]) -> str:
     return "; ".join(said)
 
 
-def format_summary(s: DiffSummary, *, width: int | None = None) -> str:
+def format_summary(s: DiffSummary, *, width: int | None = None, expanded: bool = False) -> str:
     """The summary as plain-text tables (for stdout), no line wider than *width* characters
-    (None: no limit; :func:`redecode.query.render_table` says how tables are fitted)."""
+    (None: no limit, no cell cut; :func:`redecode.query.render_table` says how tables are fitted);
+    *expanded*: the examples as ``column  value`` lines, every value whole (wrapped at *width*)."""
     compared = " (texts compared: text_normalized)" if s.compare == "normalized" else ""
     out = [wrap(f"diff {s.old} -> {s.new}{compared}: {s.records} records, {s.changed} changed "
                 f"({s.label_only} of them only in the encoding label, with the same text), "
                 f"{s.mojibake_fixed} mojibake fixed", width)]
     out.append(render_table(("category", "records"), list(s.categories.items()), width=width))
 
-    def table(title, rows, cols, cut_at_end=()):
+    def table(title, rows, cols, cut_at_end=(), expand=False):
         out.append(wrap(f"== {title} ==", width) + "\n"
                    + render_table(cols, [tuple(r[c] for c in cols) for r in rows], width=width,
-                                  cut_at_end=cut_at_end))
+                                  cut_at_end=cut_at_end, expanded=expand))
 
     table("Encoding transitions (old -> new)", s.encoding_transitions,
           ("old_encoding", "new_encoding", "records", "mojibake_fixed"))
@@ -544,7 +545,7 @@ def format_summary(s: DiffSummary, *, width: int | None = None) -> str:
     # end (a cut in the middle may be where the difference is).
     table("Examples", s.examples,
           ("category", "target_uri", "old_encoding", "new_encoding", "mojibake_fixed",
-           "old_excerpt", "new_excerpt"), cut_at_end=("old_excerpt", "new_excerpt"))
+           "old_excerpt", "new_excerpt"), cut_at_end=("old_excerpt", "new_excerpt"), expand=expanded)
     if s.input_errors:  # (the errors themselves go to stderr, once each: see diff_cmd)
         out.append(wrap(input_errors_line(s.input_errors), width))
     if s.out:

@@ -80,6 +80,7 @@ __all__ = [
     "format_result",
     "format_report",
     "render_table",
+    "cut_to_fit",
     "wrap",
     "use_storage",
     "REPORT_SECTIONS",
@@ -583,14 +584,14 @@ def _jsonable(value):
     return value
 
 
-def _text(value, width: int = 60) -> str:
-    """*value* as one line of a table cell, uncut (list elements cut to *width*)."""
+def _text(value, width: int | None = None) -> str:
+    """*value* as one line of a table cell, uncut (list elements cut to *width*; None: uncut)."""
     if value is None:
         return ""
     if isinstance(value, float):
         text = f"{value:.4g}"
     elif isinstance(value, (list, tuple)):
-        text = "[" + ", ".join(_cell(v, width) for v in value) + "]"
+        text = "[" + ", ".join(_text(v, width) if width is None else _cell(v, width) for v in value) + "]"
     else:
         text = str(_jsonable(value))
     # One line per row: control characters (newlines in excerpts) shown escaped, the rest as is.
@@ -645,29 +646,33 @@ MIN_CUT_WIDTH = 20
 _GAP = 2  # spaces between columns
 
 
-def render_table(columns: Sequence[str], rows: Iterable[Sequence], *, max_width: int = 60,
-                 width: int | None = None, cut_at_end: Sequence[str] = ()) -> str:
-    """Rows as an aligned plain-text table: NULL shown empty, long cells cut to *max_width*
-    characters (in the middle, or at the end for the columns named in *cut_at_end*), marked "…".
+def render_table(columns: Sequence[str], rows: Iterable[Sequence], *, max_width: int | None = None,
+                 width: int | None = None, cut_at_end: Sequence[str] = (), expanded: bool = False) -> str:
+    """Rows as an aligned plain-text table: NULL shown empty, each row on one line, control
+    characters escaped (``\\n``). No cell is cut unless it must be: *max_width* (characters; None,
+    the default: no limit) cuts longer cells, in the middle or at the end for the columns named in
+    *cut_at_end*, marked "…".
 
     *width* (terminal columns, which wcwidth counts: a CJK character takes two; None: no limit):
-    no line is wider. The widest columns are cut further to one common limit, none below its
-    header or :data:`MIN_COLUMN_WIDTH`; when that is still too wide, or the limit would be under
-    :data:`MIN_CUT_WIDTH`, each row is shown as ``column  value`` lines under a ``-[ row N ]-``
-    rule (psql's expanded display), values cut to fit.
+    no line is wider. The widest columns are cut to one common limit, the largest that fits, none
+    below its header or :data:`MIN_COLUMN_WIDTH`; when that is still too wide, or the limit would
+    be under :data:`MIN_CUT_WIDTH`, each row is shown as ``column  value`` lines under a
+    ``-[ row N ]-`` rule (psql's expanded display), values cut to fit.
+
+    *expanded*: that expanded display whatever the width, every value whole: wrapped at *width*
+    (at a space where there is one in the second half of the line), its continuation lines
+    indented under the value, never cut.
     """
     rows = list(rows)
     texts = [[_text(v, max_width) for v in row] for row in rows]
-    natural = [min(max([_columns(c)] + [_columns(r[i]) for r in texts]), max(max_width, _columns(c)))
-               for i, c in enumerate(columns)]
-    caps = list(natural)
-    if width is not None and sum(caps) + _GAP * (len(caps) - 1) > width:
-        floors = [min(n, max(_columns(c), MIN_COLUMN_WIDTH)) for n, c in zip(natural, columns)]
-        if sum(floors) + _GAP * (len(floors) - 1) > width:
-            return _render_expanded(columns, texts, width, cut_at_end)
-        caps = _fit(natural, floors, width - _GAP * (len(caps) - 1))
-        if any(c < n and c < MIN_CUT_WIDTH for c, n in zip(caps, natural)):
-            return _render_expanded(columns, texts, width, cut_at_end)
+    if expanded:
+        return _render_expanded(columns, texts, width, cut_at_end, whole=True)
+    natural = [max([_columns(c)] + [_columns(r[i]) for r in texts]) for i, c in enumerate(columns)]
+    if max_width is not None:
+        natural = [min(n, max(max_width, _columns(c))) for n, c in zip(natural, columns)]
+    caps = _caps(columns, natural, width)
+    if caps is None:
+        return _render_expanded(columns, texts, width, cut_at_end)
     at_end = [c in cut_at_end for c in columns]
     cells = [[_cut(t, caps[i], at_end[i]) for i, t in enumerate(r)] for r in texts]
     widths = [_columns(c) for c in columns]
@@ -693,6 +698,38 @@ def render_table(columns: Sequence[str], rows: Iterable[Sequence], *, max_width:
     return "\n".join(lines)
 
 
+def _caps(columns: Sequence[str], natural: list[int], width: int | None) -> list[int] | None:
+    """The widths (terminal columns) the cells of a table fitted to *width* are cut to, from their
+    *natural* widths, or None when the table is shown expanded instead (see :func:`render_table`)."""
+    if width is None or sum(natural) + _GAP * (len(natural) - 1) <= width:
+        return list(natural)
+    floors = [min(n, max(_columns(c), MIN_COLUMN_WIDTH)) for n, c in zip(natural, columns)]
+    if sum(floors) + _GAP * (len(floors) - 1) > width:
+        return None
+    caps = _fit(natural, floors, width - _GAP * (len(natural) - 1))
+    if any(c < n and c < MIN_CUT_WIDTH for c, n in zip(caps, natural)):
+        return None
+    return caps
+
+
+def cut_to_fit(results: Iterable[Result], width: int) -> bool:
+    """Whether :func:`render_table`, fitting the tables of *results* to *width* terminal columns,
+    cuts a cell of one of them."""
+    for r in results:
+        if not r.columns:
+            continue
+        texts = [[_text(v) for v in row] for row in r.rows]
+        natural = [max([_columns(c)] + [_columns(t[i]) for t in texts]) for i, c in enumerate(r.columns)]
+        caps = _caps(r.columns, natural, width)
+        if caps is None:
+            value_width = _expanded_widths(r.columns, width)[1]
+            if any(_columns(t) > value_width for row in texts for t in row):
+                return True
+        elif caps != natural:
+            return True
+    return False
+
+
 def wrap(text: str, width: int | None) -> str:
     """*text* (one paragraph) broken into lines of at most *width* characters (None: as is);
     a word longer than the width (a long path) is cut across lines."""
@@ -716,31 +753,63 @@ def _fit(natural: list[int], floors: list[int], room: int) -> list[int]:
     return [max(f, min(n, lo)) for n, f in zip(natural, floors)]
 
 
-def _render_expanded(columns: Sequence[str], texts: list[list[str]], width: int,
-                     cut_at_end: Sequence[str]) -> str:
-    name_width = max(_columns(c) for c in columns)
-    if name_width + _GAP + MIN_COLUMN_WIDTH > width:
-        name_width = max(1, width - _GAP - MIN_COLUMN_WIDTH)
-    value_width = max(1, width - name_width - _GAP)
+def _render_expanded(columns: Sequence[str], texts: list[list[str]], width: int | None,
+                     cut_at_end: Sequence[str], *, whole: bool = False) -> str:
+    """psql's expanded display of *texts*: values cut to fit *width*, or with *whole* wrapped at it
+    (None: no width, each value on one line)."""
+    name_width, value_width = _expanded_widths(columns, width)
     lines = []
     for n, row in enumerate(texts, 1):
         rule = f"-[ row {n} ]"
-        lines.append(_cut(rule + "-" * max(0, min(width, 40) - len(rule)), width, at_end=True))
+        rule += "-" * max(0, (40 if width is None else min(width, 40)) - len(rule))
+        lines.append(rule if width is None else _cut(rule, width, at_end=True))
         for c, t in zip(columns, row):
-            name = _cut(c, name_width, at_end=True)
+            name = c if width is None else _cut(c, name_width, at_end=True)
             name += " " * (name_width - _columns(name))
-            lines.append(f"{name}{' ' * _GAP}{_cut(t, value_width, c in cut_at_end)}".rstrip())
+            if value_width is None:
+                pieces = [t]
+            elif whole:
+                pieces = _wrap_columns(t, value_width)
+            else:
+                pieces = [_cut(t, value_width, c in cut_at_end)]
+            lines.append(f"{name}{' ' * _GAP}{pieces[0]}".rstrip())
+            lines += [f"{' ' * (name_width + _GAP)}{p}".rstrip() for p in pieces[1:]]
     if not texts:
         lines.append("(none)")
     return "\n".join(lines)
 
 
-def format_result(result: Result, fmt: str = "table", *, width: int | None = None) -> str:
-    """*result* as ``table`` (aligned text, no line wider than *width* characters; None: no
-    limit, see :func:`render_table`), ``csv`` (header row, RFC 4180) or ``json`` (list of
-    objects)."""
+def _expanded_widths(columns: Sequence[str], width: int | None) -> tuple[int, int | None]:
+    """``(name width, value width)`` of the expanded display in *width* terminal columns (None:
+    no limit on the values)."""
+    name_width = max(_columns(c) for c in columns)
+    if width is not None and name_width + _GAP + MIN_COLUMN_WIDTH > width:
+        name_width = max(1, width - _GAP - MIN_COLUMN_WIDTH)
+    return name_width, None if width is None else max(1, width - name_width - _GAP)
+
+
+def _wrap_columns(text: str, width: int) -> list[str]:
+    """*text* (one line, no control characters) in pieces of at most *width* terminal columns:
+    broken after the last space of a piece when that space is in its second half, else where the
+    width ends (a URL, a long word); nothing is left out, the spaces stay at the ends of pieces."""
+    pieces = []
+    while _columns(text) > width:
+        piece = _take(text, max(width, 1)) or text[0]  # (a wide character in one column: alone)
+        space = piece.rfind(" ")
+        if space >= len(piece) // 2:
+            piece = piece[:space + 1]
+        pieces.append(piece)
+        text = text[len(piece):]
+    return pieces + [text]
+
+
+def format_result(result: Result, fmt: str = "table", *, width: int | None = None,
+                  expanded: bool = False) -> str:
+    """*result* as ``table`` (aligned text, no line wider than *width* terminal columns; None: no
+    limit and no cell cut; *expanded*: a ``column  value`` line per value, every value whole; see
+    :func:`render_table`), ``csv`` (header row, RFC 4180) or ``json`` (list of objects)."""
     if fmt == "table":
-        return render_table(result.columns, result.rows, width=width)
+        return render_table(result.columns, result.rows, width=width, expanded=expanded)
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
@@ -757,9 +826,11 @@ def format_result(result: Result, fmt: str = "table", *, width: int | None = Non
     raise ValueError(f"unknown format {fmt!r} (table, csv or json)")
 
 
-def format_report(rep: Report, fmt: str = "table", *, width: int | None = None) -> str:
-    """The report as text tables (no line wider than *width* characters; None: no limit), CSV
-    sections, or one JSON object (:meth:`Report.to_json`)."""
+def format_report(rep: Report, fmt: str = "table", *, width: int | None = None,
+                  expanded: bool = False) -> str:
+    """The report as text tables (no line wider than *width* characters; None: no limit;
+    *expanded*: see :func:`format_result`), CSV sections, or one JSON object
+    (:meth:`Report.to_json`)."""
     if fmt == "json":
         return json.dumps(rep.to_json(), ensure_ascii=False, indent=2)
     chunks = []
@@ -767,7 +838,8 @@ def format_report(rep: Report, fmt: str = "table", *, width: int | None = None) 
         chunks.append(wrap(f"{rep.records} records in {', '.join(rep.runs)}", width))
     for key, result in rep.sections.items():
         if fmt == "table":
-            chunks.append(f"{wrap(f'== {result.title} ==', width)}\n{format_result(result, 'table', width=width)}")
+            table = format_result(result, "table", width=width, expanded=expanded)
+            chunks.append(f"{wrap(f'== {result.title} ==', width)}\n{table}")
         else:
             chunks.append(f"# {key}: {result.title}\n{format_result(result, fmt)}")
     return "\n\n".join(chunks)

@@ -1198,13 +1198,15 @@ _CSP = ("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src
 
 def query_line(sql: str, runs: Sequence[str]) -> str:
     """The ``redecode query`` command line that runs *sql* over *runs* (the first as DIRECTORY,
-    the others as ``--run``), each path quoted for a POSIX shell, the SQL in double quotes (it
-    holds none of the characters a shell treats specially there: checked)."""
+    the others as ``--run``) and shows every value whole (``--expanded``: each row as ``column
+    value`` lines, wrapped at the terminal's width, never cut), each path quoted for a POSIX shell,
+    the SQL in double quotes (it holds none of the characters a shell treats specially there:
+    checked)."""
     if any(c in sql for c in '"$`\\!'):
         raise ValueError(f"SQL with a character special in double quotes: {sql!r}")
     first, *more = runs
     return " ".join(["redecode", "query", shlex.quote(first), *(f"--run {shlex.quote(r)}" for r in more),
-                     f'"{sql}"'])
+                     "--expanded", f'"{sql}"'])
 
 
 def _caption_html(section: Section, result: Result) -> str:
