@@ -34,7 +34,8 @@ def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str,
 
     DIRECTORY is the --out DIR of `redecode run`, a local path or a URL (s3://bucket/run). SQL sees
     two views: `decodes` (one row per
-    record, the output columns plus `run`) and `runs` (one row per input of each _run.json).
+    record, the output columns plus `run`) and `runs` (one row per input of each _run.json). The
+    --out DIR of `redecode repair` is the view `repairs` (one row per text; it has no report).
     Without SQL, prints the standard report (status and skip reasons, encodings by deciding step,
     declared label vs decoded encoding, header/meta conflicts, late metas, low-confidence detector
     decisions, decode errors by encoding and TLD, failed inputs); it never reads the text column.
@@ -57,7 +58,7 @@ def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str,
             results = list(rep.sections.values())
             text = format_report(rep, fmt, width=width, expanded=expanded)
         else:
-            con = open_query(runs)
+            con = open_query(runs, repairs=True)
             try:
                 results = execute(con, sql)
             finally:

@@ -70,6 +70,7 @@ __all__ = [
     "LOW_CONFIDENCE",
     "RUNS_COLUMNS",
     "QueryError",
+    "REPAIR_MANIFEST_NAME",
     "Result",
     "Report",
     "RunDir",
@@ -80,6 +81,7 @@ __all__ = [
     "format_result",
     "format_report",
     "render_table",
+    "repair_advice",
     "cut_to_fit",
     "wrap",
     "use_storage",
@@ -105,13 +107,21 @@ class QueryError(ValueError):
 # Run directories
 
 
+#: The manifest of a ``redecode repair`` output (:data:`redecode.repair.MANIFEST_NAME`, named here
+#: so that a query does not import ftfy with :mod:`redecode.repair`; a test checks they agree).
+REPAIR_MANIFEST_NAME = "_repair.json"
+
+
 @dataclass(frozen=True, slots=True)
 class RunDir:
-    """A run directory (or a single part file): its path, manifest (or None) and part files."""
+    """A run directory (or a single part file): its path, manifest (or None) and part files.
+    ``repair``: the directory is the output of ``redecode repair`` (its parts are repaired texts,
+    not a run's rows; ``manifest`` is None)."""
 
     path: str
     manifest: dict | None
     parts: tuple[str, ...]
+    repair: bool = False
 
 
 def load_run(path: str) -> RunDir:
@@ -119,9 +129,10 @@ def load_run(path: str) -> RunDir:
 
     *path* is a run directory (parts are the ``*.parquet`` files in it, not the hidden ``.tmp-*``
     files of an interrupted run) or a single ``.parquet`` part, local or a URL
-    (:mod:`redecode.storage`; a ``file://`` URL is its local path). Raises :class:`QueryError`
-    when the path does not exist, or is a directory with neither parts nor ``_run.json``, and
-    :class:`ImportError` for a URL without the ``[s3]`` extra.
+    (:mod:`redecode.storage`; a ``file://`` URL is its local path), or the output directory of
+    ``redecode repair`` (with :data:`REPAIR_MANIFEST_NAME` and no ``_run.json``: ``repair`` True).
+    Raises :class:`QueryError` when the path does not exist, or is a directory with neither parts
+    nor ``_run.json``, and :class:`ImportError` for a URL without the ``[s3]`` extra.
     """
     path = storage.local_path(path)
     if storage.is_remote(path):
@@ -142,6 +153,8 @@ def load_run(path: str) -> RunDir:
         for name in names
         if name.endswith(".parquet") and not name.startswith(".")
     )
+    if REPAIR_MANIFEST_NAME in names and MANIFEST_NAME not in names:
+        return RunDir(path=path, manifest=None, parts=parts, repair=True)
     manifest = None
     manifest_path = storage.join(path, MANIFEST_NAME)
     if MANIFEST_NAME in names:
@@ -155,6 +168,13 @@ def load_run(path: str) -> RunDir:
             "give the --out DIR of `redecode run`"
         )
     return RunDir(path=path, manifest=manifest, parts=parts)
+
+
+def repair_advice(path: str) -> str:
+    """What to do with the output of ``redecode repair`` at *path* where a run is expected."""
+    return (f"{path} is the output of `redecode repair` ({REPAIR_MANIFEST_NAME}), which has no standard "
+            f"report: ask it SQL over the view repairs, e.g. redecode query {path} "
+            '"SELECT status, count(*) AS texts FROM repairs GROUP BY ALL"')
 
 
 def use_storage(con: duckdb.DuckDBPyConnection, paths: Iterable[str]) -> None:
@@ -290,7 +310,8 @@ def _runs_table(runs: Sequence[RunDir]) -> pa.Table:
 
 
 def open_query(
-    runs: Sequence[str] | str, *, columns: Sequence[str] | None = None, also_read: Sequence[str] = ()
+    runs: Sequence[str] | str, *, columns: Sequence[str] | None = None, also_read: Sequence[str] = (),
+    repairs: bool = False,
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with the views ``decodes`` and ``runs`` over *runs*, confined
     to reading their parts (see the module docstring: external access limited by DuckDB's
@@ -300,9 +321,12 @@ def open_query(
     view exposes, default all of :data:`redecode.schema.COLUMNS`; pass
     :data:`~redecode.schema.PROVENANCE_COLUMNS` to make reading ``text`` impossible.
     *also_read*: other files the caller's own SQL reads (the report's ``diff.parquet``).
+    *repairs*: *runs* may also name outputs of ``redecode repair``; their parts are the view
+    ``repairs`` (their columns as written: docs/repair.md), and SQL may read them by path too.
 
-    Raises :class:`QueryError` for a missing or non-run directory and
-    :class:`redecode.schema.SchemaVersionError` for a part of an unknown schema major version.
+    Raises :class:`QueryError` for a missing or non-run directory (or a repair's output, without
+    *repairs*) and :class:`redecode.schema.SchemaVersionError` for a part of an unknown schema
+    major version.
     """
     if isinstance(runs, str):
         runs = [runs]
@@ -312,17 +336,25 @@ def open_query(
     unknown = [c for c in columns if c not in COLUMNS]
     if unknown:
         raise QueryError(f"unknown columns: {', '.join(unknown)}")
-    loaded = [load_run(r) for r in runs]
+    every = [load_run(r) for r in runs]
+    repaired = [r for r in every if r.repair]
+    if repaired and not repairs:
+        raise QueryError(repair_advice(repaired[0].path))
+    loaded = [r for r in every if not r.repair] or [RunDir(path="", manifest=None, parts=())]
     # DuckDB draws a progress bar on stdout for queries over two seconds: stdout is for data here
     con = duckdb.connect(":memory:")
     con.execute("SET enable_progress_bar = false")
-    use_storage(con, [r.path for r in loaded] + list(also_read))  # before the configuration is locked
-    single = [run.path for run in loaded if run.parts == (run.path,)]  # a part given as a run
-    _confine(con, [run.path for run in loaded if run.path not in single], single + list(also_read))
+    use_storage(con, [r.path for r in every] + list(also_read))  # before the configuration is locked
+    single = [run.path for run in every if run.parts == (run.path,)]  # a part given as a run
+    _confine(con, [run.path for run in every if run.path and run.path not in single], single + list(also_read))
     for run in loaded:
         check_part_versions(con, run.parts)
     selects = [_parts_select(con, run, columns) for run in loaded]
     con.execute("CREATE VIEW decodes AS " + " UNION ALL ".join(selects))
+    parts = [p for r in repaired for p in r.parts]
+    if parts:
+        source = "read_parquet([" + ", ".join(sql_string(p) for p in parts) + "], union_by_name=true)"
+        con.execute(f"CREATE VIEW repairs AS SELECT * FROM {source}")
     con.register("_runs_arrow", _runs_table(loaded))
     con.execute("CREATE VIEW runs AS SELECT * FROM _runs_arrow")
     return con
