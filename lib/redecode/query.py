@@ -61,12 +61,14 @@ from wcwidth import wcswidth, wcwidth
 import pyarrow as pa
 
 from . import storage
+from .row import IDENTITY_NOTE
 from .rundir import MANIFEST
 from .schema import COLUMNS, PROVENANCE_COLUMNS, SCHEMA, check_schema_version
 from .storage import path_text
 
 __all__ = [
     "MANIFEST_NAME",
+    "NOTHING_SHOWN",
     "LOW_CONFIDENCE",
     "RUNS_COLUMNS",
     "QueryError",
@@ -466,6 +468,13 @@ _DECLARED_LABEL = (
     "WHEN 'xml-declaration' THEN xml_charset END"
 )
 
+#: What a browser shows of a response whose body is not in its declared content coding (decoded as
+#: identity by the author rules; browser_encoding is null): the standard report and the HTML
+#: report say it in these words.
+NOTHING_SHOWN = "(nothing shown)"
+# the row's warning for such a body (redecode.row.IDENTITY_NOTE), up to its colon
+_IDENTITY_PREFIX = IDENTITY_NOTE.split(":")[0]
+
 #: (key, title, SQL) of each report section, in order. The SQL reads only provenance columns.
 REPORT_SECTIONS: tuple[tuple[str, str, str], ...] = (
     (
@@ -494,7 +503,9 @@ REPORT_SECTIONS: tuple[tuple[str, str, str], ...] = (
         "overrides",
         "Where the rules checked the browser's choice: overridden, kept, unresolved, or no browser text "
         "(browser_encoding -> encoding, and why)",
-        "SELECT browser_encoding, encoding, source, split_part(validation, ':', 1) AS verdict, "
+        f"SELECT CASE WHEN browser_encoding IS NULL AND contains(warning, {sql_string(_IDENTITY_PREFIX)}) "
+        f"THEN {sql_string(NOTHING_SHOWN)} ELSE browser_encoding END AS browser_encoding, "
+        "encoding, source, split_part(validation, ':', 1) AS verdict, "
         "count(*) AS records, sum(decode_errors) AS replacement_chars FROM decodes "
         "WHERE status = 'decoded' AND (encoding IS DISTINCT FROM browser_encoding "
         "OR validation IS NOT NULL) "

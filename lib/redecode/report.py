@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from . import __version__, storage
 from .diff import (CATEGORIES, CHANGED_CATEGORIES, DIFF_FILE, EXCERPT_AFTER, EXCERPT_BEFORE, SUMMARY_FILE,
                    input_errors_line)
-from .query import MANIFEST_NAME, QueryError, Result, load_run, open_query, sql_string, use_storage
+from .query import MANIFEST_NAME, NOTHING_SHOWN, QueryError, Result, load_run, open_query, sql_string, use_storage
 from .row import IDENTITY_NOTE
 from .schema import PROVENANCE_COLUMNS
 from .sniff import SOURCES
@@ -207,7 +207,7 @@ RUN_SECTIONS: tuple[Section, ...] = (
                  "decoded as stored; browser_encoding is null)? The colour is the verdict, the word "
                  "before the colon in the validation column ((none): validation is null, as in rule "
                  "sets that check nothing); rule sets that follow the browser have no such rows.",
-        sql=f"SELECT coalesce(browser_encoding, '(nothing shown)') || ' -> ' || {_ENCODING} AS change, "
+        sql=f"SELECT coalesce(browser_encoding, {sql_string(NOTHING_SHOWN)}) || ' -> ' || {_ENCODING} AS change, "
             "coalesce(split_part(validation, ':', 1), '(none)') AS verdict, "
             "count(*) AS records, "
             "sum(decode_errors) AS replacement_chars FROM decodes WHERE status = 'decoded' "
