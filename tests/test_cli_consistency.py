@@ -129,6 +129,13 @@ def test_wide_characters_take_two_columns():
     assert "日本語" in text and text.splitlines()[2].endswith("ok")
 
 
+def test_space_separators_are_shown_as_they_are():
+    """U+3000 (ideographic space), U+00A0 and the other space separators are printable text: shown
+    as they are in a table, not as \\u3000; controls and line separators stay escaped."""
+    text = render_table(("excerpt",), [("\u6771\u4eac\u3000\u5927\u962a\u00a0x",), ("a\nb\u2028c\x00",)])
+    assert text.splitlines()[2:] == ["\u6771\u4eac\u3000\u5927\u962a\u00a0x", "a\\nb\\u2028c\\x00"]
+
+
 def test_cut_at_end_keeps_the_start():
     text = render_table(("excerpt",), [("abcdefghij" * 10,)], max_width=20, cut_at_end=("excerpt",))
     assert text.splitlines()[2] == "abcdefghijabcdefghi…"

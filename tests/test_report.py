@@ -470,6 +470,10 @@ def test_page_escapes_every_text(report_run, tmp_path):
 def test_visible():
     assert visible("a\nb\t\u202e\x00\ud800 \u00e9\u4e2d\ufffd") == "a\\nb\\t\\u202e\\x00\\ud800 \u00e9\u4e2d\ufffd"
     assert visible(None) == ""
+    # space separators are printable text (Japanese writes U+3000 between words): shown as they are;
+    # the line and paragraph separators break lines: escaped
+    assert visible("\u6771\u4eac\u3000\u5927\u962a\u00a0\u2003x") == "\u6771\u4eac\u3000\u5927\u962a\u00a0\u2003x"
+    assert visible("a\u2028b\u2029c") == "a\\u2028b\\u2029c"
 
 
 # --------------------------------------------------------------------------------------------

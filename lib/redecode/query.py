@@ -52,6 +52,7 @@ import os
 import re
 import shutil
 import tempfile
+import unicodedata
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -87,6 +88,7 @@ __all__ = [
     "cut_to_fit",
     "wrap",
     "use_storage",
+    "visible",
     "REPORT_SECTIONS",
 ]
 
@@ -638,9 +640,18 @@ def _text(value, width: int | None = None) -> str:
     else:
         text = str(_jsonable(value))
     # One line per row: control characters (newlines in excerpts) shown escaped, the rest as is.
-    if not text.isprintable():
-        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-    return text
+    return visible(text)
+
+
+def visible(text: str) -> str:
+    """*text* with every character that is not printable text written as a Python-style escape
+    (``\\n``, ``\\x00``, ``\\u202e``): controls, format characters (bidi overrides), the line and
+    paragraph separators, lone surrogates, unassigned and private-use code points; printable
+    characters and the space separators (Unicode category Zs: U+3000, U+00A0...) as they are. No
+    character shown can break a line or change how the text around it reads."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or unicodedata.category(c) == "Zs" else repr(c)[1:-1] for c in text)
 
 
 def _columns(text: str) -> int:

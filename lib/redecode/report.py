@@ -58,6 +58,7 @@ from . import __version__, storage
 from .diff import (CATEGORIES, CHANGED_CATEGORIES, DIFF_FILE, EXCERPT_AFTER, EXCERPT_BEFORE, SUMMARY_FILE,
                    input_errors_line)
 from .query import MANIFEST_NAME, NOTHING_SHOWN, QueryError, Result, load_run, open_query, sql_string, use_storage
+from .query import visible as _visible
 from .row import IDENTITY_NOTE
 from .schema import PROVENANCE_COLUMNS
 from .sniff import SOURCES
@@ -980,14 +981,12 @@ _EMPTY = {
 
 
 def visible(text) -> str:
-    """*text* with every character that is not printable (controls, format characters such as
-    bidi overrides, separators other than the space, lone surrogates) written as a Python-style
-    escape (``\\n``, ``\\x00``, ``\\u202e``), so that none of them can change how the page reads.
-    Not HTML-escaped: see :func:`_esc`."""
-    text = "" if text is None else str(text)
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    """*text* (None: empty) as :func:`redecode.query.visible` shows it: every character that is not
+    printable text (controls, format characters such as bidi overrides, the line and paragraph
+    separators, lone surrogates) written as a Python-style escape (``\\n``, ``\\x00``,
+    ``\\u202e``), so that none of them can change how the page reads; the space separators
+    (U+3000, U+00A0) as they are. Not HTML-escaped: see :func:`_esc`."""
+    return _visible("" if text is None else str(text))
 
 
 def _cut(text: str, limit: int = MAX_CELL) -> str:
