@@ -739,20 +739,24 @@ def _chart_errors_by_encoding(alt, rows):
 
 
 def _heatmap(alt, rows, *, x: str, y: str, x_title: str, y_title: str, y_sort, x_sort):
-    top = max((r["records"] for r in rows), default=0)
+    # The colour scale runs from 0 to the last count tick, as the count axes do: every tick the
+    # legend labels lies on its gradient (a scale of the data's own extent drew the ticks outside
+    # it, onto the legend's title, and a single value, 3, drew 1, 2 and 3 on one spot).
+    ticks = count_ticks(max((r["records"] for r in rows), default=0))
     base = alt.Chart(alt.Data(values=rows)).encode(
         x=alt.X(f"{x}:N", title=x_title, sort=x_sort, axis=alt.Axis(labelAngle=-40, orient="top")),
         y=alt.Y(f"{y}:N", title=y_title, sort=y_sort),
     )
     tooltip = [f"{y}:N", f"{x}:N"] + [f"{c}:Q" for c in rows[0] if c not in (x, y)]
     rects = base.mark_rect().encode(
-        color=alt.Color("records:Q", title="records", scale=alt.Scale(scheme="blues"),
-                        legend=alt.Legend(format="d", values=count_ticks(top)[1:] or [1])),
+        color=alt.Color("records:Q", title="records",
+                        scale=alt.Scale(scheme="blues", domain=[0, ticks[-1]], nice=False, zero=True),
+                        legend=alt.Legend(format="d", values=ticks[1:])),
         tooltip=tooltip,
     )
     text = base.mark_text(fontSize=11).encode(
         text="records:Q",
-        color=alt.condition(f"datum.records > {top / 2}", alt.value("white"), alt.value("black")),
+        color=alt.condition(f"datum.records > {ticks[-1] / 2}", alt.value("white"), alt.value("black")),
     ).properties(name=TOTALS)
     return (rects + text).properties(width={"step": 34}, height={"step": 20})
 
