@@ -344,3 +344,27 @@ def test_heatmap_legends_are_readable(browser, tmp_path, counts):
         assert not _overlap(lab["box"], legend["title"]), (lab, legend["title"])
     for a, b in zip(labels, labels[1:]):
         assert not _overlap(a["box"], b["box"]), (a, b)
+
+
+def test_records_per_input_counts_what_it_leaves_out(browser, tmp_path):
+    """More inputs than the chart draws: the caption's number is the sum of the counts written
+    beside the bars, and it counts the inputs and records left out, which the data's last row sums
+    (was a chart of 40 bars under "(at most 40 inputs ...)", nothing saying how many were left
+    out)."""
+    from redecode.report import MAX_INPUTS_SHOWN
+
+    archives = {f"in{i:03d}.warc.gz": [row(f"in{i:03d}.warc.gz", k) for k in range(1 + i % 3)]
+                for i in range(MAX_INPUTS_SHOWN + 43)}
+    run = make_run(str(tmp_path / "run"), archives, outcomes={"in007.warc.gz": ("truncated", "cut", 5)})
+    data = write_report(run, str(tmp_path / "r.html"))
+    result = load(browser, str(tmp_path / "r.html"))
+    assert_clean(result, data)
+    (inputs,) = [c for c in result["seen"] if c["key"] == "inputs"]
+    drawn = ["in007.warc.gz"] + [n for n in sorted(archives) if n != "in007.warc.gz"][:MAX_INPUTS_SHOWN - 1]
+    records = sum(len(archives[n]) for n in drawn)
+    assert len(inputs["totals"]) == MAX_INPUTS_SHOWN
+    assert inputs["caption"] == str(records) and sum(int(t) for t in inputs["totals"]) == records
+    rest = sum(len(v) for n, v in archives.items() if n not in drawn)
+    assert (f"{records} records in {MAX_INPUTS_SHOWN} inputs drawn (those not read to the end first, then by "
+            f"path); the other 43 inputs (all complete, {rest} records) are not drawn: the data's last row sums "
+            "them.") in result["text"]

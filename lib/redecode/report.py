@@ -264,14 +264,20 @@ RUN_SECTIONS: tuple[Section, ...] = (
     Section(
         key="inputs",
         title="Records per input",
-        question=f"What became of each input's records? (at most {MAX_INPUTS_SHOWN} inputs: those not "
+        question=f"What became of each input's records? (the first {MAX_INPUTS_SHOWN} inputs: those not "
                  "read to the end first, then by path)",
-        sql="SELECT CASE WHEN (SELECT count(DISTINCT run) FROM runs) > 1 THEN run || ': ' || path "
+        # inputs: 1 on an input's row; on the row that sums the others (summed), their number
+        sql="WITH i AS (SELECT CASE WHEN (SELECT count(DISTINCT run) FROM runs) > 1 THEN run || ': ' || path "
             "ELSE path END AS input, coalesce(outcome, '(none)') AS outcome, "
             "coalesce(decoded, 0) AS decoded, coalesce(skipped, 0) AS skipped, "
-            "coalesce(failed, 0) AS failed, error_offset, error "
-            "FROM runs ORDER BY outcome = 'complete', run, path "
-            f"LIMIT {MAX_INPUTS_SHOWN}",
+            "coalesce(failed, 0) AS failed, error_offset, error, "
+            "row_number() OVER (ORDER BY outcome = 'complete', run, path) AS n FROM runs) "
+            "SELECT input, outcome, decoded, skipped, failed, error_offset, error, inputs, summed FROM ("
+            f"SELECT *, 1 AS inputs, false AS summed FROM i WHERE n <= {MAX_INPUTS_SHOWN} "
+            "UNION ALL SELECT '(' || count(*) || ' other input' || CASE WHEN count(*) = 1 THEN ')' ELSE 's)' END, "
+            "CASE WHEN count(DISTINCT outcome) = 1 THEN min(outcome) ELSE '(several)' END, "
+            "sum(decoded), sum(skipped), sum(failed), NULL, NULL, max(n), count(*), true "
+            f"FROM i WHERE n > {MAX_INPUTS_SHOWN} HAVING count(*) > 0) ORDER BY n",
         view="runs",
     ),
 )
@@ -784,6 +790,7 @@ def _chart_outcomes(alt, rows):
 
 
 def _chart_inputs(alt, rows):
+    rows = [r for r in rows if not r["summed"]]  # (the inputs not drawn: the caption counts them)
     order = [r["input"] for r in rows]
     stacked = [dict(r, total=r["decoded"] + r["skipped"] + r["failed"]) for r in rows]
     top = max((r["total"] for r in stacked), default=0)
@@ -793,19 +800,25 @@ def _chart_inputs(alt, rows):
     ).mark_bar().encode(
         y=alt.Y("input:N", title=None, sort=order, axis=alt.Axis(labelLimit=320)),
         x=_counts(alt, "records:Q", "records", top),
-        color=alt.Color("status:N", title="status", scale=_scale(alt, _STATUS_COLORS, list(_STATUS_COLORS))),
+        color=alt.Color("status:N", title="status", scale=_scale(alt, _STATUS_COLORS, list(_STATUS_COLORS)),
+                        legend=alt.Legend(orient="bottom", direction="horizontal")),
         order=alt.Order("status:N", sort="ascending"),
         tooltip=["input:N", "outcome:N", "status:N", "records:Q"],
     )
-    marks = base.mark_text(align="left", dx=4, fontSize=11).encode(
+    width = _WIDTH - 200
+    totals = base.mark_text(align="left", dx=4, fontSize=11, color="#333").encode(
+        y=alt.Y("input:N", sort=order), x=alt.X("total:Q"), text="total:Q",
+    ).properties(name=TOTALS)
+    # each input's outcome in a column right of the plot (the counts end the bars)
+    marks = base.mark_text(align="left", fontSize=11).encode(
         y=alt.Y("input:N", sort=order),
-        x=alt.X("total:Q"),
+        x=alt.value(width + 48),
         text="outcome:N",
         color=alt.Color("outcome:N", scale=_scale(alt, _OUTCOME_COLORS, [r["outcome"] for r in rows]),
                         legend=None),
         tooltip=["input:N", "outcome:N", "error_offset:Q", "error:N"],
     )
-    return alt.layer(bars, marks).resolve_scale(color="independent").properties(width=_WIDTH - 200)
+    return alt.layer(bars, totals, marks).resolve_scale(color="independent").properties(width=width)
 
 
 def _chart_diff_categories(alt, rows):
@@ -924,6 +937,20 @@ def _caption_outcomes(rows) -> Caption:
     return Caption(total, f"{'input' if total == 1 else 'inputs'}: {_listed(by, order)}.")
 
 
+def _caption_inputs(rows) -> Caption:
+    drawn = [r for r in rows if not r["summed"]]
+    total = sum(r["decoded"] + r["skipped"] + r["failed"] for r in drawn)
+    text = f"{'record' if total == 1 else 'records'} in {_n(len(drawn), 'input')}"
+    for r in rows:
+        if r["summed"]:
+            held = r["decoded"] + r["skipped"] + r["failed"]
+            what = "of several outcomes" if r["outcome"] == "(several)" else f"all {visible(r['outcome'])}"
+            text = (f"{text} drawn (those not read to the end first, then by path); the other "
+                    f"{_n(r['inputs'], 'input')} ({what}, {_n(held, 'record')}) are not drawn: the data's "
+                    "last row sums them")
+    return Caption(total, text + ".")
+
+
 def _caption_diff_categories(rows) -> Caption:
     total = sum(r["records"] for r in rows)
     return Caption(total, f"changed {'record' if total == 1 else 'records'}: "
@@ -947,6 +974,7 @@ _CAPTIONS = {
     "errors_by_encoding": _caption_errors_by_encoding,
     "tld": _caption_tld,
     "outcomes": _caption_outcomes,
+    "inputs": _caption_inputs,
     "diff_categories": _caption_diff_categories,
     "diff_transitions": _caption_diff_transitions,
 }
