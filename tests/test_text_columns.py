@@ -94,7 +94,7 @@ def test_without_options_text_bytes_only(plain):
 def test_schema_version_and_columns(plain):
     (part,) = sorted(Path(plain).glob("*.parquet"))
     schema = pq.read_schema(part)
-    assert schema.metadata[SCHEMA_VERSION_KEY] == SCHEMA_VERSION.encode() == b"1.4"
+    assert schema.metadata[SCHEMA_VERSION_KEY] == SCHEMA_VERSION.encode() == b"1.5"
     assert schema.names == list(COLUMNS)
     assert COLUMNS[-6:] == ("text_bytes", "grapheme_count", "text_normalized", "verdict", "language",
                             "language_confidence")

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "1.4"  # 1.1: meta_source, xml_encoding (for backfill); 1.2: browser_encoding, validation;
-#                        1.3: text_bytes, grapheme_count, text_normalized; 1.4: verdict, language,
-#                        language_confidence
+SCHEMA_VERSION = "1.5"  # 1.1: meta_source, xml_encoding (for backfill); 1.2: browser_encoding, validation;
+#                        1.3: text_bytes, grapheme_count, text_normalized; 1.4: (issue 25's, in its
+#                        landing order); 1.5: verdict, language, language_confidence
 SCHEMA_VERSION_KEY = b"redecode.schema_version"
 
 #: Column kinds (the third element of each :data:`_FIELDS` entry): who makes the column.
@@ -108,7 +108,7 @@ _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
     ("text_normalized", pa.string(), DERIVED, "text in the normalization form the run was asked for (run "
                                               "--normalize NFC or NFKC; form and Unicode version in "
                                               "_run.json's rules); NULL when not asked"),
-    # -- 1.4: language as evidence (issue 30) --
+    # -- 1.5: language as evidence (issue 30) --
     ("verdict", pa.string(), DECISION, "author's-text rules: the outcome of the check that validation explains: "
                                        "overridden, kept or unresolved (validation's first word, as data), "
                                        "identity for a body decoded as stored (a browser shows no text); "
