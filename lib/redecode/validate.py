@@ -1292,8 +1292,8 @@ def language_check(profile: ByteProfile, primary: Decision) -> bool:
     does. Language work is done only where a sibling's reading differs: the readings of
     :meth:`ByteProfile.excerpt` identical to the primary's, with more U+FFFD than it, or
     structurally implausible (:meth:`ByteProfile.implausible`) are dropped first; the rest are
-    scored by :func:`redecode.language.plausibility`. Fires when the best sibling's score is
-    higher, with at least ``language_min_chars`` characters of evidence (the weighing then
+    scored by :func:`redecode.language.plausibility` on that same excerpt (one per record). Fires
+    when the best sibling's score is higher, with at least ``language_min_chars`` characters of evidence (the weighing then
     applies ``language_margin``). Sets ``profile.language`` (:class:`LanguageFinding`) whenever
     readings were scored. Pure-ASCII payloads and encodings without siblings never fire."""
     sibs = _siblings.siblings(primary.encoding)
@@ -1318,7 +1318,7 @@ def language_check(profile: ByteProfile, primary: Decision) -> bool:
         return False
     from . import language as _language  # noqa: PLC0415 - its model loads on first use
 
-    scores = _language.plausibility({e: profile.reading(e, kept).text for e in kept})
+    scores = _language.plausibility({e: profile.reading(e, every).text for e in kept})
     ours = scores[primary.encoding]
     best = max(kept[1:], key=lambda e: (scores[e].bits, e))
     lead = scores[best].bits - ours.bits
