@@ -357,7 +357,7 @@ _AUTHOR = dataclasses.replace(
 # the declarations are candidates; check k sends a page to the weighing where a sibling reads
 # better as language; the weighing puts a reading that reads language_margin worse than the best
 # after every other, and one with min_errors defects more than the cleanest after the rest;
-# HZ-GB-2312 and ISO-2022-KR decoded with Python's codecs; the language columns filled.
+# HZ-GB-2312 and ISO-2022-KR decoded with Python's codecs (the language columns: run --language).
 _AUTHOR_2 = dataclasses.replace(
     _AUTHOR,
     name="author-2026.12.2",
@@ -368,7 +368,8 @@ _AUTHOR_2 = dataclasses.replace(
         "that reads worse as language by the margin loses wherever it was declared, a reading with "
         "U+FFFD never beats a clean one for where it was declared, a reading that loses on "
         "language is never certain; HZ-GB-2312 and ISO-2022-KR decoded with Python's codecs; "
-        "rows carry language and language_confidence. Encoding Standard decoders otherwise."
+        "rows carry the verdict (and language, language_confidence with run --language). Encoding "
+        "Standard decoders otherwise."
     ),
     author=_validate.AuthorParams(
         siblings=True,
