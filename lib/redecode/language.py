@@ -443,49 +443,70 @@ def plausibility(readings: Mapping[str, str], *, markup: bool = True) -> dict[st
         if text not in words_of:
             words_of[text] = _WORDS.findall(visible_text(text) if markup else text)
     # ASCII-only words count where they differ between the readings (ISO-2022-JP read as
-    # EUC-JP: its escapes); those every reading has cancel out
+    # EUC-JP: its escapes); those every reading has cancel out. Most calls need no multiset:
+    # readings whose ASCII-only words are the same sequence (the ASCII-compatible encodings of
+    # a single-byte or EUC payload) score their non-ASCII words only
     common: Counter[str] | None = None
     if len(words_of) > 1:
-        for ws in words_of.values():
-            c = Counter(w for w in ws if w.isascii())
-            common = c if common is None else common & c
+        skeletons = {tuple(w for w in ws if w.isascii()) for ws in words_of.values()}
+        if len(skeletons) > 1:
+            for ws in words_of.values():
+                c = Counter(w for w in ws if w.isascii())
+                common = c if common is None else common & c
     memo: dict[str, tuple[str | None, float, int, int]] = {}
     for text, ws in words_of.items():
-        left = Counter(common) if common else Counter()
-        scored: list[str] = []
-        near: list[int] = []
-        for i, w in enumerate(ws):
-            if w.isascii():
-                if left[w] > 0:
-                    left[w] -= 1
-                    continue
-                if common is None:
-                    continue
-            scored.append(w)
-            near.append(i)
-        prof = _Profile(scored)
+        scored, context = _split(ws, common, len(words_of) > 1)
         controls = len(_C0.findall(text))
-        if not prof.units and not controls:
+        if not scored and not controls:
             memo[text] = (None, 0.0, 0, 0)
             continue
-        mark = bytearray(len(ws))
-        for i in near:
-            lo = max(0, i - CONTEXT_WORDS)
-            mark[lo:i + CONTEXT_WORDS + 1] = b"\x01" * (min(len(ws), i + CONTEXT_WORDS + 1) - lo)
-        for i in near:
-            mark[i] = 0
-        context = [w for w, m in zip(ws, mark) if m and w.isascii()]
-        ctx = _Profile(context) if context else None
-        best, bits, _ = _score(prof, _candidates(prof.letters + ctx.letters if ctx else
-                                                  prof.letters, langs), ctx)
-        memo[text] = (best.code if prof.letters else None, bits + DEFECT * controls,
-                      prof.units + controls, prof.defects + controls)
+        joined = " ".join(scored)
+        if not joined.isascii():
+            joined = unicodedata.normalize("NFC", joined)
+        units = len(joined) - joined.count(" ")
+        prof = _Profile(scored + context)
+        best, bits, _ = _score(prof, _candidates(prof.letters, langs))
+        memo[text] = (best.code if _LETTER_RE.search(joined) else None, bits + DEFECT * controls,
+                      units + controls, prof.defects + controls)
     raw = {key: memo[text] for key, text in readings.items()}
     evidence = max((r[2] for r in raw.values()), default=0)
     return {key: Plausibility(language=lang, bits=bits, score=bits / evidence if evidence else 0.0,
                               units=units, evidence=evidence, defects=defects)
             for key, (lang, bits, units, defects) in raw.items()}
 
+
+def _split(words: list[str], common: Counter[str] | None, several: bool
+           ) -> tuple[list[str], list[str]]:
+    """(the words scored, their context): the words with a non-ASCII character and, where the
+    readings' ASCII-only words differ (*common* is what they share), the ASCII-only words not
+    shared; the context is the ASCII-only words within :data:`CONTEXT_WORDS` words of a scored
+    one. One pass."""
+    left = Counter(common) if common else None
+    scored: list[str] = []
+    context: list[str] = []
+    pending: list[str] = []  # ASCII-only words since the last scored one, at most CONTEXT_WORDS
+    since = CONTEXT_WORDS + 1  # words since the last scored one
+    for w in words:
+        if w.isascii() and (left is None or left[w] > 0):
+            if left is not None:
+                left[w] -= 1
+            since += 1
+            if since <= CONTEXT_WORDS:
+                context.append(w)
+            else:
+                pending.append(w)
+                if len(pending) > CONTEXT_WORDS:
+                    del pending[0]
+            continue
+        context.extend(pending)
+        pending.clear()
+        scored.append(w)
+        since = 0
+    return scored, context
+
+
+# a letter (Python's word characters but digits and "_")
+_LETTER_RE = re.compile(r"[^\W\d_]")
 
 #: CLD2's codes that ISO 639-1 spells otherwise (and Norwegian as the model's Bokmål)
 _CLD2_CODES = {"iw": "he", "jw": "jv", "in": "id", "no": "nb", "zh-Hant": "zh", "un": None}
