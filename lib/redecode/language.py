@@ -102,7 +102,6 @@ FOLD = str.maketrans({"\u0219": "\u015f", "\u021b": "\u0163", "\u06cc": "\u064a"
 #: language explains the reading (a Portuguese "º" is not read as Turkish "ş" amid Portuguese)
 CONTEXT_WORDS = 3
 _FOLDED = frozenset(chr(c) for c in FOLD)
-_ASCII_NON_LETTERS = frozenset(chr(c) for c in range(128) if not chr(c).isalpha()) - {" "}
 _C0 = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 _MARKUP = re.compile(
@@ -135,10 +134,11 @@ class Plausibility:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Identification:
-    """The language of a text: ``language`` (ISO 639-1, or ISO 639-3 where 639-1 has no code;
-    None with too little evidence), ``confidence`` (0.0..1.0, 0.0 exactly when ``language`` is
-    None: the chosen language's share of the likelihood among the model's languages, with the
-    evidence capped so a sentence is not certain; not calibrated), ``units`` (letters scored)."""
+    """The language of a text: ``language`` (ISO 639-1, or the ISO 639-2/3 code where 639-1 has
+    none; None with too little evidence), ``confidence`` (0.0..1.0, 0.0 exactly when
+    ``language`` is None; not calibrated: :func:`identify` and :func:`identify_ngram` say how
+    each computes it), ``units`` (the evidence: UTF-8 bytes for :func:`identify`, letters for
+    :func:`identify_ngram`)."""
 
     language: str | None
     confidence: float
@@ -580,6 +580,8 @@ def identify_ngram(text: str, *, markup: bool = True) -> Identification:
     if letters < MIN_LETTERS:
         return Identification(language=None, confidence=0.0, units=letters)
     best, bits, totals = _score(prof, _candidates(prof.letters, langs))
+    # confidence: the best language's share of the likelihood among the scored ones, with the
+    # evidence capped at 40 letters so that a sentence is not certain
     evidence = min(letters, 40)
     denom = sum(2.0 ** ((t - bits) / letters * evidence) for t in totals.values())
     confidence = round(1.0 / denom, 4) if denom else 0.0
