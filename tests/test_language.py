@@ -150,3 +150,27 @@ def test_true_reading_beats_sibling_readings():
                 c["right"] += r[enc].score > r[sib].score
     print(f"\ntrue reading more plausible: {c['right']} of {c['pairs']}")
     assert c["right"] >= DISCRIMINATION_FLOOR
+
+
+def test_model_regenerates_from_its_sources():
+    """tools/gen_language_model.py gives the pinned file byte for byte (with the recorded source
+    versions installed: wordfreq, langdetect, babel; skipped otherwise)."""
+    import importlib.util
+    import sys
+    from importlib import resources
+    from pathlib import Path
+
+    from redecode.versions import version
+
+    raw = resources.files("redecode").joinpath("data", "language-model.json.gz").read_bytes()
+    sources = json.loads(gzip.decompress(raw))["sources"]
+    for dist in ("wordfreq", "langdetect", "babel"):
+        if version(dist) != sources[dist]:
+            pytest.skip(f"{dist} {sources[dist]} is not installed (found {version(dist)}): "
+                        "pip install wordfreq==3.1.1 langdetect==1.0.9 babel==2.19.0")
+    path = Path(__file__).resolve().parent.parent / "tools" / "gen_language_model.py"
+    spec = importlib.util.spec_from_file_location("gen_language_model", path)
+    gen = importlib.util.module_from_spec(spec)
+    sys.modules["gen_language_model"] = gen
+    spec.loader.exec_module(gen)
+    assert gen.encode(gen.build()) == raw

@@ -24,7 +24,10 @@ general text, never from an encoding detector's test suite:
   (names of languages, territories, scripts, currencies, units, months, days...), each word
   counting one, for the languages neither has: ``be``, ``eo``, ``mt``, ``ga``.
 
-Pairs seen less than :data:`MIN_PAIR_SHARE` of a language's pair count are dropped (rare pairs
+Letters of a major script (:data:`SCRIPTS`) that holds less than :data:`NATIVE_SHARE` of a
+language's letters are borrowings and are dropped with their pairs (Latin words in Russian
+text, Cyrillic in langdetect's Estonian), so no reading in another script is explained by that
+language. Pairs seen less than :data:`MIN_PAIR_SHARE` of a language's pair count are dropped (rare pairs
 fall back to the character's own probability), and so are characters below
 :data:`MIN_CHAR_SHARE`. The output records each source's version and the counts, as integers, in
 JSON sorted by key, gzip with a zero mtime: the same sources give the same bytes. Its sha256 is
@@ -46,6 +49,11 @@ OUT = ROOT / "lib" / "redecode" / "data" / "language-model.json.gz"
 TOP_WORDS = 40_000
 MIN_PAIR_SHARE = 2e-6
 MIN_CHAR_SHARE = 2e-7
+NATIVE_SHARE = 0.05
+#: the scripts a language's letters may be borrowed from (first word of the Unicode name); marks
+#: such as the katakana-hiragana prolonged sound mark or the ideographic iteration mark stay
+SCRIPTS = frozenset("LATIN CYRILLIC GREEK ARABIC HEBREW THAI HANGUL HIRAGANA KATAKANA CJK "
+                    "DEVANAGARI BENGALI TAMIL".split())
 
 WORDFREQ = ("ar bg bn ca cs da de el en es fa fi fr he hi hu id is it ja ko lt lv mk ms nb nl pl "
             "pt ro ru sk sl sv ta tr uk ur vi zh").split()
@@ -165,7 +173,22 @@ def _cldr(lang: str) -> dict[str, float]:
     return dict(words)
 
 
+def _script(ch: str) -> str:
+    return unicodedata.name(ch, "?").split(" ", 1)[0]
+
+
 def _prune(chars: Counter, pairs: Counter) -> tuple[dict[str, int], dict[str, int]]:
+    # letters of a script that holds less than NATIVE_SHARE of the language's letters are
+    # borrowings (Latin words in Russian text, Cyrillic in langdetect's Estonian): dropped, so
+    # that a reading in another script is never explained by this language
+    mass: Counter = Counter()
+    for c, n in chars.items():
+        mass[_script(c)] += n
+    total = sum(mass.values()) or 1
+    foreign = {sc for sc, m in mass.items() if m / total < NATIVE_SHARE and sc in SCRIPTS}
+    chars = Counter({c: n for c, n in chars.items() if _script(c) not in foreign})
+    pairs = Counter({p: n for p, n in pairs.items()
+                     if not any(ch not in "^$" and _script(ch) in foreign for ch in p)})
     ct = sum(chars.values()) or 1
     pt = sum(pairs.values()) or 1
     scale = 1e9 / ct
@@ -241,13 +264,21 @@ def _cldr_version() -> str:
         return "?"
 
 
+def encode(model: dict) -> bytes:
+    """The file's bytes: JSON sorted by key, gzip with no name and a zero mtime."""
+    import io
+
+    data = json.dumps(model, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+    buf = io.BytesIO()
+    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, filename="") as f:
+        f.write(data)
+    return buf.getvalue()
+
+
 def main() -> int:
     model = build()
-    data = json.dumps(model, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    with open(OUT, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0,
-                                              filename="") as f:
-        f.write(data)
+    OUT.write_bytes(encode(model))
     n = {k: (len(v["chars"]), len(v["pairs"])) for k, v in model["languages"].items()}
     print(f"{len(n)} languages, {OUT.stat().st_size} bytes -> {OUT}\n{n}", file=sys.stderr)
     return 0
