@@ -129,6 +129,7 @@ def test_identify_reads_html_as_text():
     assert language.identify_ngram(page).language == "en"
 
 
+@pytest.mark.slow
 def test_true_reading_beats_sibling_readings():
     """Plausibility: on the test split, the true reading of a text (title and sentence) beats each
     confusable sibling's reading of the same bytes at least this often (ASCII-compatible pairs)."""
@@ -152,6 +153,7 @@ def test_true_reading_beats_sibling_readings():
     assert c["right"] >= DISCRIMINATION_FLOOR
 
 
+@pytest.mark.slow
 def test_model_regenerates_from_its_sources():
     """tools/gen_language_model.py gives the pinned file byte for byte (with the recorded source
     versions installed: wordfreq, langdetect, babel; skipped otherwise)."""
