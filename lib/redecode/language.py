@@ -64,12 +64,14 @@ from functools import cache
 from importlib import resources
 
 __all__ = [
-    "Identification", "Plausibility", "identify", "identify_ngram", "plausibility", "visible_text",
+    "Identification", "Plausibility", "identify", "identify_ngram", "identify_sample",
+    "plausibility", "visible_text",
     "versions",
-    "CONTEXT_WEIGHT", "CONTEXT_WORDS", "FOLD", "LANGUAGES", "SHORTLIST", "MODEL_VERSION", "SAMPLE_CHARS", "MIN_LETTERS",
+    "CONTEXT_WEIGHT", "CONTEXT_WORDS", "FOLD", "MAX_WORDS", "IDENTIFY_CHARS", "IDENTIFY_WINDOW", "LANGUAGES", "SHORTLIST", "MODEL_VERSION", "SAMPLE_CHARS", "MIN_LETTERS",
 ]
 
-#: identify() reads at most this many characters of the text
+#: identify() looks for the body in this many characters; identify_ngram() reads at most this
+#: many characters of visible text
 SAMPLE_CHARS = 16384
 #: identify_ngram() needs at least this many letters scored to name a language
 MIN_LETTERS = 8
@@ -101,18 +103,24 @@ FOLD = str.maketrans({"\u0219": "\u015f", "\u021b": "\u0163", "\u06cc": "\u064a"
 #: a scored word's neighbours (ASCII-only words at most this many words away) steer which
 #: language explains the reading (a Portuguese "º" is not read as Turkish "ş" amid Portuguese)
 CONTEXT_WORDS = 3
+#: plausibility() scores at most this many words of each reading (the first ones: the same
+#: words in the readings of an ASCII-compatible payload); more evidence decides nothing more
+MAX_WORDS = 24
 #: the context's bits count this much (half: on a long page the words next to the text are
 #: often boilerplate in another language; measured on the dev split, 0.5 beats 0 and 1)
 CONTEXT_WEIGHT = 0.5
 _FOLDED = frozenset(chr(c) for c in FOLD)
-_C0 = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+# C0 controls but TAB, LF, FF, CR, and C1 controls (U+0085 NEL and U+001C-U+001F included, which
+# Python's \s counts as whitespace): defects wherever they stand, separators included
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 
 _MARKUP = re.compile(
     r"<!--.*?(?:-->|\Z)|<(script|style)\b[^>]{0,4096}>.*?(?:</\1\s*>|\Z)|<[A-Za-z/!?][^<>]{0,4096}>"
     r"|&(?:#[0-9]{1,8}|#[xX][0-9A-Fa-f]{1,8}|[A-Za-z][A-Za-z0-9]{1,31});?",
     re.S | re.I)
-# a word: a run of characters that are neither whitespace nor ASCII punctuation or digits
-_WORD = r"[^\s\x00-\x40\x5b-\x60\x7b-\x7f]+"
+# a word: a run of characters that are neither whitespace, ASCII punctuation or digits, nor
+# controls (counted apart: _CONTROLS)
+_WORD = r"[^\s\x00-\x40\x5b-\x60\x7b-\x9f]+"
 _WORDS = re.compile(_WORD)
 
 
@@ -433,10 +441,10 @@ def plausibility(readings: Mapping[str, str], *, markup: bool = True) -> dict[st
     *readings*: ``{key: text}`` (keys opaque, by convention WHATWG encoding names), the texts of
     the same bytes under each candidate encoding. Scores every word holding a non-ASCII
     character, and the ASCII-only words that not every reading has (markup skipped when
-    *markup*), under the language that explains that reading best; the ASCII-only words within
+    *markup*; the first :data:`MAX_WORDS` of them), under the language that explains that reading best; the ASCII-only words within
     :data:`CONTEXT_WORDS` words of a scored one count towards that choice of language (and,
     weighted :data:`CONTEXT_WEIGHT`, the bits), not towards ``units``; the languages considered
-    are those of the scored words' own letters. C0 controls other than whitespace count as defects. Returns
+    are those of the scored words' own letters. C0 controls (but TAB, LF, FF, CR) and C1 controls count as defects wherever they stand. Returns
     ``{key: Plausibility}`` with the same keys; ``score`` differences are bits per character of
     evidence. Readings with the same text get equal results. Never raises for str values.
     """
@@ -446,7 +454,7 @@ def plausibility(readings: Mapping[str, str], *, markup: bool = True) -> dict[st
         if not isinstance(text, str):
             raise TypeError(f"reading {key!r} must be str, not {type(text).__name__}")
         if text not in words_of:
-            words_of[text] = _WORDS.findall(visible_text(text) if markup else text)
+            words_of[text] = _first_words(visible_text(text) if markup else text)
     # ASCII-only words count where they differ between the readings (ISO-2022-JP read as
     # EUC-JP: its escapes); those every reading has cancel out. Most calls need no multiset:
     # readings whose ASCII-only words are the same sequence (the ASCII-compatible encodings of
@@ -461,7 +469,7 @@ def plausibility(readings: Mapping[str, str], *, markup: bool = True) -> dict[st
     memo: dict[str, tuple[str | None, float, int, int]] = {}
     for text, ws in words_of.items():
         scored, context = _split(ws, common, len(words_of) > 1)
-        controls = len(_C0.findall(text))
+        controls = len(_CONTROLS.findall(text))
         if not scored and not controls:
             memo[text] = (None, 0.0, 0, 0)
             continue
@@ -483,12 +491,33 @@ def plausibility(readings: Mapping[str, str], *, markup: bool = True) -> dict[st
             for key, (lang, bits, units, defects) in raw.items()}
 
 
+def _first_words(text: str) -> list[str]:
+    """The words of *text* up to the :data:`MAX_WORDS`-th with a non-ASCII character and
+    :data:`CONTEXT_WORDS` more (all that :func:`_split` can use when the readings' ASCII-only
+    words are the same); the cost is that of the words read, not of the text."""
+    words: list[str] = []
+    non_ascii = 0
+    after = -1
+    for m in _WORDS.finditer(text):
+        w = m.group()
+        words.append(w)
+        if after >= 0:
+            after += 1
+            if after >= CONTEXT_WORDS:
+                break
+        elif not w.isascii():
+            non_ascii += 1
+            if non_ascii >= MAX_WORDS:
+                after = 0
+    return words
+
+
 def _split(words: list[str], common: Counter[str] | None, several: bool
            ) -> tuple[list[str], list[str]]:
     """(the words scored, their context): the words with a non-ASCII character and, where the
     readings' ASCII-only words differ (*common* is what they share), the ASCII-only words not
-    shared; the context is the ASCII-only words within :data:`CONTEXT_WORDS` words of a scored
-    one. One pass."""
+    shared, at most :data:`MAX_WORDS` of them (the first); the context is the ASCII-only words
+    within :data:`CONTEXT_WORDS` words of a scored one. One pass."""
     left = Counter(common) if common else None
     scored: list[str] = []
     context: list[str] = []
@@ -506,6 +535,8 @@ def _split(words: list[str], common: Counter[str] | None, several: bool
                 if len(pending) > CONTEXT_WORDS:
                     del pending[0]
             continue
+        if len(scored) == MAX_WORDS:
+            break
         context.extend(pending)
         pending.clear()
         scored.append(w)
@@ -536,25 +567,25 @@ def identify(text: str, *, markup: bool = True) -> Identification:
     """The language of *text* (the row's ``language`` and ``language_confidence``), by CLD2
     (pycld2: the identifier of Common Crawl's ``content_languages``).
 
-    Reads the first :data:`SAMPLE_CHARS` characters of *text*; with *markup* CLD2 reads them as
-    HTML (tags, attribute values, comments, ``script`` and ``style`` skipped, references
-    expanded). ``language``: CLD2's first language, its code as ISO 639-1 spells it (CLD2's
-    ``iw`` is ``he``, ``zh-Hant`` is ``zh``, ``no`` is ``nb``; a region or script suffix is
-    dropped), None for CLD2's "unknown"; ``confidence``: its percent of the text / 100, halved
-    when CLD2 says the answer is not reliable; ``units``: the bytes of text (UTF-8) CLD2 scored.
-    Characters CLD2 refuses (controls, surrogates, noncharacters) are read as spaces. Never
-    raises for a str.
+    Reads a bounded sample (:func:`identify_sample`: at most :data:`IDENTIFY_CHARS` characters
+    of visible text, from the body when there is one) and gives it to CLD2 as plain text.
+    ``language``: CLD2's first language, its code as ISO 639-1 spells it (CLD2's ``iw`` is
+    ``he``, ``zh-Hant`` is ``zh``, ``no`` is ``nb``; a region or script suffix is dropped), None
+    for CLD2's "unknown"; ``confidence``: its percent of the text / 100, halved when CLD2 says
+    the answer is not reliable; ``units``: the bytes of text (UTF-8) CLD2 scored. Characters
+    CLD2 refuses (controls, surrogates, noncharacters) are read as spaces. Never raises for a
+    str.
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
     cld2 = _cld2()
-    sample = text[:SAMPLE_CHARS]
+    sample = identify_sample(text, markup=markup)
     try:
-        reliable, nbytes, details = cld2.detect(sample, isPlainText=not markup)
+        reliable, nbytes, details = cld2.detect(sample, isPlainText=True)
     except (cld2.error, UnicodeEncodeError):
         try:
             reliable, nbytes, details = cld2.detect(_CLD2_REFUSES.sub(" ", sample),
-                                                   isPlainText=not markup)
+                                                   isPlainText=True)
         except (cld2.error, UnicodeEncodeError):  # pragma: no cover - nothing left to refuse
             return Identification(language=None, confidence=0.0, units=0)
     _, code, percent, _ = details[0]
@@ -565,6 +596,31 @@ def identify(text: str, *, markup: bool = True) -> Identification:
         return Identification(language=None, confidence=0.0, units=nbytes)
     confidence = percent / 100.0 * (1.0 if reliable else 0.5)
     return Identification(language=language, confidence=round(confidence, 4), units=nbytes)
+
+
+#: identify() gives CLD2 at most this many characters of visible text
+IDENTIFY_CHARS = 384
+#: ... found in at most this many characters of HTML from the start of the body
+IDENTIFY_WINDOW = 2048
+
+
+def identify_sample(text: str, *, markup: bool = True) -> str:
+    """What :func:`identify` reads of *text*: with *markup*, the visible text
+    (:func:`visible_text`) of the :data:`IDENTIFY_WINDOW` characters from ``<body`` (from the
+    start when there is no body tag, or when the body's window holds no text), its whitespace
+    collapsed, at most :data:`IDENTIFY_CHARS` characters; without, the text's first
+    :data:`IDENTIFY_CHARS` characters, whitespace collapsed. Cost bounded by the window, not
+    the page. Never raises for a str."""
+    if not markup:
+        return " ".join(text[:IDENTIFY_CHARS * 2].split())[:IDENTIFY_CHARS]
+    start = text.find("<body", 0, SAMPLE_CHARS)
+    if start < 0:
+        start = text[:SAMPLE_CHARS].lower().find("<body")
+    start = max(start, 0)
+    sample = " ".join(visible_text(text[start:start + IDENTIFY_WINDOW]).split())
+    if start and len(sample) < IDENTIFY_CHARS // 4:
+        sample = " ".join(visible_text(text[:IDENTIFY_WINDOW]).split())
+    return sample[:IDENTIFY_CHARS]
 
 
 def identify_ngram(text: str, *, markup: bool = True) -> Identification:
