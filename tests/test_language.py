@@ -7,12 +7,14 @@ import gzip
 import hashlib
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import language_pages as lp
+import shared_paths
 from redecode import language
 from redecode.decode import decode
 
@@ -176,3 +178,70 @@ def test_model_regenerates_from_its_sources():
     sys.modules["gen_language_model"] = gen
     spec.loader.exec_module(gen)
     assert gen.encode(gen.build()) == raw
+
+
+# --- the shared ASCII context never decides between scripts ------------------------------------
+
+_NON_LATIN = st.sampled_from([
+    "абвгдеёжзийклмнопрстуфхцчшщъыьэюя", "αβγδεζηθικλμνξοπρστυφχψω", "אבגדהוזחטיכלמנסעפצקרשת",
+    "ابتثجحخدذرزسشصضطظعغفقكلمنهوي", "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动",
+    "あいうえおかきくけこさしすせそたちつてとなにぬねのアイウエオカキクケコ", "กขคงจฉชซญดตถทธนบปผพฟภมยรลวศษสหอ"])
+
+
+@st.composite
+def _two_non_latin_readings(draw):
+    """Two readings of the same byte positions: words in non-Latin scripts (each reading its own
+    alphabet), and ASCII words that both share between them."""
+    n = draw(st.integers(min_value=1, max_value=10))
+    alphabets = draw(_NON_LATIN), draw(_NON_LATIN)
+    words = [[draw(st.text(alphabet=a, min_size=1, max_size=8)) for _ in range(n)]
+             for a in alphabets]
+    ascii_words = draw(st.lists(st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+                                        min_size=1, max_size=12), min_size=n, max_size=n))
+    return words, ascii_words
+
+
+@settings(max_examples=200, deadline=None)
+@given(_two_non_latin_readings())
+def test_shared_ascii_context_never_decides_between_non_latin_readings(readings):
+    """Synthetic (random words, no page of any test suite): two readings in non-Latin scripts
+    keep their languages and the difference of their bits when the same ASCII words stand
+    between their words (the context's bits are neutral under a language that does not write
+    Latin letters; the w3cn.org regression was a Chinese reading losing to Latin-letter mojibake
+    because the shared ASCII context cost the floor per letter under ``zh``)."""
+    (wa, wb), ascii_words = readings
+    bare = language.plausibility({"a": " ".join(wa), "b": " ".join(wb)}, markup=False)
+    latin = language._latin_native()
+    assume(all(p.language is not None and p.language not in latin for p in bare.values()))
+    mixed = language.plausibility(
+        {"a": " ".join(f"{w} {c}" for w, c in zip(wa, ascii_words)),
+         "b": " ".join(f"{w} {c}" for w, c in zip(wb, ascii_words))}, markup=False)
+    assert [mixed[k].language for k in "ab"] == [bare[k].language for k in "ab"]
+    assert mixed["a"].bits - mixed["b"].bits == pytest.approx(bare["a"].bits - bare["b"].bits,
+                                                              abs=1e-6)
+
+
+YARDSTICK = Path(__file__).resolve().parent / "data" / "language" / "yardstick"
+
+
+def _gbk_over_big5(data: bytes) -> dict[str, language.Plausibility]:
+    return language.plausibility({enc: decode(data, enc, bom_sniff=False).text
+                                  for enc in ("GBK", "Big5")})
+
+
+def test_gb2312_feed_reads_as_gbk_not_big5():
+    """An excerpt of chardet's GB2312 ``w3cn.org.xml`` (tests/data/language/yardstick: a
+    regression vector, never tuned on): Chinese titles among English names and URLs. The GBK
+    reading is Chinese and beats the Big5 one (was: Big5 read as ``en`` won by 873 bits)."""
+    r = _gbk_over_big5((YARDSTICK / "w3cn.org.xml").read_bytes())
+    assert r["GBK"].language == "zh"
+    assert r["GBK"].bits > r["Big5"].bits
+
+
+def test_gb2312_feed_whole_page_reads_as_gbk_not_big5():
+    page = shared_paths.CORPUS / "chardet-tests" / "GB2312" / "w3cn.org.xml"
+    if not page.is_file():
+        pytest.skip(f"{page} is absent (the shared corpus)")
+    r = _gbk_over_big5(page.read_bytes())
+    assert r["GBK"].language == "zh"
+    assert r["GBK"].bits > r["Big5"].bits

@@ -294,7 +294,7 @@ class _Profile:
     (non-letters, case flips). Cost: a few passes of C over the text plus one step per
     distinct non-ASCII character."""
 
-    __slots__ = ("pairs", "counts", "letters", "fixed", "units", "defects")
+    __slots__ = ("pairs", "counts", "letters", "fixed", "units", "defects", "neutral")
 
     def __init__(self, words: list[str]):
         text = " ".join(words)
@@ -344,6 +344,7 @@ class _Profile:
         self.fixed = fixed
         self.units = units + sum(letters.values())
         self.defects = defects
+        self.neutral: float | None = None  # as context: its best bits over all languages
 
 
 def _case_flips(text: str, lower: str) -> int:
@@ -424,12 +425,36 @@ def _script(ch: str) -> str:
     return unicodedata.name(ch, "?").split(" ", 1)[0]
 
 
+@cache
+def _latin_native() -> frozenset[str]:
+    """The codes of the languages that write ASCII letters natively (:func:`_letter_index`)."""
+    index = _letter_index()
+    return frozenset(code for c in "abcdefghijklmnopqrstuvwxyz" for code in index.get(c, ()))
+
+
+def _context_bits(context: _Profile, langs: list[_Lang]) -> dict[str, float]:
+    """The bits of the ASCII *context* under each of *langs*: its own under a language that
+    writes ASCII letters natively; under any other, its best explanation over all the model's
+    languages (neutral). The context is the same bytes in every reading: it steers which
+    Latin-script language explains a reading, never a Latin-script language against another
+    script (else a CJK reading's ASCII neighbours, each letter at the floor under ``zh``, hand the
+    page to any Latin-letter mojibake of it: chardet's GB2312 ``w3cn.org.xml`` read as Big5)."""
+    latin = _latin_native()
+    out = {lang.code: _bits(context, lang) for lang in langs if lang.code in latin}
+    if len(out) < len(langs):
+        if context.neutral is None:  # once per context (the readings share it)
+            context.neutral = max(_bits(context, lang) for lang in _model()[1].values())
+        for lang in langs:
+            out.setdefault(lang.code, context.neutral)
+    return out
+
+
 def _score(profile: _Profile, langs: list[_Lang], context: _Profile | None = None
            ) -> tuple[_Lang, float, dict[str, float]]:
-    """The language that explains *profile* (and *context*) best, the bits under it, and every
-    candidate's bits; ties go to the smaller code."""
-    totals = {lang.code: _bits(profile, lang) + (CONTEXT_WEIGHT * _bits(context, lang)
-                                                 if context else 0.0)
+    """The language that explains *profile* (and *context*, see :func:`_context_bits`) best,
+    the bits under it, and every candidate's bits; ties go to the smaller code."""
+    ctx = _context_bits(context, langs) if context else None
+    totals = {lang.code: _bits(profile, lang) + (CONTEXT_WEIGHT * ctx[lang.code] if ctx else 0.0)
               for lang in langs}
     best = min(langs, key=lambda lang: (-totals[lang.code], lang.code))
     return best, totals[best.code], totals
@@ -443,7 +468,9 @@ def plausibility(readings: Mapping[str, str], *, markup: bool = True) -> dict[st
     character, and the ASCII-only words that not every reading has (markup skipped when
     *markup*; the first :data:`MAX_WORDS` of them), under the language that explains that reading best; the ASCII-only words within
     :data:`CONTEXT_WORDS` words of a scored one count towards that choice of language (and,
-    weighted :data:`CONTEXT_WEIGHT`, the bits), not towards ``units``; the languages considered
+    weighted :data:`CONTEXT_WEIGHT`, the bits), not towards ``units``; under a language that
+    does not write ASCII letters natively the context costs its best explanation over all
+    languages (neutral: it tells Latin-script languages apart, never scripts); the languages considered
     are those of the scored words' own letters. C0 controls (but TAB, LF, FF, CR) and C1 controls count as defects wherever they stand. Returns
     ``{key: Plausibility}`` with the same keys; ``score`` differences are bits per character of
     evidence. Readings with the same text get equal results. Never raises for str values.
@@ -467,6 +494,7 @@ def plausibility(readings: Mapping[str, str], *, markup: bool = True) -> dict[st
                 c = Counter(w for w in ws if w.isascii())
                 common = c if common is None else common & c
     memo: dict[str, tuple[str | None, float, int, int]] = {}
+    contexts: dict[tuple[str, ...], _Profile] = {}
     for text, ws in words_of.items():
         scored, context = _split(ws, common, len(words_of) > 1)
         controls = len(_CONTROLS.findall(text))
@@ -478,7 +506,11 @@ def plausibility(readings: Mapping[str, str], *, markup: bool = True) -> dict[st
             joined = unicodedata.normalize("NFC", joined)
         units = len(joined) - joined.count(" ")
         prof = _Profile(scored)
-        ctx = _Profile(context) if context and CONTEXT_WEIGHT else None
+        ctx = None
+        if context and CONTEXT_WEIGHT:
+            ctx = contexts.get(tuple(context))
+            if ctx is None:
+                ctx = contexts[tuple(context)] = _Profile(context)
         # the languages are those of the scored words' letters; the context only weighs them
         best, bits, _ = _score(prof, _candidates(prof.letters or (ctx.letters if ctx else
                                                                   prof.letters), langs), ctx)
