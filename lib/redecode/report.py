@@ -94,6 +94,8 @@ EXTRA_HINT = "the HTML report needs the [report] extra: pip install 'warc-redeco
 
 #: Top-level domains given a row of their own in the TLD x encoding chart; the rest are "(other)".
 MAX_TLDS_SHOWN = 30
+#: Languages given a row of their own in the encodings-by-language chart (the others are summed).
+MAX_LANGUAGES_SHOWN = 30
 #: Inputs given a bar of their own in the per-input chart (those not read to the end first).
 MAX_INPUTS_SHOWN = 40
 #: Characters of a table cell shown before it is cut in the middle (the full text is its tooltip).
@@ -134,6 +136,16 @@ class Section:
 # The failed and truncated records: the rows whose record failed (status failed, error_kind says
 # how), and any row that carries an error_kind (a record cut short whose text is kept).
 _FAILED_WHERE = "status = 'failed' OR error_kind IS NOT NULL"
+
+# The decisions for a person to review: where the author's-text rules were not sure (their
+# verdict, as data since schema 1.5, else validation's first word): no reading decoded cleanly
+# (unresolved), another encoding than a browser's was chosen (overridden, always tentative), or the
+# browser's choice was kept although a competing reading read close to it (kept, tentative).
+_REVIEW_WHERE = ("status = 'decoded' AND (coalesce(verdict, split_part(validation, ':', 1)) = 'unresolved' "
+                 "OR (coalesce(verdict, split_part(validation, ':', 1)) IN ('overridden', 'kept') "
+                 "AND confidence = 'tentative'))")
+_REVIEW_COLUMNS = ("target_uri, warc_path, warc_offset, browser_encoding, encoding, "
+                   "coalesce(verdict, split_part(validation, ':', 1)) AS verdict, validation")
 _FAILED_COLUMNS = "target_uri, warc_path, warc_offset, error_kind, error"
 _FAILED_ORDER = "warc_path, warc_offset"
 
@@ -252,6 +264,38 @@ RUN_SECTIONS: tuple[Section, ...] = (
             "count(*) AS records, sum(decode_errors) AS replacement_chars FROM t "
             "GROUP BY ALL ORDER BY tld, encoding",
         view="decodes",
+    ),
+    Section(
+        key="languages",
+        title="Encodings by language",
+        question=f"Which encodings do the pages of each language use? (the language column, which runs "
+                 f"made with run --language have: CLD2 on a sample of the visible text; the "
+                 f"{MAX_LANGUAGES_SHOWN} languages with most decoded records, the others summed as "
+                 "(other); (none): CLD2 named no language)",
+        sql="WITH t AS (SELECT coalesce(language, '(none)') AS language, "
+            f"{_ENCODING} AS encoding, decode_errors FROM decodes WHERE status = 'decoded' "
+            "AND (SELECT count(language) FROM decodes) > 0), "
+            "top AS (SELECT language FROM t GROUP BY language ORDER BY count(*) DESC, language "
+            f"LIMIT {MAX_LANGUAGES_SHOWN}) "
+            "SELECT CASE WHEN language IN (SELECT language FROM top) THEN language ELSE '(other)' END "
+            "AS language, encoding, count(*) AS records, sum(decode_errors) AS replacement_chars FROM t "
+            "GROUP BY ALL ORDER BY language, encoding",
+        view="decodes",
+    ),
+    Section(
+        key="review",
+        title="For review: the decisions the rules were not sure of",
+        question="Which decoded records should a person check? Those where no reading decoded cleanly "
+                 "(unresolved), where the rules chose another encoding than a browser would "
+                 "(overridden: browser_encoding -> encoding) and where they kept the browser's choice "
+                 "although a competing reading came close (kept, confidence tentative). validation "
+                 "names every reading the rules weighed, with the language each reads as; redecode "
+                 "diff --rules browser-2026.11 --rules <these rules> shows the two texts side by side.",
+        sql=f"SELECT {_REVIEW_COLUMNS}, count(*) OVER () AS records FROM decodes "
+            f"WHERE {_REVIEW_WHERE} ORDER BY warc_path, warc_offset LIMIT {MAX_RECORDS_LISTED}",
+        view="decodes",
+        kind="records",
+        query=f"SELECT {_REVIEW_COLUMNS} FROM decodes WHERE {_REVIEW_WHERE} ORDER BY warc_path, warc_offset",
     ),
     Section(
         key="outcomes",
@@ -777,6 +821,14 @@ def _chart_tld(alt, rows):
                     y_sort=tlds, x_sort=_by_records(rows))
 
 
+def _chart_languages(alt, rows):
+    languages = _by_records(rows, "language")
+    if "(other)" in languages:  # the sum of the rest goes last
+        languages = [t for t in languages if t != "(other)"] + ["(other)"]
+    return _heatmap(alt, rows, x="encoding", y="language", x_title="encoding", y_title="language",
+                    y_sort=languages, x_sort=_by_records(rows))
+
+
 def _chart_outcomes(alt, rows):
     present = [r["outcome"] for r in rows]
     top = max((r["inputs"] for r in rows), default=0)
@@ -853,6 +905,7 @@ _BUILDERS = {
     "errors": _chart_errors,
     "errors_by_encoding": _chart_errors_by_encoding,
     "tld": _chart_tld,
+    "languages": _chart_languages,
     "outcomes": _chart_outcomes,
     "inputs": _chart_inputs,
     "diff_categories": _chart_diff_categories,
@@ -932,6 +985,13 @@ def _caption_tld(rows) -> Caption:
                           f"{_n(len({r['encoding'] for r in rows}), 'encoding')}.")
 
 
+def _caption_languages(rows) -> Caption:
+    total = sum(r["records"] for r in rows)
+    return Caption(total, f"decoded {'record' if total == 1 else 'records'}: "
+                          f"{_n(len({r['language'] for r in rows}), 'language row')} x "
+                          f"{_n(len({r['encoding'] for r in rows}), 'encoding')}.")
+
+
 def _caption_outcomes(rows) -> Caption:
     by = _totals(rows, "outcome", "inputs")
     total = sum(by.values())
@@ -975,6 +1035,7 @@ _CAPTIONS = {
     "errors": _caption_errors,
     "errors_by_encoding": _caption_errors_by_encoding,
     "tld": _caption_tld,
+    "languages": _caption_languages,
     "outcomes": _caption_outcomes,
     "inputs": _caption_inputs,
     "diff_categories": _caption_diff_categories,
@@ -1003,6 +1064,9 @@ _EMPTY = {
     "errors": "No decoded records.",
     "errors_by_encoding": "No decoder inserted a U+FFFD.",
     "tld": "No decoded records.",
+    "languages": "No record has a language: the runs were made without run --language (or before "
+                 "schema 1.5, which added the column).",
+    "review": "No decision to review: the rules were sure of every one (or checked none).",
     "outcomes": f"No inputs (or no {MANIFEST_NAME}).",
     "inputs": f"No inputs (or no {MANIFEST_NAME}).",
     "diff_categories": "No record changed.",
@@ -1250,6 +1314,10 @@ def _caption_html(section: Section, result: Result) -> str:
             f"{html.escape(c.text)}</p>")
 
 
+#: What a records section's query line shows whole that its table may cut.
+_WHOLE = {"failed": "error", "review": "validation"}
+
+
 def _records_html(section: Section, result: Result, runs: Sequence[str]) -> str:
     """A ``records`` section: how many, the ``redecode query`` line that lists them all, and the
     first :data:`MAX_RECORDS_LISTED` as a table."""
@@ -1265,7 +1333,7 @@ def _records_html(section: Section, result: Result, runs: Sequence[str]) -> str:
              else f"the first {shown:,} listed below, by input and offset")
     parts.append(f'<p class="caption" data-total="{total}"><b class="total">{total:,}</b> '
                  f"{'record' if total == 1 else 'records'} ({which}). Every one of them, with the "
-                 f"whole error, in a terminal:</p>")
+                 f"whole {_WHOLE.get(section.key, 'row')}, in a terminal:</p>")
     parts.append(f'<pre class="cmd"><code>{html.escape(query_line(section.query or "", runs))}</code></pre>')
     columns = [c for c in result.columns if c != "records"]
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
