@@ -301,6 +301,14 @@ def process_shard(
         size = 0
         if outcome == "complete":
             outcome, error = "error", f"{shard.path}: no such file"
+    then = fingerprint.get("size") if fingerprint else None
+    if outcome in ("complete", "limited") and then is not None and size != then:
+        # What was read is the file only when its size when reading began and now are the same
+        # (the readers also check that they reached that size): cut short or appended to while it
+        # was read, it is read again by the next run.
+        outcome, error_offset = "truncated", min(size, then)
+        error = (f"{shard.path}: the file changed while it was read ({then} bytes when reading began, {size} "
+                 f"now): run again to read it whole")
     end = shard.end if shard.end is not None else size
     counts.bytes_read = end - shard.start
     marker = completion_marker(

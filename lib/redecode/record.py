@@ -87,6 +87,12 @@ class ArchiveRecord:
     the body as stored when its content coding failed because the body is not in that coding and
     sniffs as text (:attr:`redecode.http.BodyResult.identity`; ``error_kind`` is still
     ``content-encoding``; rules with ``identity_fallback`` decode it), else None.
+    ``missing_bytes`` (bytes): for a record cut short (a block shorter than its Content-Length: the
+    file ends inside it, or its gzip member ends before it), how many bytes of the block the archive
+    lacks; the payload is then what is there (decoded as usual, a ``warning`` says it is cut short)
+    unless the bytes there end inside the HTTP head or cannot be held (``error_kind``
+    ``truncated``). 0 when the block is whole but the file ends inside the record's gzip member
+    (its trailer or closing CRLFCRLF missing). None for a whole record.
     """
 
     warc_path: str
@@ -107,6 +113,7 @@ class ArchiveRecord:
     warning: str | None = None
     is_http: bool = False
     identity_payload: bytes | None = None
+    missing_bytes: int | None = None
 
 
 def synthetic_record_id(path: str, offset: int) -> str:
@@ -121,7 +128,8 @@ class Damage:
     member, garbage between records...): ``offset`` (bytes) where reading failed (the
     :class:`ArchiveError`'s offset), ``length`` (bytes) from there to the next record start, where
     reading went on (0 when a record starts right there: one swallowed by the Content-Length of
-    the record before, read on its own), ``error`` the reader's message."""
+    the record before, read on its own, at its own offset, which may lie before where reading
+    failed), ``error`` the reader's message."""
 
     offset: int
     length: int

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "1.3"  # 1.1: meta_source, xml_encoding (for backfill); 1.2: browser_encoding, validation;
-#                        1.3: text_bytes, grapheme_count, text_normalized
+SCHEMA_VERSION = "1.4"  # 1.1: meta_source, xml_encoding (for backfill); 1.2: browser_encoding, validation;
+#                        1.3: text_bytes, grapheme_count, text_normalized; 1.4: missing_bytes
 SCHEMA_VERSION_KEY = b"redecode.schema_version"
 
 #: Column kinds (the third element of each :data:`_FIELDS` entry): who makes the column.
@@ -105,6 +105,12 @@ _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
     ("text_normalized", pa.string(), DERIVED, "text in the normalization form the run was asked for (run "
                                               "--normalize NFC or NFKC; form and Unicode version in "
                                               "_run.json's rules); NULL when not asked"),
+    # -- 1.4: records cut short keep the text that is there --
+    ("missing_bytes", pa.int64(), RECORD, "bytes: how much of the record's block its archive lacks (the "
+                                          "file ends inside the record, or its gzip member ends before "
+                                          "its Content-Length); the text is what is there and warning "
+                                          "says so; 0 when only the record's gzip trailer is missing; "
+                                          "NULL for a whole record"),
 ]
 
 #: Column name -> description (used by docs/columns.md, generated, and ``redecode query``).
