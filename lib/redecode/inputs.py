@@ -56,7 +56,7 @@ from collections.abc import Iterable, Iterator
 from . import storage
 from .archive import INPUT_SUFFIXES
 
-__all__ = ["INPUT_SUFFIXES", "expand_inputs", "iter_inputs", "looks_like_archive", "outside", "suffix_list"]
+__all__ = ["INPUT_SUFFIXES", "expand_inputs", "iter_inputs", "looks_like_archive", "suffix_list"]
 
 log = logging.getLogger(__name__)
 
@@ -387,13 +387,3 @@ def expand_inputs(inputs: Iterable[str | os.PathLike[str]], not_read: list[str] 
     if not_read is not None:
         not_read.extend(sorted(set(other) - found))
     return sorted(found)
-
-
-def outside(paths: list[str], directory: str) -> list[str]:
-    """``paths`` without the local files inside ``directory`` (a run's own parts are not
-    raw-response inputs when ``redecode run . --out out`` runs twice); all of them when
-    ``directory`` is a URL."""
-    if storage.is_remote(directory):
-        return paths
-    inside = os.path.realpath(directory) + os.sep
-    return [p for p in paths if storage.is_remote(p) or not os.path.realpath(p).startswith(inside)]

@@ -35,7 +35,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from . import storage
 from .archive import ArchiveError, iter_records, reader_for
 from .executors import Executor, Local, map_shards, progress_reporter
-from .inputs import expand_inputs, outside
+from .inputs import expand_inputs
 from .record import DEFAULT_MAX_RECORD_BYTES, ArchiveRecord, synthetic_record_id
 from .row import NO_RECORD_TYPE, ROW_RECORD_TYPES, record_row
 from .rules import DEFAULT_RULES, RULES, Rules, as_rules
@@ -51,6 +51,7 @@ from .rundir import (
     completion_marker,
     files_not_read,
     input_size,
+    is_run_output,
     part_stem,
     publish_shard,
     write_marker,
@@ -203,12 +204,14 @@ def plan(inputs: list[str], out: str, *, shard_bytes: int | None = None,
          not_read: list[str] | None = None, unreadable: dict[str, str] | None = None,
          list_prefix: str | None = None, whole_files: bool = False) -> tuple[list[str], list[Shard]]:
     """``(paths, shards)``: ``inputs`` expanded (:func:`redecode.inputs.expand_inputs`, with
-    ``list_prefix`` before every ``@LIST`` line) without the files inside the run directory
-    ``out``, and their shards (:func:`plan_shards`; one per input with ``whole_files``, as a run
+    ``list_prefix`` before every ``@LIST`` line) without the files a run writes in the run
+    directory ``out`` (:func:`redecode.rundir.is_run_output`: its parts, markers, manifest...; any
+    other file in it or below it is read), and their shards (:func:`plan_shards`; one per input with ``whole_files``, as a run
     under ``--limit`` reads them). Files the inputs held under other names are appended to
     ``not_read``, directories and files that could not be read added to ``unreadable`` (path ->
     error). Raises :class:`FileNotFoundError` for an input that matches nothing."""
-    paths = outside(expand_inputs(inputs, not_read, unreadable, list_prefix=list_prefix), out)
+    paths = [p for p in expand_inputs(inputs, not_read, unreadable, list_prefix=list_prefix)
+             if not is_run_output(out, p)]
     shards = [Shard(path, index, start, end)
               for path in paths
               for index, (start, end) in enumerate([(0, None)] if whole_files
@@ -432,7 +435,8 @@ def run(
         earlier_paths, earlier_shards, earlier_markers = rd.earlier_inputs(all_paths if limited else paths)
         markers.update(earlier_markers)
         manifest = rd.manifest(paths + earlier_paths, shards + earlier_shards, markers, clock)
-        manifest["files_not_read"] = files_not_read(outside(not_read, out), unreadable)
+        manifest["files_not_read"] = files_not_read([p for p in not_read if not is_run_output(out, p)],
+                                                    unreadable)
         if limited:
             manifest["selection"]["inputs_not_reached"] = files_not_read(sorted(set(all_paths) - set(paths)))
         if executor.info is not None:

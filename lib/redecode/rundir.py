@@ -6,7 +6,9 @@ Contract. A run directory ``OUT`` (a local path, or a URL of any fsspec filesyst
 - ``<archive name>.<8 hex>.<shard>.parquet`` (:func:`part_stem`): the rows of one shard of one
   input, in archive order. The 8 hex digits are the start of sha1 of the input path as given, so
   two inputs with the same name in different folders do not collide; the name is deterministic, so
-  a redone or retried shard replaces its part and never adds one.
+  a redone or retried shard replaces its part and never adds one. It never starts with ``.`` or
+  ``_`` (an archive name's leading dots and underscores are left out): DuckDB's, Spark's and Hive's
+  globs take such files for hidden, and a query would miss their rows.
 - ``_done/<part stem>.json``: the shard's completion marker (its byte range, counts, outcome, rules
   digest, :data:`redecode.row.ROW_CODE_VERSION`, ``max_record_bytes``, the record selection of
   :mod:`redecode.selection` and the row limit the shard was given, and ``input``: the input's
@@ -47,6 +49,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import resource
 import shutil
 import tempfile
@@ -84,6 +87,7 @@ __all__ = [
     "files_not_read",
     "input_size",
     "is_part_name",
+    "is_run_output",
     "marker_is_current",
     "marker_is_valid",
     "marker_path",
@@ -155,9 +159,40 @@ def part_stem(path: str, shard_index: int) -> str:
     name>.<8 hex of sha1(path)>.<shard:04d>``. In the archive name, a byte that is not UTF-8
     (Python's surrogate escape) and a backslash are written ``%XX``: part names are UTF-8 (for the
     markers that name them) and DuckDB's glob (``DIR/*.parquet``) passes over a name with a
-    backslash; the digest, of the exact path, keeps such names apart."""
+    backslash; leading ``.`` and ``_`` are left out (``.crawl.warc.gz`` gives ``crawl.warc.gz...``;
+    a name of nothing else gives ``input...``): globs take such files for hidden. The digest, of
+    the exact path, keeps such names apart."""
     digest = hashlib.sha1(path.encode("utf-8", "surrogateescape")).hexdigest()[:8]
-    return f"{_name_for_part(os.path.basename(path))}.{digest}.{shard_index:04d}"
+    return f"{_name_for_part(os.path.basename(path)).lstrip('._') or 'input'}.{digest}.{shard_index:04d}"
+
+
+#: A part's file name as :func:`part_stem` makes it (the archive name, 8 hex, the shard, .parquet;
+#: a leading ``.`` or ``_`` too, as versions before issue 25 wrote them).
+_PART_FILE = re.compile(r".+\.[0-9a-f]{8}\.[0-9]{4,}\.parquet")
+
+
+def is_run_output(out: str, path: str) -> bool:
+    """Whether ``path`` is a file a command writes in run directory ``out``: a part (a name
+    :func:`part_stem` makes, directly in ``out``), anything under ``_done/`` or ``_staging/``, a
+    temporary ``.tmp-*`` file, the manifest or the lock. Such files are never inputs of a run into
+    ``out`` (a run's own parts would be read as raw-response Parquet); every other file is, even in
+    ``out`` or below it (``redecode run crawl --out crawl``)."""
+    if storage.is_remote(out) or storage.is_remote(path):
+        base = out.rstrip("/") + "/"
+        if not path.startswith(base):
+            return False
+        rel = path[len(base):].split("/")
+    else:
+        rel_path = os.path.relpath(os.path.realpath(path), os.path.realpath(out))
+        if rel_path == os.pardir or rel_path.startswith(os.pardir + os.sep):
+            return False
+        rel = rel_path.split(os.sep)
+    if rel[0] in (MARKERS, STAGING):
+        return True
+    if len(rel) != 1:
+        return False
+    name = rel[0]
+    return name in (MANIFEST, LOCK) or name.startswith(".tmp-") or _PART_FILE.fullmatch(name) is not None
 
 
 def _name_for_part(name: str) -> str:
