@@ -10,6 +10,7 @@ import click
 from redecode_jobs.options import CONTEXT_SETTINGS, list_prefix_option, output_options, table_width
 from redecode_jobs.stops import stopping_cleanly
 from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary, input_error_message
+from redecode.logs import printable
 from redecode.query import QueryError
 from redecode.rundir import MANIFEST
 from redecode.schema import COLUMNS, NoSchemaVersionError, SchemaVersionError
@@ -132,5 +133,5 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
     elif not quiet:
         click.echo(format_summary(summary, width=table_width()))
     for e in summary.input_errors:
-        click.echo(f"redecode: error: {input_error_message(e)}", err=True)
+        click.echo(f"redecode: error: {printable(input_error_message(e))}", err=True)
     click.get_current_context().exit(summary.exit_code(check=check, check_text=check_text))

@@ -8,6 +8,7 @@ import sys
 import click
 
 from redecode_jobs.options import CONTEXT_SETTINGS, output_options, workers_option
+from redecode.logs import printable
 
 
 @click.command(name="repair", context_settings=CONTEXT_SETTINGS)
@@ -50,5 +51,5 @@ def repair(inputs, text_col, key, out, workers, force, quiet, as_json) -> None:
     elif not quiet:
         click.echo(f"{summary.describe()} -> {out}", err=True)
     for message in summary.errors:
-        click.echo(f"redecode: error: {message}", err=True)
+        click.echo(f"redecode: error: {printable(message)}", err=True)
     sys.exit(summary.exit_code)

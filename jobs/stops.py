@@ -29,6 +29,7 @@ from collections.abc import Iterator
 
 import click
 
+from redecode.logs import printable
 from redecode.storage import OutputError, os_error_message
 
 EXIT_OK = 0
@@ -74,13 +75,13 @@ def stopping_cleanly(out: str) -> Iterator[None]:
                    f"{out}; run the same command again to finish", err=True)
         sys.exit(128 + signum)
     except OutputError as exc:
-        click.echo(f"redecode: error: {exc}; then run the same command again (the shards finished are "
+        click.echo(f"redecode: error: {printable(str(exc))}; then run the same command again (the shards finished are "
                    f"kept in {out})", err=True)
         sys.exit(EXIT_OS_ERROR)
     except OSError as exc:
         if exc.errno in (errno.ENOENT, None):
             raise  # a missing input is the command's usage error; an OSError without errno is a bug
-        click.echo(f"redecode: error: {os_error_message(exc, 'operating system error on')}; then run the "
+        click.echo(f"redecode: error: {printable(os_error_message(exc, 'operating system error on'))}; then run the "
                    f"same command again (the shards finished are kept in {out})", err=True)
         sys.exit(EXIT_OS_ERROR)
     finally:

@@ -283,9 +283,15 @@ def test_broken_input(job_tmp, name):
         assert name in res.stderr, res.stderr
         assert str(offset) in res.stderr, f"stderr does not name offset {offset}: {res.stderr}"
         assert "Traceback" not in res.stderr
+        if "message_has" in exp:
+            assert exp["message_has"] in res.stderr and exp["message_has"] in entry["error"], res.stderr
     else:
         assert entry["error"] is None
         assert "error" not in res.stderr.lower(), res.stderr
+    # nothing from an archive drives the terminal (issue 25, item 12): no control character but
+    # line breaks, no bidi override, on stderr or in the manifest's messages
+    for text in (res.stderr, json.dumps(res.manifest, ensure_ascii=False)):
+        assert all(c.isprintable() or c == "\n" for c in text), repr(text)
 
 
 @pytest.mark.parametrize("name", ["gzip-bomb.warc.gz", "big-record.warc.gz", "coding-bombs.warc.gz"])

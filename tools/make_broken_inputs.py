@@ -710,6 +710,22 @@ def b_split_over_members(name):
     }
 
 
+def b_escape_sequences(name):
+    a = warcio_response(rid(name, 0), page("before the escape sequences"))
+    # terminal control sequences (set the window title, clear the screen, a C1 CSI, bidi override)
+    junk = b"\x1b]0;archive says hello\x07\x1b[2J\x1b[31mred\x9b2J\xe2\x80\xae\r\n"
+    b = warcio_response(rid(name, 1), page("after them"))
+    return a + junk + b, {
+        # issue 25, item 12: the damaged stretch is quoted in the message, escaped (never raw bytes
+        # on the terminal); the record after it is read
+        "rows": {rid(name, 0): {"status": ["decoded"]},
+                 rid(name, 1): {"status": ["decoded"], "text": page("after them").decode()}},
+        "cut_short": True,
+        "error_offset_min": len(a), "error_offset_max": len(a),
+        "message_has": "\\x1b]0;archive says hello\\x07",
+    }
+
+
 SPECS: list[Spec] = [
     Spec("truncated-member.warc.gz", "a .warc.gz whose file ends inside its third gzip member",
          "rows for records 0-1; input cut short (exit 1); error names the third member's offset",
@@ -785,6 +801,9 @@ SPECS: list[Spec] = [
          "every record read (exit 0)", b_no_blank_line),
     Spec("split-over-members.warc.gz", "a record whose header and body are two gzip members",
          "read across the members; the next record read (exit 0)", b_split_over_members),
+    Spec("escape-sequences.warc", "terminal escape sequences (title, clear screen, CSI, bidi) between records",
+         "the message quotes them escaped (no control character on stderr); the next record read",
+         b_escape_sequences),
 ]
 
 

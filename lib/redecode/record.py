@@ -26,6 +26,8 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from .logs import printable
+
 __all__ = [
     "DEFAULT_MAX_RECORD_BYTES",
     "MODES",
@@ -50,17 +52,20 @@ class ArchiveError(Exception):
     """An archive could not be read to its end.
 
     ``path`` (as given), ``offset`` (bytes: where the unreadable record starts, or the row index for
-    Parquet), ``message`` (what went wrong). ``str()`` gives one line naming all three.
+    Parquet), ``message`` (what went wrong, :func:`redecode.logs.printable`: the bytes of a damaged
+    stretch it quotes cannot drive a terminal). ``str()`` gives one line naming all three, the path
+    printable too.
     """
 
     def __init__(self, path: str, offset: int, message: str) -> None:
+        message = printable(message)
         super().__init__(path, offset, message)
         self.path = path
         self.offset = offset
         self.message = message
 
     def __str__(self) -> str:
-        return f"{self.path}: at offset {self.offset}: {self.message}"
+        return f"{printable(self.path)}: at offset {self.offset}: {self.message}"
 
 
 @dataclass(slots=True, kw_only=True)
