@@ -43,8 +43,10 @@ import functools
 import json
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import storage
@@ -55,6 +57,7 @@ from .row import IDENTITY_NOTE, IDENTITY_VALIDATION, record_row, text_columns
 from .rules import Rules, as_rules, known_rules
 from .rundir import (
     MANIFEST,
+    DamagedRunError,
     ROW_CODE_VERSION,
     RunClock,
     RunDirectory,
@@ -78,6 +81,7 @@ from .schema import (
     STATUS_SKIPPED,
     SchemaVersionError,
     check_schema_version,
+    columns_of,
 )
 from .writer import PartWriter
 
@@ -163,14 +167,51 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, new: Rules,
     started, cpu_started = time.perf_counter(), time.process_time()
     read_from = _locate(marker["path"], base)  # every row of the shard is a record of this input
     part_path = storage.join(prior_dir, marker["part"])
-    try:
-        source = storage.open_input(part_path)  # a URL: ranged reads of the footer and row groups
-        pf = pq.ParquetFile(source)
-    except (OSError, ValueError) as exc:
-        raise BackfillError(f"prior part {part_path} cannot be read: {exc}") from None
+    source, pf = _open_part(part_path)
     with source:
         return _backfill_part(pf, part_path, marker, out, new, max_record_bytes, read_from, started, cpu_started,
                               prior_outputs)
+
+
+def _prior_rows(pf: pq.ParquetFile, part_path: str) -> Iterator[list[dict]]:
+    """The rows of a prior part, 2048 at a time; a row group that does not decode (a byte flipped
+    in a page: a decompression error, invalid UTF-8) raises :class:`redecode.rundir.DamagedRunError`."""
+    batches = pf.iter_batches(batch_size=2048)
+    while True:
+        try:
+            batch = next(batches, None)
+            rows = batch.to_pylist() if batch is not None else None
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise DamagedRunError(part_path, f"cannot be read ({' '.join(str(exc).split())})") from None
+        if rows is None:
+            return
+        yield rows
+
+
+def _open_part(part_path: str) -> tuple:
+    """``(open file, pyarrow.parquet.ParquetFile)`` of a prior part, after checking what can be
+    checked without reading its rows: a footer that reads, a schema version this code knows, every
+    column of that version (:func:`redecode.schema.columns_of`). Raises
+    :class:`redecode.rundir.DamagedRunError` or :class:`BackfillError` (an unknown schema)."""
+    try:
+        source = storage.open_input(part_path)  # a URL: ranged reads of the footer and row groups
+    except OSError as exc:
+        raise BackfillError(f"prior part {part_path} cannot be read: {exc}") from None
+    try:
+        pf = pq.ParquetFile(source)
+        version = check_schema_version(pf.schema_arrow.metadata, part_path)
+    except SchemaVersionError as exc:
+        source.close()
+        raise BackfillError(str(exc)) from None
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        source.close()
+        raise DamagedRunError(part_path, f"cannot be read ({' '.join(str(exc).split())})") from None
+    missing = [c for c in columns_of(version) if c not in pf.schema_arrow.names]
+    if missing:
+        source.close()
+        raise DamagedRunError(part_path, f"lacks column(s) {', '.join(missing)}, which its schema version "
+                                         f"{version} has (renamed or removed by another tool)")
+    return source, pf
 
 
 def _backfill_part(pf: pq.ParquetFile, part_path: str, marker: dict, out: str, new: Rules, max_record_bytes: int,
@@ -198,8 +239,8 @@ def _backfill_part(pf: pq.ParquetFile, part_path: str, marker: dict, out: str, n
         os.path.join(out, marker["part"]),
         extra_metadata={"redecode.rules": new.name, "redecode.rules_digest": new.digest},
     ) as writer:
-        for batch in pf.iter_batches(batch_size=2048):
-            for row in batch.to_pylist():
+        for rows in _prior_rows(pf, part_path):
+            for row in rows:
                 for c in REPLAY_COLUMNS + ("validation",):
                     row.setdefault(c, None)
                 stats["rows"] += 1
@@ -307,6 +348,8 @@ def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
                                     "run `redecode run` on the archives instead")
             if part not in present:
                 raise BackfillError(f"{prior_dir}: part {part} named in _run.json is missing")
+            source, _ = _open_part(storage.join(prior_dir, part))  # a damaged part: before --out is made
+            source.close()
             markers.append(marker)
         if not storage.exists(_locate(entry["path"], manifest.get("cwd"))):
             where = (f"neither in {manifest['cwd']} (where the prior run ran) nor here"

@@ -1371,8 +1371,10 @@ def write_report(runs: Sequence[str] | str, output: str, *, diff: str | None = N
     *output*: a local file (written under a temporary name, then renamed) or a URL (one upload,
     :func:`redecode.storage.write_bytes`). *runs* and *diff* may be URLs too.
 
-    Raises what :func:`collect` and :func:`render_html` raise, and :class:`ReportError` for an
-    *output* that is a directory or in a directory that does not exist (checked first).
+    Raises what :func:`collect` and :func:`render_html` raise, :class:`ReportError` for an
+    *output* that is a directory or in a directory that does not exist (checked first), and
+    :class:`redecode.storage.OutputError` when the operating system refuses to write it (nothing is
+    left under its name or a temporary one).
     """
     output = _check_output(output)
     data = collect(runs, diff=diff, examples=examples)
@@ -1385,6 +1387,8 @@ def write_report(runs: Sequence[str] | str, output: str, *, diff: str | None = N
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(page)
         os.replace(tmp, output)
+    except OSError as exc:  # disk full, quota...: the command's exit 4 (redecode.storage.OutputError)
+        raise storage.output_error(exc, output) from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

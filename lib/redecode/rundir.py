@@ -70,6 +70,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FILES_NOT_READ_LISTED",
+    "DamagedRunError",
     "FINISHED",
     "MANIFEST",
     "MARKERS",
@@ -88,6 +89,7 @@ __all__ = [
     "input_size",
     "is_part_name",
     "is_run_output",
+    "lock_directory",
     "marker_is_current",
     "marker_is_valid",
     "marker_path",
@@ -122,6 +124,24 @@ ROW_CODE_VERSION = "2026.12.3"  # 2026.12.2: schema 1.3's derived columns (row.t
 #: How many names of files not read ``_run.json`` lists (the count is always complete).
 FILES_NOT_READ_LISTED = 100
 
+
+
+class DamagedRunError(Exception):
+    """A part of a run directory cannot be read: cut short, damaged, or lacking a column its
+    schema version has (changed by another tool), so its rows cannot be trusted. ``str()`` names the
+    part and what to do; a command meeting it exits 1 (``exit_code``), as for a damaged input."""
+
+    exit_code = 1
+
+    def __init__(self, part: str, problem: str) -> None:
+        self.part, self.problem = part, problem
+        super().__init__(
+            f"{part}: {problem}; the run directory is damaged: remove the part and its completion marker "
+            f"({MARKERS}/{stem_of(os.path.basename(part))}.json) and run the same `redecode run` again, which "
+            f"makes that part again")
+
+    def __reduce__(self):  # (it crosses process pools: rebuilt from its two arguments)
+        return type(self), (self.part, self.problem)
 
 
 class RunDirectoryLocked(RuntimeError):
@@ -882,6 +902,14 @@ def _fingerprints(paths: list[str]) -> list[dict | None]:
         with ThreadPoolExecutor(max_workers=32) as pool:
             return list(pool.map(storage.fingerprint, paths))
     return [storage.fingerprint(p) for p in paths]
+
+
+def lock_directory(out: str):
+    """Take the exclusive lock on local directory ``out`` (``OUT/_lock``, ``flock``) that every
+    command writing a directory holds; returns the open file (closing it, or leaving it as a
+    context manager, releases the lock; so does the process's death). Raises
+    :class:`RunDirectoryLocked` when another command (or a worker it left) holds it."""
+    return _lock(out)
 
 
 def _lock(out: str):

@@ -136,6 +136,16 @@ def output_error(exc: OSError, path: str) -> OutputError:
     return OutputError(exc.errno, reason, exc.filename if exc.filename is not None else path)
 
 
+def output_error_of_message(message: str, path: str) -> OutputError:
+    """An error writing ``path`` that a library reported as text only (DuckDB's ``IO Error: Could
+    not write file "...": No space left on device``) as an :class:`OutputError`: the errno whose
+    words (``os.strerror``) the text holds, else EIO."""
+    for code in (_errno.ENOSPC, _errno.EDQUOT, _errno.EFBIG, _errno.EROFS, _errno.EACCES, _errno.EPERM, _errno.EIO):
+        if os.strerror(code) in message:
+            return OutputError(code, os.strerror(code), path)
+    return OutputError(_errno.EIO, " ".join(message.split())[:300], path)
+
+
 def path_text(path: str) -> str:
     """``path`` as text that is valid UTF-8, for a Parquet column, the ``runs`` view and a part's
     file name: unchanged when it is (nearly always); else each byte that was not UTF-8 (held by
