@@ -269,7 +269,7 @@ def _backfill_part(pf: pq.ParquetFile, part_path: str, marker: dict, out: str, n
 
 def _backfill_task(prior_dir: str, out: str, rules: Rules | str, max_record_bytes: int,
                    marker: dict, base: str | None = None, *, staged: bool = True,
-                   prior_outputs: dict | None = None) -> tuple[dict, dict]:
+                   prior_outputs: dict | None = None, lock_id: str | None = None) -> tuple[dict, dict]:
     """The per-shard function of a backfill: :func:`_backfill_shard` published into *out*
     (:func:`redecode.rundir.publish_shard`; ``staged``, as executors whose attempts may run twice
     need, a retried attempt replaces the part under its one name, never adds rows). ``rules``: a
@@ -278,7 +278,7 @@ def _backfill_task(prior_dir: str, out: str, rules: Rules | str, max_record_byte
     return publish_shard(out, marker["part"],
                          lambda directory: _backfill_shard(prior_dir, marker, directory, new, max_record_bytes, base,
                                                            prior_outputs),
-                         staged=staged)
+                         staged=staged, lock_id=lock_id)
 
 
 def _absolute(path: str) -> str:
@@ -425,8 +425,9 @@ def backfill(
     with RunDirectory(out, new, force=force, foreign="refuse", selection=selection) as rd:
         # a task on another machine (or in a Spark worker's directory) needs absolute paths
         where = (_absolute(prior_dir), _absolute(out)) if runner.staged else (prior_dir, out)
+        rd.start([Shard(m["path"], m["shard"], m["start"], m["end"]) for m in markers])
         shard_fn = functools.partial(_backfill_task, *where, new, max_record_bytes, base=base, staged=staged,
-                                     prior_outputs=prior_outputs)
+                                     prior_outputs=prior_outputs, lock_id=rd.lock_id)
         done = map_shards(shard_fn, markers, runner,
                           description=f"redecode backfill {len(markers)} shard(s) -> {out}")
         results = {(m["path"], m["shard"]): result for m, result in zip(markers, done)}

@@ -48,6 +48,7 @@ import dataclasses
 import datetime as _dt
 import functools
 import json
+import logging
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -63,6 +64,8 @@ from .schema import COLUMNS, NoSchemaVersionError
 
 if TYPE_CHECKING:
     from .rules import Rules
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "CATEGORIES",
@@ -695,6 +698,8 @@ def _present(con, source: str) -> set[str]:
 
 def _run_files(con, path: str) -> list[str]:
     run = load_run(path)
+    if run.unfinished:
+        log.warning("%s", run.unfinished)
     if not run.parts:
         return []
     use_storage(con, run.parts)

@@ -336,16 +336,21 @@ def process_shard(
 
 
 def run_shard(shard: Shard, *, out: str, rules: Rules, max_record_bytes: int, staged: bool,
-              selection: Selection = ALL, row_limit: int | None = None) -> dict:
+              selection: Selection = ALL, row_limit: int | None = None, lock_id: str | None = None) -> dict:
     """The per-shard function every executor runs: :func:`process_shard` (with ``selection`` and
     ``row_limit``), published into run directory ``out`` (:func:`redecode.rundir.publish_shard`:
-    staged for executors whose attempts may run twice and for URLs). Returns the marker dict.
-    Errors reading the archive are in the marker (``outcome``); other exceptions propagate (Spark
-    retries the task)."""
-    return publish_shard(out, part_stem(shard.path, shard.index) + ".parquet",
-                         lambda directory: process_shard(shard, directory, rules, max_record_bytes,
-                                                         selection=selection, row_limit=row_limit),
-                         staged=staged)
+    staged for executors whose attempts may run twice and for URLs; ``lock_id``: the run's id in an
+    object store's lock, checked before publishing). Returns the marker dict, with
+    ``storage_retries``: the transient errors of a remote store the shard retried
+    (:func:`redecode.storage.retrying`). Errors reading the archive are in the marker
+    (``outcome``); other exceptions propagate (Spark retries the task)."""
+    with storage.counting_retries() as retries:
+        marker = publish_shard(out, part_stem(shard.path, shard.index) + ".parquet",
+                               lambda directory: process_shard(shard, directory, rules, max_record_bytes,
+                                                               selection=selection, row_limit=row_limit),
+                               staged=staged, lock_id=lock_id)
+    marker["storage_retries"] = retries.count
+    return marker
 
 
 # ---------------------------------------------------------------------------------------------
@@ -389,6 +394,14 @@ def run(
     :class:`redecode.rundir.RunDirectoryLocked`, :class:`redecode.rundir.RunDirectoryConflict`
     (output of other rules or of another selection in ``out``, local executor, without ``force``).
     """
+    with storage.counting_retries() as retries:
+        return _run(inputs, out, rules=rules, workers=workers, force=force, max_record_bytes=max_record_bytes,
+                    shard_bytes=shard_bytes, on_progress=on_progress, on_error=on_error, executor=executor,
+                    selection=selection, list_prefix=list_prefix, retries=retries)
+
+
+def _run(inputs, out, *, rules, workers, force, max_record_bytes, shard_bytes, on_progress, on_error, executor,
+         selection, list_prefix, retries) -> RunSummary:
     clock = RunClock.start()
     rules = as_rules(rules)
     executor = executor or Local(workers, prepare=rules.preload)
@@ -405,8 +418,10 @@ def run(
     with RunDirectory(out, rules, force=force, foreign="refuse" if local else "redo", selection=selection) as rd:
         state = rd.resume(shards, max_record_bytes) if not force else None
         markers = state.markers if state is not None else {}
+        rd.start([s for s in shards if (s.path, s.index) not in markers])
         shard_fn = functools.partial(run_shard, out=out, rules=rules, max_record_bytes=max_record_bytes,
-                                     staged=executor.staged or storage.is_remote(out), selection=selection)
+                                     staged=executor.staged or storage.is_remote(out), selection=selection,
+                                     lock_id=rd.lock_id)
         if limited:
             all_paths = paths
             shards, results, skipped = _run_in_order(shards, markers, shard_fn, executor, selection.limit,
@@ -439,6 +454,8 @@ def run(
                                                     unreadable)
         if limited:
             manifest["selection"]["inputs_not_reached"] = files_not_read(sorted(set(all_paths) - set(paths)))
+        # transient errors of a remote store retried, by the shards and by this process
+        manifest["storage_retries"] = retries.count + sum(m.get("storage_retries", 0) for m in results)
         if executor.info is not None:
             task_cpu = sum(m.get("cpu_seconds", 0.0) for m in results)
             manifest["cpu_seconds"] = round(manifest["cpu_seconds"] + task_cpu, 3)

@@ -49,6 +49,7 @@ import datetime as _dt
 import decimal
 import io
 import json
+import logging
 import os
 import re
 import shutil
@@ -62,7 +63,7 @@ from wcwidth import wcswidth, wcwidth
 import pyarrow as pa
 
 from . import storage
-from .rundir import MANIFEST, DamagedRunError
+from .rundir import MANIFEST, RUNNING, DamagedRunError, incomplete
 from .schema import COLUMNS, PROVENANCE_COLUMNS, SCHEMA, TEXT_COLUMNS, check_schema_version, columns_of
 from .storage import path_text
 
@@ -90,6 +91,7 @@ __all__ = [
 ]
 
 MANIFEST_NAME = MANIFEST  # the run directory's manifest (redecode.rundir)
+log = logging.getLogger(__name__)
 
 #: Detector confidence (0..1) below which the report lists a detector decision as low-confidence.
 LOW_CONFIDENCE = 0.5
@@ -115,6 +117,8 @@ class RunDir:
     path: str
     manifest: dict | None
     parts: tuple[str, ...]
+    #: what is unfinished there (:func:`redecode.rundir.incomplete`), or None
+    unfinished: str | None = None
 
 
 def load_run(path: str) -> RunDir:
@@ -124,7 +128,11 @@ def load_run(path: str) -> RunDir:
     files of an interrupted run) or a single ``.parquet`` part, local or a URL
     (:mod:`redecode.storage`; a ``file://`` URL is its local path). Raises :class:`QueryError`
     when the path does not exist, or is a directory with neither parts nor ``_run.json``, and
-    :class:`ImportError` for a URL without the ``[s3]`` extra.
+    :class:`ImportError` for a URL without the ``[s3]`` extra. A directory holding an unfinished
+    run (:func:`redecode.rundir.incomplete`: a run that started and has not written ``_run.json``
+    since, or parts without ``_run.json``) has ``unfinished`` set to the sentence that says so and
+    how many inputs it lacks (:func:`open_query` logs it as a warning); its parts are read as they
+    are.
     """
     path = storage.local_path(path)
     if storage.is_remote(path):
@@ -152,12 +160,12 @@ def load_run(path: str) -> RunDir:
             manifest = json.loads(storage.read_bytes(manifest_path))
         except (OSError, ValueError) as exc:
             raise QueryError(f"{manifest_path}: cannot read the run manifest: {exc}") from exc
-    if not parts and manifest is None:
+    if not parts and manifest is None and RUNNING not in names:
         raise QueryError(
             f"{path}: not a run directory (no *.parquet parts and no {MANIFEST_NAME}); "
             "give the --out DIR of `redecode run`"
         )
-    return RunDir(path=path, manifest=manifest, parts=parts)
+    return RunDir(path=path, manifest=manifest, parts=parts, unfinished=incomplete(path, names))
 
 
 def use_storage(con: duckdb.DuckDBPyConnection, paths: Iterable[str]) -> None:
@@ -365,6 +373,9 @@ def open_query(
     if unknown:
         raise QueryError(f"unknown columns: {', '.join(unknown)}")
     loaded = [load_run(r) for r in runs]
+    for run in loaded:
+        if run.unfinished:
+            log.warning("%s", run.unfinished)
     # DuckDB draws a progress bar on stdout for queries over two seconds: stdout is for data here
     con = duckdb.connect(":memory:")
     con.execute("SET enable_progress_bar = false")

@@ -21,12 +21,26 @@ Contract. A run directory ``OUT`` (a local path, or a URL of any fsspec filesyst
   whose outcome was ``truncated``, ``damaged`` or ``error`` is read again.
 - ``_run.json``: the manifest (:meth:`RunDirectory.manifest`), rewritten at the end of every run
   from all markers.
-- ``_lock`` (local only): held (``flock``) while a command writes the directory; it stays, and
-  means nothing by itself.
+- ``_lock``: held while a command writes the directory. Locally an ``flock`` on the file (it stays,
+  and means nothing by itself; a killed command's lock goes with its process). On an object store
+  (no ``flock``) an object created with a conditional PUT (``If-None-Match: *``, as S3 and moto
+  support: of two runs, one creates it, the other is refused) holding the run's id, host, pid and
+  a heartbeat the run rewrites every :data:`LOCK_HEARTBEAT` seconds; the run removes it at its end.
+  A lock whose heartbeat is older than :data:`LOCK_STALE` seconds (its run was killed) is taken
+  over by the next run. Every shard checks, before it publishes its part, that the lock still holds
+  its run's id, and the run checks it before writing ``_run.json`` (:class:`RemoteLock`), so a run
+  that lost its lock stops (:class:`RunDirectoryLocked`) rather than writing over another's work.
+- ``_running.json``: written when a run starts its shards (its id, start time and the part stems it
+  is to make) and removed once ``_run.json`` is written: while it is there the directory holds an
+  unfinished run (still running, or stopped), which ``query``, ``report`` and ``diff`` say
+  (:func:`incomplete`).
 - ``.tmp-*.tmp`` (local only, :func:`redecode.storage.temp_path`): files being written (a part or a
   JSON file before its rename; never matched by ``*.parquet``), and
   ``_staging/`` (local only): per-attempt directories of staged shards; both are removed when the
-  next command opens the directory.
+  next command opens the directory. Shards of a remote directory stage in
+  ``$TMPDIR/redecode-staging/<pid>-...`` on the machine that runs them: a directory whose process
+  is gone (a killed attempt, a Spark task lost with its worker) is removed by the next shard staged
+  on that machine and by the run's driver.
 
 Writing is atomic: a part or marker appears under its final name only complete (a temporary
 name and ``os.replace`` locally; one PUT on an object store, :func:`redecode.storage.publish_file`).
@@ -39,7 +53,10 @@ the markers once, applies the policy for parts made under other rules, and answe
 command asks (which shards are complete, which inputs must be redone whole, which parts are stale,
 which inputs earlier runs left) before it writes the manifest.
 
-Deviations: none. Object stores have no locks: two runs into one URL are the caller's to avoid.
+Deviations: the object-store lock relies on the store honouring ``If-None-Match: *`` (AWS S3 since
+2024, moto, MinIO); on a store that ignores it two runs may both create it, and the first check
+before publishing stops the one whose id the object does not hold
+(``tests/test_s3_faults.py::test_two_runs_into_one_bucket``).
 """
 
 from __future__ import annotations
@@ -47,12 +64,14 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import os
 import platform
 import re
 import resource
 import shutil
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -72,6 +91,12 @@ __all__ = [
     "FILES_NOT_READ_LISTED",
     "DamagedRunError",
     "FINISHED",
+    "LOCK_HEARTBEAT",
+    "LOCK_STALE",
+    "RUNNING",
+    "RemoteLock",
+    "check_lock",
+    "incomplete",
     "MANIFEST",
     "MARKERS",
     "ROW_CODE_VERSION",
@@ -102,6 +127,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 PART_SUFFIX = ".parquet"
 MARKERS = "_done"
@@ -111,6 +137,12 @@ LOCK = "_lock"
 #: (``--limit``). Any other (``truncated``, ``damaged``, ``error``) is read again.
 FINISHED = frozenset({"complete", "limited"})
 STAGING = "_staging"
+RUNNING = "_running.json"
+#: Seconds between two heartbeats of a run's lock on an object store (``REDECODE_LOCK_HEARTBEAT``).
+LOCK_HEARTBEAT = 60.0
+#: Seconds without a heartbeat after which an object store's lock is taken for a killed run's and
+#: taken over (``REDECODE_LOCK_STALE``).
+LOCK_STALE = 600.0
 
 #: Version of the record -> row code outside the rules (:mod:`redecode.row`: status, skip reasons,
 #: and the archive, HTTP and MIME handling it relies on). Bump it whenever a change there can change
@@ -212,7 +244,7 @@ def is_run_output(out: str, path: str) -> bool:
     if len(rel) != 1:
         return False
     name = rel[0]
-    return name in (MANIFEST, LOCK) or name.startswith(".tmp-") or _PART_FILE.fullmatch(name) is not None
+    return name in (MANIFEST, LOCK, RUNNING) or name.startswith(".tmp-") or _PART_FILE.fullmatch(name) is not None
 
 
 def _name_for_part(name: str) -> str:
@@ -401,10 +433,11 @@ _SUMS = (*_STATUS_SUMS, "records_total", "not_sampled")
 _BREAKDOWNS = ("by_record_type", "by_skip_reason", "by_error_kind")
 
 
-def publish_shard(out: str, part: str, work: Callable[[str], T], *, staged: bool) -> T:
+def publish_shard(out: str, part: str, work: Callable[[str], T], *, staged: bool, lock_id: str | None = None) -> T:
     """Run ``work(directory)``, which writes ``part`` and ``_done/<stem>.json`` into the directory
     it is given, so that both appear in ``out`` complete, the part first; return what ``work``
-    returned.
+    returned. ``lock_id``: the id of the run holding an object store's lock (:class:`RemoteLock`):
+    checked before the part is published (:class:`RunDirectoryLocked` when another run holds it).
 
     Not ``staged``: ``directory`` is ``out`` itself (a local directory; the part writer and
     :func:`write_json` rename complete files into place, the part before the marker). ``staged``:
@@ -420,6 +453,8 @@ def publish_shard(out: str, part: str, work: Callable[[str], T], *, staged: bool
     try:
         os.makedirs(os.path.join(staging, MARKERS), exist_ok=True)
         result = work(staging)
+        if lock_id is not None:
+            check_lock(out, lock_id)
         # part first: a published marker always names a published part
         storage.publish_file(os.path.join(staging, part), storage.join(out, part))
         storage.publish_file(os.path.join(staging, MARKERS, stem + ".json"), marker_path(out, stem))
@@ -436,10 +471,216 @@ def _staging_dir(dest_dir: str, name: str) -> str:
     (``TMPDIR``). The caller removes it.
     """
     if storage.is_remote(dest_dir):
-        return tempfile.mkdtemp(prefix=f"redecode-{name}-")
+        parent = remote_staging_root()
+        remove_stale_staging()
+        for _ in range(3):  # (another process may remove the empty root between the two calls)
+            os.makedirs(parent, exist_ok=True)
+            try:
+                return tempfile.mkdtemp(prefix=f"{os.getpid()}-{name}-", dir=parent)
+            except FileNotFoundError:
+                continue
+        return tempfile.mkdtemp(prefix=f"{os.getpid()}-{name}-", dir=parent)
     parent = os.path.join(storage.local_path(dest_dir), STAGING)
     os.makedirs(parent, exist_ok=True)
     return tempfile.mkdtemp(prefix=f"{name}-", dir=parent)
+
+
+def remote_staging_root() -> str:
+    """Where shards of remote run directories stage on this machine: ``$TMPDIR/redecode-staging``."""
+    return os.path.join(tempfile.gettempdir(), "redecode-staging")
+
+
+def remove_stale_staging(*, root_too: bool = False) -> int:
+    """Remove the staging directories under :func:`remote_staging_root` whose process is gone (its
+    pid, the name's first field, names no live process): what killed attempts left; with
+    ``root_too``, the root as well once it is empty. Returns how many were removed."""
+    root = remote_staging_root()
+    removed = 0
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return 0
+    for name in names:
+        pid = name.split("-", 1)[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+        removed += 1
+    if root_too:
+        try:
+            os.rmdir(root)
+        except OSError:
+            pass  # not empty: a live process stages there
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# the object-store lock and the record of an unfinished run
+
+
+def _setting(name: str, default: float) -> float:
+    try:
+        return max(float(os.environ[name]), 0.0)
+    except (KeyError, ValueError):
+        return default
+
+
+class RemoteLock:
+    """The lock of a run directory on an object store (see the module docstring): :meth:`take`,
+    :meth:`check`, :meth:`release`. ``run_id``: this run's id (hex), which shards give
+    :func:`check_lock` before they publish."""
+
+    def __init__(self, out: str) -> None:
+        import uuid  # noqa: PLC0415
+
+        self.out = out
+        self.path = storage.join(out, LOCK)
+        self.run_id = uuid.uuid4().hex
+        self.started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.lost: str | None = None
+
+    def _body(self) -> bytes:
+        return json.dumps({"run_id": self.run_id, "host": platform.node(), "pid": os.getpid(),
+                           "started": self.started, "heartbeat": time.time()}).encode()
+
+    def take(self) -> None:
+        """Create the lock object (a conditional PUT); take over one whose heartbeat is older than
+        :data:`LOCK_STALE`; read it back. Raises :class:`RunDirectoryLocked` when another run holds
+        it."""
+        try:
+            storage.create_bytes(self.path, self._body())
+        except FileExistsError:
+            held = read_lock(self.out)
+            stale = _setting("REDECODE_LOCK_STALE", LOCK_STALE)
+            if held is not None and time.time() - float(held.get("heartbeat") or 0) <= stale:
+                raise RunDirectoryLocked(_locked_message(self.out, held, stale)) from None
+            log.warning("%s: taking over the lock of run %s, whose last heartbeat is %s old (a run killed "
+                        "before it finished)", self.path, (held or {}).get("run_id"),
+                        _age(held) if held else "unreadable")
+            storage.remove(self.path)
+            try:
+                storage.create_bytes(self.path, self._body())
+            except FileExistsError:
+                raise RunDirectoryLocked(_locked_message(self.out, read_lock(self.out) or {}, stale)) from None
+        self.check()  # a store that ignores If-None-Match: the object tells who won
+        self._thread = threading.Thread(target=self._beat, name="redecode-lock-heartbeat", daemon=True)
+        self._thread.start()
+
+    def _beat(self) -> None:
+        every = _setting("REDECODE_LOCK_HEARTBEAT", LOCK_HEARTBEAT)
+        while not self._stop.wait(every):
+            try:
+                held = read_lock(self.out)
+                if (held or {}).get("run_id") != self.run_id:
+                    self.lost = _taken_message(self.out, held)
+                    return
+                storage.write_bytes(self.path, self._body())
+            except Exception as exc:  # noqa: BLE001 - the next beat tries again; check() decides
+                log.debug("%s: heartbeat failed: %s", self.path, exc)
+
+    def check(self) -> None:
+        """Raise :class:`RunDirectoryLocked` unless the lock object holds this run's id."""
+        if self.lost is not None:
+            raise RunDirectoryLocked(self.lost)
+        check_lock(self.out, self.run_id)
+
+    def release(self) -> None:
+        """Stop the heartbeat and remove the lock object when it is still this run's."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        try:
+            if (read_lock(self.out) or {}).get("run_id") == self.run_id:
+                storage.remove(self.path)
+        except Exception as exc:  # noqa: BLE001 - a lock left behind goes stale and is taken over
+            log.warning("%s: could not remove the lock (%s); the next run takes it over after %d s",
+                        self.path, exc, int(_setting("REDECODE_LOCK_STALE", LOCK_STALE)))
+
+
+def read_lock(out: str) -> dict | None:
+    """The object-store lock of run directory ``out`` (its JSON), or None when there is none."""
+    try:
+        data = json.loads(storage.read_bytes(storage.join(out, LOCK)))
+    except FileNotFoundError:
+        return None
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def check_lock(out: str, run_id: str) -> None:
+    """Raise :class:`RunDirectoryLocked` unless the object-store lock of ``out`` holds ``run_id``
+    (what every shard does before it publishes its part)."""
+    held = read_lock(out)
+    if (held or {}).get("run_id") != run_id:
+        raise RunDirectoryLocked(_taken_message(out, held))
+
+
+def _age(held: dict) -> str:
+    try:
+        return f"{time.time() - float(held.get('heartbeat')):.0f} s"
+    except (TypeError, ValueError):
+        return "of unknown age"
+
+
+def _locked_message(out: str, held: dict, stale: float) -> str:
+    return (f"{out} is being written by another redecode run (lock {out}/{LOCK}: run {held.get('run_id')} on "
+            f"{held.get('host')}, pid {held.get('pid')}, started {held.get('started')}, last heartbeat "
+            f"{_age(held)} ago); wait for it to finish, or stop it. A run killed before it finished leaves its "
+            f"lock, which the next run takes over {stale:.0f} s after its last heartbeat (or remove {out}/{LOCK})")
+
+
+def _taken_message(out: str, held: dict | None) -> str:
+    who = (f"run {held.get('run_id')} on {held.get('host')}, pid {held.get('pid')}" if held
+           else "no run (it was removed)")
+    return (f"{out}: this run's lock ({out}/{LOCK}) is now held by {who}: another run writes this directory; "
+            "this run stops without publishing more")
+
+
+def write_running(out: str, run_id: str, stems: list[str]) -> None:
+    """Record that a run (``run_id``) starts making the parts ``stems`` in ``out`` (:data:`RUNNING`)."""
+    write_json(storage.join(out, RUNNING), {
+        "run_id": run_id, "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "host": platform.node(), "pid": os.getpid(), "shards": sorted(stems)})
+
+
+def incomplete(out: str, names: list[str] | None = None) -> str | None:
+    """What is unfinished in run directory ``out``, in one sentence, or None: a run that started
+    (:data:`RUNNING`) and has not written ``_run.json`` since (still running, or stopped: how many
+    of its inputs and shards have no completion marker), or parts without any ``_run.json``.
+    ``names``: ``out``'s listing, when the caller has it."""
+    names = storage.listdir(out) if names is None else names
+    if RUNNING in names:
+        try:
+            running = json.loads(storage.read_bytes(storage.join(out, RUNNING)))
+            stems = [s for s in running.get("shards", []) if isinstance(s, str)]
+        except (OSError, ValueError, AttributeError):
+            running, stems = {}, []
+        done = {n[: -len(".json")] for n in storage.listdir(storage.join(out, MARKERS)) if n.endswith(".json")}
+        lacking = [s for s in stems if s not in done]
+        inputs = {s.rpartition(".")[0] for s in stems}
+        inputs_lacking = {s.rpartition(".")[0] for s in lacking}
+        when = running.get("started") or "an unknown time"
+        return (f"{out} holds an unfinished run (started {when}): {len(inputs_lacking)} of the {len(inputs)} inputs "
+                f"it was reading ({len(lacking)} of {len(stems)} shards) have no completion marker; it is still "
+                f"running or was stopped: run the same command again to finish it (the rows here are those "
+                f"of the shards finished)")
+    if MANIFEST not in names and any(n.endswith(PART_SUFFIX) for n in names):
+        return (f"{out} has parts but no {MANIFEST}: a run stopped before it finished; run the same command again "
+                "to finish it (the rows here are those of the shards finished)")
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -570,6 +811,7 @@ class RunDirectory:
         self.selection = selection
         self.remote = storage.is_remote(out)
         self._lock = None
+        self._remote_lock: RemoteLock | None = None
         self._markers: dict[str, dict] = {}  # marker file stem -> marker, as read at open
 
     def __enter__(self) -> RunDirectory:
@@ -596,6 +838,10 @@ class RunDirectory:
         if not self.remote:
             self._lock = _lock(self.out)
             self._clean()
+        else:
+            self._remote_lock = RemoteLock(self.out)
+            self._remote_lock.take()
+            remove_stale_staging()  # what killed attempts of earlier runs left on this machine
         self._markers = self._read_markers()
         foreign = {s: m for s, m in self._markers.items() if not self._ours(m)}
         if foreign and self.foreign == "refuse":
@@ -608,14 +854,17 @@ class RunDirectory:
                 and marker.get("selection") == self.selection.to_json())
 
     def close(self) -> None:
-        if not self.remote:
-            try:
-                os.rmdir(os.path.join(self.out, STAGING))  # empty once every staged shard has published
-            except OSError:
-                pass
+        if not self.remote and self._lock is not None:
+            # every shard of this command has published or stopped (the lock keeps other commands
+            # out): what is left there is a killed attempt's (a Spark task lost with its worker)
+            shutil.rmtree(os.path.join(self.out, STAGING), ignore_errors=True)
         if self._lock is not None:
             self._lock.close()
             self._lock = None
+        if self._remote_lock is not None:
+            self._remote_lock.release()
+            self._remote_lock = None
+            remove_stale_staging(root_too=True)
 
     def _clean(self) -> None:
         for directory in (self.out, os.path.join(self.out, MARKERS)):
@@ -878,9 +1127,28 @@ class RunDirectory:
             "counts": total.to_json(),
         }
 
+    @property
+    def lock_id(self) -> str | None:
+        """The run's id in an object store's lock (shards check it before publishing), else None."""
+        return self._remote_lock.run_id if self._remote_lock is not None else None
+
+    def start(self, todo: list[Shard]) -> None:
+        """Before the shards ``todo`` run: remove their markers that remain (they are done again,
+        so a marker there after a stop is this run's) and record the run as unfinished
+        (:data:`RUNNING`, see :func:`incomplete`) until :meth:`write_manifest`."""
+        stems = [part_stem(s.path, s.index) for s in todo]
+        for stem in stems:
+            if stem in self._markers:
+                storage.remove(marker_path(self.out, stem))
+        write_running(self.out, self.lock_id or f"{platform.node()}-{os.getpid()}", stems)
+
     def write_manifest(self, manifest: dict) -> None:
-        """Write ``OUT/_run.json``."""
+        """Write ``OUT/_run.json`` (after checking that an object store's lock is still this
+        run's), then remove the record of an unfinished run."""
+        if self._remote_lock is not None:
+            self._remote_lock.check()
         write_json(storage.join(self.out, MANIFEST), manifest)
+        storage.remove(storage.join(self.out, RUNNING))
 
 
 @dataclass(slots=True)
