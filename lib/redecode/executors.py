@@ -50,7 +50,8 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 #: Environment variables copied from the driver to the Python workers of a Spark job, so that tasks
-#: reach the same object store with the same credentials as the driver (see ``forward_env``).
+#: reach the same object store with the same credentials as the driver, and retry its transient
+#: errors as the driver does (:mod:`redecode.storage`; see ``forward_env``).
 FORWARDED_ENV = (
     "AWS_ACCESS_KEY_ID",
     "AWS_SECRET_ACCESS_KEY",
@@ -61,6 +62,8 @@ FORWARDED_ENV = (
     "AWS_DEFAULT_REGION",
     "AWS_REGION",
     "REDECODE_S3_ANON",
+    "REDECODE_RETRIES",
+    "REDECODE_RETRY_WAIT",
 )
 
 
