@@ -564,16 +564,17 @@ class RemoteLock:
         except FileExistsError:
             held = read_lock(self.out)
             stale = _setting("REDECODE_LOCK_STALE", LOCK_STALE)
-            if held is not None and time.time() - float(held.get("heartbeat") or 0) <= stale:
-                raise RunDirectoryLocked(_locked_message(self.out, held, stale)) from None
-            log.warning("%s: taking over the lock of run %s, whose last heartbeat is %s old (a run killed "
-                        "before it finished)", self.path, (held or {}).get("run_id"),
-                        _age(held) if held else "unreadable")
-            storage.remove(self.path)
-            try:
-                storage.create_bytes(self.path, self._body())
-            except FileExistsError:
-                raise RunDirectoryLocked(_locked_message(self.out, read_lock(self.out) or {}, stale)) from None
+            if (held or {}).get("run_id") != self.run_id:  # (else made by this run's own first attempt)
+                if held is not None and time.time() - _heartbeat(held) <= stale:
+                    raise RunDirectoryLocked(_locked_message(self.out, held, stale)) from None
+                if held is not None:
+                    log.warning("%s: taking over the lock of run %s, whose last heartbeat is %s old (a run "
+                                "killed before it finished)", self.path, held.get("run_id"), _age(held))
+                    storage.remove(self.path)
+                try:
+                    storage.create_bytes(self.path, self._body())
+                except FileExistsError:
+                    raise RunDirectoryLocked(_locked_message(self.out, read_lock(self.out) or {}, stale)) from None
         self.check()  # a store that ignores If-None-Match: the object tells who won
         self._thread = threading.Thread(target=self._beat, name="redecode-lock-heartbeat", daemon=True)
         self._thread.start()
@@ -626,6 +627,15 @@ def check_lock(out: str, run_id: str) -> None:
     held = read_lock(out)
     if (held or {}).get("run_id") != run_id:
         raise RunDirectoryLocked(_taken_message(out, held))
+
+
+def _heartbeat(held: dict) -> float:
+    """The time (seconds since the epoch) of a lock's last heartbeat; 0 when it has none (a lock
+    that cannot be read is taken for a dead run's)."""
+    try:
+        return float(held.get("heartbeat") or 0)
+    except (TypeError, ValueError):
+        return 0.0
 
 
 def _age(held: dict) -> str:
