@@ -80,7 +80,7 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
     3 with --check, something changed (with --check-text, some text changed); 4 the operating
     system refused to write the output (disk full...); 130/143 stopped by SIGINT/SIGTERM.
     """
-    with stopping_cleanly(out or "the --out directory"):
+    with stopping_cleanly(out or "the --out directory", kept=None):  # (diff.parquet is written whole, at the end)
         try:
             if rules:
                 if len(rules) != 2:
