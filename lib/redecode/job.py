@@ -206,8 +206,8 @@ def plan(inputs: list[str], out: str, *, shard_bytes: int | None = None,
     """``(paths, shards)``: ``inputs`` expanded (:func:`redecode.inputs.expand_inputs`, with
     ``list_prefix`` before every ``@LIST`` line) without the files a run writes in the run
     directory ``out`` (:func:`redecode.rundir.is_run_output`: its parts, markers, manifest...; any
-    other file in it or below it is read), and their shards (:func:`plan_shards`; one per input with ``whole_files``, as a run
-    under ``--limit`` reads them). Files the inputs held under other names are appended to
+    other file in it or below it is read), and their shards (:func:`plan_shards`; one per input
+    with ``whole_files``, as a run under ``--limit`` reads them). Files the inputs held under other names are appended to
     ``not_read``, directories and files that could not be read added to ``unreadable`` (path ->
     error). Raises :class:`FileNotFoundError` for an input that matches nothing."""
     paths = [p for p in expand_inputs(inputs, not_read, unreadable, list_prefix=list_prefix)

@@ -198,7 +198,8 @@ def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
     if raw.present is not None:
         rec.missing_bytes = max(raw.content_length - raw.present, 0)
         if rec.missing_bytes == 0:
-            note = "record cut short after its block: the file ends inside its gzip member (no byte of the block missing)"
+            note = ("record cut short after its block: the file ends inside its gzip member (no byte of the "
+                    "block missing)")
             rec.warning = f"{rec.warning}; {note}" if rec.warning else note
     if raw.cut:
         rec.error_kind = "truncated"
