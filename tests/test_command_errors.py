@@ -105,6 +105,7 @@ def _one_line(result, *needles: str) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_query_report_diff_backfill_on_a_damaged_run(damaged, good, tmp_path):
     kind, run, part = damaged
     # the page flip breaks the text column only: what does not read it still works
@@ -141,6 +142,7 @@ def _limit_file_size() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (1024, resource.RLIM_INFINITY))
 
 
+@pytest.mark.slow
 def test_full_disk_under_diff_out_and_report_is_exit_4(good, tmp_path):
     other = tmp_path / "other"
     assert CliRunner().invoke(cli, ["run", str(SAMPLES), "--out", str(other), "--rules", "browser-2026.11",
@@ -192,6 +194,7 @@ def test_sigterm_while_duckdb_works_under_diff_out(good, tmp_path, monkeypatch):
     assert result.exit_code == 143, (result.output, result.exception)
 
 
+@pytest.mark.slow
 def test_query_output_that_cannot_be_written(good):
     """stdout on a full disk (/dev/full: every write fails with ENOSPC): exit 4 and one line."""
     if not os.path.exists("/dev/full"):

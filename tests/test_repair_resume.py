@@ -62,6 +62,7 @@ def _leftovers(out) -> list[str]:
     return glob.glob(os.path.join(out, ".tmp-*")) + glob.glob(os.path.join(out, "_done", ".tmp-*"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum,workers", [(signal.SIGTERM, "1"), (signal.SIGTERM, "2"), (signal.SIGINT, "2")])
 def test_repair_stopped_says_so_and_resumes(inputs, clean, tmp_path, signum, workers):
     out = tmp_path / "out"

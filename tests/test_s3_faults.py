@@ -79,6 +79,7 @@ def test_slowdown_is_retried_with_backoff_and_counted(faulty_s3, private_tmp):
     assert all(e["outcome"] == "complete" for e in manifest["inputs"])
 
 
+@pytest.mark.slow
 def test_connection_lost_mid_run(faulty_s3, private_tmp, monkeypatch):
     monkeypatch.setenv("REDECODE_RETRIES", "2")
     faulty_s3.fail(-1, method="PUT", contains=".parquet", action="drop")  # every part upload
@@ -155,6 +156,7 @@ def slow_corpus(tmp_path_factory):
     return paths
 
 
+@pytest.mark.slow
 def test_driver_killed_before_run_json(s3, slow_corpus, tmp_path):
     """SIGKILL once the first part is in the bucket: query, report and diff warn that the run is
     unfinished and how many inputs it lacks; the rerun (once the dead run's lock is stale) finishes
@@ -197,6 +199,7 @@ def test_driver_killed_before_run_json(s3, slow_corpus, tmp_path):
     assert quiet.exit_code == 0 and "warning" not in quiet.stderr, quiet.stderr
 
 
+@pytest.mark.slow
 def test_local_run_killed_is_reported_too(slow_corpus, tmp_path):
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-c", _CLI, "run", *slow_corpus, "--out", str(out), "--workers", "1"],
