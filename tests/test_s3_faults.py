@@ -250,3 +250,22 @@ def test_killed_attempts_staging_is_removed(s3, private_tmp, tmp_path):
     result = invoke("run", path, "--out", out, "--executor", "spark", "--master", "inline")
     assert result.exit_code == 0, result.output
     assert not (out / "_staging").exists()
+
+
+@pytest.mark.slow
+def test_connection_lost_under_spark(faulty_s3, private_tmp, monkeypatch):
+    """The same with Spark's tasks: the task's error reaches the command as one line and exit 4."""
+    pytest.importorskip("pyspark", reason="the [spark] extra is not installed")
+    import shutil
+
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs Java 17+")
+    monkeypatch.setenv("REDECODE_RETRIES", "1")
+    faulty_s3.fail(-1, method="PUT", contains=".parquet", action="drop")
+    result = invoke("run", os.path.join(SAMPLE, "sample-crawl-00000.warc.gz"), "--out", "s3://run-out/lost-spark",
+                    "--executor", "spark", "--master", "local[1]")
+    faulty_s3.heal()
+    assert result.exit_code == 4, result.output
+    lines = _lines(result.stderr)
+    assert "Traceback" not in result.output and lines, result.stderr
+    assert lines[-1].startswith("redecode: error: cannot write s3://run-out/lost-spark/"), result.stderr

@@ -285,7 +285,10 @@ class Spark(Executor):
                     if name in os.environ:
                         sc.environment[name] = os.environ[name]
             sc.setJobDescription(description)
-            results = sc.parallelize(items, numSlices=len(items)).map(_frozen_first(fn)).collect()
+            try:
+                results = sc.parallelize(items, numSlices=len(items)).map(_frozen_first(fn)).collect()
+            except Exception as exc:
+                raise _task_error(exc) from exc
             if self.info is None:
                 self.info = {
                     "name": "spark",
@@ -297,6 +300,37 @@ class Spark(Executor):
             if created:
                 session.stop()
         return results
+
+
+class TaskFailed(Exception):
+    """A Spark job failed because a task raised one of this package's errors that a command gives
+    an exit code of its own (:data:`TASK_ERRORS`): its message, and that ``exit_code``. Spark
+    reports a task's exception as text (the Python traceback inside a Java one)."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+#: Exceptions of a task -> a command's exit code (the output could not be written: 4; the run
+#: directory is another run's: 2; a prior run's part is damaged: 1).
+TASK_ERRORS = {"redecode.storage.OutputError": 4, "redecode.rundir.RunDirectoryLocked": 2,
+               "redecode.rundir.DamagedRunError": 1}
+
+
+def _task_error(exc: Exception) -> Exception:
+    """A failed Spark job's exception, as :class:`TaskFailed` when a task raised one of
+    :data:`TASK_ERRORS` (the last one named in the text Spark reports), else as it is."""
+    text = str(exc)
+    found = None
+    for name, code in TASK_ERRORS.items():
+        at = text.rfind(name + ": ")
+        if at >= 0 and (found is None or at > found[0]):
+            found = (at, name, code)
+    if found is None:
+        return exc
+    at, name, code = found
+    return TaskFailed(text[at + len(name) + 2:].splitlines()[0].strip(), code)
 
 
 def _frozen_first(fn: Callable[[T], R]) -> Callable[[T], R]:
