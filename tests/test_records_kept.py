@@ -306,6 +306,11 @@ def test_cut_short_gzip_record_keeps_its_text(tmp_path):
     assert result.exit_code == 1 and manifest["inputs"][0]["outcome"] == "truncated"
     assert row["status"] == "decoded" and row["missing_bytes"] == 13068 and len(row["text"]) > 70000
     assert "Chance the Rapper" in row["text"]
+    # the report lists it with the failed and truncated records, its warning as the error
+    from redecode.report import collect
+
+    listed = collect(str(tmp_path / "out")).sections["failed"].rows
+    assert len(listed) == 1 and "record block cut short: 75207 of 88275 bytes present" in listed[0][4]
 
 
 def _members_partial(path: str) -> list[tuple[int, bytes]]:

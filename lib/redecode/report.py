@@ -130,9 +130,10 @@ class Section:
 
 
 # The failed and truncated records: the rows whose record failed (status failed, error_kind says
-# how), and any row that carries an error_kind (a record cut short whose text is kept).
-_FAILED_WHERE = "status = 'failed' OR error_kind IS NOT NULL"
-_FAILED_COLUMNS = "target_uri, warc_path, warc_offset, error_kind, error"
+# how), any row that carries an error_kind, and the records cut short whose text is kept
+# (missing_bytes; their warning says how much is there).
+_FAILED_WHERE = "status = 'failed' OR error_kind IS NOT NULL OR missing_bytes IS NOT NULL"
+_FAILED_COLUMNS = "target_uri, warc_path, warc_offset, error_kind, coalesce(error, warning) AS error"
 _FAILED_ORDER = "warc_path, warc_offset"
 
 # The encoding as shown: the WHATWG name, or the Python decoder in parentheses where the rules used
