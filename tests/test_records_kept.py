@@ -101,6 +101,7 @@ def test_over_cap_length_hides_no_record(tmp_path):
         assert err is None, (reader, err)
         assert [r.offset for r in got] == starts, reader
         assert got[1].error_kind == "truncated" and f"offset {starts[2]}" in got[1].error
+        assert got[1].missing_bytes is None  # it claimed too much: nothing of it is missing
         assert [r.error_kind for r in got[2:]] == [None, None, None]
         assert [d.offset for d in damaged] == [starts[2]]  # the input is damaged: exit 1
     result, manifest = _run([str(path)], str(tmp_path / "out"))

@@ -735,15 +735,16 @@ def _iter_warcio(
             count += 1
             if ends is not None:
                 ends.append(end_pos)
+            # (a block that swallowed records is not cut short: it claimed too much, nothing is missing)
             yield _Raw(offset, length, fields, clen, block, complete, is_arc, cut, warning,
-                       present if short else None, ends_file)
+                       present if short and lost is None else None, ends_file)
             if lost is not None:
                 # the records after this one are not where warcio would look for them: stop here
                 raise ArchiveError(
                     path,
                     lost,
                     f"a record here is inside the block of the record at offset {offset}, whose "
-                    f"Content-Length ({clen}) runs past its end; reading stops",
+                    f"Content-Length ({clen}) runs past its end",
                 )
 
 
