@@ -86,12 +86,14 @@ Deviations (each pinned by the tests named):
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import io
 import logging
 import os
 import re
 import struct
+import sys
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -289,12 +291,31 @@ def _read_block(read, content_length: int, cap: int) -> tuple[bytes, bool]:
 # warcio
 
 
+@contextlib.contextmanager
+def _without_fsspec():
+    """warcio imports fsspec when it is installed (the [s3] extra), only for its own ``open`` of
+    file names, which this module never calls; importing it costs about 0.1 G instructions (a run
+    of a few records read by offset, issue 26's 2% selection, pays it whole). While warcio is
+    imported, fsspec looks absent unless something imported it already; :mod:`redecode.storage`
+    imports it when a URL needs it, as before."""
+    if "fsspec" in sys.modules:
+        yield
+        return
+    sys.modules["fsspec"] = None  # type: ignore[assignment] - "import fsspec" raises ImportError
+    try:
+        yield
+    finally:
+        if sys.modules.get("fsspec", 0) is None:
+            del sys.modules["fsspec"]
+
+
 @functools.cache
 def _quiet_warcio_iterator():
     """warcio's ArchiveIterator without its direct writes to sys.stderr (class built on first use:
-    warcio, and the fsspec it imports, cost ~80 ms of start-up that the FastWARC path never needs)."""
-    from warcio.archiveiterator import ArchiveIterator as _WarcioIterator
-    from warcio.bufferedreaders import DecompressingBufferedReader as _DecompressingBufferedReader
+    warcio costs start-up that the FastWARC path never needs)."""
+    with _without_fsspec():
+        from warcio.archiveiterator import ArchiveIterator as _WarcioIterator
+        from warcio.bufferedreaders import DecompressingBufferedReader as _DecompressingBufferedReader
 
     class _QuietReader(_DecompressingBufferedReader):
         """warcio's reader, keeping the inflate error it would write to sys.stderr in ``inflate_error``.
@@ -599,17 +620,20 @@ def _iter_warcio(
     limit: int | None = None,
     ends: list[int] | None = None,
     size: int | None = None,
+    span: _Span | None = None,
 ) -> Iterator[_Raw]:
     """Records from ``start`` on via warcio; raises ArchiveError where warcio stops with an error.
 
     ``ends``, when given, gets the position after each record (blank lines included) appended
     before the record is yielded: where the next record starts. ``size``: the file's size when
-    reading it began (default: now); a file that ends before it was cut short while being read.
+    reading it began (default: now; with ``span``, where its bytes end); a file that ends before it
+    was cut short while being read. ``span``: the file's bytes from ``start`` on as already read
+    (:func:`_read_span`), instead of opening ``path``.
     """
     if size is None:
-        size = storage.size(path)
-    with storage.open_input(path) as fh:
-        gz = fh.read(2) == b"\x1f\x8b"
+        size = span.end if span is not None else storage.size(path)
+    with span if span is not None else storage.open_input(path) as fh:
+        gz = span.gz if span is not None else fh.read(2) == b"\x1f\x8b"
         fh.seek(start)
         it = _quiet_warcio_iterator()(fh, no_record_parse=True, arc2warc=is_arc)
         if gz and start:
@@ -635,7 +659,7 @@ def _iter_warcio(
             try:
                 record = next(it, None)
                 if record is None:
-                    _check_tail(path, end_pos, size)
+                    _check_tail(path, end_pos, size if span is None else None)
                     return
                 where = it.offset
                 fields = _wanted_fields([(k.strip(), v.strip()) for k, v in record.rec_headers.headers])
@@ -1180,6 +1204,63 @@ def _read_at(p: str, offset: int, cap: int, is_arc: bool) -> ArchiveRecord:
     raise ArchiveError(p, offset, "no record at this offset")
 
 
+class _Span(io.RawIOBase):
+    """The bytes of a file from ``base`` on, as one ranged read gave them, read like the file
+    itself (positions are the file's; nothing before ``base``, the end of ``data`` is the end of
+    the file). ``gz``: whether the file is gzip (its first two bytes are RFC 1952's magic)."""
+
+    def __init__(self, data: bytes, base: int, gz: bool) -> None:
+        super().__init__()
+        self._data, self._base, self.gz = data, base, gz
+        self._pos = base
+
+    @property
+    def end(self) -> int:
+        """The position after the last byte read (the end of the file, as far as it is known)."""
+        return self._base + len(self._data)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_CUR:
+            offset += self._pos
+        elif whence == io.SEEK_END:
+            offset += self._base + len(self._data)
+        if offset < self._base:
+            raise OSError(22, f"position {offset} is before the bytes read (from {self._base})")
+        self._pos = offset
+        return offset
+
+    def read(self, n: int | None = -1) -> bytes:
+        i = self._pos - self._base
+        j = len(self._data) if n is None or n < 0 else min(i + n, len(self._data))
+        out = self._data[i:j] if j > i else b""
+        self._pos += len(out)
+        return out
+
+    def readinto(self, b) -> int:
+        data = self.read(len(b))
+        b[: len(data)] = data
+        return len(data)
+
+
+def _read_span(p: str, offset: int, data: bytes, cap: int, is_arc: bool, gz: bool) -> ArchiveRecord:
+    """The record at ``offset`` of ``p`` from ``data``, the file's bytes from ``offset`` on as one
+    ranged read gave them (at least the record; for an uncompressed file, the bytes after it up to
+    the next record's first line too, which warcio reads to find where the record ends): what
+    :func:`_read_at` reads there, without opening the file. ``gz``: whether the file is gzip."""
+    for raw in _iter_warcio(p, offset, cap, is_arc=is_arc, limit=1, span=_Span(data, offset, gz)):
+        return _build(p, raw, cap)
+    raise ArchiveError(p, offset, "no record at this offset")
+
+
 # --------------------------------------------------------------------------------------------
 # LZ4 WARC files: FastWARC only (warcio does not read LZ4)
 
@@ -1372,6 +1453,7 @@ class WarcReader(Reader):
     kind = "WARC"
     suffixes = (".warc", ".warc.gz")
     shardable = True
+    reads_spans = True
 
     def sniff(self, head: Head) -> bool:
         # An empty file is a WARC file without records; a gzip stream that does not inflate is
@@ -1380,8 +1462,9 @@ class WarcReader(Reader):
 
     def records(self, path: str, stream: RecordStream, *, cap: int, mode: str, start: int,
                 end: int | None) -> Iterator[ArchiveRecord]:
-        if mode == "warcio" or storage.is_remote(path):
-            # a URL: warcio over ranged reads (the FastWARC check preads a local file descriptor)
+        if mode == "warcio" or not storage.is_plain_file(path):
+            # a URL or a file inside a WACZ: warcio over ranged reads (the FastWARC check preads a
+            # local file descriptor)
             raws = _iter_warcio(path, start, cap, is_arc=False)
         elif mode == "fastwarc":
             raws = _iter_fastwarc(path, cap, checked=False, start=start)
@@ -1400,6 +1483,9 @@ class WarcReader(Reader):
     def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
         return _read_at(path, offset, cap, is_arc=False)
 
+    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool) -> ArchiveRecord:
+        return _read_span(path, offset, data, cap, is_arc=False, gz=gz)
+
 
 class ArcReader(Reader):
     """IA ARC v1 files, plain or gzip per record, read by warcio (any ``mode``)."""
@@ -1407,6 +1493,7 @@ class ArcReader(Reader):
     kind = "ARC"
     suffixes = (".arc", ".arc.gz")
     shardable = True
+    reads_spans = True
 
     def sniff(self, head: Head) -> bool:
         return head.plain is not None and head.plain.startswith(b"filedesc:")
@@ -1423,6 +1510,9 @@ class ArcReader(Reader):
 
     def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
         return _read_at(path, offset, cap, is_arc=True)
+
+    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool) -> ArchiveRecord:
+        return _read_span(path, offset, data, cap, is_arc=True, gz=gz)
 
 
 class Lz4WarcReader(Reader):
