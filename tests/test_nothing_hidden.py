@@ -74,6 +74,23 @@ def test_out_equal_to_the_input_directory_reads_its_archives_not_its_parts(tmp_p
         assert manifest["files_not_read"]["count"] == 0, manifest["files_not_read"]
 
 
+def test_out_equal_to_the_input_directory_in_a_bounded_layout(tmp_path):
+    """The same with parts cut to size in partition folders (``part-<task>-<n>.parquet`` under
+    ``status=.../``) and the per-input table (``_inputs/``): none is read back as an input."""
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    shutil.copy(ARCHIVE, crawl / "a.warc.gz")
+    want = _row_records(ARCHIVE)
+    for attempt in range(2):
+        result = _run(str(crawl), "--out", str(crawl), "--max-part-rows", "5", "--partition-by", "status")
+        assert result.exit_code == 0, result.output
+        manifest = _manifest(crawl)
+        assert [os.path.basename(e["path"]) for e in manifest["inputs"]] == ["a.warc.gz"], attempt
+        assert manifest["counts"]["records_seen"] == want, attempt
+        assert manifest["files_not_read"]["count"] == 0, manifest["files_not_read"]
+    assert any(p.name.startswith("status=") for p in crawl.iterdir())
+
+
 def test_out_a_parent_of_the_input_directory(tmp_path):
     crawl = tmp_path / "crawl"
     crawl.mkdir()
@@ -88,9 +105,12 @@ def test_is_run_output():
 
     out = "/data/out"
     for name in ("_run.json", "_lock", "_done/x.json", "_staging/a-1/x.parquet", ".tmp-x.parquet.tmp",
-                 "a.warc.gz.0123abcd.0000.parquet", ".crawl.warc.gz.0123abcd.0001.parquet"):
+                 "a.warc.gz.0123abcd.0000.parquet", ".crawl.warc.gz.0123abcd.0001.parquet", "_running.json",
+                 "_inputs/inputs.parquet", "part-0123456789abcdef-00000.parquet",
+                 "status=decoded/part-0123456789abcdef-00003.parquet"):
         assert is_run_output(out, f"{out}/{name}"), name
-    for name in ("raw.parquet", "a.warc.gz", "sub/a.warc.gz.0123abcd.0000.parquet"):
+    for name in ("raw.parquet", "a.warc.gz", "sub/a.warc.gz.0123abcd.0000.parquet",
+                 "sub/part-0123456789abcdef-00000.parquet", "status=decoded/raw.parquet"):
         assert not is_run_output(out, f"{out}/{name}"), name
     assert not is_run_output(out, "/data/a.warc.gz.0123abcd.0000.parquet")
     assert is_run_output("s3://b/out", "s3://b/out/a.warc.gz.0123abcd.0000.parquet")
