@@ -79,6 +79,19 @@ def test_slowdown_is_retried_with_backoff_and_counted(faulty_s3, private_tmp):
     assert all(e["outcome"] == "complete" for e in manifest["inputs"])
 
 
+def test_slowdown_reading_inputs_from_the_store_is_retried(faulty_s3, private_tmp):
+    """Inputs in a bucket: the listing they are expanded from (and their sizes and ETags told by
+    it) and the ranged reads of the archives meet SlowDown too; each is retried and counted."""
+    faulty_s3.fail(2, method="GET", contains="list-type")  # ListObjectsV2
+    faulty_s3.fail(2, method="GET", contains="sample-crawl-00001")  # the ranged GETs of one input
+    result = invoke("run", "s3://arc-in/crawl/", "--out", "s3://run-out/slow-in", "--workers", "1")
+    faulty_s3.heal()
+    assert result.exit_code == 0, result.output
+    manifest = _json("s3://run-out/slow-in/_run.json")
+    assert manifest["storage_retries"] == 4, manifest["storage_retries"]
+    assert all(e["outcome"] == "complete" for e in manifest["inputs"]) and manifest["inputs"]
+
+
 @pytest.mark.slow
 def test_connection_lost_mid_run(faulty_s3, private_tmp, monkeypatch):
     monkeypatch.setenv("REDECODE_RETRIES", "2")

@@ -559,7 +559,7 @@ def stat_objects(urls: list[str], listed: dict[str, dict] | None = None) -> dict
     def head(url: str) -> dict | None:
         try:
             fs, p = filesystem(url)
-            return _state(fs.info(p))
+            return _state(retrying(lambda: fs.info(p), f"info of {url}"))
         except (OSError, ValueError, KeyError):
             return None
 
@@ -580,7 +580,7 @@ def find_details(url: str, depth: int | None = None) -> dict[str, dict]:
     levels down; None: all), from one (paginated) listing: each entry has ``size`` and, on S3,
     ``ETag`` and ``LastModified``."""
     fs, p = filesystem(url)
-    entries = fs.find(p, maxdepth=depth, detail=True)
+    entries = retrying(lambda: fs.find(p, maxdepth=depth, detail=True), f"listing of {url}")
     fs.invalidate_cache(p)  # (s3fs keeps the listing: this process keeps what it needs of it)
     keep = ("size", "ETag", "etag", "LastModified", "mtime")
     return {fs.unstrip_protocol(name): {k: info[k] for k in keep if k in info}
@@ -941,7 +941,7 @@ def read_ranges(path: str | os.PathLike[str], ranges: Iterable[tuple[int, int]])
     for offset, length in spans:
         _check_range(p, offset, length)
     fs, fp = filesystem(p)
-    size = _KNOWN[p]["size"] if p in _KNOWN else int(fs.size(fp))
+    size = _KNOWN[p]["size"] if p in _KNOWN else int(retrying(lambda: fs.size(fp), f"size of {p}"))
     # the GETs: runs of ranges close together, each one GET
     groups: list[tuple[int, int, int, int]] = []  # (start, stop, first span, end span)
     i = 0
@@ -977,7 +977,8 @@ def _fetch_many(fs, fp: str, ranges: list[tuple[int, int]]) -> list[bytes]:
     the filesystem can (fsspec's ``cat_ranges``; s3fs runs them on its event loop)."""
     wanted = [(a, b) for a, b in ranges if b > a]
     if len(wanted) > 1 and hasattr(fs, "cat_ranges"):
-        got = fs.cat_ranges([fp] * len(wanted), [a for a, _ in wanted], [b for _, b in wanted], on_error="raise")
+        got = retrying(lambda: fs.cat_ranges([fp] * len(wanted), [a for a, _ in wanted], [b for _, b in wanted],
+                                             on_error="raise"), f"ranged reads of {fp}")
         with _STATS_LOCK:
             for data in got:
                 STATS.add(len(data))
@@ -988,7 +989,7 @@ def _fetch_many(fs, fp: str, ranges: list[tuple[int, int]]) -> list[bytes]:
 
 
 def _fetch(fs, fp: str, start: int, end: int) -> bytes:
-    data = fs.cat_file(fp, start=start, end=end)
+    data = retrying(lambda: fs.cat_file(fp, start=start, end=end), f"read of {fp}")
     with _STATS_LOCK:
         STATS.add(len(data))
     return data
