@@ -128,6 +128,26 @@ def test_query_report_diff_backfill_on_a_damaged_run(damaged, good, tmp_path):
     assert not (tmp_path / "report.html").exists()
 
 
+def test_a_damaged_part_of_a_bounded_layout_names_its_task_marker(tmp_path):
+    """In a bounded layout (parts cut to size, in partition folders) a part's marker is its task's,
+    ``_done/<task key>.json``: the message names that one, and doing what it says mends the run."""
+    run = tmp_path / "run"
+    args = ["run", str(SAMPLES), "--out", str(run), "--workers", "1", "-q", "--max-part-rows", "10",
+            "--partition-by", "status"]
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    part = max(run.glob("status=*/*.parquet"), key=lambda p: p.stat().st_size)
+    _cut(part)
+    result = _redecode("query", run, "SELECT count(*) FROM decodes")
+    assert result.returncode == 1, result.stderr
+    line = _one_line(result, "redecode: error:", part.name, "damaged")
+    marker = line.split("completion marker (")[1].split(")")[0]
+    assert (run / marker).is_file() and marker != f"_done/{part.stem}.json", line
+    part.unlink()
+    (run / marker).unlink()
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    assert _redecode("query", run, "SELECT count(*) FROM decodes").returncode == 0
+
+
 def test_report_of_a_run_whose_text_page_is_damaged_still_works(good, tmp_path):
     """The report reads the provenance columns only: a damaged text page does not concern it."""
     run = tmp_path / "run"

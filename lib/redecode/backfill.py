@@ -74,6 +74,7 @@ from .rundir import (
     list_parts,
     manifest_inputs,
     marker_is_valid,
+    marker_key_of,
     marker_path,
     publish_shard,
     publish_task,
@@ -497,7 +498,7 @@ def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
                 raise BackfillError(f"{prior_dir}: part {part} named in _run.json is missing")
             source, _ = _open_part(storage.join(prior_dir, part), part)  # a damaged part: before --out is made
             source.close()
-            stem = _task_key_of(part) if bounded else stem_of(part)
+            stem = marker_key_of(part) if bounded else stem_of(part)
             if stem in tasks:
                 continue
             tasks.add(stem)
@@ -518,12 +519,6 @@ def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
                 "records whose result can change"
             )
     return manifest, markers
-
-
-def _task_key_of(part: str) -> str:
-    """The task key in a bounded layout's part name (``[folder/]part-<key>-<n>.parquet``)."""
-    name = part.rpartition("/")[2]
-    return name[len("part-"):].rsplit("-", 1)[0] if name.startswith("part-") else stem_of(name)
 
 
 def _prior_outputs(manifest: dict) -> dict:

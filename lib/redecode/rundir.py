@@ -150,6 +150,7 @@ __all__ = [
     "list_parts",
     "lock_directory",
     "marker_is_current",
+    "marker_key_of",
     "marker_is_valid",
     "marker_path",
     "part_stem",
@@ -211,7 +212,7 @@ class DamagedRunError(Exception):
         self.part, self.problem = part, problem
         super().__init__(
             f"{part}: {problem}; the run directory is damaged: remove the part and its completion marker "
-            f"({MARKERS}/{stem_of(os.path.basename(part))}.json) and run the same `redecode run` again, which "
+            f"({MARKERS}/{marker_key_of(part)}.json) and run the same `redecode run` again, which "
             f"makes that part again")
 
     def __reduce__(self):  # (it crosses process pools: rebuilt from its two arguments)
@@ -312,6 +313,16 @@ def _name_for_part(name: str) -> str:
 def stem_of(part: str) -> str:
     """The stem of a part's file name (its name without ``.parquet``), which names its marker."""
     return part[: -len(PART_SUFFIX)] if part.endswith(PART_SUFFIX) else part
+
+
+def marker_key_of(part: str) -> str:
+    """The key of the completion marker that names ``part`` (a part's name or path): a bounded
+    layout's ``[folder/]part-<task key>-<n>.parquet`` is its task's, ``<task key>``; any other part
+    its own, :func:`stem_of` its file name."""
+    name = part.rpartition("/")[2]
+    if _TASK_PART_FILE.fullmatch(name):
+        return name[len("part-"):].rsplit("-", 1)[0]
+    return stem_of(name)
 
 
 def marker_path(out: str, stem: str) -> str:
