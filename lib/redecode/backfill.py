@@ -45,6 +45,7 @@ import heapq
 import itertools
 import json
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -54,7 +55,7 @@ import pyarrow.parquet as pq
 
 from . import storage
 from .archive import ArchiveError, read_records_at
-from .executors import make_executor, map_shards
+from .executors import TaskFailed, make_executor, map_shards
 from .layout import Layout, PartSequence, parse_partition_folder
 from .record import DEFAULT_MAX_RECORD_BYTES
 from .row import IDENTITY_NOTE, IDENTITY_VALIDATION, record_row, text_columns
@@ -563,7 +564,10 @@ def backfill(
     listed in the manifest, as after a run that adds archives.
 
     Raises :class:`BackfillError` (prior directory incomplete, of an unknown schema major version,
-    input missing), :class:`KeyError` for unknown rules, :class:`redecode.rundir.RunDirectoryLocked`,
+    input missing), :class:`redecode.rundir.DamagedRunError` for a prior part cut short, damaged or
+    lacking a column (its footer and columns are checked before ``out`` is made; a damaged page is
+    met while its rows are read: an ``out`` this call made is then removed), :class:`KeyError` for
+    unknown rules, :class:`redecode.rundir.RunDirectoryLocked`,
     :class:`redecode.rundir.RunDirectoryConflict`,
     :class:`ValueError` for an unknown ``executor``, :class:`ImportError` for ``"spark"`` without
     pyspark (unless ``master="inline"``).
@@ -583,6 +587,32 @@ def backfill(
     selection = Selection.from_json(manifest.get("selection"))
     staged = runner.staged or storage.is_remote(out)
     layout = Layout.from_json(manifest.get("layout"))
+    created = not storage.exists(out)
+    try:
+        return _backfill_into(prior_dir, out, manifest, markers, new, runner, clock, prior_outputs, base,
+                              selection, staged, layout, force=force, max_record_bytes=max_record_bytes)
+    except (DamagedRunError, TaskFailed) as exc:
+        if created and getattr(exc, "exit_code", 1) == DamagedRunError.exit_code:
+            # a prior part found damaged while its rows were read (a page; its footer is checked
+            # before --out is made): nothing of this output can be finished, and it was this
+            # command's alone
+            _remove_tree(out)
+        raise
+
+
+def _remove_tree(out: str) -> None:
+    """Remove directory ``out`` and everything in it (local, or every object under a URL)."""
+    if not storage.is_remote(out):
+        shutil.rmtree(out, ignore_errors=True)
+        return
+    for url in storage.find(out):
+        storage.remove(url)
+
+
+def _backfill_into(prior_dir, out, manifest, markers, new, runner, clock, prior_outputs, base, selection, staged,
+                   layout, *, force, max_record_bytes) -> BackfillSummary:
+    """The body of :func:`backfill` once the prior run is loaded and checked: the output directory
+    opened, the prior tasks remade into it, the manifest written."""
     with RunDirectory(out, new, force=force, foreign="refuse", selection=selection, layout=layout) as rd:
         # a task on another machine (or in a Spark worker's directory) needs absolute paths
         where = (_absolute(prior_dir), _absolute(out)) if runner.staged else (prior_dir, out)
