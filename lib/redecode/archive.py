@@ -41,6 +41,7 @@ Deviations: none here; the readers list theirs.
 
 from __future__ import annotations
 
+import functools
 import os
 import zlib
 from collections.abc import Iterator
@@ -277,6 +278,13 @@ def read_records_at(
             raise ArchiveError(p, spans[0][0], f"cannot open: {exc.strerror or exc}") from None
         kind = _sniff(p, head) or read_at_fallback
         gz = head[:2] == b"\x1f\x8b"
+        size: list[int] = []
+
+        def reaches_end(end: int) -> bool:
+            if not size:
+                size.append(storage.size(p))
+            return end >= size[0]
+
         slack = 0 if gz else SPAN_SLACK
         # a length of 0 is no extent (warcio's for a file gzipped as one stream): read_at there
         ranged = [(offset, length + slack) for offset, length in spans if kind.reads_spans and length]
@@ -287,7 +295,10 @@ def read_records_at(
                     got = next(data)
                     if not got:
                         raise ArchiveError(p, offset, "no record here: the file ends before this offset")
-                    record = kind.read_span(p, offset, got, cap=max_record_bytes, gz=gz)
+                    # the file ends where the bytes do when the read gave fewer than asked, or when
+                    # they reach its size (asked only of a record that runs past them)
+                    ends = True if len(got) < length + slack else functools.partial(reaches_end, offset + len(got))
+                    record = kind.read_span(p, offset, got, cap=max_record_bytes, gz=gz, file_ends=ends)
                 else:
                     record = kind.read_at(p, offset, cap=max_record_bytes)
             except ArchiveError as exc:

@@ -246,11 +246,16 @@ class Reader:
     #: one ranged read each); else it reads the record itself, by :meth:`read_at`.
     reads_spans: bool = False
 
-    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool) -> ArchiveRecord:
+    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool,
+                  file_ends: bool | Callable[[], bool] = False) -> ArchiveRecord:
         """The record that starts at ``offset``, equal to :meth:`read_at`'s, made from ``data``:
         the file's bytes from ``offset`` on, as one ranged read gave them (the record's length as
         an index gives it; for a file that is not gzip, ``gz`` False, up to
         :data:`redecode.archive.SPAN_SLACK` bytes more, where the next record's first line is).
+        ``file_ends``: the file ends where ``data`` does (or a function that says so, called only
+        for a record that runs past ``data``): a record cut
+        short there is the archive's (its text kept, ``missing_bytes``); else a record that runs
+        past ``data`` is cut short by its index entry and fails (``truncated``).
         By default the record is read again by :meth:`read_at` (``data`` unused)."""
         return self.read_at(path, offset, cap=cap)
 

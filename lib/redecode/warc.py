@@ -95,7 +95,7 @@ import re
 import struct
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from fastwarc.warc import ArchiveIterator as _FastIterator
@@ -736,6 +736,14 @@ def _iter_warcio(
                     cut, warning, lost = _tail_check(block, clen, it.gap, it.gap_odd, block_start, embedded)
                     if cut is not None and lost is None:
                         lost = it.offset  # gzip: the member after this one
+                if (span is not None and not span.file_ends and cut is None
+                        and (ends_file is not None or (short and lost is None))):
+                    # the bytes an index entry gives end inside the record: its offset or length is
+                    # wrong (or the file changed since it was indexed); nothing says the archive
+                    # lacks the rest, and a record is never made of less than its block here
+                    cut = (f"record cut short by the length its index entry gives: {present} of its block's "
+                           f"{clen} bytes in it (the entry's offset or length is wrong, or the file changed)")
+                    short, ends_file = False, None
                 if members > 1:
                     split = (f"the record is split over {members} gzip members (ISO 28500 Annex D: one "
                              f"record per member); read across them")
@@ -1207,11 +1215,20 @@ def _read_at(p: str, offset: int, cap: int, is_arc: bool) -> ArchiveRecord:
 class _Span(io.RawIOBase):
     """The bytes of a file from ``base`` on, as one ranged read gave them, read like the file
     itself (positions are the file's; nothing before ``base``, the end of ``data`` is the end of
-    the file). ``gz``: whether the file is gzip (its first two bytes are RFC 1952's magic)."""
+    the file). ``gz``: whether the file is gzip (its first two bytes are RFC 1952's magic);
+    ``file_ends``: whether the file itself ends there (else the bytes stop where an index entry's
+    length does), or a function that says so (called once, when asked)."""
 
-    def __init__(self, data: bytes, base: int, gz: bool) -> None:
+    def __init__(self, data: bytes, base: int, gz: bool, file_ends: bool | Callable[[], bool] = False) -> None:
         super().__init__()
-        self._data, self._base, self.gz = data, base, gz
+        self._data, self._base, self.gz, self._file_ends = data, base, gz, file_ends
+
+    @property
+    def file_ends(self) -> bool:
+        """Whether the file ends where the bytes read do."""
+        if callable(self._file_ends):
+            self._file_ends = bool(self._file_ends())
+        return self._file_ends
         self._pos = base
 
     @property
@@ -1251,12 +1268,14 @@ class _Span(io.RawIOBase):
         return len(data)
 
 
-def _read_span(p: str, offset: int, data: bytes, cap: int, is_arc: bool, gz: bool) -> ArchiveRecord:
+def _read_span(p: str, offset: int, data: bytes, cap: int, is_arc: bool, gz: bool,
+               file_ends: bool | Callable[[], bool] = False) -> ArchiveRecord:
     """The record at ``offset`` of ``p`` from ``data``, the file's bytes from ``offset`` on as one
     ranged read gave them (at least the record; for an uncompressed file, the bytes after it up to
     the next record's first line too, which warcio reads to find where the record ends): what
-    :func:`_read_at` reads there, without opening the file. ``gz``: whether the file is gzip."""
-    for raw in _iter_warcio(p, offset, cap, is_arc=is_arc, limit=1, span=_Span(data, offset, gz)):
+    :func:`_read_at` reads there, without opening the file. ``gz``: whether the file is gzip;
+    ``file_ends``: whether the file ends where ``data`` does (see :meth:`redecode.record.Reader.read_span`)."""
+    for raw in _iter_warcio(p, offset, cap, is_arc=is_arc, limit=1, span=_Span(data, offset, gz, file_ends)):
         return _build(p, raw, cap)
     raise ArchiveError(p, offset, "no record at this offset")
 
@@ -1483,8 +1502,9 @@ class WarcReader(Reader):
     def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
         return _read_at(path, offset, cap, is_arc=False)
 
-    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool) -> ArchiveRecord:
-        return _read_span(path, offset, data, cap, is_arc=False, gz=gz)
+    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool,
+                  file_ends: bool | Callable[[], bool] = False) -> ArchiveRecord:
+        return _read_span(path, offset, data, cap, is_arc=False, gz=gz, file_ends=file_ends)
 
 
 class ArcReader(Reader):
@@ -1511,8 +1531,9 @@ class ArcReader(Reader):
     def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
         return _read_at(path, offset, cap, is_arc=True)
 
-    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool) -> ArchiveRecord:
-        return _read_span(path, offset, data, cap, is_arc=True, gz=gz)
+    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool,
+                  file_ends: bool | Callable[[], bool] = False) -> ArchiveRecord:
+        return _read_span(path, offset, data, cap, is_arc=True, gz=gz, file_ends=file_ends)
 
 
 class Lz4WarcReader(Reader):
