@@ -162,6 +162,7 @@ def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict |
     out.update(columns, rules=new.name, rules_digest=new.digest)
     if out["validation"] is None and IDENTITY_NOTE in (row.get("warning") or ""):
         out["validation"] = IDENTITY_VALIDATION  # as record_row gives a body decoded as identity
+        out["verdict"] = "identity"
     if old.outputs() == new.outputs() and out["text"] == row["text"] and row.get("text_bytes") is not None:
         # The same text under the same output options (and Unicode data: both digests are this
         # code's): the prior derived columns are the new ones, grapheme clusters included.
