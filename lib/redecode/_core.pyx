@@ -37,10 +37,16 @@ Deviations: none. Input is ``bytes`` only (the callers convert).
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_DECREF
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
 cdef extern from "Python.h":
+    # a bytes object written in place, then cut to its length without a copy (_PyBytes_Resize)
+    PyObject *_raw_bytes "PyBytes_FromStringAndSize"(const char *v, Py_ssize_t n)
+    char *_raw_bytes_data "PyBytes_AS_STRING"(PyObject *o)
+    int _PyBytes_Resize(PyObject **pv, Py_ssize_t newsize)
     object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
     object PyUnicode_New(Py_ssize_t size, uint32_t maxchar)
     void *PyUnicode_DATA(object o)
@@ -196,6 +202,78 @@ cdef extern from *:
         return -1;
     }
 
+    /* The code points of s[:n] when it is valid UTF-8 (Encoding Standard "UTF-8 decoder" without
+       an error), else -1. One pass: ASCII a word at a time; a 2- or 3-byte sequence checked in one
+       step (the ranges of the standard's UTF-8 decoder: C2..DF; E0 then A0..BF, ED then 80..9F,
+       other E1..EF then 80..BF; F0 then 90..BF, F4 then 80..8F, F1..F3 then 80..BF; every other
+       continuation byte 80..BF). The count is n less the continuation bytes. */
+    static Py_ssize_t rd_utf8_valid_count(const uint8_t *s, Py_ssize_t n) {
+        Py_ssize_t i = 0, cont = 0;
+        uint64_t w, m;
+        while (i < n) {
+            uint8_t b = s[i];
+            if (b < 0x80) {
+                i++;
+    #ifdef RD_SSE2
+                /* long ASCII runs (markup) 32 bytes at a time */
+                while (i + 32 <= n) {
+                    __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+                    __m128i y = _mm_loadu_si128((const __m128i *)(s + i + 16));
+                    if (_mm_movemask_epi8(_mm_or_si128(x, y)))
+                        break;
+                    i += 32;
+                }
+    #endif
+                while (i + 8 <= n) {
+                    memcpy(&w, s + i, 8);
+                    m = w & RD_HIGH;
+                    if (m) {
+    #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                        i += __builtin_ctzll(m) >> 3;
+    #endif
+                        break;
+                    }
+                    i += 8;
+                }
+                continue;
+            }
+            if (b >= 0xC2 && b <= 0xDF) {
+                if (i + 1 < n && (s[i + 1] & 0xC0) == 0x80) {
+                    i += 2;
+                    cont += 1;
+                    continue;
+                }
+                return -1;
+            }
+            if ((b & 0xF0) == 0xE0) {
+                if (i + 2 < n) {
+                    uint8_t c1 = s[i + 1], c2 = s[i + 2];
+                    uint8_t lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
+                    if (c1 >= lo && c1 <= hi && (c2 & 0xC0) == 0x80) {
+                        i += 3;
+                        cont += 2;
+                        continue;
+                    }
+                }
+                return -1;
+            }
+            if (b >= 0xF0 && b <= 0xF4) {
+                if (i + 3 < n) {
+                    uint8_t c1 = s[i + 1], c2 = s[i + 2], c3 = s[i + 3];
+                    uint8_t lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
+                    if (c1 >= lo && c1 <= hi && (c2 & 0xC0) == 0x80 && (c3 & 0xC0) == 0x80) {
+                        i += 4;
+                        cont += 3;
+                        continue;
+                    }
+                }
+                return -1;
+            }
+            return -1;
+        }
+        return n - cont;
+    }
+
     /* Bytes of u[:n] that are not UTF-8 continuation bytes (10xxxxxx): the code points of valid
        UTF-8. */
     static Py_ssize_t rd_utf8_count(const uint8_t *u, Py_ssize_t n) {
@@ -212,6 +290,7 @@ cdef extern from *:
     """
     Py_ssize_t rd_ascii_len(const uint8_t *s, Py_ssize_t n) nogil
     Py_ssize_t rd_utf8_count(const uint8_t *u, Py_ssize_t n) nogil
+    Py_ssize_t rd_utf8_valid_count(const uint8_t *s, Py_ssize_t n) nogil
     Py_ssize_t rd_put8(uint8_t *out, Py_ssize_t o, uint32_t cp) nogil
     Py_ssize_t rd_lower_count_lf(const uint8_t *s, uint8_t *low, Py_ssize_t n) nogil
     bint rd_ascii16(const uint8_t *p) nogil
@@ -429,6 +508,34 @@ cdef inline Py_ssize_t _ascii_run(const uint8_t *s, Py_ssize_t *pi, Py_ssize_t n
     return o + k
 
 
+cdef inline Py_ssize_t _pair_run(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint32_t *pairs,
+                                out_t *out, Py_ssize_t *po) noexcept nogil:
+    """The two-byte fast path of the stateless multi-byte decoders (Shift_JIS, EUC-JP, EUC-KR,
+    Big5, gb18030/GBK), shared: from s[i] (a byte above 0x7F) on, each two-byte sequence whose
+    *pairs* entry (see :class:`_Pairs`) is a code point is written to out[po[0]:] as its decoder's
+    slow path would write it, for as long as they follow one another. Returns the index of the
+    first byte not decoded (i itself when s[i:i+2] is not such a pair: the decoder's own path
+    takes it), or -1 when out_t is 16-bit and a code point above U+FFFF came up (the caller
+    decodes again into 32-bit units); po[0] is the next output index."""
+    cdef Py_ssize_t o = po[0]
+    cdef uint32_t cp
+    while i + 1 < n and s[i] >= 0x80:
+        cp = pairs[((s[i] & 0x7F) << 8) | s[i + 1]]
+        if cp == 0:
+            break
+        if out_t is ucs2_t:
+            if cp > 0xFFFF:
+                return -1
+        if out_t is uint8_t:
+            o = rd_put8(out, o, cp)
+        else:
+            out[o] = cp
+            o += 1
+        i += 2
+    po[0] = o
+    return i
+
+
 # --------------------------------------------------------------------------------------------------
 # The multi-byte decoders. Each writes to *out* (room for 4 * n + 8 units) and returns the number of
 # units written, or -1 when out_t is 16-bit and a code point above U+FFFF came up (the caller decodes
@@ -438,26 +545,19 @@ cdef inline Py_ssize_t _ascii_run(const uint8_t *s, Py_ssize_t *pi, Py_ssize_t n
 cdef Py_ssize_t _shift_jis(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
                            const uint32_t *jis, Py_ssize_t jis_n,
         const uint32_t *pairs) noexcept nogil:
-    cdef Py_ssize_t i = 0, o = 0, err = 0, pointer
+    cdef Py_ssize_t i = 0, o = 0, err = 0, j, pointer
     cdef uint32_t b, t, cp, lead_offset, offset
     while i < n:
         b = s[i]
         if b < 0x80:
             o = _ascii_run(s, &i, n, out, o)
             continue
-        if pairs != NULL and i + 1 < n:
-            # a valid two-byte character (the table holds the slow path's own answer for it)
-            cp = pairs[((b & 0x7F) << 8) | s[i + 1]]
-            if cp:
-                if out_t is ucs2_t:
-                    if cp > 0xFFFF:
-                        return -1
-                if out_t is uint8_t:
-                    o = rd_put8(out, o, cp)
-                else:
-                    out[o] = cp
-                    o += 1
-                i += 2
+        if pairs != NULL:
+            j = _pair_run(s, i, n, pairs, out, &o)
+            if j < 0:
+                return -1
+            if j > i:
+                i = j
                 continue
         if b == 0x80:
             cp = 0x80
@@ -507,26 +607,19 @@ cdef Py_ssize_t _euc_jp(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *
                         const uint32_t *jis, Py_ssize_t jis_n,
                         const uint32_t *jis12, Py_ssize_t jis12_n,
         const uint32_t *pairs) noexcept nogil:
-    cdef Py_ssize_t i = 0, o = 0, err = 0
+    cdef Py_ssize_t i = 0, o = 0, err = 0, j
     cdef uint32_t b, t, u, cp
     while i < n:
         b = s[i]
         if b < 0x80:
             o = _ascii_run(s, &i, n, out, o)
             continue
-        if pairs != NULL and i + 1 < n:
-            # a valid two-byte character (the table holds the slow path's own answer for it)
-            cp = pairs[((b & 0x7F) << 8) | s[i + 1]]
-            if cp:
-                if out_t is ucs2_t:
-                    if cp > 0xFFFF:
-                        return -1
-                if out_t is uint8_t:
-                    o = rd_put8(out, o, cp)
-                else:
-                    out[o] = cp
-                    o += 1
-                i += 2
+        if pairs != NULL:
+            j = _pair_run(s, i, n, pairs, out, &o)
+            if j < 0:
+                return -1
+            if j > i:
+                i = j
                 continue
         if not (b == 0x8E or b == 0x8F or 0xA1 <= b <= 0xFE):
             o = _put(out, o, FFFD)
@@ -584,26 +677,19 @@ cdef Py_ssize_t _euc_jp(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *
 cdef Py_ssize_t _euc_kr(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
                         const uint32_t *kr, Py_ssize_t kr_n,
         const uint32_t *pairs) noexcept nogil:
-    cdef Py_ssize_t i = 0, o = 0, err = 0
+    cdef Py_ssize_t i = 0, o = 0, err = 0, j
     cdef uint32_t b, t, cp
     while i < n:
         b = s[i]
         if b < 0x80:
             o = _ascii_run(s, &i, n, out, o)
             continue
-        if pairs != NULL and i + 1 < n:
-            # a valid two-byte character (the table holds the slow path's own answer for it)
-            cp = pairs[((b & 0x7F) << 8) | s[i + 1]]
-            if cp:
-                if out_t is ucs2_t:
-                    if cp > 0xFFFF:
-                        return -1
-                if out_t is uint8_t:
-                    o = rd_put8(out, o, cp)
-                else:
-                    out[o] = cp
-                    o += 1
-                i += 2
+        if pairs != NULL:
+            j = _pair_run(s, i, n, pairs, out, &o)
+            if j < 0:
+                return -1
+            if j > i:
+                i = j
                 continue
         if not (0x81 <= b <= 0xFE):
             o = _put(out, o, FFFD)
@@ -636,26 +722,19 @@ cdef Py_ssize_t _euc_kr(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *
 cdef Py_ssize_t _big5(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
                       const uint32_t *big5, Py_ssize_t big5_n,
         const uint32_t *pairs) noexcept nogil:
-    cdef Py_ssize_t i = 0, o = 0, err = 0, pointer
+    cdef Py_ssize_t i = 0, o = 0, err = 0, j, pointer
     cdef uint32_t b, t, cp, offset
     while i < n:
         b = s[i]
         if b < 0x80:
             o = _ascii_run(s, &i, n, out, o)
             continue
-        if pairs != NULL and i + 1 < n:
-            # a valid two-byte character (the table holds the slow path's own answer for it)
-            cp = pairs[((b & 0x7F) << 8) | s[i + 1]]
-            if cp:
-                if out_t is ucs2_t:
-                    if cp > 0xFFFF:
-                        return -1
-                if out_t is uint8_t:
-                    o = rd_put8(out, o, cp)
-                else:
-                    out[o] = cp
-                    o += 1
-                i += 2
+        if pairs != NULL:
+            j = _pair_run(s, i, n, pairs, out, &o)
+            if j < 0:
+                return -1
+            if j > i:
+                i = j
                 continue
         if not (0x81 <= b <= 0xFE):
             o = _put(out, o, FFFD)
@@ -699,26 +778,19 @@ cdef Py_ssize_t _big5(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *er
 cdef Py_ssize_t _gb18030(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
                          const uint32_t *gb, Py_ssize_t gb_n,
         const uint32_t *pairs) noexcept nogil:
-    cdef Py_ssize_t i = 0, o = 0, err = 0
+    cdef Py_ssize_t i = 0, o = 0, err = 0, j
     cdef uint32_t b, t, u, v, cp, offset
     while i < n:
         b = s[i]
         if b < 0x80:
             o = _ascii_run(s, &i, n, out, o)
             continue
-        if pairs != NULL and i + 1 < n:
-            # a valid two-byte character (the table holds the slow path's own answer for it)
-            cp = pairs[((b & 0x7F) << 8) | s[i + 1]]
-            if cp:
-                if out_t is ucs2_t:
-                    if cp > 0xFFFF:
-                        return -1
-                if out_t is uint8_t:
-                    o = rd_put8(out, o, cp)
-                else:
-                    out[o] = cp
-                    o += 1
-                i += 2
+        if pairs != NULL:
+            j = _pair_run(s, i, n, pairs, out, &o)
+            if j < 0:
+                return -1
+            if j > i:
+                i = j
                 continue
         if b == 0x80 or b == 0xFF:
             if b == 0x80:
@@ -1051,8 +1123,19 @@ cdef void _load(int enc) except *:
     _LOADED.add(enc)
 
 
-cdef object _new_bytes(Py_ssize_t size):
-    return PyBytes_FromStringAndSize(NULL, size)
+cdef PyObject *_new_out(Py_ssize_t size) except NULL:
+    """A new bytes object of *size* bytes to write into (a reference :func:`_cut` takes over)."""
+    return _raw_bytes(NULL, size)
+
+
+cdef object _cut(PyObject *out, Py_ssize_t length):
+    """The bytes object *out* (from :func:`_new_out`, nothing else refers to it) cut to its first
+    *length* bytes in place (no copy of what was written, unlike a slice)."""
+    if _PyBytes_Resize(&out, length) < 0:
+        raise MemoryError()
+    result = <object>out
+    Py_DECREF(result)  # (the reference _new_out made is now result's)
+    return result
 
 
 cdef inline Py_ssize_t _count_chars(const uint8_t *u, Py_ssize_t n) noexcept nogil:
@@ -1248,47 +1331,11 @@ cdef Py_ssize_t _utf8_repair(const uint8_t *s, Py_ssize_t n, uint8_t *out, Py_ss
     return o
 
 
-cdef Py_ssize_t _utf8_chars(const uint8_t *s, Py_ssize_t n, Py_ssize_t *errors) noexcept nogil:
+cdef inline Py_ssize_t _utf8_chars(const uint8_t *s, Py_ssize_t n, Py_ssize_t *errors) noexcept nogil:
     """Code points of the valid UTF-8 s[:n] (errors[0] = 0), or errors[0] = 1 at the first error."""
-    cdef Py_ssize_t i = 0, cont = 0
-    cdef uint8_t b, lo, hi
-    cdef int needed
-    errors[0] = 0
-    while i < n:
-        b = s[i]
-        if b < 0x80:
-            i += rd_ascii_len(s + i, n - i)
-            continue
-        i += 1
-        lo = 0x80
-        hi = 0xBF
-        if 0xC2 <= b <= 0xDF:
-            needed = 1
-        elif 0xE0 <= b <= 0xEF:
-            needed = 2
-            if b == 0xE0:
-                lo = 0xA0
-            elif b == 0xED:
-                hi = 0x9F
-        elif 0xF0 <= b <= 0xF4:
-            needed = 3
-            if b == 0xF0:
-                lo = 0x90
-            elif b == 0xF4:
-                hi = 0x8F
-        else:
-            errors[0] = 1
-            return 0
-        cont += needed
-        while needed:
-            if i >= n or s[i] < lo or s[i] > hi:
-                errors[0] = 1
-                return 0
-            lo = 0x80
-            hi = 0xBF
-            i += 1
-            needed -= 1
-    return n - cont
+    cdef Py_ssize_t chars = rd_utf8_valid_count(s, n)
+    errors[0] = chars < 0
+    return chars if chars >= 0 else 0
 
 
 def decode_to_utf8(bytes data, str name):
@@ -1304,15 +1351,16 @@ def decode_to_utf8(bytes data, str name):
     cdef uint8_t *o
     cdef uint8_t b
     cdef _SingleByte t
+    cdef PyObject *out
     if name == "UTF-8":
         chars = _utf8_chars(s, n, &errors)
         if errors == 0:
             return data, chars, 0
-        out = _new_bytes(3 * n + 8)
-        o = <uint8_t *>PyBytes_AS_STRING(out)
+        out = _new_out(3 * n + 8)
+        o = <uint8_t *>_raw_bytes_data(out)
         length = _utf8_repair(s, n, o, &errors)
         chars = _count_chars(o, length)
-        return out[:length], chars, errors
+        return _cut(out, length), chars, errors
     enc = _ENCODINGS.get(name, 0)
     if enc == 0:
         if name not in _tables.SINGLE_BYTE and name != "x-user-defined":
@@ -1321,8 +1369,8 @@ def decode_to_utf8(bytes data, str name):
         if i == n:
             return data, n, 0
         t = _single(name)
-        out = _new_bytes(3 * n + 8)
-        o = <uint8_t *>PyBytes_AS_STRING(out)
+        out = _new_out(3 * n + 8)
+        o = <uint8_t *>_raw_bytes_data(out)
         memcpy(o, s, i)
         length = i
         while i < n:
@@ -1338,15 +1386,15 @@ def decode_to_utf8(bytes data, str name):
                 length += t.utf8_len[b]
                 errors += t.table[b] == FFFD
                 i += 1
-        return out[:length], n, errors
+        return _cut(out, length), n, errors
     if enc != ENC_ISO2022JP and _ascii_prefix(s, n) == n:
         return data, n, 0
     _load(enc)
-    out = _new_bytes(3 * n + 8)
-    o = <uint8_t *>PyBytes_AS_STRING(out)
+    out = _new_out(3 * n + 8)
+    o = <uint8_t *>_raw_bytes_data(out)
     length = _run(enc, s, n, o, &errors)
     chars = _count_chars(o, length)
-    return out[:length], chars, errors
+    return _cut(out, length), chars, errors
 
 
 # --------------------------------------------------------------------------------------------------
