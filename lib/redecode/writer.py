@@ -45,6 +45,13 @@ def compression() -> str:
     return codec
 
 
+def row_cost(text_length: int) -> int:
+    """What one row adds to a row group's budget (``row_group_bytes``, bytes): 512 for its other
+    columns and twice its text's length in code points (*text_length*: about the bytes its text
+    holds while buffered); a row group is written once the buffered rows' costs reach the budget."""
+    return 512 + 2 * text_length
+
+
 #: Row key holding a row's text already encoded as UTF-8 (bytes), when the job has it for free (a
 #: valid UTF-8 payload is its own UTF-8 text): the writer then skips re-encoding the str.
 TEXT_UTF8_KEY = "_text_utf8"
@@ -105,7 +112,7 @@ class PartWriter:
         text = row.get("text")
         # (a row may carry its text only as TEXT_UTF8_KEY bytes: then text_length is its length)
         length = len(text) if text is not None else row.get("text_length") or 0
-        self._buffered_bytes += 512 + length * 2
+        self._buffered_bytes += row_cost(length)
         normalized = row.get("text_normalized")
         if normalized is not None and normalized is not text:
             self._buffered_bytes += len(normalized) * 2
