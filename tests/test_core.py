@@ -294,3 +294,39 @@ def test_the_notice_without_a_built_core_says_so(monkeypatch):
     core, notice = native._load()
     assert core is None
     assert notice.startswith("the compiled decode core was not built (no redecode._core in the installed package)")
+
+
+# ------------------------------------------------------------------------------------------------
+# HTTP response heads (redecode.http.parse_response_head)
+
+from redecode import http  # noqa: E402
+
+_HEAD_PIECES = [
+    b"HTTP/1.1 200 OK", b"HTTP/1.0 302", b"HTTP/1.1  404  Not Found ", b"HTTP/2 2x0 odd", b" HTTP/1.1\t301\t",
+    b"HTTP/1.1 20", b"HTTP/1.1 \xb2\xb3\xb9 latin digits", b"\r\n", b"\n", b"\r", b"\r\r\n", b" ", b"\t", b":",
+    b"Content-Type: text/html; charset=utf-8", b"content-type:text/plain", b"X-Empty:", b" folded",
+    b"\tmore", b"Name : value ", b"no colon here", b"\x00\x80\xff\xe9", b"Set-Cookie: a=b; c=d",
+    b"\n\n", b"\n\r\n", b"body",
+]
+
+
+def _both(block: bytes) -> None:
+    got = http.parse_response_head(block)
+    want = http._parse_response_head_pure(block)
+    assert got == want, (block, got, want)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_HEAD_PIECES), max_size=24))
+def test_http_head_is_the_pure_parse(pieces):
+    block = b"".join(pieces)
+    _both(block)
+    _both(b"HTTP/" + block)
+    _both(b"HTTP/1.1 200 OK\r\n" + block)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=80))
+def test_http_head_on_arbitrary_bytes(data):
+    _both(data)
+    _both(b"HTTP/" + data)

@@ -40,7 +40,7 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_DECREF
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memchr, memcmp, memcpy
 
 cdef extern from "Python.h":
     # a bytes object written in place, then cut to its length without a copy (_PyBytes_Resize)
@@ -51,6 +51,7 @@ cdef extern from "Python.h":
     object PyUnicode_New(Py_ssize_t size, uint32_t maxchar)
     void *PyUnicode_DATA(object o)
     object PyUnicode_DecodeASCII(const char *s, Py_ssize_t size, const char *errors)
+    object PyUnicode_DecodeLatin1(const char *s, Py_ssize_t size, const char *errors)
     int PyUnicode_1BYTE_KIND
     int PyUnicode_2BYTE_KIND
     int PyUnicode_4BYTE_KIND
@@ -1463,3 +1464,100 @@ def warc_fields(bytes head, tuple names, Py_ssize_t lines):
         return out
     finally:
         PyMem_Free(low)
+
+
+# --------------------------------------------------------------------------------------------------
+# HTTP response heads (redecode.http.parse_response_head)
+
+
+cdef inline bint _field_space(uint8_t c) noexcept nogil:
+    # what redecode.http strips around field names and values: SP, HTAB, CR
+    return c == 0x20 or c == 0x09 or c == 0x0D
+
+
+cdef inline object _latin1(const uint8_t *s, Py_ssize_t a, Py_ssize_t b):
+    """s[a:b] decoded as ISO-8859-1 after stripping SP, HTAB and CR from both ends."""
+    while a < b and _field_space(s[a]):
+        a += 1
+    while b > a and _field_space(s[b - 1]):
+        b -= 1
+    return PyUnicode_DecodeLatin1(<const char *>(s + a), b - a, NULL)
+
+
+cdef inline Py_ssize_t _line_end(const uint8_t *s, Py_ssize_t i, Py_ssize_t end) noexcept nogil:
+    """The index of the first line feed in s[i:end], or end."""
+    cdef const void *p
+    if i >= end:
+        return end
+    p = memchr(s + i, 0x0A, <size_t>(end - i))
+    return end if p == NULL else <Py_ssize_t>((<const uint8_t *>p) - s)
+
+
+def http_head(bytes block):
+    """The compiled twin of :func:`redecode.http.parse_response_head` (RFC 9112 "Message Format"
+    for a response, with that function's deviations): None when *block* (bytes) does not start
+    with ``HTTP/``, else ``(version, status, reason, headers, head_length, terminated)`` as its
+    :class:`redecode.http.HttpHead` holds them. Names and values are ISO-8859-1 ``str``, stripped
+    of SP, HTAB and CR; obs-fold lines joined to the value before with one space."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(block)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(block)
+    cdef Py_ssize_t crlf, lf, fe, bs, e0, a, b, sp, r, ls, le, colon
+    cdef bint terminated = True, folded = False
+    cdef const void *p
+    if n < 5 or memcmp(s, b"HTTP/", 5) != 0:
+        return None
+    # the first empty line: CRLF, or a bare LF one before it (never the whole body scanned for it)
+    crlf = rd_find(s, n, <const uint8_t *>"\n\r\n", 3)
+    lf = rd_find(s, crlf + 2 if crlf >= 0 else n, <const uint8_t *>"\n\n", 2)
+    if lf >= 0:
+        fe, bs = lf + 1, lf + 2
+    elif crlf >= 0:
+        fe, bs = crlf + 1, crlf + 3
+    else:
+        fe = bs = n
+        terminated = False
+    # the status-line: version, the first 3 digits after it, the reason phrase
+    e0 = _line_end(s, 0, fe)
+    a, b = 0, e0
+    while a < b and _field_space(s[a]):
+        a += 1
+    while b > a and _field_space(s[b - 1]):
+        b -= 1
+    p = memchr(s + a, 0x20, <size_t>(b - a)) if b > a else NULL
+    sp = b if p == NULL else <Py_ssize_t>((<const uint8_t *>p) - s)
+    version = PyUnicode_DecodeLatin1(<const char *>(s + a), sp - a, NULL)
+    r = sp + 1 if sp < b else b
+    while r < b and (s[r] == 0x20 or s[r] == 0x09):
+        r += 1
+    status = None
+    if b - r >= 3 and 0x30 <= s[r] <= 0x39 and 0x30 <= s[r + 1] <= 0x39 and 0x30 <= s[r + 2] <= 0x39:
+        status = (s[r] - 0x30) * 100 + (s[r + 1] - 0x30) * 10 + (s[r + 2] - 0x30)
+        r += 3
+        while r < b and (s[r] == 0x20 or s[r] == 0x09):
+            r += 1
+    reason = PyUnicode_DecodeLatin1(<const char *>(s + r), b - r, NULL)
+    # obs-fold: some line of the head starts with SP or HTAB
+    ls = e0
+    while ls < fe:
+        if ls + 1 < fe and (s[ls + 1] == 0x20 or s[ls + 1] == 0x09):
+            folded = True
+            break
+        ls = _line_end(s, ls + 1, fe)
+    headers = []
+    ls = e0 + 1
+    while ls < fe:
+        le = _line_end(s, ls, fe)
+        if folded and (s[ls] == 0x20 or s[ls] == 0x09):
+            if headers:  # (the module is compiled without wraparound: no headers[-1])
+                last = len(headers) - 1
+                name, value = headers[last]
+                cont = _latin1(s, ls, le)
+                headers[last] = (name, f"{value} {cont}" if value else cont)
+            ls = le + 1
+            continue
+        p = memchr(s + ls, 0x3A, <size_t>(le - ls)) if le > ls else NULL
+        if p != NULL:
+            colon = <Py_ssize_t>((<const uint8_t *>p) - s)
+            headers.append((_latin1(s, ls, colon), _latin1(s, colon + 1, le)))
+        ls = le + 1
+    return version, status, reason, headers, bs, terminated
