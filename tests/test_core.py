@@ -162,6 +162,22 @@ def test_utf8_sequences():
     check([b"x" * 13 + bytes([a, b]) + b"y" * 9 for a in range(0x80, 0x100) for b in edge], "UTF-8")
 
 
+def test_utf8_sequences_in_long_inputs():
+    # The wide validity check (32 bytes a step, for inputs of 64 bytes or more): every 1- and 2-byte
+    # sequence, and the 3- and 4-byte ones of edge bytes, at each position around a 32-byte step
+    # (a sequence across two steps reads the step before) and at the very end.
+    edge = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0,
+            0xF4, 0xF5, 0xFF]  # fmt: skip
+    seqs = [bytes([a, b]) for a in range(0x80, 0x100) for b in range(256)]
+    seqs += [bytes([a, b, c]) for a in range(0xC0, 0x100) for b in edge for c in edge]
+    seqs += [bytes([a, b, c, e]) for a in range(0xE0, 0xF8) for b in edge for c in edge for e in edge]
+    for at in (0, 29, 30, 31, 32, 63):
+        check([b"x" * at + q + b"y" * (96 - at) for q in seqs[at % 7::7]], "UTF-8")
+    check([b"z" * 90 + q for q in seqs[::5]], "UTF-8")  # cut at the end of the input
+    text = "Ωμέγα 日本語 😀 ".encode()
+    check([text * 20, text * 20 + b"\xe6", b"\xf0" + text * 20, text * 9 + b"\xed\xa0\x80" + text * 9], "UTF-8")
+
+
 # ------------------------------------------------------------------------------------------------
 # Property tests: arbitrary bytes
 
@@ -209,6 +225,16 @@ def test_decode_to_utf8_with_bom_sniff(data, bom):
             continue
         assert (got.utf8, got.length, got.encoding, got.errors, got.bom_removed) == (
             ref.text.encode("utf-8"), len(ref.text), ref.encoding, ref.errors, ref.bom_removed)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["a", "é", "€", "日", "😀", "\n"]), min_size=20, max_size=120).map(
+    lambda cs: "".join(cs).encode()), st.integers(0, 400), st.sampled_from(INTERESTING))
+def test_utf8_validity_of_long_text_with_one_byte_changed(data, at, byte):
+    # valid UTF-8 of 20 to 480 bytes, and the same with one byte replaced: both widths of the check
+    changed = bytearray(data)
+    changed[at % len(changed)] = byte
+    check([data, bytes(changed)], "UTF-8")
 
 
 @settings(max_examples=500, deadline=None)
