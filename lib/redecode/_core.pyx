@@ -518,9 +518,11 @@ def utf8_errors(bytes data, bint stop=False):
     (returns at the first error). A BOM is not special here."""
     cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
     cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
-    cdef Py_ssize_t r
-    r = _utf8_errors(s, n, stop)
-    return r
+    if rd_utf8_valid_count(s, n) >= 0:  # (the wide check first: most inputs asked about are valid)
+        return 0
+    if stop:
+        return 1
+    return _utf8_errors(s, n, False)
 
 
 # --------------------------------------------------------------------------------------------------
