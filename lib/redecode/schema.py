@@ -115,6 +115,9 @@ REQUIRED_COLUMNS: tuple[str, ...] = tuple(name for name, _, _, _ in _FIELDS[:23]
 #: Columns that never hold run timestamps or anything else that may differ between replays.
 COLUMNS: tuple[str, ...] = tuple(name for name, _, _, _ in _FIELDS)
 
+#: Column name -> its position in :data:`COLUMNS` (and in a row of :func:`redecode.row.record_values`).
+COLUMN_INDEX: dict[str, int] = {name: i for i, name in enumerate(COLUMNS)}
+
 #: Column name -> kind (:data:`RECORD`, :data:`FACT`, :data:`DECISION`, :data:`DERIVED`, :data:`RULES`).
 COLUMN_KINDS: dict[str, str] = {name: kind for name, _, kind, _ in _FIELDS}
 #: The columns the rules' procedure fills and its replay must give (kind :data:`DECISION`).
