@@ -149,9 +149,13 @@ def test_other_options_into_the_same_out_are_refused_same_options_resume(pages, 
     args = ["run", pages, "--out", str(out), "--workers", "1", "--quiet"]
     assert CliRunner().invoke(cli, args + ["--normalize", "NFC"]).exit_code == 0
     other = CliRunner().invoke(cli, args)
-    assert other.exit_code == 2 and "made under other rules" in other.output
-    # the refusal names what differs (the manifest's parameters and versions against this run's)
-    assert "they differ in: normalize (none here, NFC there), unicode (none here," in other.output
+    assert other.exit_code == 2 and "made with other rules" in other.output
+    # the refusal names the first difference (the manifest's parameters and versions against this
+    # run's), -v every one
+    assert "They differ first in normalize (none here, NFC there), and in 1 more (-v lists them)." in other.output
+    every = CliRunner().invoke(cli, args + ["-v"])
+    assert every.exit_code == 2
+    assert ": they differ in: normalize (none here, NFC there); unicode (none here," in every.stderr
     again = CliRunner().invoke(cli, args + ["--normalize", "NFC", "--json"])
     assert again.exit_code == 0
     forced = CliRunner().invoke(cli, args + ["--force"])
@@ -160,6 +164,7 @@ def test_other_options_into_the_same_out_are_refused_same_options_resume(pages, 
         _check_row(r, normalize=None, graphemes=False)
 
 
+@pytest.mark.slow
 def test_workers_and_options(tmp_path):
     rules = get_rules("browser-2026.11").with_outputs(normalize="NFKC", graphemes=True)
     one, two = tmp_path / "one", tmp_path / "two"
@@ -197,6 +202,7 @@ def test_backfill_replays_the_prior_options(tmp_path):
     assert again.stats["rows_reread"] == 0
 
 
+@pytest.mark.slow
 def test_backfill_replays_decisions_made_with_options(tmp_path):
     """The prior rows' rules are found with the prior run's options, so decoded rows are replayed
     (not read again) and their derived columns made from the text as a full run makes them."""

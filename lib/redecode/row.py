@@ -48,8 +48,8 @@ from .storage import path_text
 from .textforms import grapheme_count, normalize
 from .writer import ROW_WIDTH, TEXT_UTF8_KEY, TEXT_UTF8_SLOT
 
-__all__ = ["IDENTITY_NOTE", "NO_CONTENT_STATUSES", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "as_dict", "record_row",
-           "record_values", "text_columns"]
+__all__ = ["IDENTITY_NOTE", "IDENTITY_VALIDATION", "NO_CONTENT_STATUSES", "NO_RECORD_TYPE", "ROW_RECORD_TYPES",
+           "as_dict", "record_row", "record_values", "text_columns"]
 
 #: Record types that give a row (every other type is only counted).
 ROW_RECORD_TYPES = frozenset({"response", "resource", "revisit"})
@@ -61,6 +61,11 @@ NO_RECORD_TYPE = "(none)"
 #: What the ``warning`` of a row decoded from a body that is not in its declared content coding
 #: says (rules with ``identity_fallback``; :mod:`redecode.backfill` looks for it).
 IDENTITY_NOTE = "decoded as identity: the body is not in that coding and sniffs as text"
+#: The ``validation`` of such a row when no check of the rules spoke (a check's own verdict,
+#: ``overridden: ...``, ``kept: ...``, ``unresolved: ...``, stands): a browser shows no text for the
+#: response, so there was no browser's choice to check.
+IDENTITY_VALIDATION = ("identity: a browser shows no text for this response (its Content-Encoding "
+                       "does not apply to the stored body); the body is decoded as it is stored")
 
 
 #: Record columns copied as they are from :class:`redecode.record.ArchiveRecord`: column -> attribute.
@@ -113,7 +118,7 @@ _PAYLOAD_LENGTH, _RULES, _RULES_DIGEST, _TLD = _I["payload_length"], _I["rules"]
 _HEADER_CHARSET, _WARNING, _STATUS, _ERROR = _I["header_charset"], _I["warning"], _I["status"], _I["error"]
 _ERROR_KIND, _SKIP_REASON, _TEXT, _TEXT_LENGTH = _I["error_kind"], _I["skip_reason"], _I["text"], _I["text_length"]
 _TEXT_BYTES, _GRAPHEMES, _NORMALIZED = _I["text_bytes"], _I["grapheme_count"], _I["text_normalized"]
-_BROWSER_ENCODING, _RAW = _I["browser_encoding"], TEXT_UTF8_SLOT
+_BROWSER_ENCODING, _VALIDATION, _RAW = _I["browser_encoding"], _I["validation"], TEXT_UTF8_SLOT
 _COPIED_SLOTS = tuple(_I[c] for c in _COPIED_COLUMNS)
 _FACT_SLOTS = tuple(_I[c] for c in FACT_COLUMNS)
 _INT_RANGE_SLOTS = tuple((name, _I[name], lowest, highest) for name, (lowest, highest) in INT_RANGES.items())
@@ -228,6 +233,8 @@ def _row(record: ArchiveRecord, rules: Rules, utf8_text: bool) -> list:
     filled: dict = {}
     steps.fill(filled, decision, decoded)
     any(map(put, map(_I.__getitem__, filled), filled.values()))
+    if identity and row[_VALIDATION] is None:
+        row[_VALIDATION] = IDENTITY_VALIDATION
     if type(decoded) is DecodedUtf8:
         row[_RAW] = decoded.utf8
     elif decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8"):
