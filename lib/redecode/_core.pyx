@@ -1684,3 +1684,18 @@ def http_head(bytes block):
             headers.append((_latin1(s, ls, colon), _latin1(s, colon + 1, le)))
         ls = le + 1
     return version, status, reason, headers, bs, terminated
+
+
+# --------------------------------------------------------------------------------------------------
+# Byte search (redecode.warc)
+
+
+def find(bytes haystack, bytes needle):
+    """``haystack.find(needle)`` (bytes; *needle* not empty): the offset of its first occurrence,
+    or -1. A memchr for the needle's first byte, then a compare: fast where that byte is rare
+    (``WARC/`` in a payload), where ``bytes.find`` steps through every byte."""
+    cdef Py_ssize_t m = PyBytes_GET_SIZE(needle)
+    if m == 0:
+        raise ValueError("empty needle")
+    return rd_find(<const uint8_t *>PyBytes_AS_STRING(haystack), PyBytes_GET_SIZE(haystack),
+                   <const uint8_t *>PyBytes_AS_STRING(needle), m)
