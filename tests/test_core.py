@@ -359,3 +359,67 @@ def test_http_head_is_the_pure_parse(pieces):
 def test_http_head_on_arbitrary_bytes(data):
     _both(data)
     _both(b"HTTP/" + data)
+
+
+# ------------------------------------------------------------------------------------------------
+# The author's-text byte profile (redecode.validate): compiled measures against the pure ones
+
+import contextlib  # noqa: E402
+
+from redecode import validate  # noqa: E402
+
+
+@contextlib.contextmanager
+def _pure_validate():
+    saved = validate._core
+    validate._core = None
+    try:
+        yield
+    finally:
+        validate._core = saved
+
+
+def _profile_measures(data: bytes, start: int, window: int, min_bytes: int, tries: int) -> tuple:
+    p = dataclasses.replace(validate.BASELINE, signal_tries=tries, signal_window=max(window, 4))
+    return (
+        validate.binary_bytes(data),
+        validate.runs_share(data, start, window=window, min_bytes=min_bytes),
+        validate.symbols_in_words(data, start, window=window, min_bytes=min_bytes),
+        validate.script_letters(data, "windows-1251", start, window=window, min_bytes=min_bytes),
+        validate.script_letters(data, "windows-1253", start, window=window, min_bytes=min_bytes),
+        validate._utf8_signal(data, p),
+        validate.ByteProfile(data, "html").first_high,
+    )
+
+
+import dataclasses  # noqa: E402
+
+_PROFILE_PIECES = [b"a", b" ", b"<p>", b"\x00", b"\x07", b"\x1b", b"\x0b", b"\xc3\xa9", b"\xe6\x97\xa5",
+                   b"\xf0\x9f\x98\x80", b"\xe9", b"\xa3", b"\xd7", b"\xb9", b"\xff", b"\x80", b"\xc3",
+                   b"\xe6\x97", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\xcf\xf0\xe8",
+                   b"\xc1\xd2\xc9", b"\xa4\xa4\xa4\xe5"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_PROFILE_PIECES), max_size=60).map(b"".join) | st.binary(max_size=120),
+       st.integers(0, 40), st.integers(0, 200), st.integers(1, 12), st.integers(1, 5))
+def test_byte_profile_measures_are_the_pure_ones(data, start, window, min_bytes, tries):
+    got = _profile_measures(data, start, window, min_bytes, tries)
+    with _pure_validate():
+        want = _profile_measures(data, start, window, min_bytes, tries)
+    assert got == want, data
+
+
+def test_byte_profile_measures_on_the_sample_payloads():
+    from redecode.archive import iter_records
+
+    for path in sorted((ROOT / "sample_warcs").glob("*.warc.gz")):
+        for record in iter_records(str(path)):
+            if not record.payload:
+                continue
+            data = record.payload
+            for start in (0, validate.ByteProfile(data, "html").first_high):
+                got = _profile_measures(data, start, validate.RUNS_WINDOW, validate.RUNS_MIN_BYTES, 3)
+                with _pure_validate():
+                    want = _profile_measures(data, start, validate.RUNS_WINDOW, validate.RUNS_MIN_BYTES, 3)
+                assert got == want, (path.name, record.offset)

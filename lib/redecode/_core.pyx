@@ -1699,3 +1699,176 @@ def find(bytes haystack, bytes needle):
         raise ValueError("empty needle")
     return rd_find(<const uint8_t *>PyBytes_AS_STRING(haystack), PyBytes_GET_SIZE(haystack),
                    <const uint8_t *>PyBytes_AS_STRING(needle), m)
+
+
+# --------------------------------------------------------------------------------------------------
+# The author's-text byte profile (redecode.validate): each measure in one pass over its bytes
+
+
+cdef inline void _window(Py_ssize_t n, Py_ssize_t start, Py_ssize_t window, Py_ssize_t *a,
+                         Py_ssize_t *b) noexcept nogil:
+    """payload[start:start + window]'s bounds for start >= 0 and window >= 0, as Python slices."""
+    a[0] = start if start < n else n
+    b[0] = start + window if start + window < n else n
+    if b[0] < a[0]:
+        b[0] = a[0]
+
+
+def first_non_ascii(bytes data):
+    """The offset of *data*'s first byte above 0x7F (``re.search(rb"[\\x80-\\xff]", data)``'s
+    start), or -1 when there is none."""
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t i = rd_ascii_len(<const uint8_t *>PyBytes_AS_STRING(data), n)
+    return i if i < n else -1
+
+
+cdef uint8_t _BINARY_BYTE[256]
+for _b in range(256):
+    # MIME Sniffing's "binary data bytes": C0 controls but TAB, LF, FF, CR and ESC
+    _BINARY_BYTE[_b] = _b < 0x20 and _b not in (0x09, 0x0A, 0x0C, 0x0D, 0x1B)
+
+
+def binary_bytes(bytes data):
+    """How many of *data*'s bytes are MIME Sniffing "binary data bytes" (0x00-0x08, 0x0B,
+    0x0E-0x1A, 0x1C-0x1F): :func:`redecode.validate.binary_bytes`."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data), i, c = 0
+    for i in range(n):
+        c += _BINARY_BYTE[s[i]]
+    return c
+
+
+def runs_share(bytes payload, Py_ssize_t start, Py_ssize_t window, Py_ssize_t min_bytes):
+    """:func:`redecode.validate.runs_share` (start and window >= 0): twice the non-overlapping
+    pairs of adjacent bytes above 0x7F over those bytes, in ``payload[start:start + window]``;
+    0.0 with fewer than *min_bytes* of them."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(payload)
+    cdef Py_ssize_t a, b, i, high = 0, pairs = 0, run = 0
+    _window(PyBytes_GET_SIZE(payload), start, window, &a, &b)
+    for i in range(a, b):
+        if s[i] >= 0x80:
+            run += 1
+        else:
+            high += run
+            pairs += run >> 1
+            run = 0
+    high += run
+    pairs += run >> 1
+    if high < min_bytes:
+        return 0.0
+    return <double>(2 * pairs) / <double>high
+
+
+cdef Py_ssize_t _count(const uint8_t *t, Py_ssize_t n, const char *pat, Py_ssize_t m) noexcept nogil:
+    """Non-overlapping occurrences of pat[:m] in t[:n], left to right (``bytes.count``)."""
+    cdef Py_ssize_t i = 0, c = 0, j
+    while i + m <= n:
+        j = 0
+        while j < m and t[i + j] == <uint8_t>pat[j]:
+            j += 1
+        if j == m:
+            c += 1
+            i += m
+        else:
+            i += 1
+    return c
+
+
+def symbols_in_words(bytes payload, bytes table, Py_ssize_t start, Py_ssize_t window, Py_ssize_t min_bytes):
+    """:func:`redecode.validate.symbols_in_words` (start and window >= 0), *table* its 256-byte
+    translation (letters to ``a``, the symbols to ``s``, the rest to a space)."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(payload)
+    cdef const uint8_t *tab = <const uint8_t *>PyBytes_AS_STRING(table)
+    cdef Py_ssize_t a, b, i, high = 0, k
+    cdef uint8_t *t
+    _window(PyBytes_GET_SIZE(payload), start, window, &a, &b)
+    for i in range(a, b):
+        high += s[i] >= 0x80
+    if high < min_bytes:
+        return 0.0
+    t = <uint8_t *>PyMem_Malloc(b - a + 1)
+    if t == NULL:
+        raise MemoryError()
+    try:
+        for i in range(a, b):
+            t[i - a] = tab[s[i]]
+        k = _count(t, b - a, b"asa", 3) + _count(t, b - a, b"asasa", 5)
+    finally:
+        PyMem_Free(t)
+    return <double>k / <double>high
+
+
+def script_letters(bytes payload, bytes table, Py_ssize_t start, Py_ssize_t window, Py_ssize_t min_bytes):
+    """:func:`redecode.validate.script_letters` (start and window >= 0), *table* its 256-byte
+    translation (ASCII to ``a``, lower-case letters ``l``, upper-case ``u``, other letters ``o``,
+    the rest ``s``): ``(non_letters, case_flips)``."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(payload)
+    cdef const uint8_t *tab = <const uint8_t *>PyBytes_AS_STRING(table)
+    cdef Py_ssize_t a, b, i, high = 0, other = 0, flips = 0
+    cdef uint8_t c, prev = 0
+    _window(PyBytes_GET_SIZE(payload), start, window, &a, &b)
+    for i in range(a, b):
+        c = tab[s[i]]
+        high += c != 0x61  # "a"
+        other += c == 0x73  # "s"
+        flips += prev == 0x6C and c == 0x75  # "lu" ("l" then "u": no overlap possible)
+        prev = c
+    if high < min_bytes:
+        return 0.0, 0.0
+    return <double>other / <double>high, <double>flips / <double>high
+
+
+def utf8_signal(bytes payload, Py_ssize_t tries):
+    """The plain cases of :func:`redecode.validate._utf8_signal` (check e) in one pass: ``(True,
+    0)`` for valid UTF-8; ``(False, first)`` when no valid multi-byte sequence comes before the
+    *tries*-th invalid one (or the end), *first* being the offset of the first invalid one; None
+    when a valid multi-byte sequence comes before that (then the Python function decides: mostly
+    valid UTF-8 or not). Invalid sequences are the Encoding Standard UTF-8 decoder's errors (a
+    maximal invalid subpart each, as Python's decoder reports them)."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(payload)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(payload), i = 0, p, first = -1, skipped = 0
+    cdef uint8_t b, lo, hi
+    cdef int needed
+    if rd_utf8_valid_count(s, n) >= 0:
+        return True, 0
+    while i < n:
+        b = s[i]
+        if b < 0x80:
+            i += rd_ascii_len(s + i, n - i)
+            continue
+        p = i
+        i += 1
+        lo = 0x80
+        hi = 0xBF
+        if 0xC2 <= b <= 0xDF:
+            needed = 1
+        elif 0xE0 <= b <= 0xEF:
+            needed = 2
+            if b == 0xE0:
+                lo = 0xA0
+            elif b == 0xED:
+                hi = 0x9F
+        elif 0xF0 <= b <= 0xF4:
+            needed = 3
+            if b == 0xF0:
+                lo = 0x90
+            elif b == 0xF4:
+                hi = 0x8F
+        else:
+            needed = -1  # not a lead byte: an invalid sequence of one byte
+        while needed > 0:
+            if i >= n or s[i] < lo or s[i] > hi:
+                needed = -1  # (the byte that ends it is read again)
+                break
+            lo = 0x80
+            hi = 0xBF
+            i += 1
+            needed -= 1
+        if needed == 0:
+            return None  # a valid multi-byte sequence, then (the payload is not valid) an invalid one
+        if first < 0:
+            first = p
+        skipped += 1
+        if skipped >= tries:
+            return False, first
+    return False, first  # (invalid sequences only, fewer than tries: not UTF-8)
