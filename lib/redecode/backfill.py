@@ -43,7 +43,7 @@ import functools
 import json
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pyarrow.parquet as pq
 
@@ -97,7 +97,11 @@ class BackfillError(RuntimeError):
 @dataclass(slots=True)
 class BackfillSummary(RunSummary):
     """What a backfill did: a :class:`redecode.job.RunSummary` whose manifest (``OUT/_run.json``)
-    has a ``backfill`` section, and the errors of inputs not read to their end in the prior run."""
+    has a ``backfill`` section, and the errors of inputs not read to their end in the prior run
+    (``errors``: :attr:`exit_code` is 1 when there are any) and in an earlier run into the output
+    directory, whose inputs the manifest still lists (``earlier_errors``: not this backfill's)."""
+
+    earlier_errors: list[str] = field(default_factory=list)
 
     @property
     def stats(self) -> dict:
@@ -427,5 +431,8 @@ def backfill(
                 runner.info, tasks=len(done),
                 task_cpu_seconds=round(sum(r[0].get("cpu_seconds", 0.0) for r in results.values()), 3))
         rd.write_manifest(run_manifest)
-    errors = [entry["error"] for entry in run_manifest["inputs"] if entry["error"]]
-    return BackfillSummary(manifest=run_manifest, errors=errors)
+    # only the prior run's inputs are this backfill's: an input cut short in an earlier run into
+    # *out* is that run's (still listed, as it was)
+    errors = [entry["error"] for entry in run_manifest["inputs"] if entry["error"] and entry["path"] in set(paths)]
+    earlier = [entry["error"] for entry in run_manifest["inputs"] if entry["error"] and entry["path"] not in set(paths)]
+    return BackfillSummary(manifest=run_manifest, errors=errors, earlier_errors=earlier)

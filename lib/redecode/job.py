@@ -137,8 +137,10 @@ def process_records(
     ``counts``; records of other types give no row, records ``selection``'s sample leaves out are
     counted (``not_sampled``). ``on_bytes(n)`` is called with the bytes (of the file, from
     ``start``) passed since the last record. Returns (the generator's value) True when it stopped
-    after ``row_limit`` rows, else False. Exceptions of ``records`` (``ArchiveError``,
-    ``OSError``) propagate.
+    after ``row_limit`` rows with a row left unread, else False: after the last row it reads on to
+    the next record that would give one, counting the records it passes (a WARC's closing metadata
+    record), so that an input whose last row is the limit's is read to its end. Exceptions of
+    ``records`` (``ArchiveError``, ``OSError``) propagate.
 
     The reading-path seam (docs/DESIGN.md, "The reading path"): sequential shards
     (:func:`process_archive`) and any other source of :class:`redecode.record.ArchiveRecord` s
@@ -146,15 +148,21 @@ def process_records(
     """
     last = start
     sampled = selection.sample is not None
+    full = row_limit is not None and row_limit <= 0
     for record in records:
+        row_record = record.record_type in ROW_RECORD_TYPES
+        kept = row_record and not (
+            sampled and not selection.keeps(record.record_id or synthetic_record_id(path, record.offset)))
+        if full and kept:  # a row past the limit: the input is not read to its end
+            return True
         counts.records_total += 1
         counts.by_record_type[record.record_type or NO_RECORD_TYPE] += 1
         if record.offset is not None and on_bytes is not None and record.offset > last:
             on_bytes(record.offset - last)
             last = record.offset
-        if record.record_type not in ROW_RECORD_TYPES:
+        if not row_record:
             continue
-        if sampled and not selection.keeps(record.record_id or synthetic_record_id(path, record.offset)):
+        if not kept:
             counts.not_sampled += 1
             continue
         if utf8_text:
@@ -165,8 +173,7 @@ def process_records(
             counts.add_row(row)
         record = None  # (a record of hundreds of MB is not kept while its row is written)
         yield row
-        if row_limit is not None and counts.records_seen >= row_limit:
-            return True
+        full = row_limit is not None and counts.records_seen >= row_limit
     return False
 
 
@@ -306,8 +313,9 @@ def process_shard(
         first = damaged[0]
         more = f" ({len(damaged)} damaged stretches in all, see damaged)" if len(damaged) > 1 else ""
         outcome, error_offset = "damaged", first["offset"]
-        error = (f"{shard.path}: at offset {first['offset']}: {first['error']}; {first['length']} bytes "
-                 f"skipped, reading went on at offset {first['offset'] + first['length']}{more}")
+        went_on = ("reading went on at this record, no byte skipped" if first["length"] == 0 else  # (swallowed)
+                   f"{first['length']} bytes skipped, reading went on at offset {first['offset'] + first['length']}")
+        error = f"{shard.path}: at offset {first['offset']}: {first['error']}; {went_on}{more}"
     try:
         size = storage.size(shard.path)
     except OSError:  # an input named in an @list that is not there: its marker says so

@@ -562,7 +562,7 @@ def _iter_warcio(
                     path,
                     lost,
                     f"a record here is inside the block of the record at offset {offset}, whose "
-                    f"Content-Length ({clen}) runs past its end; reading stops",
+                    f"Content-Length ({clen}) runs past its end",
                 )
 
 
