@@ -58,7 +58,7 @@ import duckdb
 import pyarrow as pa
 
 from . import mojibake, storage
-from .query import sql_string, check_part_versions, load_run, render_table, use_storage, wrap
+from .query import sql_string, check_part_versions, load_run, parquet_source, render_table, use_storage, wrap
 from .schema import COLUMNS, NoSchemaVersionError
 
 if TYPE_CHECKING:
@@ -699,8 +699,7 @@ _SIDE_COLUMNS = ("warc_path", "warc_offset", "record_id", "target_uri", "tld", "
 
 
 def _parquet_source(files: Sequence[str]) -> str:
-    return ("read_parquet([" + ", ".join(sql_string(f) for f in files)
-            + "], union_by_name=true, filename=true, file_row_number=true)")
+    return parquet_source(files, "filename=true, file_row_number=true")
 
 
 def _present(con, source: str) -> set[str]:

@@ -54,7 +54,7 @@ import shutil
 import tempfile
 import unicodedata
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import duckdb
@@ -62,8 +62,9 @@ from wcwidth import wcswidth, wcwidth
 import pyarrow as pa
 
 from . import storage
+from .layout import parse_partition_folder
 from .row import IDENTITY_NOTE
-from .rundir import MANIFEST
+from .rundir import MANIFEST, list_parts, manifest_inputs
 from .schema import COLUMNS, PROVENANCE_COLUMNS, SCHEMA, check_schema_version
 from .storage import path_text
 
@@ -88,6 +89,8 @@ __all__ = [
     "cut_to_fit",
     "wrap",
     "use_storage",
+    "parquet_source",
+    "select_index",
     "visible",
     "REPORT_SECTIONS",
 ]
@@ -152,11 +155,15 @@ def load_run(path: str) -> RunDir:
         raise QueryError(f"{path}: no such run directory (give the --out DIR of `redecode run`)")
     else:
         names = sorted(os.listdir(path))
-    parts = tuple(
-        storage.join(path, name)
-        for name in names
-        if name.endswith(".parquet") and not name.startswith(".")
-    )
+    if any(parse_partition_folder(name) for name in names):
+        # a bounded layout with Hive-style partition folders (redecode.layout): their parts too
+        parts = tuple(storage.join(path, name) for name in list_parts(path))
+    else:
+        parts = tuple(
+            storage.join(path, name)
+            for name in names
+            if name.endswith(".parquet") and not name.startswith(".")
+        )
     if REPAIR_MANIFEST_NAME in names and MANIFEST_NAME not in names:
         return RunDir(path=path, manifest=None, parts=parts, repair=True)
     manifest = None
@@ -226,6 +233,16 @@ def _duckdb_type(column: str) -> str:
     return _DUCKDB_TYPES[SCHEMA.field(column).type]
 
 
+def parquet_source(files: Sequence[str], options: str = "") -> str:
+    """DuckDB's ``read_parquet([...], union_by_name=true[, options])`` of the part files ``files``,
+    with ``hive_partitioning=true`` when a part lies in a Hive-style partition folder (a bounded
+    layout's ``COLUMN=VALUE/``, :mod:`redecode.layout`): the part lacks that column and DuckDB adds
+    it from the folder (null for ``__HIVE_DEFAULT_PARTITION__``)."""
+    hive = any(parse_partition_folder(f.rstrip("/").rsplit("/", 2)[-2]) for f in files if f.count("/") >= 1)
+    extra = (", hive_partitioning=true" if hive else "") + (f", {options}" if options else "")
+    return "read_parquet([" + ", ".join(sql_string(f) for f in files) + "], union_by_name=true" + extra + ")"
+
+
 def sql_string(value: str) -> str:
     """*value* as an SQL string literal (single quotes, inner quotes doubled), for DuckDB."""
     return "'" + value.replace("'", "''") + "'"
@@ -236,7 +253,7 @@ def _parts_select(con: duckdb.DuckDBPyConnection, run: RunDir, columns: Sequence
     if not run.parts:
         cols = ", ".join(f"NULL::{_duckdb_type(c)} AS {c}" for c in columns)
         return f"SELECT {cols}, {sql_string(run.path)} AS run WHERE false"
-    source = "read_parquet([" + ", ".join(sql_string(p) for p in run.parts) + "], union_by_name=true)"
+    source = parquet_source(run.parts)
     present = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
     cols = ", ".join(
         (f"CAST({c} AS {_duckdb_type(c)}) AS {c}" if c in present else f"NULL::{_duckdb_type(c)} AS {c}")
@@ -278,7 +295,7 @@ def _runs_table(runs: Sequence[RunDir]) -> pa.Table:
         if not m:
             continue
         rules = m.get("rules") or {}
-        for inp in m.get("inputs") or ():
+        for inp in manifest_inputs(run.path, m):
             counts = inp.get("counts") or {}
             rows.append(
                 {
@@ -458,6 +475,79 @@ def _statement_kind(con: duckdb.DuckDBPyConnection, statement) -> str:
     if len(inner) != 1 or not kinds <= set(_ALLOWED_STATEMENTS):
         return "EXPLAIN " + " ".join(sorted(kinds) or ["(nothing)"])
     return kinds.pop()
+
+
+# --------------------------------------------------------------------------------------------
+# Selecting from a record index (run --index --where)
+
+
+def select_index(where: str, *, parquet: Sequence[str] = (), tables: Sequence[pa.Table] = ()
+                 ) -> Iterator[pa.RecordBatch]:
+    """The rows of a record index for which the SQL condition ``where`` holds, as Arrow record
+    batches of ``warc_filename``, ``_source`` (the index file of the row), ``o`` (the record's
+    offset) and ``l`` (its length; -1 where the index has none), in no particular order: what
+    ``redecode run --index INDEX --where SQL`` reads (:mod:`redecode.index`). Streamed as DuckDB
+    filters the index (no sort, no aggregate: DuckDB's memory does not grow with the rows kept);
+    the caller takes a batch at a time.
+
+    ``parquet``: Parquet index files (Common Crawl's columnar index columns; Hive-style partition
+    folders in their paths, ``crawl=CC-MAIN-2024-10/``, are columns too), read by DuckDB with the
+    condition pushed down to the files; ``tables``: CDX(J) indexes already read (Arrow tables with
+    the same column names and ``_source``). The connection is confined to the given files, as
+    :func:`open_query`'s to its run directories, and ``where`` must be one condition (a subquery in
+    it reads only those files). Raises :class:`QueryError` naming what DuckDB refused (an unknown
+    column, a syntax error) or a ``where`` that is more than a condition, before the first batch.
+    """
+    con = duckdb.connect(":memory:")
+    con.execute("SET enable_progress_bar = false")
+    try:
+        statements = con.extract_statements(f"SELECT 1 WHERE ({where})")
+    except duckdb.Error as exc:
+        con.close()
+        raise QueryError(f"--where {where!r}: {exc}") from None
+    if len(statements) != 1 or statements[0].type.name != "SELECT":
+        con.close()
+        raise QueryError(f"--where {where!r}: a condition over the index's columns, not statements")
+    use_storage(con, parquet)
+    _confine(con, [], list(parquet))
+    sources = []
+    for i, table in enumerate(tables):
+        con.register(f"_index_{i}", table)
+        sources.append(f"SELECT * FROM _index_{i}")
+    if parquet:
+        files = ", ".join(sql_string(p) for p in parquet)
+        sources.append(f"SELECT * EXCLUDE (filename), filename AS _source FROM read_parquet([{files}], "
+                       "hive_partitioning = true, union_by_name = true, filename = true)")
+    if not sources:
+        con.close()
+        raise QueryError("--where: no index to select from")
+    union = " UNION ALL BY NAME ".join(f"({s})" for s in sources)
+    # streamed as DuckDB filters: no sort, no aggregate (their memory grows with the rows kept;
+    # the caller groups per file into 16 bytes a record)
+    sql = (f"SELECT warc_filename, _source, CAST(warc_record_offset AS BIGINT) AS o, "
+           f"coalesce(CAST(warc_record_length AS BIGINT), -1) AS l FROM ({union}) WHERE ({where})")
+    try:
+        relation = con.sql(sql)
+        # (DuckDB 2.x: to_arrow_reader; 1.x: fetch_record_batch)
+        reader = (getattr(relation, "to_arrow_reader", None) or relation.fetch_record_batch)(1 << 16)
+    except duckdb.Error as exc:
+        con.close()
+        raise QueryError(f"--where {where!r}: {' '.join(str(exc).split())}") from None
+    return _batches(con, reader, where)
+
+
+def _batches(con, reader, where: str) -> Iterator[pa.RecordBatch]:
+    try:
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                return
+            except duckdb.Error as exc:
+                raise QueryError(f"--where {where!r}: {' '.join(str(exc).split())}") from None
+            yield batch
+    finally:
+        con.close()
 
 
 # --------------------------------------------------------------------------------------------

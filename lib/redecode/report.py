@@ -400,7 +400,8 @@ def _run_info(path: str) -> RunInfo:
         redecode_version=m.get("redecode_version"),
         started_at=m.get("started_at"),
         finished_at=m.get("finished_at"),
-        inputs=len(m.get("inputs") or ()) if run.manifest is not None else None,
+        inputs=(m["input_count"] if isinstance(m.get("input_count"), int) else len(m.get("inputs") or ())
+                ) if run.manifest is not None else None,
         parts=len(run.parts),
     )
 

@@ -71,11 +71,16 @@ class PartWriter:
     ``path`` is the final name. Rows are buffered until about ``row_group_bytes`` bytes of text (and
     other strings) have accumulated (:func:`row_cost`), then written as one row group, so memory
     stays bounded by the row-group budget whatever the input size; the rows of a group are turned
-    into Arrow columns in one go (no per-row conversion). The group is written when the next row
-    comes (or the part is closed), not while the row that filled it is still being made: the
-    record it came from is gone by then, which matters for a record of hundreds of MB. Use as a
-    context manager: on normal exit the file is completed and renamed; on an exception the
-    temporary file is removed and the final name is not created.
+    into Arrow columns in one go (no per-row conversion). With ``late_flush`` the group is written
+    when the next row comes (or the part is closed), not while the row that filled it is still
+    being made: the record it came from is gone by then, which matters for a record of hundreds of
+    MB (the flat layout's parts, :func:`redecode.job.process_shard`); without it, right after that
+    row (a :class:`redecode.layout.PartSequence` cuts parts by ``bytes_written``). ``drop``: a
+    column left out of the file (a Hive-style partition column, which the part's folder names:
+    :mod:`redecode.layout`). ``bytes_written``: the file's size after the last row group (bytes);
+    ``rows_buffered``: rows not yet in one. Use as a context manager: on normal exit the file is
+    completed and renamed; on an exception the temporary file is removed and the final name is not
+    created.
     """
 
     def __init__(
@@ -85,17 +90,26 @@ class PartWriter:
         row_group_bytes: int = DEFAULT_ROW_GROUP_BYTES,
         compression_level: int = DEFAULT_COMPRESSION_LEVEL,
         extra_metadata: dict[str, str] | None = None,
+        drop: str | None = None,
+        late_flush: bool = False,
     ) -> None:
         self.path = path
+        self.late_flush = late_flush
         directory, name = os.path.split(path)
         self.tmp_path = temp_path(path)
         self.row_group_bytes = row_group_bytes
         schema = SCHEMA
+        self._columns = COLUMNS
+        if drop is not None:
+            schema = schema.remove(schema.get_field_index(drop))
+            self._columns = tuple(c for c in COLUMNS if c != drop)
         if extra_metadata:
             meta = dict(schema.metadata or {})
             meta.update({k.encode(): v.encode() for k, v in extra_metadata.items()})
             schema = schema.with_metadata(meta)
         self.schema = schema
+        # (index in a value row, name, Arrow type) of each column the file holds, in its order
+        self._kept = [(COLUMN_INDEX[c], c, SCHEMA.field(c).type) for c in self._columns]
         codec = compression()
         try:
             self._writer = pq.ParquetWriter(
@@ -105,8 +119,8 @@ class PartWriter:
                 compression_level=compression_level if codec in ("zstd", "gzip") else None,
                 # Dictionary encoding helps the low-cardinality provenance columns and costs time
                 # for the text column without saving space (issue 9's measurement: -16% time).
-                use_dictionary=[c for c in COLUMNS if c not in TEXT_COLUMNS],
-                write_statistics=[c for c in COLUMNS if c not in TEXT_COLUMNS],
+                use_dictionary=[c for c in self._columns if c not in TEXT_COLUMNS],
+                write_statistics=[c for c in self._columns if c not in TEXT_COLUMNS],
             )
         except OSError as exc:  # no inodes left, no space, no permission: the output's error
             _remove(self.tmp_path)
@@ -114,10 +128,17 @@ class PartWriter:
         self._buffer: list[list] = []
         self._buffered_bytes = 0
         self.rows_written = 0
+        self.bytes_written = 0
+
+    @property
+    def rows_buffered(self) -> int:
+        """Rows written but not yet in a row group."""
+        return len(self._buffer)
 
     def write(self, row: dict | list) -> None:
         """Buffer one row; the buffered rows are written as a row group once the byte budget is
-        reached (when the next row comes, or at close). A dict row may hold its text as UTF-8
+        reached (right after this row, or with ``late_flush`` when the next row comes or at close).
+        A dict row may hold its text as UTF-8
         bytes under :data:`TEXT_UTF8_KEY` (``text`` then None or the same text, and
         ``text_length`` its length in code points); a list row at :data:`TEXT_UTF8_SLOT`."""
         if self._buffered_bytes >= self.row_group_bytes:
@@ -132,6 +153,8 @@ class PartWriter:
         normalized = row[_NORMALIZED]
         if normalized is not None and normalized is not text:
             self._buffered_bytes += len(normalized) * 2
+        if not self.late_flush and self._buffered_bytes >= self.row_group_bytes:
+            self.flush()
 
     def write_many(self, rows: Iterable[dict]) -> None:
         for row in rows:
@@ -144,17 +167,18 @@ class PartWriter:
         columns = list(zip(*self._buffer))  # (the rows' values, column by column)
         raw = columns[TEXT_UTF8_SLOT]
         arrays = []
-        for name, field, values in zip(COLUMNS, self.schema, columns):
+        for i, name, kind in self._kept:
             if name == "text":
-                arrays.append(_text_array(values, raw))
+                arrays.append(_text_array(columns[i], raw))
             elif name == "text_normalized":
-                arrays.append(_normalized_array(values, columns[_TEXT], raw))
+                arrays.append(_normalized_array(columns[i], columns[_TEXT], raw))
             else:
-                arrays.append(pa.array(values, type=field.type))
+                arrays.append(pa.array(columns[i], type=kind))
         table = pa.Table.from_arrays(arrays, schema=self.schema)
         columns = raw = arrays = None  # (only the table holds the values while it is written)
         try:
             self._writer.write_table(table, row_group_size=len(self._buffer))
+            self.bytes_written = os.path.getsize(self.tmp_path)
         except OSError as exc:  # disk full, quota, I/O error
             raise output_error(exc, self.tmp_path) from exc
         self.rows_written += len(self._buffer)
