@@ -268,6 +268,48 @@ def test_killed_attempts_staging_is_removed(s3, private_tmp, tmp_path):
 
 
 @pytest.mark.slow
+def test_spark_attempt_killed_while_staging_leaves_nothing(s3, slow_corpus, private_tmp):
+    """Item 13 as it happens: a Spark task's Python worker killed (SIGKILL) while its shard stages
+    on local disk; Spark runs the attempt again (``local[1,2]``: two attempts a task), the run
+    completes, and no staging directory is left (on main the killed attempt's, with its partial
+    part, stayed for good)."""
+    pytest.importorskip("pyspark", reason="the [spark] extra is not installed")
+    import shutil
+
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs Java 17+")
+    out = "s3://run-out/spark-killed"
+    root = private_tmp / "redecode-staging"
+    proc = subprocess.Popen([sys.executable, "-c", _CLI, "run", *slow_corpus, "--out", out, "--executor", "spark",
+                             "--master", "local[1,2]", "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env=dict(os.environ, TMPDIR=str(private_tmp)))
+    killed = None
+    try:
+        deadline = time.monotonic() + 300
+        while proc.poll() is None and time.monotonic() < deadline and killed is None:
+            for staging in (root.iterdir() if root.is_dir() else ()):
+                if any(staging.rglob("*.tmp")) or any(staging.rglob("*.parquet")):  # a part being written
+                    killed = int(staging.name.split("-", 1)[0])
+                    os.kill(killed, signal.SIGKILL)
+                    break
+            time.sleep(0.01)
+        stdout, stderr = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    if killed is None:
+        pytest.skip("no attempt was caught staging")
+    assert proc.returncode == 0, stderr
+    assert not root.exists() or list(root.iterdir()) == [], list(root.rglob("*"))
+    manifest = _json(f"{out}/_run.json")
+    assert [e["outcome"] for e in manifest["inputs"]] == ["complete"] * len(slow_corpus)
+    assert manifest["executor"]["tasks"] == len(slow_corpus)
+    assert not storage.exists(f"{out}/_running.json") and not storage.exists(f"{out}/_lock")
+
+
+@pytest.mark.slow
 def test_connection_lost_under_spark(faulty_s3, private_tmp, monkeypatch):
     """The same with Spark's tasks: the task's error reaches the command as one line and exit 4."""
     pytest.importorskip("pyspark", reason="the [spark] extra is not installed")
