@@ -235,6 +235,42 @@ def test_local_run_killed_is_reported_too(slow_corpus, tmp_path):
     assert query.exit_code == 0 and "holds an unfinished run" in query.stderr, query.stderr
 
 
+@pytest.mark.slow
+def test_bounded_layout_run_killed_is_reported(slow_corpus, tmp_path):
+    """The same in a bounded layout (parts cut to size, in partition folders, one marker per task):
+    the warning counts the inputs of the tasks without a marker, and the rerun finishes."""
+    out = tmp_path / "out"
+    args = ["run", *slow_corpus, "--out", str(out), "--workers", "1", "--max-part-rows", "50",
+            "--partition-by", "status"]
+    proc = subprocess.Popen([sys.executable, "-c", _CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline and not list(out.glob("status=*/*.parquet")):
+            time.sleep(0.02)
+        if proc.poll() is not None:
+            pytest.skip("the run finished before it could be killed")
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    running = json.loads((out / "_running.json").read_text())
+    done = {p.stem for p in (out / "_done").glob("*.json")}
+    lacking = {path for key, paths in running["tasks"].items() if key not in done for path in paths}
+    assert lacking, running
+    query = invoke("query", out, "SELECT count(*) FROM decodes")
+    assert query.exit_code == 0, query.output
+    (warning,) = [line for line in _lines(query.stderr) if "warning" in line]
+    assert f"{len(lacking)} of the {len(slow_corpus)} inputs" in warning, warning
+    again = invoke(*args)
+    assert again.exit_code == 0, again.output
+    assert not (out / "_running.json").exists()
+    quiet = invoke("query", out, "SELECT count(*) FROM decodes")
+    assert quiet.exit_code == 0 and "warning" not in quiet.stderr, quiet.stderr
+
+
 def _dead_pid() -> int:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
