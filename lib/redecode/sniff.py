@@ -92,6 +92,7 @@ __all__ = [
     "DEFAULT_ENCODING",
     "SOURCES",
     "TLD_DEFAULTS",
+    "CodecDecision",
     "Decision",
     "Detection",
     "Detector",
@@ -163,7 +164,9 @@ class Decision:
     decision (:func:`choose`, used by :mod:`redecode.backfill`). ``browser_encoding``: what the
     browser rules pick for the same record (:func:`decide` and :func:`choose` set it to their own
     ``encoding``; the author's-text rules keep the browser's there); ``validation``: why the
-    author's-text rules kept or overrode a declaration (:mod:`redecode.validate`), None otherwise.
+    author's-text rules kept or overrode a declaration (:mod:`redecode.validate`), None otherwise;
+    ``verdict``: its outcome (``overridden``, ``kept``, ``unresolved``; :attr:`redecode.validate.Verdict.outcome`),
+    None when nothing was checked.
     """
 
     encoding: str
@@ -188,7 +191,20 @@ class Decision:
     # Added for the author's-text rules (redecode.validate).
     browser_encoding: str | None = None
     validation: str | None = None
+    # Added for language as evidence (issue 30).
+    verdict: str | None = None
 
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CodecDecision(Decision):
+    """A :class:`Decision` whose text a Python codec makes: ``codec`` is the Python codec
+    (``codecs.lookup(x).name``) that decodes the payload; ``encoding`` the Encoding Standard
+    encoding that names it, or None where none does. Made by the Python-codec rule sets
+    (:mod:`redecode.procedures`) and by the author's-text rules for HZ-GB-2312 and ISO-2022-KR
+    (:mod:`redecode.validate`)."""
+
+    codec: str
 
 def tld_of(url: str | None) -> str | None:
     """The top-level domain of *url*'s host, lower case without the dot (``"jp"``), or None for
@@ -545,6 +561,7 @@ def _choose(
         facts.meta_source,
         xml_enc,
         encoding,  # browser_encoding: this is the browser's decision
+        None,
         None,
     )
 
