@@ -151,6 +151,38 @@ def test_a_run_whose_lock_was_taken_stops_before_publishing(s3, private_tmp, mon
     assert _json(f"{out}/_lock")["run_id"] == "the-other-run"  # not removed: it is not this run's
 
 
+def test_endpoint_gone_mid_run_is_exit_4_with_one_line(s3, private_tmp, monkeypatch):
+    """The endpoint killed mid-run (item 8(c) as a user met it): the next call on the store is the
+    lock's check before a shard publishes (publish_task -> check_lock -> read_lock); after the
+    retries it ends in one line and exit 4, as every other call on the output does (on main:
+    "unexpected error (EndpointConnectionError ...); please report it", exit 1)."""
+    import socket
+
+    from redecode import job
+
+    out = "s3://run-out/gone"
+    with socket.socket() as sock:  # a port nothing listens on: the endpoint is gone
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    real = job.process_shard
+
+    def endpoint_killed(*args, **kwargs):
+        marker = real(*args, **kwargs)
+        monkeypatch.setenv("AWS_ENDPOINT_URL", dead)  # (a new client: fsspec keys them by options)
+        return marker
+
+    monkeypatch.setenv("REDECODE_RETRIES", "2")
+    monkeypatch.setenv("REDECODE_RETRY_WAIT", "0.01")
+    monkeypatch.setattr(job, "process_shard", endpoint_killed)
+    result = invoke("run", SAMPLE, "--out", out, "--workers", "1")
+    assert result.exit_code == 4, result.output
+    lines = _lines(result.stderr)
+    assert "Traceback" not in result.output and len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"redecode: error: cannot write {out}/_lock") and "errno 5, EIO" in lines[0], lines
+    assert "EndpointConnectionError" in lines[0] and "run the same command again" in lines[0], lines
+    assert list(private_tmp.rglob("*")) == [], list(private_tmp.rglob("*"))  # no part left on local disk
+
+
 @pytest.fixture(scope="module")
 def slow_corpus(tmp_path_factory):
     """Four archives of 400 records: time for a run to be killed midway."""

@@ -771,8 +771,10 @@ class RemoteLock:
             raise RunDirectoryLocked(self.lost)
         check_lock(self.out, self.run_id)
 
-    def release(self) -> None:
-        """Stop the heartbeat and remove the lock object when it is still this run's."""
+    def release(self, *, quiet: bool = False) -> None:
+        """Stop the heartbeat and remove the lock object when it is still this run's; when that
+        fails, warn (only in the debug log when ``quiet``: the run is ending in an error of its
+        own, one line)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -780,16 +782,24 @@ class RemoteLock:
             if (read_lock(self.out) or {}).get("run_id") == self.run_id:
                 storage.remove(self.path)
         except Exception as exc:  # noqa: BLE001 - a lock left behind goes stale and is taken over
-            log.warning("%s: could not remove the lock (%s); the next run takes it over after %d s",
+            (log.debug if quiet else log.warning)("%s: could not remove the lock (%s); the next run takes it over after %d s",
                         self.path, exc, int(_setting("REDECODE_LOCK_STALE", LOCK_STALE)))
 
 
 def read_lock(out: str) -> dict | None:
-    """The object-store lock of run directory ``out`` (its JSON), or None when there is none."""
+    """The object-store lock of run directory ``out`` (its JSON), or None when there is none.
+    Its reads go through :func:`redecode.storage.retrying` (transient errors retried, counted); an
+    error that outlasts the retries (the endpoint gone) is raised as
+    :class:`redecode.storage.OutputError` (exit 4, one line), as the other calls on the output."""
+    path = storage.join(out, LOCK)
     try:
-        data = json.loads(storage.read_bytes(storage.join(out, LOCK)))
+        raw = storage.read_bytes(path)
     except FileNotFoundError:
         return None
+    except Exception as exc:  # noqa: BLE001 - the store's client's own errors (botocore's) too
+        raise storage.store_error(exc, path) from exc
+    try:
+        data = json.loads(raw)
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
@@ -1025,7 +1035,7 @@ class RunDirectory:
                 self._clean()
             except OSError:
                 pass
-        self.close()
+        self.close(failing=exc_type is not None)
 
     def open(self) -> None:
         storage.makedirs(self.out)
@@ -1050,7 +1060,11 @@ class RunDirectory:
                 and marker.get("selection") == self.selection.to_json()
                 and marker.get("layout") == self.layout.to_json())
 
-    def close(self) -> None:
+    def close(self, *, failing: bool = False) -> None:
+        """Release the lock (and, locally, remove the staging left by killed attempts).
+        ``failing``: the command is ending in an error, which says all there is to say: a lock
+        object that cannot be removed (the store gone) is then left without a warning of its own
+        (the next run takes it over once stale, and says so if it must wait)."""
         if not self.remote and self._lock is not None:
             # every shard of this command has published or stopped (the lock keeps other commands
             # out): what is left there is a killed attempt's (a Spark task lost with its worker)
@@ -1059,7 +1073,7 @@ class RunDirectory:
             self._lock.close()
             self._lock = None
         if self._remote_lock is not None:
-            self._remote_lock.release()
+            self._remote_lock.release(quiet=failing)
             self._remote_lock = None
             remove_stale_staging(root_too=True)
 

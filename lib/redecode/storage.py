@@ -79,6 +79,7 @@ __all__ = [
     "counting_retries",
     "create_bytes",
     "retrying",
+    "store_error",
     "RangedReader",
     "ReadStats",
     "etag_of",
@@ -182,6 +183,17 @@ def output_error(exc: OSError, path: str) -> OutputError:
     # the system's words for the errno (pyarrow's strerror is a sentence of its own)
     reason = os.strerror(exc.errno) if exc.errno is not None else (exc.strerror or str(exc))
     return OutputError(exc.errno, reason, exc.filename if exc.filename is not None else path)
+
+
+def store_error(exc: BaseException, path: str) -> OutputError:
+    """``exc``, an error met working on ``path`` of the output (writing it, or reading back what
+    the run wrote there: its lock, a marker) that lasted past :func:`retrying`'s retries, as an
+    :class:`OutputError` (exit 4, one line): an :class:`OSError` by :func:`output_error`, an error
+    of a store's client that is not one (botocore's ``EndpointConnectionError``: the endpoint is
+    gone) as EIO with its message."""
+    if isinstance(exc, OSError):
+        return output_error(exc, path)
+    return _store_error(exc, path)
 
 
 def output_error_of_message(message: str, path: str) -> OutputError:
