@@ -183,6 +183,23 @@ def test_endpoint_gone_mid_run_is_exit_4_with_one_line(s3, private_tmp, monkeypa
     assert list(private_tmp.rglob("*")) == [], list(private_tmp.rglob("*"))  # no part left on local disk
 
 
+def test_store_unreachable_anywhere_in_a_run_is_exit_4(tmp_path, monkeypatch):
+    """Whatever call on the store meets the endpoint gone past the retries (here: the manifest's
+    write, its client's own EndpointConnectionError, not an OSError), the command ends in one line
+    and exit 4, not "unexpected error ...; please report it" and exit 1."""
+    from botocore.exceptions import EndpointConnectionError
+
+    def gone(*args, **kwargs):
+        raise EndpointConnectionError(endpoint_url="http://127.0.0.1:9/run-out/x/_run.json")
+
+    monkeypatch.setattr(rundir.RunDirectory, "write_manifest", gone)
+    result = invoke("run", SAMPLE, "--out", tmp_path / "out", "--workers", "1")
+    assert result.exit_code == 4, result.output
+    lines = _lines(result.stderr)
+    assert len(lines) == 1 and "the object store stayed unreachable after the retries" in lines[0], result.stderr
+    assert "EndpointConnectionError" in lines[0] and "run the same command again" in lines[0]
+
+
 @pytest.fixture(scope="module")
 def slow_corpus(tmp_path_factory):
     """Four archives of 400 records: time for a run to be killed midway."""

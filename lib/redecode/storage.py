@@ -80,6 +80,7 @@ __all__ = [
     "create_bytes",
     "retrying",
     "store_error",
+    "unreachable",
     "RangedReader",
     "ReadStats",
     "etag_of",
@@ -340,6 +341,14 @@ def _transient(exc: BaseException) -> bool:
         return True
     code = (getattr(exc, "response", None) or {}).get("Error", {}).get("Code")
     return code in _TRANSIENT_CODES
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Whether ``exc``, an error of a remote store's client that is not an :class:`OSError`
+    (botocore's ``EndpointConnectionError``, aiohttp's ...), means the store or the network failed
+    (what :func:`retrying` retries: a connection refused or lost, a timeout, SlowDown), not the
+    request: raised past the retries, the store stayed unreachable (exit 4, not a bug)."""
+    return not isinstance(exc, OSError) and _transient(exc)
 
 
 class _Retries:
