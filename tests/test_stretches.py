@@ -1,0 +1,238 @@
+"""redecode.stretches: pages in two encodings (issue 29).
+
+The runs (words as the Encoding Standard's UTF-8 decoder reads them) against the standard's
+decoder itself and against the compiled twin; the stretches of a chosen reading on small pages
+built from known parts (a page's truth is each part decoded with the encoding it was written in),
+with a judge that is data here (:func:`redecode.stretches.script_judge`, no language model);
+damage that must stay U+FFFD; pure pages that must stay whole. The corpus measurement with the
+author rules' judge is tests/test_stretch_corpus.py.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from redecode import native
+from redecode import stretches as S
+from redecode.decode import decode
+
+RU = "Каждый человек имеет право на образование, и оно должно быть бесплатным."
+RU2 = "Все люди рождаются свободными и равными в своем достоинстве и правах."
+JA = "すべて人は、教育を受ける権利を有する。教育は、少なくとも初等の段階においては無償でなければならない。"
+FR = "Toute personne a droit à l'éducation, qui doit être gratuite au moins en ce qui concerne l'enseignement élémentaire."
+
+
+def page(*parts: tuple[str, str]) -> tuple[bytes, str]:
+    """(payload, truth) of a page made of (text, encoding) parts; ``"<"`` parts are markup."""
+    payload, truth = [], []
+    for text, enc in parts:
+        data = text.encode({"UTF-8": "utf-8", "windows-1251": "cp1251", "Shift_JIS": "cp932",
+                            "windows-1252": "cp1252", "KOI8-R": "koi8_r", "ascii": "ascii"}[enc])
+        assert decode(data, enc if enc != "ascii" else "windows-1252", bom_sniff=False).text == text
+        payload.append(data)
+        truth.append(text)
+    return b"".join(payload), "".join(truth)
+
+
+def read(body: bytes, encoding: str, **kw) -> S.Parts | None:
+    return S.read_in_parts(body, encoding, judge=S.script_judge, **kw)
+
+
+# --- runs -------------------------------------------------------------------------------------
+
+
+def _runs_by_hand(data: bytes) -> list[tuple[bool, int, int, int, int]]:
+    """The contract of utf8_runs written out: split at cut bytes, decode each word with the
+    standard's UTF-8 decoder (redecode.decode), group by kind."""
+    cuts = set(range(0x00, 0x30)) | set(range(0x3A, 0x40))
+    words, start = [], None
+    for i, b in enumerate(data + b" "):
+        if b in cuts or i == len(data):
+            if start is not None:
+                words.append((start, i))
+            start = None
+        elif start is None:
+            start = i
+    out: list[list] = []
+    for a, b in words:
+        w = data[a:b]
+        if w.isascii():
+            continue
+        r = decode(w, "UTF-8", bom_sniff=False)
+        bad = r.errors
+        seqs = len(r.text) - sum(1 for x in w if x < 0x80) - bad
+        valid = bad == 0
+        if out and out[-1][0] == valid:
+            out[-1][2] = b
+            out[-1][3] += seqs
+            out[-1][4] += bad
+        else:
+            out.append([valid, a, b, seqs, bad])
+    return [tuple(r) for r in out]
+
+
+CASES = [
+    b"",
+    b"plain ascii <p>text</p>",
+    "Привет, мир".encode(),
+    "Привет".encode() + b" " + "мир".encode("cp1251"),
+    "<p>" .encode() + RU2.encode("cp1251") + b"</p><p>" + RU.encode() + b"</p>",
+    b"caf\xe9 cr\xe8me " + "été".encode(),
+    b"\xef\xbf\xbd valid replacement character",
+    b"\xed\xa0\x80\xed\xb0\x80 CESU-8",  # surrogates: invalid in UTF-8
+    b"\xf0\x9f\x98\x80 emoji \xf0\x9f\x98 cut",
+    b"\xe0\x80\xaf overlong \xc0\xaf",
+    b"abc\xc3",  # cut inside the last character
+    "表示ソ".encode("cp932") + b" \\ " + "ソ".encode(),
+    b"gb18030 \x81\x30\x81\x30 digits",
+]
+
+
+@pytest.mark.parametrize("data", CASES)
+def test_runs_follow_the_contract(data):
+    assert [(r.valid, r.start, r.end, r.sequences, r.invalid) for r in S.utf8_runs(data)] == _runs_by_hand(data)
+    assert S._utf8_runs_pure(data) == _runs_by_hand(data)
+
+
+@pytest.mark.parametrize("data", CASES)
+def test_valid_only_is_the_valid_runs(data):
+    assert S.utf8_runs(data, valid_only=True) == [r for r in S.utf8_runs(data) if r.valid]
+    assert S._utf8_runs_pure(data, True) == [r for r in S._utf8_runs_pure(data) if r[0]]
+
+
+def test_runs_group_words_across_ascii_and_markup():
+    data = ("<p>Привет</p><p>мир</p>" + "<b>x</b>").encode() + "<i>кот</i>".encode("cp1251")
+    runs = S.utf8_runs(data)
+    assert [(r.valid, r.sequences, r.invalid) for r in runs] == [(True, 9, 0), (False, 0, 3)]
+    assert data[runs[0].start:runs[0].end] == "Привет</p><p>мир".encode()
+
+
+_bytes = st.binary(max_size=300)
+_texty = st.lists(st.sampled_from([b" ", b"<p>", b"a", b"\xd0\xbf", b"\xe3\x81\x82", b"\xf0\x9f\x98\x80",
+                                   b"\xc3", b"\xa9", b"\xe9", b"\x83\\", b"0", b"\xff", b"\xed\xa0\x80"]),
+                  max_size=60).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_bytes, _texty))
+def test_runs_property(data):
+    assert S._utf8_runs_pure(data) == _runs_by_hand(data)
+    assert S._utf8_runs_pure(data, True) == [r for r in _runs_by_hand(data) if r[0]]
+
+
+@pytest.mark.skipif(native.core is None, reason="the compiled core is not in use: no twin to compare")
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(_bytes, _texty), st.booleans())
+def test_compiled_twin_equals_pure(data, valid_only):
+    assert native.core.utf8_runs(data, valid_only) == S._utf8_runs_pure(data, valid_only)
+
+
+@pytest.mark.skipif(native.core is None, reason="the compiled core is not in use: no twin to compare")
+def test_compiled_twin_on_real_text():
+    rnd = random.Random(29)
+    texts = [RU.encode(), RU.encode("cp1251"), JA.encode(), JA.encode("cp932"), FR.encode("cp1252"),
+             JA.encode("euc_jp"), "모든 인간은 태어날 때부터 자유로우며".encode("cp949")]
+    for _ in range(300):
+        data = b"<p>".join(rnd.choice(texts) for _ in range(rnd.randrange(1, 6)))
+        for valid_only in (False, True):
+            assert native.core.utf8_runs(data, valid_only) == S._utf8_runs_pure(data, valid_only)
+
+
+# --- stretches --------------------------------------------------------------------------------
+
+
+def test_utf8_page_with_a_legacy_paragraph():
+    body, truth = page(("<html><head><title>", "ascii"), ("Статья 26", "UTF-8"), ("</title></head><body><p>", "ascii"),
+                       (RU, "UTF-8"), ("</p><div class=comment><p>", "ascii"), (RU2, "windows-1251"),
+                       ("</p></div></body></html>", "ascii"))
+    parts = read(body, "UTF-8", candidates=["windows-1251"])
+    assert parts is not None
+    assert parts.text == truth
+    assert parts.errors == 0
+    (s,) = parts.stretches
+    assert s.encoding == "windows-1251"
+    # tight: from its first byte above 0x7F to its last (the full stop after it is ASCII)
+    assert body[s.offset:s.offset + s.length] == RU2.encode("cp1251").rstrip(b".")
+
+
+def test_legacy_page_with_a_utf8_paragraph():
+    body, truth = page(("<html><head><title>", "ascii"), ("Статья 26", "windows-1251"),
+                       ("</title></head><body><p>", "ascii"), (RU, "windows-1251"),
+                       ("</p><div class=widget><p>", "ascii"), (RU2, "UTF-8"), ("</p></div></body></html>", "ascii"))
+    parts = read(body, "windows-1251")
+    assert parts is not None and parts.text == truth
+    (s,) = parts.stretches
+    assert (s.encoding, body[s.offset:s.offset + s.length]) == ("UTF-8", RU2.encode().rstrip(b"."))
+
+
+def test_legacy_stretch_in_a_multibyte_encoding_ends_with_its_ascii_trail_byte():
+    # ソ is 83 5C in Shift_JIS: its trail byte is the backslash
+    sj = "この表示はソ"
+    body, truth = page(("<p>", "ascii"), (JA, "UTF-8"), ("</p><p>", "ascii"), (sj, "Shift_JIS"), ("</p>", "ascii"))
+    parts = read(body, "UTF-8", candidates=["Shift_JIS"])
+    assert parts is not None and parts.text == truth
+    (s,) = parts.stretches
+    assert body[s.offset:s.offset + s.length] == sj.encode("cp932")
+    assert body[s.offset + s.length - 1:s.offset + s.length] == b"\\"
+
+
+def test_a_lone_invalid_byte_stays_fffd():
+    body = ("<p>" + RU + "</p><p>caf").encode() + b"\xe9" + b"</p>"
+    assert read(body, "UTF-8", candidates=["windows-1252"]) is None
+
+
+@pytest.mark.parametrize("how", ["delete", "insert-ascii", "insert-high", "replace", "cut"])
+def test_one_damaged_byte_stays_fffd(how):
+    rnd = random.Random(how)
+    good = ("<html><body><p>" + RU + "</p><p>" + FR + "</p><p>" + JA + "</p></body></html>").encode()
+    high = [i for i, b in enumerate(good) if b >= 0x80]
+    for _ in range(200):
+        i = rnd.choice(high)
+        bad = {"delete": good[:i] + good[i + 1:],
+               "insert-ascii": good[:i] + b"x" + good[i:],
+               "insert-high": good[:i] + bytes([rnd.randrange(0x80, 0x100)]) + good[i:],
+               "replace": good[:i] + bytes([rnd.randrange(0x80, 0x100)]) + good[i + 1:],
+               "cut": good[:i + 1]}[how]
+        if not decode(bad, "UTF-8").errors:
+            continue
+        assert read(bad, "UTF-8", candidates=["windows-1251", "windows-1252", "Shift_JIS"]) is None, bad[max(0, i - 20):i + 20]
+
+
+@pytest.mark.parametrize("text, enc", [(RU, "windows-1251"), (RU2, "KOI8-R"), (FR, "windows-1252"), (JA, "Shift_JIS")])
+def test_pure_pages_stay_whole(text, enc):
+    body, _ = page(("<html><body><p>", "ascii"), (text, enc), ("</p><p>", "ascii"), (text, enc), ("</p></body></html>", "ascii"))
+    assert read(body, enc) is None
+    body, _ = page(("<html><body><p>", "ascii"), (text, "UTF-8"), ("</p></body></html>", "ascii"))
+    assert read(body, "UTF-8") is None
+
+
+def test_not_for_stateful_or_non_ascii_compatible_encodings():
+    body, _ = page(("<p>", "ascii"), (RU, "UTF-8"), ("</p>", "ascii"))
+    for enc in ("UTF-16LE", "ISO-2022-JP", "replacement", "x-user-defined"):
+        assert read(body, enc) is None
+
+
+def test_judge_reads_words_only():
+    seen = []
+
+    def judge(readings):
+        seen.append(dict(readings))
+        return S.script_judge(readings)
+
+    body, _ = page(("<p>", "ascii"), (RU, "UTF-8"), ("</p><p class=x title=abc>", "ascii"), (RU2, "windows-1251"), ("</p>", "ascii"))
+    S.read_in_parts(body, "UTF-8", judge=judge, candidates=["windows-1251"])
+    assert seen
+    for readings in seen:
+        for text in readings.values():
+            assert "<" not in text and "class" not in text
+
+
+def test_scripts():
+    assert S.scripts("Привет, world") == ["Cyrillic"]
+    assert S.scripts("日本語のテキスト") == ["Kana", "Han"]
+    assert S.scripts("中文網頁") == ["Han"]
+    assert S.scripts("plain") == []
