@@ -15,9 +15,11 @@ Encoding Standard                               here
   "EUC-KR decoder", "Big5 decoder",
   "gb18030 decoder" (GBK's is the same),
   "ISO-2022-JP decoder"
+"UTF-8 decoder" over a page's words, their      :func:`utf8_runs` (for :mod:`redecode.stretches`,
+  sequences and errors                            whose ``_utf8_runs_pure`` is its twin)
 ==============================================  ==================================================
 
-Every function has a pure-Python twin in :mod:`redecode.decode`, which stays the reference: the
+Every decoder has a pure-Python twin in :mod:`redecode.decode`, which stays the reference: the
 tables here are built from the same generated module (:mod:`redecode._tables`, the pinned WHATWG
 indexes) when a decoder is first used, and ``tests/test_core.py`` proves the two give identical
 text and error counts, exhaustively over every 1- and 2-byte sequence of each legacy encoding,
