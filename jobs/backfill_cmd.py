@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 
 import click
@@ -68,7 +69,11 @@ def backfill(prior_dir, rules, out, workers, max_record_bytes, executor, master,
                                    executor=executor, master=master, force=force)
         except (BackfillError, ImportError) as exc:
             raise click.UsageError(str(exc)) from exc
-        except (RunDirectoryLocked, RunDirectoryConflict) as exc:
+        except RunDirectoryConflict as exc:
+            if exc.details:
+                logging.getLogger("redecode.cli").info("%s", exc.details)  # every difference, with -v
+            raise click.UsageError(str(exc)) from exc
+        except RunDirectoryLocked as exc:
             raise click.UsageError(str(exc)) from exc
     if as_json:
         m = summary.manifest

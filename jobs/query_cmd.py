@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from redecode_jobs.options import CONTEXT_SETTINGS, output_options, table_width
@@ -18,8 +20,12 @@ from redecode.schema import SchemaVersionError
               show_default=True,
               help="Output format; table lines fit the terminal ($COLUMNS; piped output is not cut to a "
                    "width, but each cell is cut to 60 characters: use csv or json for whole values).")
+@click.option("--bom", is_flag=True,
+              help="With --format csv: begin with a UTF-8 byte order mark, for spreadsheets that read a "
+                   "CSV without one in the system's legacy code page (Excel). csv and json are UTF-8, "
+                   "without BOM unless asked.")
 @output_options("Nothing on stderr but warnings and errors (query prints nothing else there).")
-def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str, quiet: bool) -> None:
+def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str, bom: bool, quiet: bool) -> None:
     """Query run outputs with DuckDB (read-only, confined to the run directories), or print the standard report.
 
     DIRECTORY is the --out DIR of `redecode run`, a local path or a URL (s3://bucket/run). SQL sees
@@ -37,10 +43,12 @@ def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str,
     Exit codes: 0 ok; 2 usage error (no such run directory, SQL that does not parse or
     that would write).
     """
+    if bom and fmt != "csv":
+        raise click.UsageError(f"--bom goes with --format csv (a BOM is for spreadsheets reading CSV), not {fmt}")
     runs = [directory, *more_runs]
     try:
         if sql is None:
-            click.echo(format_report(report(runs), fmt, width=table_width()))
+            _print(format_report(report(runs), fmt, width=table_width()), fmt, bom)
             return
         con = open_query(runs)
         try:
@@ -50,4 +58,20 @@ def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str,
     except (QueryError, SchemaVersionError, ImportError) as exc:
         raise click.UsageError(str(exc)) from exc
     width = table_width()
-    click.echo("\n\n".join(format_result(r, fmt, width=width) for r in results))
+    _print("\n\n".join(format_result(r, fmt, width=width) for r in results), fmt, bom)
+
+
+#: The UTF-8 byte order mark (U+FEFF encoded), which --bom puts before CSV.
+UTF8_BOM = "\ufeff".encode("utf-8")
+
+
+def _print(text: str, fmt: str, bom: bool) -> None:
+    """*text* on stdout: a table as the terminal takes text (click.echo); csv and json as UTF-8
+    bytes, whatever the locale's encoding, after a BOM when *bom* (csv only)."""
+    out = getattr(sys.stdout, "buffer", None)
+    if fmt == "table" or out is None:  # (a stdout without bytes underneath: text as it takes it)
+        click.echo(text)
+        return
+    sys.stdout.flush()
+    out.write((UTF8_BOM if bom else b"") + (text + "\n").encode("utf-8", "replace"))
+    out.flush()

@@ -26,9 +26,11 @@ def report(directory: str, output: str, more_runs: tuple[str, ...], diff_dir: st
     """Write an HTML report with charts of a run's provenance (and of a diff).
 
     DIRECTORY is the --out DIR of `redecode run`. The page shows records by status and reason,
-    encodings by deciding step, the detector's answers with their confidence, decode errors,
-    top-level domain x encoding and each input's outcome (from _run.json); with --diff, the changed
-    records by category, the encoding transitions and examples of old and new text side by side.
+    the failed and truncated records (URL, input, offset, error, and the `redecode query` line
+    that lists them all), encodings by deciding step, the detector's answers with their
+    confidence, decode errors, top-level domain x encoding and each input's outcome (from
+    _run.json); with --diff, the changed records by category, the encoding transitions and
+    examples of old and new text side by side. Each chart's caption sums the rows the chart draws.
     It reads the provenance columns only, never the text column.
 
     The file is self-contained: the chart library's JavaScript is inlined and the page loads

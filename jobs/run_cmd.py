@@ -132,7 +132,11 @@ def _run(inputs, out, rules, workers, force, max_record_bytes, executor, master,
             )
     except (ValueError, FileNotFoundError, ImportError) as exc:
         raise click.UsageError(str(exc)) from exc
-    except (RunDirectoryLocked, RunDirectoryConflict) as exc:
+    except RunDirectoryConflict as exc:
+        if exc.details:
+            log.info("%s", exc.details)  # every difference, with -v
+        raise click.UsageError(str(exc)) from exc
+    except RunDirectoryLocked as exc:
         raise click.UsageError(str(exc)) from exc
     finally:
         bar = current_bar()
@@ -163,9 +167,12 @@ def _report(summary, out: str, quiet: bool, as_json: bool, fail_on_failed: bool)
     elif not quiet:
         click.echo(line, err=True)
     if summary.exit_code:
-        outcomes = [entry["outcome"] for entry in manifest["inputs"]]
-        cut, damaged = sum(o in ("truncated", "error") for o in outcomes), outcomes.count("damaged")
+        stopped = [e for e in manifest["inputs"] if e["outcome"] in ("truncated", "error")]
+        never = sum(not e.get("rows") for e in stopped)  # not opened, not an archive: no row
+        cut, damaged = len(stopped) - never, sum(e["outcome"] == "damaged" for e in manifest["inputs"])
         said = []
+        if never:
+            said.append(f"{never} input(s) could not be read (no row came from them)")
         if cut:
             said.append(f"{cut} input(s) could not be read to the end (the rows read before the error "
                         f"are kept in {out})")
@@ -184,7 +191,8 @@ def _report(summary, out: str, quiet: bool, as_json: bool, fail_on_failed: bool)
 
 def _summary_line(summary, out: str) -> str:
     """``3 inputs, 44 records: 38 decoded, 6 skipped, 0 failed -> out``, with what was resumed and
-    what a selection left out."""
+    what a selection left out: ``7 of 33 inputs read (--limit 50: the other 26 not reached), 50
+    records: ...``."""
     manifest = summary.manifest
     c = manifest["counts"]
     n = len(manifest["inputs"])
@@ -193,19 +201,23 @@ def _summary_line(summary, out: str) -> str:
     if c.get("not_sampled"):
         left.append(f"{c['not_sampled']} not in the sample")
     unreached = (selection.get("inputs_not_reached") or {}).get("count")
+    said = _resumed(summary)
     if unreached:
-        left.append(f"{unreached} input{'s' if unreached != 1 else ''} not reached (--limit)")
-    return (f"{n} input{'s' if n != 1 else ''}"
-            + _resumed(summary)
+        inputs = f"{n} of {n + unreached} inputs read"
+        said.insert(0, f"--limit {selection.get('limit')}: the other {unreached} not reached")
+    else:
+        inputs = f"{n} input{'s' if n != 1 else ''}"
+    return (inputs
+            + (f" ({'; '.join(said)})" if said else "")
             + f", {c['records_seen']} record{'s' if c['records_seen'] != 1 else ''}: {c['decoded']} decoded, "
             f"{c['skipped']} skipped, {c['failed']} failed"
             + (f" ({'; '.join(left)})" if left else "")
             + f" -> {out}")
 
 
-def _resumed(summary) -> str:
-    """What the run found in --out and did about it: `` (2 already complete, skipped; 1 partly
-    done before, finished now; ...)``, or nothing."""
+def _resumed(summary) -> list[str]:
+    """What the run found in --out and did about it: ``["2 already complete, skipped; --force
+    redoes them", "1 partly done before, finished now", ...]``, or nothing."""
     said = []
     if summary.resumed:
         said.append(f"{len(summary.resumed)} already complete, skipped")
@@ -215,9 +227,9 @@ def _resumed(summary) -> str:
         said.append(f"{len(summary.changed)} changed since the last run, read again")
     if summary.retried:
         said.append(f"{len(summary.retried)} cut short, damaged or unreadable before, read again")
-    if not said:
-        return ""
-    return " (" + "; ".join(said) + ("; --force redoes them)" if summary.resumed else ")")
+    if summary.resumed:
+        said.append("--force redoes them")
+    return said
 
 
 def _summary_json(manifest: dict) -> dict:

@@ -90,6 +90,18 @@ def sample_run(out: Path, rules: str = "browser-2026.11") -> str:
     return str(out)
 
 
+#: The first three responses of resiliparse's ClueWeb09 test file: bodies stored decoded under
+#: ``Content-Encoding: gzip`` (tests/data/warcs/README.md).
+CLUEWEB = ROOT / "tests" / "data" / "warcs" / "resiliparse" / "clueweb-quirk-3.warc.gz"
+
+
+def clueweb_run(out: Path, rules: str = "browser-2026.11") -> str:
+    """``redecode run CLUEWEB --out OUT --rules RULES``: under the browser rules every response
+    fails (content-encoding), under the author rules each is decoded as identity."""
+    _cli(["run", str(CLUEWEB), "--out", str(out), "--rules", rules, "--workers", "1", "--quiet"])
+    return str(out)
+
+
 def sample_diff(out: Path, old: str = "requests-2.32", new: str = "browser-2026.11") -> str:
     """``redecode diff --rules OLD --rules NEW sample_warcs --out OUT``."""
     if not SAMPLES.is_dir() or not any(SAMPLES.iterdir()):

@@ -22,6 +22,7 @@ from redecode.diff import (
     DiffError,
     DIFF_FILE,
     DIFF_SCHEMA,
+    EXCERPT_START,
     ExternalOld,
     compare_texts,
     diff_runs,
@@ -112,6 +113,58 @@ def test_each_category(runs, tmp_path):
     assert s.exit_code(check=True) == 3 and s.exit_code(check=False) == 0
 
 
+def test_a_side_with_text_has_its_excerpt(runs, tmp_path):
+    """A changed record with text on one side only (a status change, only-old, only-new) shows the
+    start of that text on its side and nothing on the other, in diff.parquet and the CLI's
+    examples; a side without text has none."""
+    old, new = runs
+    out = str(tmp_path / "d")
+    diff_runs(old, new, out=out)
+    got = {off: (r["old_excerpt"], r["new_excerpt"], r["diff_offset"]) for off, r in _rows_by_offset(out).items()}
+    assert got[300] == (None, "<p>now text</p>", None)  # skipped -> decoded
+    assert got[400] == ("<p>gone</p>", None, None)  # only-old
+    assert got[500] == (None, "<p>new</p>", None)  # only-new
+    assert got[600] == (None, None, None)  # skipped both sides: no text
+    # and the other way: decoded -> skipped, the old text's start (EXCERPT_START characters)
+    back = str(tmp_path / "back")
+    diff_runs(new, old, out=back)
+    assert _rows_by_offset(back)[300]["old_excerpt"] == "<p>now text</p>"
+    long = "x" * 50 + "\u00e9" * 30
+    a = make_run(str(tmp_path / "a"), {"l.warc.gz": [row(warc_offset=0, text=long)]})
+    b = make_run(str(tmp_path / "b"), {"l.warc.gz": [
+        row(warc_offset=0, status="failed", error_kind="truncated", text=None, error="cut")]})
+    diff_runs(a, b, out=str(tmp_path / "ab"))
+    assert _rows_by_offset(str(tmp_path / "ab"))[0]["old_excerpt"] == long[:EXCERPT_START]
+
+
+CLUEWEB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "warcs", "resiliparse",
+                       "clueweb-quirk-3.warc.gz")
+
+
+def test_status_changed_excerpts_of_two_rule_sets(tmp_path):
+    """Resiliparse's ClueWeb09 records: the author rules decode them (as identity), the browser
+    rules fail them. The diff of the two, either way round, shows the decoded side's text (was
+    "(no text)" on the old side)."""
+    from redecode.archive import iter_records
+    from redecode.diff import diff_rules
+    from redecode.row import record_row
+    from redecode.rules import get_rules
+
+    texts = {r.offset: record_row(r, get_rules("author-2026.12"))["text"]
+             for r in iter_records(CLUEWEB) if r.record_type == "response"}
+    assert len(texts) == 3 and all(texts.values())
+    for old, new in (("author-2026.12", "browser-2026.11"), ("browser-2026.11", "author-2026.12")):
+        out = str(tmp_path / old)
+        diff_rules([CLUEWEB], get_rules(old), get_rules(new), out=out, workers=1)
+        rows = _rows_by_offset(out)
+        assert {r["category"] for r in rows.values()} == {"status-changed"}
+        side = "old" if old.startswith("author") else "new"
+        other = "new" if side == "old" else "old"
+        for offset, r in rows.items():
+            assert r[f"{side}_excerpt"] == texts[offset][:EXCERPT_START], (old, offset)
+            assert r[f"{other}_excerpt"] is None
+
+
 def test_check_text_allows_label_only_changes(tmp_path):
     """--check fires on any change; --check-text only when a text (or status, or presence)
     changed: an ASCII page whose label changed from UTF-8 to windows-1252 is the same text."""
@@ -188,7 +241,7 @@ def test_diff_parquet_is_duckdb_queryable(runs, tmp_path):
     assert dict(got)["status-changed"] == 2
     assert pq.read_schema(path).names == DIFF_SCHEMA.names
     meta = pq.read_metadata(path).metadata
-    assert meta[b"redecode.diff_version"] == b"1.0"
+    assert meta[b"redecode.diff_version"] == b"1.1"
     assert not [n for n in os.listdir(out) if n.startswith(".tmp-")]
     summary = json.load(open(os.path.join(out, "_diff.json")))
     assert summary["categories"]["only-new"] == 1

@@ -9,14 +9,16 @@ Sniffing), while a real stream that is corrupt still fails under every rule set.
 from __future__ import annotations
 
 import gzip
+import json
 import zlib
+from pathlib import Path
 
 import brotli
 import pytest
 
 from redecode.archive import iter_records
 from redecode.http import decode_body
-from redecode.row import IDENTITY_NOTE, record_row
+from redecode.row import IDENTITY_NOTE, IDENTITY_VALIDATION, record_row
 from redecode.rules import get_rules
 
 PAGE = (b"<!DOCTYPE html><html><head><title>ClueWeb09-style record</title></head><body>"
@@ -83,8 +85,9 @@ def test_clueweb09_shaped_records(tmp_path):
     assert (plain_author["status"], plain_author["text"]) == ("decoded", TEXT)
     assert plain_author["encoding"] == "UTF-8" and plain_author["decode_errors"] == 0
     assert IDENTITY_NOTE in plain_author["warning"] and "gzip" in plain_author["warning"]
-    # a browser fails such a response: it picks no encoding
+    # a browser fails such a response: it picks no encoding, and the verdict says so
     assert plain_author["browser_encoding"] is None
+    assert plain_author["validation"] == IDENTITY_VALIDATION
 
     plain_browser = record_row(records[0], get_rules("browser-2026.11"))
     assert (plain_browser["status"], plain_browser["error_kind"]) == ("failed", "content-encoding")
@@ -107,3 +110,48 @@ def test_the_report_shows_bodies_a_browser_shows_nothing_for(tmp_path):
     run([str(tmp_path / "in")], str(out), workers=1)
     rows = collect(str(out)).sections["overrides"].rows
     assert [r[:3] for r in rows] == [("(nothing shown) -> UTF-8", "identity", 2)], rows
+
+
+CLUEWEB = Path(__file__).resolve().parent / "data" / "warcs" / "resiliparse" / "clueweb-quirk-3.warc.gz"
+
+
+def test_clueweb09_records_have_the_same_verdict_in_query_and_report(tmp_path):
+    """Resiliparse's ClueWeb09 file (tests/data/warcs/README.md): three EUC-JP responses stored
+    decoded under Content-Encoding: gzip. Under the author rules each is decoded as identity, and
+    `redecode query` shows the verdict the report's chart draws: `identity`, in the row's
+    validation; a browser shows nothing (browser_encoding null)."""
+    from click.testing import CliRunner
+
+    from redecode.job import run
+    from redecode.report import collect
+    from redecode_jobs.cli import cli
+
+    out = tmp_path / "out"
+    run([str(CLUEWEB)], str(out), workers=1)
+    got = CliRunner().invoke(cli, ["query", str(out), "--format", "json",
+                                   "SELECT split_part(validation, ':', 1) AS verdict, browser_encoding, "
+                                   "encoding, count(*) AS records FROM decodes GROUP BY ALL"])
+    assert got.exit_code == 0, got.output
+    assert json.loads(got.stdout) == [
+        {"verdict": "identity", "browser_encoding": None, "encoding": "EUC-JP", "records": 3}]
+    rows = collect(str(out)).sections["overrides"].rows
+    assert [r[:3] for r in rows] == [("(nothing shown) -> EUC-JP", "identity", 3)]
+
+
+def test_backfill_replays_the_identity_verdict(tmp_path):
+    """A row decoded as identity (a UTF-8 body, which backfill can rebuild from the text), replayed
+    by backfill under rules that also decode such bodies (here the same rule set with an output
+    option): the same row as a full decode, verdict included."""
+    from redecode.backfill import replay_row
+
+    old = get_rules("author-2026.12")
+    new = old.with_outputs(normalize="NFC")
+    path = tmp_path / "clueweb09-like.warc"
+    path.write_bytes(_warc([("http://example.com/plain", PAGE,
+                             [("Content-Type", "text/html; charset=utf-8"), ("Content-Encoding", "gzip")])]))
+    record = next(iter_records(str(path)))
+    full = record_row(record, new)
+    replayed = replay_row(record_row(record, old), old, new, replayable=True)
+    assert full["validation"] == IDENTITY_VALIDATION
+    assert replayed is not None and replayed["validation"] == full["validation"]
+    assert {k: replayed[k] for k in full if k != "text_utf8"} == {k: full[k] for k in full if k != "text_utf8"}

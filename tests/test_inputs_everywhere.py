@@ -91,3 +91,43 @@ def test_a_list_that_is_not_text_is_a_usage_error(tmp_path):
     assert result.exit_code == 2
     assert "not a list of paths" in result.output and "0x8b" in result.output
     assert not (tmp_path / "o").exists()
+
+
+def test_relative_lines_written_from_the_current_directory(tmp_path, monkeypatch):
+    """An @LIST whose lines are relative to where the command runs, not to the list's folder: a
+    warning before any input is read says so (with a line and where it was looked for); each
+    input's error names the file looked for, resolved (no "lists/../"); the closing line says the
+    inputs gave no row, not that rows before an error were kept; --prefix with the current
+    directory reads them."""
+    work = tmp_path / "work"
+    (work / "crawl").mkdir(parents=True)
+    names = [os.path.basename(p) for p in iter_inputs([SAMPLE]) if p.endswith(".warc.gz")][:2]
+    for n in names:
+        os.symlink(os.path.join(SAMPLE, n), work / "crawl" / n)
+    (tmp_path / "lists").mkdir()
+    os.symlink(os.path.join(SAMPLE, names[0]), tmp_path / "lists" / "here.warc.gz")  # in the list's folder
+    listing = tmp_path / "lists" / "inputs.txt"
+    listing.write_text("".join(f"crawl/{n}\n" for n in names) + "./here.warc.gz\n", encoding="utf-8")
+    monkeypatch.chdir(work)
+    out = str(tmp_path / "out")
+    result = CliRunner().invoke(cli, ["run", f"@{listing}", "--out", out, "--workers", "1"])
+    assert result.exit_code == 1, result.output
+    lines = result.stderr.splitlines()
+    assert lines[0] == (
+        f"redecode: warning: @{listing}: 2 of its 3 relative line(s) name no file in the list's folder "
+        f"{tmp_path / 'lists'}, but do from the current directory (line 1, crawl/{names[0]}: no "
+        f"{tmp_path / 'lists' / 'crawl' / names[0]}); the relative lines of an @LIST are relative to "
+        f"its folder: write absolute paths, or add --prefix {work}/")
+    missing = {str(tmp_path / "lists" / "crawl" / n) for n in names}
+    errors = [line for line in lines if line.startswith("redecode: error: ") and ": at offset 0: " in line]
+    assert {e.split(": at offset 0: ")[0].removeprefix("redecode: error: ") for e in errors} >= missing
+    assert not any("/../" in line for line in lines)
+    assert lines[-1].startswith("redecode: error: 2 input(s) could not be read (no row came from them); ")
+    assert "rows read before the error are kept" not in result.stderr
+    outcomes = {i["path"]: i["outcome"] for i in json.loads((tmp_path / "out" / "_run.json").read_text())["inputs"]}
+    assert outcomes == {**{m: "error" for m in missing}, str(tmp_path / "lists" / "here.warc.gz"): "complete"}
+    fixed = CliRunner().invoke(cli, ["run", f"@{listing}", "--prefix", f"{work}/", "--out", str(tmp_path / "o2"),
+                                     "--workers", "1", "--json"])
+    assert "relative line" not in fixed.stderr
+    outcomes = {i["path"]: i["outcome"] for i in json.loads(fixed.stdout)["inputs"]}
+    assert [outcomes[f"{work}/crawl/{n}"] for n in names] == ["complete", "complete"]

@@ -280,6 +280,33 @@ def test_corpus_archive_rows_match_warcio(path, tmp_path):
         assert len(rows) == expected
 
 
+def test_the_refusal_names_the_rule_sets_and_the_first_difference(tmp_path):
+    """A run into a directory made with other rules: the message names both rule sets and their
+    first difference in a few lines (it listed every differing parameter and version, about 1,500
+    characters, for two real rule sets); -v lists every difference."""
+    from redecode.rules import get_rules
+
+    out = str(tmp_path / "out")
+    assert invoke("run", GOOD[0], "--out", out, "-q").exit_code == 0
+    author, browser = get_rules("author-2026.12"), get_rules("browser-2026.11")
+    differ = [k for here, there in ((browser.parameters(), author.parameters()),
+                                    (browser.versions(), author.versions()))
+              for k in set(here) | set(there) if here.get(k) != there.get(k)]
+    assert "procedure" in differ and len(differ) > 2
+    parts = len(glob.glob(os.path.join(out, "*.parquet")))
+    result = CliRunner().invoke(cli, ["run", GOOD[0], "--out", out, "--rules", browser.name])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: {out} holds {parts} part(s) made with other rules: {author.name} ({author.digest[:12]}); "
+        f"this run uses {browser.name} ({browser.digest[:12]}). They differ first in procedure (browser "
+        f"here, author there), and in {len(differ) - 1} more (-v lists them). Write to another --out, or "
+        "add --force to replace them.")
+    verbose = CliRunner().invoke(cli, ["run", GOOD[0], "--out", out, "--rules", browser.name, "-v"])
+    details = [line for line in verbose.stderr.splitlines() if ": they differ in: " in line]
+    assert len(details) == 1 and details[0].startswith(f"redecode: info: {out}: they differ in: procedure (")
+    assert sorted(d.split(" (")[0] for d in details[0].split(": they differ in: ")[1].split("; ")) == sorted(differ)
+
+
 def test_other_rules_into_the_same_directory_is_refused(tmp_path):
     """One --out holds one rule set's output: parts, manifest and queries never mix rules."""
     out = str(tmp_path / "out")

@@ -111,6 +111,62 @@ def test_ambiguous_reading_is_doubtful():
     assert _replays(old, r)
 
 
+#: The letters of Latin-1 (U+00C0..U+00FF but the multiplication and division signs): those of the
+#: Western European languages whose UTF-8 is the commonest mojibake of all when read as ISO-8859-1 or
+#: windows-1252 (``café`` -> ``cafÃ©``).
+LATIN1_LETTERS = [chr(c) for c in range(0xC0, 0x100) if c not in (0xD7, 0xF7)]
+WORDS = ("caf{}", "{}t{}", "Le {}lan de la {}cole")
+
+
+@pytest.mark.parametrize("letter", LATIN1_LETTERS)
+def test_utf8_read_as_latin1_is_repaired_without_doubt(letter):
+    """UTF-8 read as ISO-8859-1 (Python's latin-1, what requests does with a text/* response
+    without charset) is repaired exactly and called repaired, for every Latin-1 letter inside a
+    word: no other reading of the same characters (MacRoman gives a combining mark on no letter:
+    ``cafÃ©`` -> ``caf`` U+0329) makes it doubtful."""
+    for word in WORDS:
+        true = word.format(letter, letter)
+        r = repair(true.encode("utf-8").decode("latin-1"))
+        assert (r.status, r.text, r.doubts) == ("repaired", true, ()), true
+
+
+@pytest.mark.parametrize("letter", LATIN1_LETTERS)
+def test_utf8_read_as_windows_1252_is_never_called_ambiguous(letter):
+    """The same words read as windows-1252 (the Encoding Standard's: 81, 8D, 8F, 90, 9D as C1
+    controls): whatever ftfy does (a few, such as ``Ã…`` for Å, it leaves alone), a change is the
+    true text and no doubt is an ambiguity."""
+    for word in WORDS:
+        true = word.format(letter, letter)
+        data = true.encode("utf-8")
+        old = "".join(chr(b) if b in (0x81, 0x8D, 0x8F, 0x90, 0x9D) else bytes([b]).decode("cp1252")
+                      for b in data)
+        r = repair(old)
+        assert r.status == "unchanged" or r.text == true, (true, r)
+        assert not [d for d in r.doubts if d.startswith("ambiguous:")], (true, r)
+
+
+@pytest.mark.parametrize("true", [
+    "Le café de la gare est fermé.",
+    "Él tenía un niño pequeño en España.",
+    "A situação da educação no Brasil é séria.",
+    "Grüße aus Köln, schöne Straße.",
+    "L'été à Montréal, crème brûlée et ça.",
+])
+@pytest.mark.parametrize("codec", ["latin-1", "cp1252"])
+def test_short_western_sentences_are_repaired(true, codec):
+    r = repair(true.encode("utf-8").decode(codec))
+    assert (r.status, r.text, r.doubts) == ("repaired", true, ())
+
+
+def test_implausible_counts_what_no_author_writes():
+    assert mojibake.implausible("café, Grüße, Москва, 日本語") == 0
+    assert mojibake.implausible("cafe\u0301 (decomposed)") == 0  # NFC composes it: a letter takes it
+    assert mojibake.implausible("caf\u0329") == 1  # U+0329 on f: no precomposed character
+    assert mojibake.implausible("x \u0329 y") == 1  # on a space
+    assert mojibake.implausible("a\ufffdb\x81c\ue000d\u0378") == 4  # U+FFFD, C1, private use, unassigned
+    assert mojibake.implausible("tab\tline\nreturn\r") == 0
+
+
 def test_mojibake_left_on_unchanged_text():
     # A correct Hungarian sentence (chardet's test page torokorszag.blogspot.com.xml, windows-1250)
     # that ftfy's badness heuristic flags (the quote before a letter with an accent): ftfy changes

@@ -291,6 +291,48 @@ def test_cli_formats(run_dir):
     assert r.output.splitlines()[1] == '"[""meta:big5""]"'
 
 
+#: The UTF-8 encoding of U+FEFF, ZERO WIDTH NO-BREAK SPACE as a byte order mark (Unicode 15.1,
+#: section 23.8 "Specials": the signature of UTF-8 is EF BB BF).
+UTF8_SIGNATURE = bytes([0xEF, 0xBB, 0xBF])
+
+
+def test_csv_with_a_bom_for_spreadsheets(run_dir):
+    """Output is UTF-8 without a BOM; --bom puts one before CSV (a spreadsheet then reads it as
+    UTF-8), and nowhere else."""
+    runner = CliRunner()
+    sql = "SELECT 'caf\u00e9 \u65e5\u672c' AS word, count(*) AS n FROM decodes"
+    plain = runner.invoke(query_cmd, [run_dir, sql, "--format", "csv"])
+    marked = runner.invoke(query_cmd, [run_dir, sql, "--format", "csv", "--bom"])
+    assert plain.exit_code == marked.exit_code == 0, marked.output
+    assert plain.stdout_bytes == "word,n\ncaf\u00e9 \u65e5\u672c,20\n".encode("utf-8")
+    assert marked.stdout_bytes == UTF8_SIGNATURE + plain.stdout_bytes
+    as_json = runner.invoke(query_cmd, [run_dir, sql, "--format", "json"])
+    assert not as_json.stdout_bytes.startswith(UTF8_SIGNATURE)
+    assert json.loads(as_json.stdout_bytes.decode("utf-8")) == [{"word": "caf\u00e9 \u65e5\u672c", "n": 20}]
+    report_csv = runner.invoke(query_cmd, [run_dir, "--format", "csv", "--bom"])
+    assert report_csv.exit_code == 0 and report_csv.stdout_bytes.startswith(UTF8_SIGNATURE + b"# status: ")
+    for fmt in ("table", "json"):
+        refused = runner.invoke(query_cmd, [run_dir, sql, "--format", fmt, "--bom"])
+        assert refused.exit_code == 2 and "--bom goes with --format csv" in refused.output
+
+
+def test_csv_and_json_are_utf8_whatever_the_locale(run_dir):
+    """stdout in a legacy encoding (PYTHONIOENCODING=latin-1, as a C locale without UTF-8 coercion
+    or an old terminal gives): csv and json still write UTF-8 bytes, Japanese included."""
+    import subprocess
+    import sys
+
+    sql = "SELECT '\u65e5\u672c\u8a9e' AS word"
+    for fmt, expected in (("csv", "word\n\u65e5\u672c\u8a9e\n"),
+                          ("json", '[\n  {\n    "word": "\u65e5\u672c\u8a9e"\n  }\n]\n')):
+        proc = subprocess.run(
+            [sys.executable, "-c", "from redecode_jobs.cli import main; main()", "query", run_dir, sql,
+             "--format", fmt],
+            capture_output=True, env={**os.environ, "PYTHONIOENCODING": "latin-1"}, check=False)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == expected.encode("utf-8"), fmt
+
+
 def test_cli_report_and_errors(run_dir):
     runner = CliRunner()
     r = runner.invoke(query_cmd, [run_dir])

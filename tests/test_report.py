@@ -10,6 +10,7 @@ from __future__ import annotations
 import html.parser
 import json
 import re
+import shlex
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -24,10 +25,14 @@ from redecode.report import (
     DIFF_SECTIONS,
     EXTRA_HINT,
     MAX_INPUTS_SHOWN,
+    MAX_RECORDS_LISTED,
     MAX_TLDS_SHOWN,
     RUN_SECTIONS,
     ReportError,
+    caption,
     collect,
+    count_ticks,
+    query_line,
     render_html,
     visible,
     write_report,
@@ -71,6 +76,11 @@ def _expected(rows: list[dict], manifests: dict[str, dict]) -> dict[str, Counter
     exp["status"] = Counter(
         (s, reason, n) for (s, reason), n in
         Counter((r["status"], r["skip_reason"] or r["error_kind"] or r["status"]) for r in rows).items())
+    # every failed row, and any row with an error_kind (a record cut short), by input and offset
+    failed = sorted((r for r in rows if r["status"] == "failed" or r["error_kind"] is not None),
+                    key=lambda r: (r["warc_path"], r["warc_offset"]))
+    exp["failed"] = [(r["target_uri"], r["warc_path"], r["warc_offset"], r["error_kind"], r["error"],
+                      len(failed)) for r in failed[:MAX_RECORDS_LISTED]]
 
     def grouped(key, keep=lambda r: True):
         agg = defaultdict(list)
@@ -95,9 +105,8 @@ def _expected(rows: list[dict], manifests: dict[str, dict]) -> dict[str, Counter
             r["browser_encoding"] is None and "decoded as identity" in (r["warning"] or ""))
 
     def verdict(r):
-        if r["validation"] is not None:
-            return r["validation"].split(":")[0]
-        return "identity" if r["browser_encoding"] is None else "other"
+        # the word before the colon in the validation column, as a query shows it
+        return r["validation"].split(":")[0] if r["validation"] is not None else "(none)"
 
     exp["overrides"] = Counter(
         k + (len(v), sum(r["decode_errors"] for r in v))
@@ -135,7 +144,7 @@ def _check(data, rows, manifests):
     assert [s.key for s in RUN_SECTIONS] == list(expected)
     for key, exp in expected.items():
         got = data.sections[key].rows
-        if key == "inputs":  # ordered: inputs not read to the end first
+        if key in ("inputs", "failed"):  # ordered: inputs not read to the end first; by input, offset
             assert got == exp, key
         else:
             assert Counter(got) == exp, key
@@ -160,6 +169,82 @@ def test_sections_match_independent_counts(report_run):
     assert ("failed", "failed", 1) in sections["status"].rows  # no error_kind: the status stands in
     assert ("(none)", "UTF-8", 1, 0) in sections["tld"].rows
     assert [r[1] for r in sections["inputs"].rows] == ["truncated", "error", "complete"]
+
+
+def test_failed_records_and_the_query_line_that_lists_them_all(tmp_path):
+    """More failed records than the table lists: the first MAX_RECORDS_LISTED by input and offset,
+    the count of all of them, and a `redecode query` line that, run as printed, lists every one
+    (and no decoded or skipped record)."""
+    n = MAX_RECORDS_LISTED + 7
+    cut = [row("z.warc.gz", 10 * i, status="failed", error_kind="truncated", text=None,
+               error=f"record block cut short: {i} of 99 bytes present") for i in range(n)]
+    other = [row("a.warc.gz", 0), row("a.warc.gz", 5, status="skipped", skip_reason="not-text", text=None),
+             row("a.warc.gz", 9, status="failed", error_kind="content-encoding", text=None,
+                 error="Content-Encoding gzip declared but the payload does not start like gzip")]
+    run = make_run(str(tmp_path / "run"), {"z.warc.gz": cut, "a.warc.gz": other})
+    section = next(s for s in RUN_SECTIONS if s.key == "failed")
+    result = collect(run).sections["failed"]
+    assert len(result.rows) == MAX_RECORDS_LISTED
+    assert {r[-1] for r in result.rows} == {n + 1}  # the number of all of them, on every row
+    assert result.rows[0][:5] == ("http://example.com/9", "a.warc.gz", 9, "content-encoding",
+                                  other[2]["error"])
+    assert [r[2] for r in result.rows[1:]] == [10 * i for i in range(MAX_RECORDS_LISTED - 1)]
+
+    line = query_line(section.query, [run])
+    args = shlex.split(line)
+    assert args[:3] == ["redecode", "query", run]
+    got = CliRunner().invoke(cli, [*args[1:], "--format", "json"])
+    assert got.exit_code == 0, got.output
+    listed = [(r["warc_path"], r["warc_offset"], r["error_kind"], r["error"]) for r in json.loads(got.stdout)]
+    assert listed == [("a.warc.gz", 9, "content-encoding", other[2]["error"])] + [
+        ("z.warc.gz", r["warc_offset"], "truncated", r["error"]) for r in cut]
+    # several runs: the others as --run, each path quoted for the shell
+    odd = str(tmp_path / "it's here")
+    assert shlex.split(query_line(section.query, [run, odd]))[3:5] == ["--run", odd]
+
+
+def test_captions_count_what_their_charts_draw(report_run, tmp_path):
+    """Each chart's caption sums the rows the chart draws; its number equals a count made here from
+    the Parquet parts. "Decode errors by encoding" counts records with U+FFFD, not U+FFFD."""
+    rows = _rows(report_run)
+    data = collect(report_run)
+    sections = {s.key: s for s in RUN_SECTIONS}
+    dec = [r for r in rows if r["status"] == "decoded"]
+
+    def total(key):
+        return caption(sections[key], data.sections[key]).total
+
+    assert total("status") == len(rows) == data.records
+    assert total("encodings") == total("errors") == total("tld") == len(dec)
+    assert total("detector") == sum(r["source"] == "detector" for r in dec)
+    assert total("errors_by_encoding") == sum(r["decode_errors"] > 0 for r in dec) == 5
+    assert sum(r["decode_errors"] for r in dec) > 1000  # (the U+FFFD sum the chart used to draw)
+    assert total("outcomes") == len(_manifest(report_run)["inputs"])
+    assert caption(sections["failed"], data.sections["failed"]) is None  # a table, its own count
+    status = caption(sections["status"], data.sections["status"]).text
+    assert status == (f"records: {data.counts['decoded']} decoded, {data.counts['skipped']} skipped, "
+                      f"{data.counts['failed']} failed.")
+    # the diff: the head, the chart and its caption from one query
+    _, new, d = _diff_pair(tmp_path)
+    table = pq.read_table(str(Path(d, "diff.parquet"))).to_pylist()
+    data = collect(new, diff=d)
+    cats = {s.key: s for s in DIFF_SECTIONS}
+    changed = sum(r["category"] != "unchanged" for r in table)
+    assert caption(cats["diff_categories"], data.sections["diff_categories"]).total == changed
+    assert data.diff.changed == changed
+    assert caption(cats["diff_transitions"], data.sections["diff_transitions"]).total == sum(
+        r["category"] == "encoding-changed" for r in table)
+
+
+def test_count_ticks_are_whole_and_few():
+    for top in [*range(0, 2001), 1234.5, 99_999, 10**6 + 1]:
+        ticks = count_ticks(top)
+        step = ticks[1] - ticks[0]
+        assert ticks[0] == 0 and all(isinstance(t, int) for t in ticks), top
+        assert all(b - a == step for a, b in zip(ticks, ticks[1:])), top
+        assert str(step).strip("0") in ("1", "2", "5"), top  # 1, 2 or 5 times a power of ten
+        assert ticks[-1] >= max(top, 1) > ticks[-2], top  # the last tick covers the largest value
+        assert len(ticks) <= 9, top
 
 
 def test_sample_runs_of_every_rule_set(tmp_path):
@@ -447,3 +532,9 @@ def test_write_report_returns_the_data(report_run, tmp_path):
     pytest.importorskip("altair", reason="the [report] extra (altair) is not installed")
     data = write_report(report_run, str(tmp_path / "r.html"))
     assert data.records == len(_rows(report_run))
+
+
+def test_docs_show_the_failed_records_query_line():
+    section = next(s for s in RUN_SECTIONS if s.key == "failed")
+    page = (Path(__file__).resolve().parent.parent / "docs" / "report.md").read_text(encoding="utf-8")
+    assert f"  {query_line(section.query, ['out'])}\n" in page

@@ -11,12 +11,14 @@ component updates, sync); the page's own Content-Security-Policy forbids any fet
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from redecode.report import collect, write_report
-from report_fixtures import NASTY, make_report_run, sample_diff, sample_run
+from redecode.report import DIFF_SECTIONS, RUN_SECTIONS, collect, query_line, write_report
+from report_fixtures import NASTY, clueweb_run, make_report_run, sample_diff, sample_run
 from runs_fixtures import make_run
 
 CHROMIUM = os.environ.get("REDECODE_CHROMIUM", "/usr/bin/chromium")
@@ -51,6 +53,17 @@ def browser():
             b.close()
 
 
+# What a reader sees of each chart: its caption's number, the count labels written beside its
+# marks (the text layers named redecode.report.TOTALS), and each axis's title and tick labels.
+_SEEN_JS = """Array.from(document.querySelectorAll('[data-chart]')).map(e => ({
+  key: e.dataset.chart,
+  caption: (e.parentElement.querySelector('p.caption b.total') || {}).textContent || null,
+  totals: Array.from(e.querySelectorAll('svg .role-mark[class*="totals"] > text')).map(t => t.textContent),
+  axes: Array.from(e.querySelectorAll('svg .role-axis')).map(a => ({
+    title: Array.from(a.querySelectorAll('.role-axis-title text')).map(t => t.textContent).join(' '),
+    labels: Array.from(a.querySelectorAll('.role-axis-label text')).map(t => t.textContent)}))}))"""
+
+
 def load(browser, path: str) -> dict:
     """Open the report at *path*, wait until every chart is drawn (or failed); return what happened:
     console errors and page errors, the URLs requested, and the charts (see _CHARTS_JS)."""
@@ -75,20 +88,63 @@ def load(browser, path: str) -> dict:
             "scripts": page.evaluate("document.querySelectorAll('script').length"),
             "detector_circles": page.evaluate(
                 "document.querySelectorAll('#chart-detector .mark-symbol.role-mark > path').length"),
+            "seen": page.evaluate(_SEEN_JS),
+            "failed": page.evaluate("""(() => { const s = document.getElementById('failed');
+              return {caption: (s.querySelector('p.caption b.total') || {}).textContent || null,
+                      query: (s.querySelector('pre.cmd') || {}).textContent || null,
+                      head: Array.from(s.querySelectorAll('table.records th')).map(c => c.textContent),
+                      rows: Array.from(s.querySelectorAll('table.records tbody tr')).map(
+                        r => Array.from(r.cells).map(c => c.textContent)),
+                      text: s.innerText}; })()"""),
+            "font_note": _font_note(page),
+            "examples": page.evaluate("""Array.from(document.querySelectorAll('table.examples tbody tr')).map(
+              r => Array.from(r.querySelectorAll('.ex')).map(e => e.textContent))"""),
         }
     finally:
         page.close()
+
+
+def _font_note(page) -> dict:
+    """The note on characters without a font, once the page's script has checked them."""
+    page.wait_for_function("document.getElementById('font-note').hasAttribute('data-checked')",
+                           timeout=30_000)
+    return page.evaluate("""(() => { const n = document.getElementById('font-note');
+      return {shown: !n.hidden, checked: +n.dataset.checked, missing: +n.dataset.missing,
+              text: n.innerText}; })()""")
+
+
+#: Axis titles of counts (records, inputs): their ticks must be whole numbers.
+COUNT_AXES = {"records", "decoded records", "inputs", "records with U+FFFD"}
+
+
+def assert_numbers_agree(result: dict) -> None:
+    """Every count axis has whole, distinct, increasing tick labels; every caption's number is the
+    sum of the count labels its chart writes beside its marks."""
+    def number(text: str) -> float:
+        return float(text.replace(",", ""))
+
+    for chart in result["seen"]:
+        for axis in chart["axes"]:
+            if axis["title"] in COUNT_AXES:
+                ticks = [number(t) for t in axis["labels"]]
+                assert ticks and all(t == int(t) for t in ticks), (chart["key"], axis)
+                assert ticks == sorted(set(ticks)), (chart["key"], axis)  # no "0 1 1 2 2"
+        if chart["caption"] is not None:
+            assert chart["totals"], chart["key"]
+            assert sum(number(t) for t in chart["totals"]) == number(chart["caption"]), chart
 
 
 def assert_clean(result: dict, data) -> None:
     """No error, nothing fetched, one drawn chart per section with rows, each with marks."""
     assert result["errors"] == []
     assert result["requests"] == [result["url"]]
-    with_rows = [k for k, r in data.sections.items() if r.rows]
+    charts = {s.key for s in (*RUN_SECTIONS, *DIFF_SECTIONS) if s.kind == "chart"}
+    with_rows = [k for k, r in data.sections.items() if r.rows and k in charts]
     assert [c["key"] for c in result["charts"]] == with_rows
     for c in result["charts"]:
         assert c["rendered"] == "ok", c
         assert c["marks"] > 0, c
+    assert_numbers_agree(result)
 
 
 def test_sample_report_with_diff(browser, tmp_path):
@@ -141,3 +197,99 @@ def test_several_runs(browser, tmp_path):
     b = make_report_run(tmp_path / "b")
     data = write_report([a, b], str(tmp_path / "r.html"))
     assert_clean(load(browser, str(tmp_path / "r.html")), data)
+
+
+def test_failed_records_are_listed(browser, tmp_path):
+    """The ClueWeb09 responses under the browser rules: every one failed (content-encoding), and
+    the page lists each with its URL, input, offset and error, and the query line that lists
+    them all."""
+    run = clueweb_run(tmp_path / "run")
+    data = write_report(run, str(tmp_path / "r.html"))
+    result = load(browser, str(tmp_path / "r.html"))
+    assert_clean(result, data)
+    failed = sorted((r for r in _parts(run) if r["status"] == "failed"),
+                    key=lambda r: (r["warc_path"], r["warc_offset"]))
+    assert len(failed) == 3 and {r["error_kind"] for r in failed} == {"content-encoding"}
+    seen = result["failed"]
+    assert seen["caption"] == "3"
+    assert seen["head"] == ["target_uri", "warc_path", "warc_offset", "error_kind", "error"]
+    assert seen["rows"] == [[r["target_uri"], r["warc_path"], str(r["warc_offset"]), r["error_kind"], r["error"]]
+                            for r in failed]
+    section = next(s for s in RUN_SECTIONS if s.key == "failed")
+    assert seen["query"] == query_line(section.query, [run])
+    # the status chart's caption and labels say the same 3
+    status = next(c for c in result["seen"] if c["key"] == "status")
+    assert status["caption"] == "3" and status["totals"] == ["3"]
+
+
+def test_no_failed_records(browser, tmp_path):
+    run = clueweb_run(tmp_path / "run", "author-2026.12")  # decoded as identity: none fails
+    data = write_report(run, str(tmp_path / "r.html"))
+    result = load(browser, str(tmp_path / "r.html"))
+    assert_clean(result, data)
+    assert result["failed"]["rows"] == [] and "No record failed or was cut short." in result["failed"]["text"]
+
+
+def _parts(run: str) -> list[dict]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    return pa.concat_tables(pq.read_table(f) for f in sorted(Path(run).glob("*.parquet"))).to_pylist()
+
+
+def _has_font(ch: str) -> bool | None:
+    """Whether fontconfig knows a font with a glyph for *ch* (None: no fc-list to ask)."""
+    fc_list = shutil.which("fc-list")
+    if fc_list is None:
+        return None
+    out = subprocess.run([fc_list, f":charset={ord(ch):x}", "family"], capture_output=True, text=True,
+                         check=True).stdout
+    return bool(out.strip())
+
+
+def test_characters_without_a_font_are_named(browser, tmp_path):
+    """Japanese excerpts in the diff: where this machine has no font for them (fontconfig says so),
+    the page says which characters show as boxes and what to install; a page whose characters all
+    have a font says nothing."""
+    run = sample_run(tmp_path / "run")
+    d = sample_diff(tmp_path / "diff")
+    data = write_report(run, str(tmp_path / "r.html"), diff=d)
+    excerpts = "".join((e["old_excerpt"] or "") + (e["new_excerpt"] or "") for e in data.diff.examples)
+    han = next((c for c in excerpts if "\u4e00" <= c <= "\u9fff"), None)
+    assert han is not None, "the sample diff's examples hold no Han character"
+    has_font = _has_font(han)
+    if has_font is None:
+        pytest.skip("no fc-list (fontconfig) to tell whether this machine has a CJK font")
+    note = load(browser, str(tmp_path / "r.html"))["font_note"]
+    assert note["checked"] > 0
+    assert note["shown"] is (not has_font), note
+    if not has_font:
+        assert han in note["text"] and "fonts-noto-cjk" in note["text"]
+        assert note["text"].startswith(f"{note['missing']} characters on this page have no font")
+    # Latin and Cyrillic only: DejaVu (a dependency of Debian's Chromium) draws them
+    latin = make_report_run(tmp_path / "latin")
+    write_report(latin, str(tmp_path / "latin.html"))
+    note = load(browser, str(tmp_path / "latin.html"))["font_note"]
+    if all(_has_font(c) for c in "\u00e9\u0436"):
+        assert not note["shown"] and note["missing"] == 0, note
+
+
+def test_status_changed_examples_show_the_text_there_was(browser, tmp_path):
+    """A diff of the author rules (the ClueWeb09 bodies decoded) and the browser rules (failed):
+    each example's old side shows the start of its text, the new side "(no text)"."""
+    from redecode.archive import iter_records
+    from redecode.diff import EXCERPT_START, diff_rules
+    from redecode.report import visible
+    from redecode.row import record_row
+    from redecode.rules import get_rules
+    from report_fixtures import CLUEWEB
+
+    run = clueweb_run(tmp_path / "run")
+    d = str(tmp_path / "diff")
+    diff_rules([str(CLUEWEB)], get_rules("author-2026.12"), get_rules("browser-2026.11"), out=d, workers=1)
+    data = write_report(run, str(tmp_path / "r.html"), diff=d)
+    result = load(browser, str(tmp_path / "r.html"))
+    assert_clean(result, data)
+    texts = [record_row(r, get_rules("author-2026.12"))["text"]
+             for r in iter_records(str(CLUEWEB)) if r.record_type == "response"]
+    assert result["examples"] == [[visible(t[:EXCERPT_START]), "(no text)"] for t in texts]

@@ -179,11 +179,34 @@ def test_cli_limit_and_sample(tmp_path):
     out = str(tmp_path / "out")
     result = CliRunner().invoke(cli, ["run", SAMPLE, "--out", out, "--limit", "4", "--sample", "0.5"])
     assert result.exit_code == 0, result.output
-    assert "4 records" in result.stderr and "not reached (--limit)" in result.stderr
+    assert "4 records" in result.stderr and "not reached" in result.stderr
     assert manifest(out)["selection"]["limit"] == 4 and manifest(out)["selection"]["sample"] == 0.5
     again = CliRunner().invoke(cli, ["run", SAMPLE, "--out", out, "--limit", "5"])
     assert again.exit_code == 2
-    assert "another record selection" in again.output and "--limit 4" in again.output
+    assert "another record selection" in again.output
+    assert "They differ first in record selection (--limit 5 here, --sample 0.5 --limit 4 there)." in again.output
     for bad in (["--limit", "0"], ["--sample", "0"], ["--sample", "1.5"]):
         result = CliRunner().invoke(cli, ["run", SAMPLE, "--out", str(tmp_path / "x"), *bad])
         assert result.exit_code == 2, (bad, result.output)
+
+
+def test_the_closing_line_counts_every_input(tmp_path):
+    """--limit over several inputs: the closing line says how many inputs were read of how many,
+    and how many --limit left unread (was "1 inputs, ... (3 inputs not reached (--limit))")."""
+    from redecode.inputs import iter_inputs
+
+    inputs = iter_inputs([SAMPLE])
+    out = str(tmp_path / "out")
+    result = CliRunner().invoke(cli, ["run", SAMPLE, "--out", out, "--limit", "2", "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    m = manifest(out)
+    read, unreached = len(m["inputs"]), m["selection"]["inputs_not_reached"]["count"]
+    assert read + unreached == len(inputs) and unreached > 0
+    c = m["counts"]
+    assert result.stderr.splitlines()[-1] == (
+        f"{read} of {len(inputs)} inputs read (--limit 2: the other {unreached} not reached), "
+        f"{c['records_seen']} records: {c['decoded']} decoded, {c['skipped']} skipped, {c['failed']} failed -> {out}")
+    again = CliRunner().invoke(cli, ["run", SAMPLE, "--out", out, "--limit", "2", "--workers", "1"])
+    assert again.stderr.splitlines()[-1].startswith(
+        f"{read} of {len(inputs)} inputs read (--limit 2: the other {unreached} not reached; "
+        f"{read} already complete, skipped; --force redoes them), ")

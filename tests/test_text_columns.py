@@ -149,9 +149,13 @@ def test_other_options_into_the_same_out_are_refused_same_options_resume(pages, 
     args = ["run", pages, "--out", str(out), "--workers", "1", "--quiet"]
     assert CliRunner().invoke(cli, args + ["--normalize", "NFC"]).exit_code == 0
     other = CliRunner().invoke(cli, args)
-    assert other.exit_code == 2 and "made under other rules" in other.output
-    # the refusal names what differs (the manifest's parameters and versions against this run's)
-    assert "they differ in: normalize (none here, NFC there), unicode (none here," in other.output
+    assert other.exit_code == 2 and "made with other rules" in other.output
+    # the refusal names the first difference (the manifest's parameters and versions against this
+    # run's), -v every one
+    assert "They differ first in normalize (none here, NFC there), and in 1 more (-v lists them)." in other.output
+    every = CliRunner().invoke(cli, args + ["-v"])
+    assert every.exit_code == 2
+    assert ": they differ in: normalize (none here, NFC there); unicode (none here," in every.stderr
     again = CliRunner().invoke(cli, args + ["--normalize", "NFC", "--json"])
     assert again.exit_code == 0
     forced = CliRunner().invoke(cli, args + ["--force"])

@@ -51,7 +51,7 @@ from . import storage
 from .archive import ArchiveError, read_record_at
 from .executors import make_executor, map_shards
 from .record import DEFAULT_MAX_RECORD_BYTES
-from .row import IDENTITY_NOTE, record_row, text_columns
+from .row import IDENTITY_NOTE, IDENTITY_VALIDATION, record_row, text_columns
 from .rules import Rules, as_rules, known_rules
 from .rundir import (
     MANIFEST,
@@ -140,6 +140,8 @@ def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict |
         return None
     out = dict(row)
     out.update(columns, rules=new.name, rules_digest=new.digest)
+    if out["validation"] is None and IDENTITY_NOTE in (row.get("warning") or ""):
+        out["validation"] = IDENTITY_VALIDATION  # as record_row gives a body decoded as identity
     if old.outputs() == new.outputs() and out["text"] == row["text"] and row.get("text_bytes") is not None:
         # The same text under the same output options (and Unicode data: both digests are this
         # code's): the prior derived columns are the new ones, grapheme clusters included.

@@ -21,6 +21,11 @@ Each record falls in exactly one category (:data:`CATEGORIES`), checked in this 
 not differ, see ``text_equal``); ``text-changed`` (same encoding, other text: a decoder change);
 ``unchanged``.
 
+A changed record with text on one side only (``status-changed``: decoded on one side, failed or
+skipped on the other; ``only-old``, ``only-new``) has that side's excerpt: the first
+:data:`EXCERPT_START` characters of its text (``diff_offset`` null: nothing to compare); the other
+side's is null.
+
 For records whose text changed, :func:`compare_texts` gives the first differing character
 (``diff_offset``, in characters), an excerpt of each side around it, and ``mojibake_fixed``: the old
 text was mojibake of the new one, because either re-encoding the old text with the old codec and
@@ -77,7 +82,7 @@ __all__ = [
     "python_codec",
 ]
 
-DIFF_VERSION = "1.0"
+DIFF_VERSION = "1.1"  # 1.1: the excerpt of a side with text where the other has none
 
 #: ``diff_runs(compare=...)`` -> the output column whose texts are compared.
 COMPARE = {"text": "text", "normalized": "text_normalized"}
@@ -90,6 +95,8 @@ CHANGED_CATEGORIES = CATEGORIES[1:]
 #: Characters of context before / after the first differing character in an excerpt.
 EXCERPT_BEFORE = 20
 EXCERPT_AFTER = 40
+#: Characters of a text shown where the other side has none: the start of the text.
+EXCERPT_START = EXCERPT_BEFORE + EXCERPT_AFTER
 
 DIFF_SCHEMA = pa.schema(
     [
@@ -619,16 +626,22 @@ def diff_pair(old: dict | None, new: dict | None, *, matched_on: str | None = No
         for c in ("encoding", "source", "decoder", "decode_errors", "rules"):
             d[f"{side}_{c}"] = r.get(c)
     if old is None:
-        d["category"] = "only-new"
+        d.update(category="only-new", mojibake_fixed=False, new_excerpt=_start(new.get("text")))
         return d
     if new is None:
-        d["category"] = "only-old"
+        d.update(category="only-old", mojibake_fixed=False, old_excerpt=_start(old.get("text")))
         return d
     d["text_equal"] = old.get("text") == new.get("text")
     d["category"] = _category(d)
     _add_text_details(d, old.get("text"), new.get("text"),
                       [c for c in [python_codec(old.get("decoder"), old.get("encoding"))] if c])
     return d
+
+
+def _start(text: str | None) -> str | None:
+    """The excerpt of a text whose record has no text on the other side: its first
+    :data:`EXCERPT_START` characters."""
+    return None if text is None else text[:EXCERPT_START]
 
 
 def _category(d: dict) -> str:
@@ -646,6 +659,9 @@ def _add_text_details(d: dict, old_text: str | None, new_text: str | None,
     if d["category"] == "unchanged":
         return
     d["mojibake_fixed"] = False  # a changed record is not mojibake unless the texts show it
+    if (old_text is None) != (new_text is None):  # text on one side only: its start
+        d["old_excerpt"], d["new_excerpt"] = _start(old_text), _start(new_text)
+        return
     if old_text is None or new_text is None or d["text_equal"]:
         return
     c = compare_texts(old_text, new_text, old_codecs=old_codecs,
@@ -923,11 +939,11 @@ def _diff_table(con, old_files, new_files, external: ExternalOld | None,
     # Text details for changed pairs whose texts both exist and differ (the only ones that need
     # the text column: read them once, joined on the row identity).
     details: dict[tuple, TextComparison] = {}
+    old_text_col = f'CAST("{external.text}" AS VARCHAR)' if external else text_col
     need = ("category <> 'unchanged' AND NOT text_equal AND old_status = 'decoded' "
             "AND new_status = 'decoded'")
     n_need = con.execute(f"SELECT count(*) FROM matched WHERE {need}").fetchone()[0]
     if n_need:
-        old_text_col = f'CAST("{external.text}" AS VARCHAR)' if external else text_col
         old_src = _parquet_source(old_files)
         new_src = _parquet_source(new_files)
         rel = con.execute(
@@ -952,6 +968,22 @@ def _diff_table(con, old_files, new_files, external: ExternalOld | None,
                     codecs_ = default_codecs
                 details[(ofile, orow, nfile, nrow)] = compare_texts(
                     otext, ntext, old_codecs=codecs_, new_decoder=ndec, new_encoding=nenc)
+    # A status change with text on one side only: the start of that text (as for only-old/new).
+    starts: dict[tuple, tuple[str | None, str | None]] = {}
+    one_side = ("category = 'status-changed' AND coalesce(old_status = 'decoded', false) "
+                "<> coalesce(new_status = 'decoded', false)")
+    if con.execute(f"SELECT count(*) FROM matched WHERE {one_side}").fetchone()[0]:
+        rel = con.execute(
+            f"SELECT m.ofile, m.orow, m.nfile, m.nrow, substring(ot.t, 1, {EXCERPT_START}), "
+            f"substring(nt.t, 1, {EXCERPT_START}) FROM (SELECT * FROM matched WHERE {one_side}) m "
+            f"LEFT JOIN (SELECT filename, file_row_number, {old_text_col} AS t "
+            f"FROM {_parquet_source(old_files)}) ot ON ot.filename = m.ofile AND ot.file_row_number = m.orow "
+            f"LEFT JOIN (SELECT filename, file_row_number, {text_col} AS t "
+            f"FROM {_parquet_source(new_files)}) nt ON nt.filename = m.nfile AND nt.file_row_number = m.nrow"
+        )
+        while batch := rel.fetchmany(1024):
+            for ofile, orow, nfile, nrow, old_start, new_start in batch:
+                starts[(ofile, orow, nfile, nrow)] = (old_start, new_start)
     matched = con.execute(
         "SELECT * FROM matched ORDER BY warc_path NULLS LAST, warc_offset NULLS LAST, record_id"
     ).fetchall()
@@ -968,24 +1000,32 @@ def _diff_table(con, old_files, new_files, external: ExternalOld | None,
         if c is not None:
             d.update(diff_offset=c.offset, old_excerpt=c.old_excerpt, new_excerpt=c.new_excerpt,
                      mojibake_fixed=c.mojibake_fixed, mojibake_check=c.mojibake_check)
+        elif key in starts:
+            d["old_excerpt"], d["new_excerpt"] = starts[key]
         rows.append(d)
-    rows += _unmatched(con, "o", "only-old", external)
-    rows += _unmatched(con, "n", "only-new", None)
+    rows += _unmatched(con, "o", "only-old", external, old_files, old_text_col)
+    rows += _unmatched(con, "n", "only-new", None, new_files, text_col)
     return pa.Table.from_pylist(rows, schema=DIFF_SCHEMA)
 
 
-def _unmatched(con, side: str, category: str, external: ExternalOld | None) -> list[dict]:
+def _unmatched(con, side: str, category: str, external: ExternalOld | None, files: Sequence[str],
+               text_col: str) -> list[dict]:
+    """The rows of *side* (``o`` or ``n``) that no pair holds, as diff rows of *category*; each
+    with the start of its text (*text_col* of *files*) as its side's excerpt."""
     fcol, rcol = ("ofile", "orow") if side == "o" else ("nfile", "nrow")
     if external is not None and side == "o":
         # External rows: identify them by their key (mapped onto the new column names).
         keys = ", ".join(f"CAST(k{i} AS {'BIGINT' if nc == 'warc_offset' else 'VARCHAR'}) AS {nc}"
                          for i, (_, nc) in enumerate(external.key))
-        sql = (f"SELECT {keys}, CASE WHEN has_text THEN 'decoded' END AS status FROM o "
-               f"ANTI JOIN pairs p ON o.file = p.{fcol} AND o.frow = p.{rcol}")
+        select, order = f"{keys}, CASE WHEN has_text THEN 'decoded' END AS status", ""
     else:
-        sql = (f"SELECT {', '.join(_SIDE_COLUMNS)} FROM {side} "
-               f"ANTI JOIN pairs p ON {side}.file = p.{fcol} AND {side}.frow = p.{rcol} "
-               "ORDER BY warc_path, warc_offset, record_id")
+        select, order = ", ".join(_SIDE_COLUMNS), " ORDER BY warc_path, warc_offset, record_id"
+    unpaired = f"(SELECT * FROM {side} ANTI JOIN pairs p ON {side}.file = p.{fcol} AND {side}.frow = p.{rcol})"
+    if not con.execute(f"SELECT count(*) FROM {unpaired}").fetchone()[0]:
+        return []
+    sql = (f"SELECT {select}, substring(t.t, 1, {EXCERPT_START}) AS text FROM {unpaired} {side} "
+           f"LEFT JOIN (SELECT filename, file_row_number, {text_col} AS t FROM {_parquet_source(files)}) t "
+           f"ON t.filename = {side}.file AND t.file_row_number = {side}.frow{order}")
     rel = con.execute(sql)
     cols = [d[0] for d in rel.description]
     out = []

@@ -13,9 +13,13 @@ one of:
   Common Crawl's ``warc.paths.gz``), naming one path or URL per line (blank lines and ``#``
   comments skipped). ``list_prefix``, when given, is prepended to every line as written
   (``s3://commoncrawl/`` before Common Crawl's ``crawl-data/...`` lines); then a relative line is
-  relative to the list's folder. Entries are taken as files, unchecked and unexpanded: a
-  90,000-line list must not cost 90,000 requests before the first task starts; a missing entry
-  fails its own shard.
+  relative to the list's folder (for a local list, joined to it with ``..`` and ``.`` resolved, so
+  that a message names the file looked for: ``/data/lists/../x.warc`` is ``/data/x.warc``). Entries are taken as
+  files, unchecked and unexpanded: a 90,000-line list must not cost 90,000 requests before the
+  first task starts; a missing entry fails its own shard. The one check: when the relative lines
+  of a local list name files missing from its folder that exist from the current directory (a
+  list written relative to where the command runs), a warning says so, with a line, before any
+  input is read (one ``stat`` per relative line of a local list).
 
 Directories, prefixes and globs keep the files whose names end in :data:`INPUT_SUFFIXES` (the
 suffixes of the readers registered in :data:`redecode.archive.READERS`). Files they hold under
@@ -43,6 +47,7 @@ import errno as _errno
 import fnmatch
 import glob as _glob
 import gzip
+import logging
 import os
 import posixpath
 import re
@@ -52,6 +57,8 @@ from . import storage
 from .archive import INPUT_SUFFIXES
 
 __all__ = ["INPUT_SUFFIXES", "expand_inputs", "iter_inputs", "looks_like_archive", "outside", "suffix_list"]
+
+log = logging.getLogger(__name__)
 
 _ARCHIVE_LIKE = re.compile(r"\.(?:w?arc|wacz)(?:\.|$)|\.gz$")
 _GLOB_CHARS = frozenset("*?[")
@@ -296,10 +303,12 @@ def _list_file_entries(list_path: str, prefix: str | None = None) -> list[str]:
         raise ValueError(f"@{list_path}: not a list of paths (not UTF-8 text, nor gzip of it: byte "
                          f"{exc.start} is 0x{data[exc.start]:02x}); an @LIST names one path or URL "
                          "per line") from None
-    base = (posixpath.dirname(list_path) if storage.is_remote(list_path)
-            else os.path.dirname(storage.local_path(list_path)))
+    remote = storage.is_remote(list_path)
+    base = posixpath.dirname(list_path) if remote else os.path.dirname(storage.local_path(list_path))
     entries = []
-    for line in text.splitlines():
+    relative = 0
+    from_here: list[tuple[int, str, str]] = []  # (line number, line, where it was looked for)
+    for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
@@ -307,8 +316,21 @@ def _list_file_entries(list_path: str, prefix: str | None = None) -> list[str]:
             line = prefix + line
         if storage.is_remote(line) or os.path.isabs(line) or line.startswith("file://"):
             entries.append(line)
-        else:
+        elif remote:
             entries.append(storage.join(base, line) if base else line)
+        else:
+            path = os.path.normpath(os.path.join(base, line)) if base else line
+            entries.append(path)
+            relative += 1
+            if base and not os.path.exists(path) and os.path.exists(line):
+                from_here.append((number, line, path))
+    if from_here:
+        number, line, path = from_here[0]
+        log.warning(
+            "@%s: %d of its %d relative line(s) name no file in the list's folder %s, but do from the "
+            "current directory (line %d, %s: no %s); the relative lines of an @LIST are relative to "
+            "its folder: write absolute paths, or add --prefix %s/",
+            list_path, len(from_here), relative, base, number, line, path, os.getcwd())
     return entries
 
 

@@ -45,8 +45,11 @@ Status of a repair (:data:`STATUSES`):
   - ``replacement-added``: the repaired text has more U+FFFD than the old one;
   - ``ambiguous:<encoding>``: the plan's first step encodes with one single-byte encoding, and
     another one ftfy knows (``ftfy.chardata.CHARMAP_ENCODINGS``) also encodes the old text into
-    bytes that decode as UTF-8, to a different text: the choice between them is ftfy's order of
-    preference, not evidence;
+    bytes that decode as UTF-8, to a different text that is as plausible (:func:`implausible`:
+    no more characters that no author writes there, nor a higher ftfy badness): the choice
+    between them is then ftfy's order of preference, not evidence. A reading with more such
+    characters is no rival: UTF-8 read as windows-1252, ``cafÃ©``, read back through MacRoman
+    gives ``caf`` and U+0329, a combining mark no letter takes, where latin-1 gives ``café``;
   - ``error:<exception>``: ftfy raised; the text is kept as it was (empty plan).
 
 ``mojibake_left`` is ftfy's badness heuristic on the returned text, whatever the status: an
@@ -60,6 +63,7 @@ Deviations: none from ftfy; :func:`repair` is ``ftfy.fix_and_explain`` with :dat
 from __future__ import annotations
 
 import importlib.metadata
+import unicodedata
 from dataclasses import dataclass
 
 import ftfy
@@ -78,6 +82,7 @@ __all__ = [
     "config_json",
     "fix_encoding",
     "fix_text",
+    "implausible",
     "looks_like_mojibake",
     "repair",
 ]
@@ -174,9 +179,46 @@ def _utf8_codec(data: bytes) -> str:
     return "utf-8-variants" if (0xED in data or 0xC0 in data) else "utf-8"
 
 
+#: The blocks of combining diacritical marks that any script may take (Unicode's Combining
+#: Diacritical Marks, its Extended and Supplement blocks, those for Symbols, Half Marks).
+_DIACRITIC_BLOCKS = ((0x0300, 0x036F), (0x1AB0, 0x1AFF), (0x1DC0, 0x1DFF), (0x20D0, 0x20FF), (0xFE20, 0xFE2F))
+
+
+def _is_diacritic(ch: str) -> bool:
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in _DIACRITIC_BLOCKS)
+
+
+def implausible(text: str) -> int:
+    """How many characters of *text* no author writes there: U+FFFD, controls other than tab, line
+    feed and carriage return, private-use and unassigned code points (Unicode general categories
+    Cc, Co, Cn), and combining diacritical marks (:data:`_DIACRITIC_BLOCKS`) that NFC leaves
+    uncomposed, i.e. that sit on no letter with which Unicode has a precomposed character (a mark
+    after a space, or U+0329 after ``f``). Compares two readings of the same bytes
+    (:func:`repair`'s ``ambiguous`` doubt); not a verdict on one text alone (Vietnamese or
+    Yoruba written decomposed keeps marks NFC composes only in part)."""
+    count = 0
+    for ch in text:
+        if ch == "\ufffd" or (unicodedata.category(ch) in ("Cc", "Co", "Cn") and ch not in "\t\n\r"):
+            count += 1
+    if any(_is_diacritic(ch) for ch in text):
+        count += sum(1 for ch in unicodedata.normalize("NFC", text) if _is_diacritic(ch))
+    return count
+
+
+def _rank(text: str) -> tuple[int, int]:
+    """How implausible a reading is: (:func:`implausible`, ftfy's badness); lower is better."""
+    try:
+        bad = _ftfy_badness(text)
+    except Exception:  # noqa: BLE001 - the heuristic failing is "no evidence"
+        bad = 0
+    return implausible(text), bad
+
+
 def _other_readings(text: str, plan: tuple[tuple[str, str], ...]) -> list[str]:
     """Single-byte encodings other than the plan's first one under which *text* also encodes to
-    bytes that decode as UTF-8 (ftfy's way), giving another text than the plan's first step."""
+    bytes that decode as UTF-8 (ftfy's way), giving another text than the plan's first step that
+    is no less plausible (:func:`_rank`)."""
     if len(plan) < 2 or plan[0][0] != "encode" or plan[1][0] != "decode":
         return []
     chosen = plan[0][1]
@@ -185,6 +227,7 @@ def _other_readings(text: str, plan: tuple[tuple[str, str], ...]) -> list[str]:
     except (UnicodeError, LookupError):
         return []
     others = []
+    rank = None
     for encoding in CHARMAP_ENCODINGS:
         if encoding == chosen or not possible_encoding(text, encoding):
             continue
@@ -193,7 +236,10 @@ def _other_readings(text: str, plan: tuple[tuple[str, str], ...]) -> list[str]:
             reading = data.decode(_utf8_codec(data))
         except (UnicodeError, LookupError):
             continue
-        if reading != first:
+        if reading == first:
+            continue
+        rank = rank or _rank(first)
+        if _rank(reading) <= rank:
             others.append(encoding)
     return others
 

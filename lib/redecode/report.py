@@ -15,10 +15,18 @@ Two halves:
     is given. Run directories are found and read by :func:`redecode.query.load_run` (through
     ``open_query``); no other module opens them. Returns a :class:`ReportData` of plain Python rows.
 :func:`render_html` (page)
-    one Vega-Lite chart per section that has rows, built with Altair, embedded as JSON in
-    ``<script type="application/json">`` elements and drawn by Vega-Embed (SVG renderer) from the
-    JavaScript inlined in the page's head; under each chart a ``<details>`` table holds the same
-    rows as text. The diff's examples are an HTML table, old and new excerpt side by side.
+    one Vega-Lite chart per ``chart`` section that has rows, built with Altair, embedded as JSON
+    in ``<script type="application/json">`` elements and drawn by Vega-Embed (SVG renderer) from
+    the JavaScript inlined in the page's head; above each chart a caption (:func:`caption`) whose
+    numbers are sums over the same rows, which the chart also writes beside its marks (the text
+    layers named :data:`TOTALS`); under it a ``<details>`` table holds the rows as text. Axes of
+    counts have whole-number ticks (:func:`count_ticks`). A ``records`` section (the failed and
+    truncated records) is a table of its first :data:`MAX_RECORDS_LISTED` rows, their number, and
+    the ``redecode query`` line that lists them all (:func:`query_line`). The diff's examples are
+    an HTML table, old and new excerpt side by side. After the charts are drawn, the page's script
+    checks that the machine has a font for every character it shows (a character that draws as
+    the box of an unassigned code point has none) and, where one lacks, says which characters and
+    what to install.
 
 Self-contained: the page loads nothing from anywhere (no CDN, no web font, no data file); its
 Content-Security-Policy (``default-src 'none'``; scripts and styles inline only, images only from
@@ -42,6 +50,7 @@ import html
 import json
 import math
 import os
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -58,16 +67,23 @@ IDENTITY_PREFIX = IDENTITY_NOTE.split(":")[0]
 __all__ = [
     "EXTRA_HINT",
     "MAX_INPUTS_SHOWN",
+    "MAX_RECORDS_LISTED",
     "MAX_TLDS_SHOWN",
     "DIFF_SECTIONS",
     "RUN_SECTIONS",
+    "TOTALS",
+    "Caption",
     "DiffInfo",
     "ReportData",
     "ReportError",
     "RunInfo",
     "Section",
+    "caption",
     "collect",
+    "count_ticks",
+    "query_line",
     "render_html",
+    "visible",
     "write_report",
 ]
 
@@ -80,6 +96,9 @@ MAX_TLDS_SHOWN = 30
 MAX_INPUTS_SHOWN = 40
 #: Characters of a table cell shown before it is cut in the middle (the full text is its tooltip).
 MAX_CELL = 160
+#: Records listed in a table of records (failed and truncated records); the section's
+#: ``redecode query`` line lists them all.
+MAX_RECORDS_LISTED = 50
 
 #: The diff format this report reads (``redecode.diff_version`` of diff.parquet, major part).
 _DIFF_MAJOR = "1"
@@ -91,10 +110,14 @@ class ReportError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Section:
-    """One chart of the report: its key, title, the question it answers, and its SQL.
+    """One section of the report: its key, title, the question it answers, and its SQL.
 
     ``view`` is the view the SQL reads (``decodes``, ``runs`` or ``diff``); the SQL reads
-    provenance columns only.
+    provenance columns only. ``kind`` is ``chart`` (a Vega-Lite chart over the rows, the rows as a
+    table under it, and a caption whose numbers are sums over the same rows) or ``records`` (a
+    table of records, at most :data:`MAX_RECORDS_LISTED`, its last column ``records`` the number of
+    all such records; ``query`` is the SQL that lists every one of them, with the same ``WHERE``
+    and order, shown as a ``redecode query`` line to copy).
     """
 
     key: str
@@ -102,7 +125,15 @@ class Section:
     question: str
     sql: str
     view: str
+    kind: str = "chart"
+    query: str | None = None
 
+
+# The failed and truncated records: the rows whose record failed (status failed, error_kind says
+# how), and any row that carries an error_kind (a record cut short whose text is kept).
+_FAILED_WHERE = "status = 'failed' OR error_kind IS NOT NULL"
+_FAILED_COLUMNS = "target_uri, warc_path, warc_offset, error_kind, error"
+_FAILED_ORDER = "warc_path, warc_offset"
 
 # The encoding as shown: the WHATWG name, or the Python decoder in parentheses where the rules used
 # a codec with no Encoding Standard equivalent (seed and requests rules; see the column docs).
@@ -132,6 +163,18 @@ RUN_SECTIONS: tuple[Section, ...] = (
         view="decodes",
     ),
     Section(
+        key="failed",
+        title="Failed and truncated records",
+        question="Which records could not be decoded, and why? Each record's URL (target_uri), the "
+                 "input it is in (warc_path) and where it starts there (warc_offset: bytes; the row "
+                 "number in a raw-response Parquet), the kind of error (error_kind) and the error.",
+        sql=f"SELECT {_FAILED_COLUMNS}, count(*) OVER () AS records FROM decodes "
+            f"WHERE {_FAILED_WHERE} ORDER BY {_FAILED_ORDER} LIMIT {MAX_RECORDS_LISTED}",
+        view="decodes",
+        kind="records",
+        query=f"SELECT {_FAILED_COLUMNS} FROM decodes WHERE {_FAILED_WHERE} ORDER BY {_FAILED_ORDER}",
+    ),
+    Section(
         key="encodings",
         title="Encodings by deciding step",
         question="Which encodings were used, and which step of the rules chose each (source)?",
@@ -159,12 +202,12 @@ RUN_SECTIONS: tuple[Section, ...] = (
                  "(overridden: browser_encoding -> encoding), which did they check and keep (kept: "
                  "the same encoding on both sides, the text a browser shows), where did no reading "
                  "decode cleanly (unresolved: the browser's choice stands, tentative), and which does a "
-                 "browser show no text for (a body not in its declared content coding, decoded as "
-                 "identity)? The colour is the verdict; rule sets that follow the browser have no "
-                 "such rows.",
+                 "browser show no text for (identity: a body not in its declared content coding, "
+                 "decoded as stored; browser_encoding is null)? The colour is the verdict, the word "
+                 "before the colon in the validation column ((none): validation is null, as in rule "
+                 "sets that check nothing); rule sets that follow the browser have no such rows.",
         sql=f"SELECT coalesce(browser_encoding, '(nothing shown)') || ' -> ' || {_ENCODING} AS change, "
-            "CASE WHEN validation IS NOT NULL THEN split_part(validation, ':', 1) "
-            "WHEN browser_encoding IS NULL THEN 'identity' ELSE 'other' END AS verdict, "
+            "coalesce(split_part(validation, ':', 1), '(none)') AS verdict, "
             "count(*) AS records, "
             "sum(decode_errors) AS replacement_chars FROM decodes WHERE status = 'decoded' "
             "AND (validation IS NOT NULL "
@@ -404,11 +447,17 @@ def _attach_diff(con, path: str) -> tuple[str | None, str | None, list[dict]]:
     return old, new, errors
 
 
-def _diff_info(con, path: str, old, new, input_errors, examples: int) -> DiffInfo:
-    counts = dict(con.execute("SELECT category, count(*) FROM diff GROUP BY ALL").fetchall())
-    records, mojibake, label_only = con.execute(
-        "SELECT count(*), count_if(mojibake_fixed AND category <> 'unchanged'), "
-        "count_if(category = 'encoding-changed' AND text_equal) FROM diff").fetchone()
+def _diff_info(con, path: str, old, new, input_errors, examples: int, changed: Result) -> DiffInfo:
+    """The diff's head: the changed records per category and kind from *changed*, the rows of the
+    ``diff_categories`` chart (so that the head, the chart and its caption agree: one query), the
+    unchanged ones from the count of all records; and the examples."""
+    records = int(con.execute("SELECT count(*) FROM diff").fetchone()[0])
+    by_category = {c: 0 for c in CATEGORIES}
+    by_kind: dict[str, int] = {}
+    for category, kind, n in changed.rows:
+        by_category[category] = by_category.get(category, 0) + int(n)
+        by_kind[kind] = by_kind.get(kind, 0) + int(n)
+    by_category["unchanged"] = records - sum(by_category.values())
     order = ", ".join(_sql_literal(c) for c in CATEGORIES)
     ex = _result(
         con,
@@ -420,9 +469,8 @@ def _diff_info(con, path: str, old, new, input_errors, examples: int) -> DiffInf
         f"ORDER BY list_position([{order}], category), n",
     )
     return DiffInfo(
-        path=path, old=old, new=new, records=int(records),
-        categories={c: int(counts.get(c, 0)) for c in CATEGORIES},
-        mojibake_fixed=int(mojibake or 0), label_only=int(label_only or 0),
+        path=path, old=old, new=new, records=records, categories=by_category,
+        mojibake_fixed=by_kind.get("mojibake fixed", 0), label_only=by_kind.get("label only (same text)", 0),
         examples=[dict(zip(ex.columns, row)) for row in ex.rows],
         input_errors=input_errors,
     )
@@ -456,15 +504,16 @@ def collect(runs: Sequence[str] | str, *, diff: str | None = None, examples: int
             old, new, errors = _attach_diff(con, diff)
             sections += DIFF_SECTIONS
         results = {s.key: _result(con, s.sql, s.title) for s in sections}
-        records = con.execute("SELECT count(*) FROM decodes").fetchone()[0]
+        # the head's counts are the status chart's rows, summed: one query for both
         counts = {"decoded": 0, "skipped": 0, "failed": 0}
-        counts |= dict(con.execute("SELECT status, count(*) FROM decodes GROUP BY ALL").fetchall())
+        for status, _reason, n in results["status"].rows:
+            counts[status] = counts.get(status, 0) + int(n)
         if diff is not None:
-            diff_info = _diff_info(con, diff, old, new, errors, examples)
+            diff_info = _diff_info(con, diff, old, new, errors, examples, results["diff_categories"])
     finally:
         con.close()
     return ReportData(
-        runs=infos, records=int(records), counts={str(k): int(v) for k, v in counts.items()},
+        runs=infos, records=sum(counts.values()), counts={str(k): int(v) for k, v in counts.items()},
         sections=results, diff=diff_info,
         created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     )
@@ -510,11 +559,41 @@ _OUTCOME_COLORS = {"complete": "#4c9a5b", "limited": "#7a9cc6", "damaged": "#d8b
 _KIND_COLORS = {"mojibake fixed": "#4c9a5b", "label only (same text)": "#9ecae1",
                 "other change": "#e89c3a"}
 _WIDTH = 620
+#: The name of the text layers that write a chart's counts beside its marks (SVG class
+#: ``<name>_marks``): the numbers a chart's caption sums (:data:`_CAPTIONS`).
+TOTALS = "totals"
 
 
-def _count_axis(alt):
-    """An axis of counts: whole numbers only (no 0.5 record on a small run)."""
-    return alt.Axis(format="d", tickMinStep=1)
+def count_ticks(top: int | float | None) -> list[int]:
+    """The ticks of an axis of counts (records, inputs) whose largest value is *top*: whole
+    numbers from 0, in steps of 1, 2 or 5 times a power of ten, at most 8 steps, the last at or
+    above *top* (a count axis never shows 0.5, nor the same label twice)."""
+    top = max(int(math.ceil(top or 0)), 1)
+    step = 1
+    while True:
+        for m in (1, 2, 5):
+            if top <= 8 * step * m:
+                step *= m
+                last = -(-top // step) * step
+                return list(range(0, last + 1, step))
+        step *= 10
+
+
+def _counts(alt, field: str, title: str, top, channel: str = "x"):
+    """An x (or y) channel of counts: the explicit whole-number ticks of :func:`count_ticks`, the
+    scale ending at the last tick."""
+    ticks = count_ticks(top)
+    enc = alt.X if channel == "x" else alt.Y
+    return enc(field, title=title, scale=alt.Scale(domain=[0, ticks[-1]], nice=False, zero=True),
+               axis=alt.Axis(values=ticks, format="d"))
+
+
+def _totals(rows, key: str, value: str = "records") -> dict:
+    """The sum of *value* per value of *key* over *rows*."""
+    out: dict = {}
+    for r in rows:
+        out[r[key]] = out.get(r[key], 0) + (r.get(value) or 0)
+    return out
 
 
 def _values(result: Result) -> list[dict]:
@@ -534,29 +613,36 @@ def _chart_status(alt, rows):
     palette = ["#e15759", "#f28e2b", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
     others = iter(palette * 4)
     colors = [_STATUS_COLORS["decoded"] if r == "decoded" else next(others) for r in reasons]
-    return alt.Chart(alt.Data(values=rows)).mark_bar().encode(
+    top = max(_totals(rows, "status").values(), default=0)
+    base = alt.Chart(alt.Data(values=rows))
+    bars = base.mark_bar().encode(
         y=alt.Y("status:N", title=None, sort=list(_STATUS_COLORS)),
-        x=alt.X("sum(records):Q", title="records", axis=_count_axis(alt)),
+        x=_counts(alt, "sum(records):Q", "records", top),
         color=alt.Color("reason:N", title="reason", scale=alt.Scale(domain=reasons, range=colors)),
         order=alt.Order("records:Q", sort="descending"),
         tooltip=["status:N", "reason:N", alt.Tooltip("records:Q", title="records")],
-    ).properties(width=_WIDTH)
+    )
+    totals = base.mark_text(align="left", dx=4, fontSize=11, color="#333").encode(
+        y=alt.Y("status:N", sort=list(_STATUS_COLORS)), x="sum(records):Q", text="sum(records):Q",
+    ).properties(name=TOTALS)
+    return alt.layer(bars, totals).properties(width=_WIDTH)
 
 
 def _by_records(rows, key="encoding") -> list[str]:
     """The values of *key* in *rows*, most records first (ties by value): a chart's sort order."""
-    totals: dict[str, int] = {}
-    for r in rows:
-        totals[r[key]] = totals.get(r[key], 0) + (r.get("records") or 0)
+    totals = _totals(rows, key)
     return sorted(totals, key=lambda k: (-totals[k], k))
 
 
 def _chart_encodings(alt, rows):
     present = {r["source"] for r in rows}
     sources = [s for s in SOURCES if s in present] + sorted(present - set(SOURCES))
-    return alt.Chart(alt.Data(values=rows)).mark_bar().encode(
-        y=alt.Y("encoding:N", title=None, sort=_by_records(rows)),
-        x=alt.X("sum(records):Q", title="decoded records", axis=_count_axis(alt)),
+    order = _by_records(rows)
+    top = max(_totals(rows, "encoding").values(), default=0)
+    base = alt.Chart(alt.Data(values=rows))
+    bars = base.mark_bar().encode(
+        y=alt.Y("encoding:N", title=None, sort=order),
+        x=_counts(alt, "sum(records):Q", "decoded records", top),
         color=alt.Color("source:N", title="source (deciding step)",
                         scale=alt.Scale(domain=sources, scheme="tableau10")),
         order=alt.Order("source_rank:Q"),
@@ -564,7 +650,11 @@ def _chart_encodings(alt, rows):
                  alt.Tooltip("replacement_chars:Q", title="U+FFFD")],
     ).transform_calculate(
         source_rank=f"indexof({json.dumps(sources)}, datum.source)"
-    ).properties(width=_WIDTH)
+    )
+    totals = base.mark_text(align="left", dx=4, fontSize=11, color="#333").encode(
+        y=alt.Y("encoding:N", sort=order), x="sum(records):Q", text="sum(records):Q",
+    ).properties(name=TOTALS)
+    return alt.layer(bars, totals).properties(width=_WIDTH)
 
 
 def _chart_detector(alt, rows):
@@ -587,50 +677,63 @@ def _chart_detector(alt, rows):
     )
     # the count beside each circle, on the side away from the nearer end of the axis
     right = base.transform_filter("datum.confidence <= 0.5").mark_text(
-        align="left", dx=16, fontSize=11).encode(text="records:Q")
+        align="left", dx=16, fontSize=11).encode(text="records:Q").properties(name=TOTALS)
     left = base.transform_filter("datum.confidence > 0.5").mark_text(
-        align="right", dx=-16, fontSize=11).encode(text="records:Q")
+        align="right", dx=-16, fontSize=11).encode(text="records:Q").properties(name=TOTALS + "_left")
     return alt.layer(points, right, left).properties(width=_WIDTH)
 
 
 def _chart_overrides(alt, rows):
-    return alt.Chart(alt.Data(values=rows)).mark_bar().encode(
-        y=alt.Y("change:N", title="browser_encoding -> encoding", sort=_by_records(rows, "change"),
+    order = _by_records(rows, "change")
+    top = max(_totals(rows, "change").values(), default=0)
+    base = alt.Chart(alt.Data(values=rows))
+    bars = base.mark_bar().encode(
+        y=alt.Y("change:N", title="browser_encoding -> encoding", sort=order,
                 axis=alt.Axis(labelLimit=320)),
-        x=alt.X("sum(records):Q", title="decoded records", axis=_count_axis(alt)),
+        x=_counts(alt, "sum(records):Q", "decoded records", top),
         color=alt.Color("verdict:N", title="verdict (validation)", scale=alt.Scale(scheme="tableau10")),
         tooltip=["change:N", "verdict:N", "records:Q",
                  alt.Tooltip("replacement_chars:Q", title="U+FFFD")],
-    ).properties(width=_WIDTH - 200)
+    )
+    totals = base.mark_text(align="left", dx=4, fontSize=11, color="#333").encode(
+        y=alt.Y("change:N", sort=order), x="sum(records):Q", text="sum(records):Q",
+    ).properties(name=TOTALS)
+    return alt.layer(bars, totals).properties(width=_WIDTH - 200)
 
 
 def _chart_errors(alt, rows):
     buckets = [label for label, _ in _ERROR_BUCKETS]
     if any(r["errors"] == "unknown" for r in rows):
         buckets.append("unknown")
+    top = max(_totals(rows, "errors").values(), default=0)
     base = alt.Chart(alt.Data(values=rows)).encode(
         x=alt.X("errors:N", title="U+FFFD inserted in the record", sort=buckets,
                 scale=alt.Scale(domain=buckets), axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("sum(records):Q", title="decoded records", axis=_count_axis(alt)),
+        y=_counts(alt, "sum(records):Q", "decoded records", top, channel="y"),
     )
     bars = base.mark_bar().encode(
         color=alt.Color("encoding:N", title="encoding", scale=alt.Scale(scheme="tableau20")),
         tooltip=["errors:N", "encoding:N", "records:Q",
                  alt.Tooltip("replacement_chars:Q", title="U+FFFD")],
     )
-    totals = base.mark_text(dy=-7, fontSize=11).encode(text=alt.Text("sum(records):Q"))
+    totals = base.mark_text(dy=-7, fontSize=11).encode(
+        text=alt.Text("sum(records):Q")).properties(name=TOTALS)
     return alt.layer(bars, totals).properties(width=_WIDTH, height=220)
 
 
 def _chart_errors_by_encoding(alt, rows):
-    return alt.Chart(alt.Data(values=rows)).mark_bar(color="#d1495b").encode(
-        y=alt.Y("encoding:N", title=None, sort="-x"),
-        x=alt.X("replacement_chars:Q", title="U+FFFD inserted (sum over the records)",
-                axis=_count_axis(alt)),
-        tooltip=["encoding:N", "records:Q",
-                 alt.Tooltip("records_with_errors:Q", title="records with U+FFFD"),
-                 alt.Tooltip("replacement_chars:Q", title="U+FFFD")],
-    ).properties(width=_WIDTH)
+    top = max((r["records_with_errors"] for r in rows), default=0)
+    order = [r["encoding"] for r in sorted(rows, key=lambda r: (-r["records_with_errors"], r["encoding"]))]
+    base = alt.Chart(alt.Data(values=rows)).encode(y=alt.Y("encoding:N", title=None, sort=order))
+    bars = base.mark_bar(color="#d1495b").encode(
+        x=_counts(alt, "records_with_errors:Q", "records with U+FFFD", top),
+        tooltip=["encoding:N", alt.Tooltip("records_with_errors:Q", title="records with U+FFFD"),
+                 alt.Tooltip("records:Q", title="decoded records"),
+                 alt.Tooltip("replacement_chars:Q", title="U+FFFD inserted")],
+    )
+    totals = base.mark_text(align="left", dx=4, fontSize=11, color="#333").encode(
+        x="records_with_errors:Q", text="records_with_errors:Q").properties(name=TOTALS)
+    return alt.layer(bars, totals).properties(width=_WIDTH)
 
 
 def _heatmap(alt, rows, *, x: str, y: str, x_title: str, y_title: str, y_sort, x_sort):
@@ -641,13 +744,14 @@ def _heatmap(alt, rows, *, x: str, y: str, x_title: str, y_title: str, y_sort, x
     )
     tooltip = [f"{y}:N", f"{x}:N"] + [f"{c}:Q" for c in rows[0] if c not in (x, y)]
     rects = base.mark_rect().encode(
-        color=alt.Color("records:Q", title="records", scale=alt.Scale(scheme="blues")),
+        color=alt.Color("records:Q", title="records", scale=alt.Scale(scheme="blues"),
+                        legend=alt.Legend(format="d", values=count_ticks(top)[1:] or [1])),
         tooltip=tooltip,
     )
     text = base.mark_text(fontSize=11).encode(
         text="records:Q",
         color=alt.condition(f"datum.records > {top / 2}", alt.value("white"), alt.value("black")),
-    )
+    ).properties(name=TOTALS)
     return (rects + text).properties(width={"step": 34}, height={"step": 20})
 
 
@@ -661,23 +765,28 @@ def _chart_tld(alt, rows):
 
 def _chart_outcomes(alt, rows):
     present = [r["outcome"] for r in rows]
-    return alt.Chart(alt.Data(values=rows)).mark_bar().encode(
-        y=alt.Y("outcome:N", title=None, sort=list(_OUTCOME_COLORS)),
-        x=alt.X("inputs:Q", title="inputs", axis=_count_axis(alt)),
+    top = max((r["inputs"] for r in rows), default=0)
+    base = alt.Chart(alt.Data(values=rows)).encode(y=alt.Y("outcome:N", title=None, sort=list(_OUTCOME_COLORS)))
+    bars = base.mark_bar().encode(
+        x=_counts(alt, "inputs:Q", "inputs", top),
         color=alt.Color("outcome:N", scale=_scale(alt, _OUTCOME_COLORS, present), legend=None),
         tooltip=["outcome:N", "inputs:Q", alt.Tooltip("rows:Q", title="rows written")],
-    ).properties(width=_WIDTH)
+    )
+    totals = base.mark_text(align="left", dx=4, fontSize=11, color="#333").encode(
+        x="inputs:Q", text="inputs:Q").properties(name=TOTALS)
+    return alt.layer(bars, totals).properties(width=_WIDTH)
 
 
 def _chart_inputs(alt, rows):
     order = [r["input"] for r in rows]
     stacked = [dict(r, total=r["decoded"] + r["skipped"] + r["failed"]) for r in rows]
+    top = max((r["total"] for r in stacked), default=0)
     base = alt.Chart(alt.Data(values=stacked))
     bars = base.transform_fold(
         ["decoded", "skipped", "failed"], as_=["status", "records"]
     ).mark_bar().encode(
         y=alt.Y("input:N", title=None, sort=order, axis=alt.Axis(labelLimit=320)),
-        x=alt.X("records:Q", title="records", axis=_count_axis(alt)),
+        x=_counts(alt, "records:Q", "records", top),
         color=alt.Color("status:N", title="status", scale=_scale(alt, _STATUS_COLORS, list(_STATUS_COLORS))),
         order=alt.Order("status:N", sort="ascending"),
         tooltip=["input:N", "outcome:N", "status:N", "records:Q"],
@@ -695,12 +804,18 @@ def _chart_inputs(alt, rows):
 
 def _chart_diff_categories(alt, rows):
     present = [c for c in CHANGED_CATEGORIES if any(r["category"] == c for r in rows)]
-    return alt.Chart(alt.Data(values=rows)).mark_bar().encode(
+    top = max(_totals(rows, "category").values(), default=0)
+    base = alt.Chart(alt.Data(values=rows))
+    bars = base.mark_bar().encode(
         y=alt.Y("category:N", title=None, sort=present),
-        x=alt.X("sum(records):Q", title="records", axis=_count_axis(alt)),
+        x=_counts(alt, "sum(records):Q", "records", top),
         color=alt.Color("kind:N", title="kind", scale=_scale(alt, _KIND_COLORS, [r["kind"] for r in rows])),
         tooltip=["category:N", "kind:N", "records:Q"],
-    ).properties(width=_WIDTH)
+    )
+    totals = base.mark_text(align="left", dx=4, fontSize=11, color="#333").encode(
+        y=alt.Y("category:N", sort=present), x="sum(records):Q", text="sum(records):Q",
+    ).properties(name=TOTALS)
+    return alt.layer(bars, totals).properties(width=_WIDTH)
 
 
 def _chart_diff_transitions(alt, rows):
@@ -723,9 +838,127 @@ _BUILDERS = {
     "diff_transitions": _chart_diff_transitions,
 }
 
+
+# --------------------------------------------------------------------------------------------
+# Captions: a chart's numbers in words, summed over the rows the chart draws (the same Result)
+
+
+@dataclass(frozen=True, slots=True)
+class Caption:
+    """A chart's caption: ``total``, the number the chart's count labels (the :data:`TOTALS`
+    layers) add up to, and the words that follow it (plain text)."""
+
+    total: int
+    text: str
+
+
+def _n(count: int, one: str, many: str | None = None) -> str:
+    return f"{count:,} {one if count == 1 else (many or one + 's')}"
+
+
+def _listed(totals: dict, order: Sequence[str] | None = None) -> str:
+    keys = list(order) if order is not None else sorted(totals, key=lambda k: (-totals[k], str(k)))
+    return ", ".join(f"{totals[k]:,} {visible(k)}" for k in keys if k in totals)
+
+
+def _caption_status(rows) -> Caption:
+    by = _totals(rows, "status")
+    total = sum(by.values())
+    order = [s for s in _STATUS_COLORS if s in by] + sorted(set(by) - set(_STATUS_COLORS))
+    return Caption(total, f"{'record' if total == 1 else 'records'}: {_listed(by, order)}.")
+
+
+def _caption_encodings(rows) -> Caption:
+    total = sum(r["records"] for r in rows)
+    return Caption(total, f"decoded {'record' if total == 1 else 'records'} in "
+                          f"{_n(len({r['encoding'] for r in rows}), 'encoding')}, chosen by "
+                          f"{_n(len({r['source'] for r in rows}), 'deciding step')}.")
+
+
+def _caption_detector(rows) -> Caption:
+    total = sum(r["records"] for r in rows)
+    with_errors = sum(r["records_with_errors"] or 0 for r in rows)
+    return Caption(total, f"{'record' if total == 1 else 'records'} decided by the detector, in "
+                          f"{_n(len({r['encoding'] for r in rows}), 'encoding')}; "
+                          f"{with_errors:,} of them with U+FFFD.")
+
+
+def _caption_overrides(rows) -> Caption:
+    total = sum(r["records"] for r in rows)
+    return Caption(total, f"decoded {'record' if total == 1 else 'records'} by verdict: "
+                          f"{_listed(_totals(rows, 'verdict'))}.")
+
+
+def _caption_errors(rows) -> Caption:
+    total = sum(r["records"] for r in rows)
+    with_errors = sum(r["records"] for r in rows if r["errors"] not in ("0", "unknown"))
+    chars = sum(r["replacement_chars"] or 0 for r in rows)
+    return Caption(total, f"decoded {'record' if total == 1 else 'records'}, {with_errors:,} of them "
+                          f"with U+FFFD ({chars:,} U+FFFD in all).")
+
+
+def _caption_errors_by_encoding(rows) -> Caption:
+    total = sum(r["records_with_errors"] for r in rows)
+    chars = sum(r["replacement_chars"] or 0 for r in rows)
+    return Caption(total, f"{'record' if total == 1 else 'records'} with U+FFFD, in "
+                          f"{_n(len(rows), 'encoding')} ({chars:,} U+FFFD inserted in all).")
+
+
+def _caption_tld(rows) -> Caption:
+    total = sum(r["records"] for r in rows)
+    return Caption(total, f"decoded {'record' if total == 1 else 'records'}: "
+                          f"{_n(len({r['tld'] for r in rows}), 'top-level domain row')} x "
+                          f"{_n(len({r['encoding'] for r in rows}), 'encoding')}.")
+
+
+def _caption_outcomes(rows) -> Caption:
+    by = _totals(rows, "outcome", "inputs")
+    total = sum(by.values())
+    order = [o for o in _OUTCOME_COLORS if o in by] + sorted(set(by) - set(_OUTCOME_COLORS))
+    return Caption(total, f"{'input' if total == 1 else 'inputs'}: {_listed(by, order)}.")
+
+
+def _caption_diff_categories(rows) -> Caption:
+    total = sum(r["records"] for r in rows)
+    return Caption(total, f"changed {'record' if total == 1 else 'records'}: "
+                          f"{_listed(_totals(rows, 'kind'), [k for k in _KIND_COLORS])}.")
+
+
+def _caption_diff_transitions(rows) -> Caption:
+    total = sum(r["records"] for r in rows)
+    fixed = sum(r["mojibake_fixed"] or 0 for r in rows)
+    return Caption(total, f"{'record' if total == 1 else 'records'} with another encoding in the new "
+                          f"decode, {fixed:,} of them mojibake fixed.")
+
+
+#: A chart's caption from its rows (sections without one have none).
+_CAPTIONS = {
+    "status": _caption_status,
+    "encodings": _caption_encodings,
+    "detector": _caption_detector,
+    "overrides": _caption_overrides,
+    "errors": _caption_errors,
+    "errors_by_encoding": _caption_errors_by_encoding,
+    "tld": _caption_tld,
+    "outcomes": _caption_outcomes,
+    "diff_categories": _caption_diff_categories,
+    "diff_transitions": _caption_diff_transitions,
+}
+
+
+def caption(section: Section, result: Result) -> Caption | None:
+    """The caption of *section*'s chart: its numbers summed over *result*, the rows the chart
+    draws (one query for both), or None for a section without rows or without a caption."""
+    fn = _CAPTIONS.get(section.key)
+    if fn is None or not result.rows:
+        return None
+    return fn([dict(zip(result.columns, row)) for row in result.rows])
+
+
 #: What a section with no rows says instead of a chart.
 _EMPTY = {
     "status": "No records.",
+    "failed": "No record failed or was cut short.",
     "encodings": "No decoded records.",
     "detector": "No decision came from the detector.",
     "overrides": "The rules checked no record against the browser's choice, and every decoded record "
@@ -869,6 +1102,13 @@ background:#f6f6f6;padding:4px 6px;border-radius:4px;margin-top:3px}
 mark{background:#ffd54f}mark.end{background:#eee;color:#777}
 .fixed{color:#2e7d32;font-size:12px}.same{color:#1565c0;font-size:12px}
 .chart{min-height:40px}
+p.caption{margin:0 0 8px}p.caption b.total{font-size:15px}
+pre.cmd{background:#f6f6f6;border:1px solid #e3e3e3;border-radius:4px;padding:6px 8px;margin:4px 0 8px;
+white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px}
+table.records{table-layout:fixed;width:100%}table.records td{overflow-wrap:anywhere}
+table.records th:nth-child(1){width:28%}table.records th:nth-child(2){width:24%}
+table.records th:nth-child(3){width:9%}table.records th:nth-child(4){width:11%}
+p.note{background:#fff8e1;border:1px solid #f0d080;border-radius:6px;padding:8px 12px}
 """
 
 # Draws every chart: the specs are JSON in <script type="application/json" class="vl-spec">
@@ -878,16 +1118,74 @@ _EMBED_JS = """
   "use strict";
   var options = {renderer: "svg",
                  actions: {export: true, source: false, compiled: false, editor: false}};
+  var drawn = [];
   document.querySelectorAll("script.vl-spec").forEach(function (node) {
     var target = document.getElementById(node.getAttribute("data-target"));
-    vegaEmbed(target, JSON.parse(node.textContent), options).then(function () {
+    drawn.push(vegaEmbed(target, JSON.parse(node.textContent), options).then(function () {
       target.setAttribute("data-rendered", "ok");
     }).catch(function (err) {
       target.setAttribute("data-rendered", "error");
       target.textContent = "This chart could not be drawn: " + err;
       console.error(err);
-    });
+    }));
   });
+  Promise.allSettled(drawn).then(checkFonts);
+
+  // Characters this machine has no font for are drawn as the font's empty box (.notdef), the same
+  // box as a code point no font has (U+0378, unassigned): when a character of the page draws
+  // exactly that box, the note under the header says which characters and what to install.
+  function checkFonts() {
+    var note = document.getElementById("font-note");
+    var seen = new Set(), chars = [];
+    document.querySelectorAll(".ex, td, svg text").forEach(function (e) {
+      for (var ch of e.textContent) {
+        if (ch.codePointAt(0) > 0x2ff && /\\S/u.test(ch) && !seen.has(ch)) { seen.add(ch); chars.push(ch); }
+      }
+    });
+    var missing = [];
+    if (chars.length) {
+      var canvas = document.createElement("canvas");
+      canvas.width = canvas.height = 48;
+      var ctx = canvas.getContext("2d", {willReadFrequently: true});
+      var family = getComputedStyle(document.querySelector(".ex") || document.body).fontFamily;
+      var draw = function (ch) {
+        ctx.clearRect(0, 0, 48, 48);
+        ctx.font = "28px " + family;
+        ctx.textBaseline = "top";
+        ctx.fillText(ch, 6, 6);
+        return ctx.getImageData(0, 0, 48, 48).data.join(",");
+      };
+      var box = draw("\\u0378");
+      missing = chars.filter(function (ch) { return draw(ch) === box; });
+    }
+    note.setAttribute("data-checked", String(chars.length));
+    note.setAttribute("data-missing", String(missing.length));
+    if (!missing.length) return;
+    var scripts = [["Han", "Han (Chinese, Japanese, Korean)", "cjk"], ["Hiragana", "Hiragana", "cjk"],
+      ["Katakana", "Katakana", "cjk"], ["Hangul", "Hangul", "cjk"], ["Bopomofo", "Bopomofo", "cjk"],
+      ["Thai", "Thai"], ["Arabic", "Arabic"], ["Hebrew", "Hebrew"], ["Devanagari", "Devanagari"],
+      ["Bengali", "Bengali"], ["Tamil", "Tamil"], ["Georgian", "Georgian"], ["Armenian", "Armenian"],
+      ["Ethiopic", "Ethiopic"], ["Khmer", "Khmer"], ["Myanmar", "Myanmar"]];
+    var named = [], cjk = false, other = false;
+    missing.forEach(function (ch) {
+      // (Script_Extensions: CJK punctuation such as U+3001 belongs to Han, Hiragana... too)
+      var hit = scripts.find(function (s) {
+        return new RegExp("\\\\p{Script_Extensions=" + s[0] + "}", "u").test(ch);
+      });
+      var wide = /[\\u3000-\\u303f\\uff00-\\uffef]/u.test(ch);  // CJK punctuation, full/half-width forms
+      if (hit) { if (named.indexOf(hit[1]) < 0) named.push(hit[1]); if (hit[2]) cjk = true; else other = true; }
+      else if (wide) { cjk = true; }
+      else { other = true; }
+    });
+    var fonts = [];
+    if (cjk) fonts.push("fonts-noto-cjk");
+    if (other) fonts.push("fonts-noto-core");
+    note.querySelector(".n").textContent = String(missing.length);
+    note.querySelector(".chars").textContent = missing.slice(0, 12).join(" ") + (missing.length > 12 ? " \\u2026" : "");
+    note.querySelector(".scripts").textContent = named.length ? " (" + named.join(", ") + ")" : "";
+    note.querySelector(".fonts").textContent = fonts.join(" ");
+    note.hidden = false;
+  }
 })();
 """
 
@@ -897,11 +1195,62 @@ _CSP = ("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src
         "img-src data: blob:")
 
 
-def _section_html(alt, section: Section, result: Result) -> str:
+def query_line(sql: str, runs: Sequence[str]) -> str:
+    """The ``redecode query`` command line that runs *sql* over *runs* (the first as DIRECTORY,
+    the others as ``--run``), each path quoted for a POSIX shell, the SQL in double quotes (it
+    holds none of the characters a shell treats specially there: checked)."""
+    if any(c in sql for c in '"$`\\!'):
+        raise ValueError(f"SQL with a character special in double quotes: {sql!r}")
+    first, *more = runs
+    return " ".join(["redecode", "query", shlex.quote(first), *(f"--run {shlex.quote(r)}" for r in more),
+                     f'"{sql}"'])
+
+
+def _caption_html(section: Section, result: Result) -> str:
+    c = caption(section, result)
+    if c is None:
+        return ""
+    return (f'<p class="caption" data-total="{c.total}"><b class="total">{c.total:,}</b> '
+            f"{html.escape(c.text)}</p>")
+
+
+def _records_html(section: Section, result: Result, runs: Sequence[str]) -> str:
+    """A ``records`` section: how many, the ``redecode query`` line that lists them all, and the
+    first :data:`MAX_RECORDS_LISTED` as a table."""
+    parts = [f'<section id="{section.key}" data-records="{section.key}"><h2>{html.escape(section.title)}</h2>',
+             f'<p class="q">{html.escape(section.question)}</p>']
+    if not result.rows:
+        parts.append(f'<p class="empty">{html.escape(_EMPTY[section.key])}</p></section>')
+        return "".join(parts)
+    at = result.columns.index("records")
+    total = int(result.rows[0][at])
+    shown = len(result.rows)
+    which = (f"all {shown:,} listed below" if shown == total
+             else f"the first {shown:,} listed below, by input and offset")
+    parts.append(f'<p class="caption" data-total="{total}"><b class="total">{total:,}</b> '
+                 f"{'record' if total == 1 else 'records'} ({which}). Every one of them, with the "
+                 f"whole error, in a terminal:</p>")
+    parts.append(f'<pre class="cmd"><code>{html.escape(query_line(section.query or "", runs))}</code></pre>')
+    columns = [c for c in result.columns if c != "records"]
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(
+            f'<td class="num">{_esc(v)}</td>' if isinstance(v, int) and not isinstance(v, bool)
+            else f"<td>{_esc(v)}</td>" for c, v in zip(result.columns, row) if c != "records") + "</tr>"
+        for row in result.rows)
+    parts.append(f'<table class="records"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _section_html(alt, section: Section, result: Result, runs: Sequence[str] = ()) -> str:
+    if section.kind == "records":
+        return _records_html(section, result, runs)
     parts = [f'<section id="{section.key}"><h2>{html.escape(section.title)}</h2>',
              f'<p class="q">{html.escape(section.question)}</p>']
     if result.rows:
         spec = _BUILDERS[section.key](alt, _values(result)).to_dict()
+        parts.append(_caption_html(section, result))
         parts.append(f'<div class="chart" id="chart-{section.key}" data-chart="{section.key}"></div>')
         parts.append(f'<script type="application/json" class="vl-spec" data-target="chart-{section.key}">'
                      f"{_script_json(spec)}</script>")
@@ -912,6 +1261,16 @@ def _section_html(alt, section: Section, result: Result) -> str:
         parts.append(f'<p class="empty">{html.escape(_EMPTY[section.key])}</p>')
     parts.append("</section>")
     return "".join(parts)
+
+
+#: Shown (by the page's script) when characters of the page have no font on the machine.
+_FONT_NOTE = (
+    '<p id="font-note" class="note" hidden><b class="n"></b> characters on this page have no font on '
+    'this machine and show as empty boxes: <span class="chars"></span><span class="scripts"></span>. '
+    "The text in the run is intact (<code>redecode query</code> prints it); install a font for them "
+    "(Debian and Ubuntu: <code>apt-get install <span class=\"fonts\"></span></code>) and reload "
+    "the page.</p>"
+)
 
 
 def _runs_html(data: ReportData) -> str:
@@ -941,12 +1300,14 @@ def _diff_html(alt, data: ReportData) -> str:
                         for e in info.input_errors)
         head += f"<p>Inputs the diff could not read to the end:</p><ul>{items}</ul>"
     head += "</section>"
-    body = "".join(_section_html(alt, s, data.sections[s.key]) for s in DIFF_SECTIONS)
+    body = "".join(_section_html(alt, s, data.sections[s.key], [r.path for r in data.runs])
+                   for s in DIFF_SECTIONS)
     ex = ('<section id="diff_examples"><h2>Changed records, old and new text side by side</h2>'
           '<p class="q">The first changed records of each category (mojibake fixes first); the '
           f"excerpts start up to {EXCERPT_BEFORE} characters before the first difference (marked) "
-          f"and run up to {EXCERPT_AFTER} characters from it; characters that are not printable are "
-          "shown as escapes.</p>"
+          f"and run up to {EXCERPT_AFTER} characters from it; a record with text on one side only "
+          "shows the start of that text, (no text) a side without; characters that are not printable "
+          "are shown as escapes.</p>"
           f"{_examples(info)}</section>")
     return head + body + ex
 
@@ -972,7 +1333,8 @@ def render_html(data: ReportData) -> str:
     nav = "".join(f'<a href="#{s.key}">{html.escape(s.title.split(":")[0])}</a>' for s in sections)
     if data.diff is not None:
         nav += '<a href="#diff">Diff</a>'
-    body = "".join(_section_html(alt, s, data.sections[s.key]) for s in sections)
+    runs = [r.path for r in data.runs]
+    body = "".join(_section_html(alt, s, data.sections[s.key], runs) for s in sections)
     if data.diff is not None:
         body += _diff_html(alt, data)
     return (
@@ -986,7 +1348,7 @@ def render_html(data: ReportData) -> str:
         f'<p class="meta">Made {html.escape(data.created_at)} by warc-redecode {html.escape(__version__)} '
         "from the provenance columns (never the text). Hover a mark for its numbers; each chart's "
         "data is in the table under it.</p>"
-        f"{_runs_html(data)}<div class=\"kpi\">{kpis}</div><nav>{nav}</nav>"
+        f"{_runs_html(data)}<div class=\"kpi\">{kpis}</div><nav>{nav}</nav>{_FONT_NOTE}"
         f"{body}</main><script>{_EMBED_JS}</script></body></html>\n"
     )
 

@@ -39,7 +39,7 @@ from .storage import path_text
 from .textforms import grapheme_count, normalize
 from .writer import TEXT_UTF8_KEY
 
-__all__ = ["IDENTITY_NOTE", "NO_CONTENT_STATUSES", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "record_row",
+__all__ = ["IDENTITY_NOTE", "IDENTITY_VALIDATION", "NO_CONTENT_STATUSES", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "record_row",
            "text_columns"]
 
 #: Record types that give a row (every other type is only counted).
@@ -52,6 +52,11 @@ NO_RECORD_TYPE = "(none)"
 #: What the ``warning`` of a row decoded from a body that is not in its declared content coding
 #: says (rules with ``identity_fallback``; :mod:`redecode.backfill` looks for it).
 IDENTITY_NOTE = "decoded as identity: the body is not in that coding and sniffs as text"
+#: The ``validation`` of such a row when no check of the rules spoke (a check's own verdict,
+#: ``overridden: ...``, ``kept: ...``, ``unresolved: ...``, stands): a browser shows no text for the
+#: response, so there was no browser's choice to check.
+IDENTITY_VALIDATION = ("identity: a browser shows no text for this response (its Content-Encoding "
+                       "does not apply to the stored body); the body is decoded as it is stored")
 
 
 #: Record columns copied as they are from :class:`redecode.record.ArchiveRecord`: column -> attribute.
@@ -164,6 +169,8 @@ def _row(record: ArchiveRecord, rules: Rules, utf8_text: bool) -> dict:
         row["browser_encoding"] = None  # a browser fails such a response: it shows no text
     row["status"] = STATUS_DECODED
     steps.fill(row, decision, decoded)
+    if identity and row["validation"] is None:
+        row["validation"] = IDENTITY_VALIDATION
     if type(decoded) is DecodedUtf8:
         row[TEXT_UTF8_KEY] = decoded.utf8
     elif decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8"):

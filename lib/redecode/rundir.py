@@ -124,7 +124,13 @@ class RunDirectoryLocked(RuntimeError):
 
 class RunDirectoryConflict(RuntimeError):
     """The run directory holds output made under other rules (or by other record -> row code, or
-    with another record selection: ``--limit``, ``--sample``)."""
+    with another record selection: ``--limit``, ``--sample``). The message names both rule sets
+    and the first difference; ``details`` lists every difference (the commands log it at INFO:
+    ``-v``)."""
+
+    def __init__(self, message: str, details: str = "") -> None:
+        super().__init__(message)
+        self.details = details
 
 
 # ---------------------------------------------------------------------------------------------
@@ -587,42 +593,58 @@ class RunDirectory:
     def _refuse(self, foreign: dict[str, dict]) -> None:
         if not self.force:
             rules = self.rules
-            names = sorted({f"{m.get('rules')} ({str(m.get('rules_digest'))[:12]}, row code {m.get('row_code_version')}"
-                            f"{_selection_note(Selection.from_json(m.get('selection')))})"
-                            for m in foreign.values()})
+            theirs = sorted({f"{m.get('rules')} ({str(m.get('rules_digest'))[:12]})" for m in foreign.values()})
+            differences = self._differences(foreign)
+            first = (f" They differ first in {differences[0]}"
+                     + (f", and in {len(differences) - 1} more (-v lists them)" if len(differences) > 1 else "")
+                     + "." if differences else "")
+            kinds = [what for what, differs in (
+                ("other rules", any(m.get("rules_digest") != rules.digest for m in foreign.values())),
+                ("another version of this job",
+                 any(m.get("row_code_version") != ROW_CODE_VERSION for m in foreign.values())),
+                ("another record selection",
+                 any(m.get("selection") != self.selection.to_json() for m in foreign.values()))) if differs]
             raise RunDirectoryConflict(
-                f"{self.out} holds {len(foreign)} part(s) made under other rules, by another version of "
-                f"this job or with another record selection: {', '.join(names)}; this run uses "
-                f"{rules.name} ({rules.digest[:12]}, row code {ROW_CODE_VERSION}"
-                f"{_selection_note(self.selection)}){self._what_differs()}. Write to another --out, or add "
-                "--force to replace them."
+                f"{self.out} holds {len(foreign)} part(s) made with {' and '.join(kinds)}: "
+                f"{', '.join(theirs)}; this run uses {rules.name} ({rules.digest[:12]}).{first} Write to "
+                "another --out, or add --force to replace them.",
+                details=f"{self.out}: they differ in: {'; '.join(differences)}" if differences else "",
             )
         for stem, m in foreign.items():
             storage.remove(storage.join(self.out, m["part"]))
             storage.remove(marker_path(self.out, stem_of(m["part"])))
             del self._markers[stem]
 
-    def _what_differs(self) -> str:
-        """``"; they differ in: normalize (NFC here, none there)"``: the rule parameters and versions
-        in which the run directory's manifest (the last run into it) differs from this run's rules;
-        empty when there is no readable manifest or it names no difference."""
-        try:
-            prior = json.loads(storage.read_bytes(storage.join(self.out, MANIFEST)))["rules"]
-        except Exception:  # noqa: BLE001 - no manifest or an unreadable one: nothing to add
-            return ""
-        if not isinstance(prior, dict):
-            return ""
-        here = {**self.rules.versions(), **self.rules.parameters()}
-        there = {**(prior.get("versions") or {}), **(prior.get("parameters") or {})}
-        keys = [k for k in sorted(set(here) | set(there)) if here.get(k) != there.get(k)]
-        if not keys:
-            return ""
-
+    def _differences(self, foreign: dict[str, dict]) -> list[str]:
+        """``["procedure (browser here, author there)", ...]``: what differs between this run and
+        the parts in the run directory, most telling first: the rule parameters (``procedure``
+        first), the versions of what they use (from the manifest, the last run into it), the
+        record -> row code and the record selection (from the parts' markers)."""
         def shown(v: object) -> str:
             return "none" if v is None else str(v)
 
-        return "; they differ in: " + ", ".join(
-            f"{k} ({shown(here.get(k))} here, {shown(there.get(k))} there)" for k in keys)
+        out = []
+        try:
+            prior = json.loads(storage.read_bytes(storage.join(self.out, MANIFEST)))["rules"]
+        except Exception:  # noqa: BLE001 - no manifest or an unreadable one: the markers only
+            prior = None
+        if isinstance(prior, dict):
+            for here, there in ((self.rules.parameters(), prior.get("parameters") or {}),
+                                (self.rules.versions(), prior.get("versions") or {})):
+                keys = sorted(set(here) | set(there), key=lambda k: (k != "procedure", k))
+                out += [f"{k} ({shown(here.get(k))} here, {shown(there.get(k))} there)"
+                        for k in keys if here.get(k) != there.get(k)]
+        codes = sorted({str(m.get("row_code_version")) for m in foreign.values()} - {ROW_CODE_VERSION})
+        if codes:
+            out.append(f"row code, the version of this job's record -> row code ({ROW_CODE_VERSION} here, "
+                       f"{', '.join(codes)} there)")
+        here = self.selection.to_json()
+        selections = [Selection.from_json(m.get("selection")) for m in foreign.values()
+                      if m.get("selection") != here]
+        if selections:
+            there = sorted({s.describe() for s in selections})
+            out.append(f"record selection ({self.selection.describe()} here, {', '.join(there)} there)")
+        return out
 
     # -- questions a command asks --
 
@@ -802,10 +824,6 @@ class RunDirectory:
     def write_manifest(self, manifest: dict) -> None:
         """Write ``OUT/_run.json``."""
         write_json(storage.join(self.out, MANIFEST), manifest)
-
-
-def _selection_note(selection: Selection) -> str:
-    return "" if selection.everything else f", {selection.describe()}"
 
 
 @dataclass(slots=True)

@@ -97,7 +97,9 @@ _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
     ("validation", pa.string(), DECISION, "author's-text rules: why a declaration, default or detector answer "
                                 "was overridden ('overridden: ...'), kept against disagreeing "
                                 "evidence ('kept: ...') or could not be checked ('unresolved: ...'); "
-                                "null when nothing spoke against it"),
+                                "'identity: ...' for a body a browser shows nothing for (not in its "
+                                "declared content coding, decoded as stored; see warning) that no "
+                                "check spoke about; null when nothing spoke against it"),
     # -- 1.3: the other two lengths, and the normalised text on request (redecode.textforms) --
     ("text_bytes", pa.int64(), DERIVED, "bytes: length of text in UTF-8 (as stored)"),
     ("grapheme_count", pa.int64(), DERIVED, "extended grapheme clusters in text (Unicode UAX #29); NULL "
