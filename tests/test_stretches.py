@@ -42,6 +42,16 @@ def read(body: bytes, encoding: str, **kw) -> S.Parts | None:
     return S.read_in_parts(body, encoding, judge=S.script_judge, **kw)
 
 
+def knowing(truth: str):
+    """A judge that knows the words of *truth*: a reading's words found there cost nothing,
+    the others 8 bits a character (to test the steps apart from any language model)."""
+    vocab = set(truth.replace("<", " ").replace(">", " ").split())
+
+    def judge(readings):
+        return {k: -8.0 * sum(len(w) for w in v.split() if w not in vocab) for k, v in readings.items()}
+    return judge
+
+
 # --- runs -------------------------------------------------------------------------------------
 
 
@@ -236,3 +246,41 @@ def test_scripts():
     assert S.scripts("日本語のテキスト") == ["Kana", "Han"]
     assert S.scripts("中文網頁") == ["Han"]
     assert S.scripts("plain") == []
+
+
+def test_an_undeclared_legacy_guess_is_weighed_again_on_the_rest():
+    # a KOI8-R page with a UTF-8 paragraph, guessed windows-1251 on the mixed bytes: once the UTF-8
+    # stretch is out, the rest reads better in KOI8-R
+    body, truth = page(("<html><body><p>", "ascii"), (RU, "KOI8-R"), ("</p><p>", "ascii"), (RU2, "UTF-8"),
+                       ("</p><p>", "ascii"), (RU2, "KOI8-R"), ("</p></body></html>", "ascii"))
+    parts = read(body, "windows-1251", declared=False, candidates=["KOI8-R"])
+    assert parts is not None and parts.encoding == "KOI8-R" and parts.text == truth
+    # declared, the chosen encoding stays (the language evidence of the decision is the judge of
+    # a declaration, not this step)
+    parts = read(body, "windows-1251", declared=True)
+    assert parts is not None and parts.encoding == "windows-1251"
+
+
+def test_a_utf8_declaration_that_lost_reads_the_page_as_utf8_in_parts():
+    # the decision read a UTF-8 page with one short UTF-8 word and a long windows-1252 paragraph as
+    # windows-1252: the page said UTF-8, so its legacy part is the stretch
+    body, truth = page(("<html><head><meta charset=utf-8></head><body><p>", "ascii"), ("Größe", "UTF-8"),
+                       ("</p><p>", "ascii"), (FR, "windows-1252"), ("</p></body></html>", "ascii"))
+    parts = read(body, "windows-1252", declared=False, utf8_declared=True, candidates=["windows-1252"])
+    assert parts is not None and parts.encoding == "UTF-8" and parts.text == truth
+    (s,) = parts.stretches
+    assert s.encoding == "windows-1252"
+    # a page that is all windows-1252 under a lying UTF-8 declaration stays whole
+    body, _ = page(("<html><head><meta charset=utf-8></head><body><p>", "ascii"), (FR, "windows-1252"),
+                   ("</p></body></html>", "ascii"))
+    assert read(body, "windows-1252", declared=False, utf8_declared=True, candidates=["windows-1252"]) is None
+
+
+def test_a_lone_utf8_sequence_in_a_single_byte_page():
+    # "Größe" has two sequences, "für" one: in a single-byte page one is weighed, its legacy
+    # reading (fÃ¼r) against the UTF-8 one
+    body, truth = page(("<p>", "ascii"), (FR, "windows-1252"), ("</p><p title='", "ascii"), ("für", "UTF-8"),
+                       ("'>x</p>", "ascii"))
+    parts = S.read_in_parts(body, "windows-1252", judge=knowing(truth))
+    assert parts is not None and parts.text == truth
+    assert [s.encoding for s in parts.stretches] == ["UTF-8"]
