@@ -111,6 +111,7 @@ def _mutants(seed: int) -> list[tuple[int, int]]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compressed", [False, True], ids=["warc", "warc.gz"])
 def test_content_length_changes_never_lose_a_record(tmp_path, compressed):
     base = _records()

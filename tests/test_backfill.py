@@ -97,6 +97,7 @@ def full_runs(request, tmp_path_factory) -> tuple[str, dict[str, Path]]:
     return request.param, runs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("old,new", PAIRS, ids=[f"{a}->{b}" for a, b in PAIRS])
 def test_backfill_equals_full_run(full_runs, old, new, tmp_path):
     _, runs = full_runs
@@ -303,6 +304,7 @@ def test_same_text_rules():
 # --- larger corpora (skipped when $REDECODE_SHARED, default ../shared, is absent) ----------
 
 
+@pytest.mark.slow
 @pytest.mark.corpus
 @pytest.mark.parametrize("old,new", [("seed-2026.10", "browser-2026.11"), ("browser-2026.11", "requests-2.32")])
 def test_corpus_warcs(old, new, tmp_path):
@@ -316,6 +318,7 @@ def test_corpus_warcs(old, new, tmp_path):
     _assert_same_output(tmp_path / "bf", runs[new])
 
 
+@pytest.mark.slow
 @pytest.mark.corpus
 def test_bench_crawl_seed_to_browser_reads_under_30_percent(tmp_path):
     """Issue 7's target on a small crawl of the benchmark generator (--target-mb 20; the 300 MB

@@ -214,6 +214,7 @@ def check_expected(res: JobResult, name: str, exp: dict, *, rules: str | None = 
 # the committed inputs
 
 
+@pytest.mark.slow
 def test_builder_is_deterministic(tmp_path):
     """Rebuilding gives the committed bytes (so the fixtures can always be regenerated)."""
     builder.build(str(tmp_path))
@@ -288,6 +289,7 @@ def test_over_a_small_cap(job_tmp, name):
     assert res.exit_code == 0
 
 
+@pytest.mark.slow
 def test_all_inputs_in_one_run(job_tmp):
     """One bad input does not stop the others: the union of the per-file runs, in one run."""
     names = sorted(EXPECTED)
@@ -313,6 +315,7 @@ def test_arc_record_ids_are_deterministic(job_tmp, tmp_path):
     assert sorted(r["record_id"] for r in first.rows) == sorted(r["record_id"] for r in again.rows)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_shards_and_workers_do_not_change_the_output(job_tmp, name):
     """Bad input cut into 400-byte shards and read by two workers gives the same rows, counts and
@@ -331,6 +334,7 @@ def test_shards_and_workers_do_not_change_the_output(job_tmp, name):
             == {k: v for k, v in whole.manifest["counts"].items() if k not in drop})
 
 
+@pytest.mark.slow
 def test_every_row_can_be_read_again_at_its_offset(job_tmp):
     """Provenance: ``warc_path`` + ``warc_offset`` find the same record again, bad input included
     (``read_record_at``, like ``warcio extract FILE OFFSET``)."""
@@ -358,6 +362,7 @@ _MEMORY_PROBE = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gzip-bomb.warc.gz", "big-record.warc.gz", "coding-bombs.warc.gz"])
 @pytest.mark.parametrize("cap,budget_mib", [(MIB, 32), (64 * MIB, 256)])
 def test_memory_bounded(tmp_path, name, cap, budget_mib):
@@ -425,6 +430,7 @@ def _scan_functions():
     return {"prescan": prescan_mod.prescan, "head_scan": prescan_mod.head_scan}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(ADVERSARIAL))
 @pytest.mark.parametrize("fn_name", ["prescan", "head_scan"])
 def test_scan_is_linear(fn_name, kind):
@@ -517,6 +523,7 @@ def _tmp_files(out):
 @pytest.mark.parametrize("when,workers", [("first-tmp-part", 1), ("first-final-part", 1),
                                           ("third-final-part", 1), ("first-tmp-part", 2),
                                           ("third-final-part", 2)])
+@pytest.mark.slow
 def test_sigkill_and_rerun_gives_the_same_output(crash_corpus, uninterrupted, tmp_path, when,
                                                  workers):
     import pyarrow.parquet as pq

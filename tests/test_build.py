@@ -16,6 +16,11 @@ import sysconfig
 import zipfile
 from pathlib import Path
 
+import pytest
+
+#: Each builds the package (pip wheel) from a copy of the checkout: the slow tier.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 #: What a fresh checkout does not hold: build outputs, environments, caches.
 _NOT_IN_A_CHECKOUT = shutil.ignore_patterns(".git", ".venv", "env", "build", "dist", "*.egg-info", "__pycache__",

@@ -200,6 +200,7 @@ def test_piped_output_is_not_cut(sample_run):
 # ------------------------------------------------------------------ -q and --fail-on-failed
 
 
+@pytest.mark.slow
 def test_diff_quiet_prints_nothing_but_keeps_the_exit_code(sample_run, tmp_path):
     runner = CliRunner()
     args = ["diff", "--rules", "requests-2.32", "--rules", "author-2026.12", str(SAMPLE), "--workers", "1"]

@@ -152,6 +152,7 @@ def test_single_byte_every_byte(name):
     check([b"0123456789abcdef" * 3 + bytes([b]) + b"0123456789" for b in range(128, 256)], name)
 
 
+@pytest.mark.slow
 def test_utf8_sequences():
     edge = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0,
             0xF4, 0xF5, 0xFF]  # fmt: skip
@@ -182,6 +183,7 @@ def test_arbitrary_bytes(name, data):
     check([data], name)
 
 
+@pytest.mark.slow
 def test_long_random_inputs():
     # Long inputs (ASCII runs of every length between non-ASCII bytes) in every encoding.
     rng = random.Random(20)
@@ -229,6 +231,7 @@ def test_utf8_validity_large():
 # The pure-Python path, as a machine without the compiled core runs it
 
 
+@pytest.mark.slow
 def test_pure_path_suite():
     """``REDECODE_PURE=1``: the decoder and decision suites pass on the pure-Python code (which
     is then what decode() runs), as on a machine where the core could not be built."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 from click.testing import CliRunner
 
 from redecode.diff import diff_rules
@@ -31,6 +32,7 @@ def test_diff_rules_takes_a_list_file(tmp_path):
     assert by_list.to_json() == by_dir.to_json()
 
 
+@pytest.mark.slow
 def test_diff_cli_takes_a_list_file(tmp_path):
     listed = _listing(tmp_path)
     runner = CliRunner()
@@ -66,6 +68,7 @@ def test_prefix_goes_before_every_line_as_written(tmp_path):
         "s3://commoncrawl//abs/b.warc.gz", "s3://commoncrawl/crawl-data/a.warc.gz"]
 
 
+@pytest.mark.slow
 def test_run_and_diff_cli_take_gzip_lists_and_prefix(tmp_path):
     import gzip
 

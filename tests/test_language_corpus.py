@@ -84,6 +84,7 @@ def test_corpus_covers_the_issue(texts):
     assert {t.split for t in texts} == {"dev", "test"}
 
 
+@pytest.mark.slow
 def test_pages_are_what_they_say(texts):
     """Every page decodes to its truth in its encoding; a lie's label does not, an equivalent
     label does; the meta or header carries the label; an undeclared page has none."""
@@ -125,6 +126,7 @@ def test_every_page_encoded_in_its_scripts_encodings(texts):
     assert {"windows-1258"} <= seen["vietnamese"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("split", ["dev", "test"])
 def test_every_correct_declaration_kept(results, split):
     wrong = sorted(key(p) for p, ok in results[split] if p.declared and not ok)
@@ -134,6 +136,7 @@ def test_every_correct_declaration_kept(results, split):
     assert wrong == expected, {k: known.get(k, "not known") for k in wrong}
 
 
+@pytest.mark.slow
 def test_figures_reach_the_floors(results):
     counts: Counter = Counter()
     for page, ok in results["test"]:

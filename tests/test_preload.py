@@ -41,6 +41,7 @@ def _probe(rules: str, mode: str) -> dict:
     return json.loads(proc.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(RULES))
 def test_preload_loads_what_records_would_and_changes_no_row(name):
     cold = _probe(name, "cold")

@@ -887,6 +887,7 @@ _REF_PIECES = ["&", "#", "x", "X", ";", "=", " ", "0", "1", "2", "4", "5", "9", 
                "150", "x81", "\xe9"]
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.sampled_from(_REF_PIECES), max_size=14).map("".join) | st.text(max_size=30))
 @example("&not&#45;&amp=&#x2Dz&quot")

@@ -144,6 +144,7 @@ structure = st.lists(st.sampled_from(_STRUCTURE), max_size=24).map(b"".join)
 @example(b"<!-- --!-><meta charset=utf-8>--!><meta charset=big5>")
 # character references: a meta with "&" is never skipped, a value with "&" never read by the
 # fast path; "charset" spelled with references before the window's first "charset"
+@pytest.mark.slow
 @example(b"<meta charset=koi8&#45;r>")
 @example(b"<meta http-equiv=content-type content='&#99;harset=koi8-r'><meta charset=utf-8>")
 @example(b"<meta http-equiv=content-type content='&#99;harset=koi8-r'>")
@@ -164,6 +165,7 @@ def test_fast_equals_full_on_markup(data):
     check(data)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(tag_soup)
 def test_fast_equals_full_on_tag_soup(data):
@@ -247,6 +249,7 @@ _CONTENT_PIECES = [b"charset", b"CHARSET", b"=", b" ", b"\t", b";", b"'", b'"', 
                    b"&#45;", b"&"]
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.sampled_from(_CONTENT_PIECES), max_size=10).map(b"".join), st.booleans(), st.booleans())
 @example(b"text/html; charset=utf-8", True, False)

@@ -109,6 +109,7 @@ def test_cli_refuses_with_exit_2(setting, index):
     assert not (base / "written.csv").exists()
 
 
+@pytest.mark.slow
 def test_html_report_with_a_diff_still_reads(setting, tmp_path):
     pytest.importorskip("altair", reason="the [report] extra")
     base, out, secret = setting

@@ -287,6 +287,7 @@ def _page_figures() -> str:
     return m.group(0) if m else ""
 
 
+@pytest.mark.slow
 @pytest.mark.corpus
 def test_figures_on_the_corpus(capsys):
     if not (CORPUS / "chardet-tests").is_dir():

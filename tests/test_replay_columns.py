@@ -106,6 +106,7 @@ WITH_OUTPUTS = {**RULES, "browser-2026.11+nfkc+graphemes": RULES["browser-2026.1
     normalize="NFKC", graphemes=True)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("new_name", sorted(WITH_OUTPUTS))
 def test_backfill_replay_gives_every_decision_and_derived_column_as_a_full_decode(new_name, records):
     new = WITH_OUTPUTS[new_name]

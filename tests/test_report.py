@@ -270,6 +270,7 @@ def test_several_runs(report_run, tmp_path):
     assert any(r[0] == f"{other}: c.warc.gz" for r in data.sections["inputs"].rows)
 
 
+@pytest.mark.slow
 def test_tld_and_input_caps(tmp_path):
     """More TLDs than MAX_TLDS_SHOWN: the rest are summed as (other); more inputs than
     MAX_INPUTS_SHOWN: the ones not read to the end come first."""
@@ -385,6 +386,7 @@ def test_diff_sections_match_diff_parquet(tmp_path):
     assert len(more) == len(changed)
 
 
+@pytest.mark.slow
 def test_sample_diff_of_two_rule_sets(tmp_path):
     run = sample_run(tmp_path / "run")
     d = sample_diff(tmp_path / "d")
@@ -439,6 +441,7 @@ def _strings(value):
             yield from _strings(v)
 
 
+@pytest.mark.slow
 def test_page_escapes_every_text(report_run, tmp_path):
     pytest.importorskip("altair", reason="the [report] extra (altair) is not installed")
     pytest.importorskip("vl_convert", reason="the [report] extra (vl-convert-python) is not installed")
@@ -477,6 +480,7 @@ def _invoke(args):
     return CliRunner().invoke(cli, ["report", *args])
 
 
+@pytest.mark.slow
 def test_cli_writes_the_report(report_run, tmp_path):
     pytest.importorskip("altair", reason="the [report] extra (altair) is not installed")
     out = tmp_path / "r.html"

@@ -21,6 +21,9 @@ from redecode.report import DIFF_SECTIONS, RUN_SECTIONS, collect, query_line, wr
 from report_fixtures import NASTY, clueweb_run, make_report_run, sample_diff, sample_run
 from runs_fixtures import make_run
 
+#: Each drives Chromium over a report: the slow tier.
+pytestmark = pytest.mark.slow
+
 CHROMIUM = os.environ.get("REDECODE_CHROMIUM", "/usr/bin/chromium")
 
 #: Chromium as root needs --no-sandbox; the rest keep it from reaching for the (closed) network.

@@ -115,6 +115,7 @@ def test_one_damaged_member_with_shards(big, tmp_path):
     _reconciles(summary.manifest, out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(20))
 def test_random_flips_cost_only_the_members_they_hit(big, tmp_path, seed):
     """Up to three bytes flipped anywhere (gzip header, deflate data, trailer): the records of the

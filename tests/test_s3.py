@@ -80,6 +80,7 @@ def _no_times(marker: dict) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_output_to_bucket_equals_local(s3, local_run):
     """Local archives, run directory in a bucket: the same parts and rows, markers, manifest
     counts; nothing temporary is ever uploaded; a rerun resumes from the bucket's markers."""
@@ -204,6 +205,7 @@ def test_read_record_at_url_uses_ranged_reads(s3, local_run):
     print(f"read_record_at over S3: {fetched} bytes fetched for a {row['warc_length']}-byte record")
 
 
+@pytest.mark.slow
 def test_spark_tasks_write_to_bucket(s3, local_run):
     """local[2] Spark tasks (separate Python workers) reach the bucket with the driver's AWS_*
     settings (forwarded) and publish the same parts."""
@@ -223,6 +225,7 @@ def test_spark_tasks_write_to_bucket(s3, local_run):
     assert s3_parts(out) == local_parts(local_run)
 
 
+@pytest.mark.slow
 @needs_hook
 def test_backfill_reads_bucket_archives_by_range(s3, tmp_path):
     """Issue 11: a backfill over archives in a bucket re-reads only the records it needs, by

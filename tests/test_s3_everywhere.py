@@ -71,6 +71,7 @@ def s3_run(s3, local_run):
 # run --out s3:// with the local executor
 
 
+@pytest.mark.slow
 def test_run_local_executor_to_bucket_equals_local(s3_run, local_run):
     expected = local_parts(local_run)
     assert s3_parts(s3_run) == expected
@@ -122,6 +123,7 @@ def test_common_crawl_list_from_a_bucket(s3, local_run):
 # query, report, diff, backfill on s3:// run directories
 
 
+@pytest.mark.slow
 def test_query_a_bucket_run(s3_run, local_run):
     def strip(rep):
         data = rep.to_json()
@@ -174,6 +176,7 @@ def test_query_on_a_bucket_run_stays_confined(s3_run, tmp_path):
     assert "written.csv" not in storage.listdir(s3_run)
 
 
+@pytest.mark.slow
 def test_report_from_and_to_a_bucket(s3_run, tmp_path):
     pytest.importorskip("altair", reason="the [report] extra (altair) is not installed")
     diff_url = "s3://run-out/diff-browser"
@@ -190,6 +193,7 @@ def test_report_from_and_to_a_bucket(s3_run, tmp_path):
     assert storage.read_bytes("s3://run-out/report.html").startswith(b"<!DOCTYPE html>")
 
 
+@pytest.mark.slow
 def test_diff_two_bucket_runs(s3, s3_run, local_run, tmp_path, monkeypatch):
     seed_url = "s3://run-out/seed"
     job.run([SAMPLE], seed_url, rules="seed-2026.10")
@@ -211,6 +215,7 @@ def test_diff_two_bucket_runs(s3, s3_run, local_run, tmp_path, monkeypatch):
     assert os.listdir(workdir) == []  # nothing written here (no ./s3:/...)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["bucket-to-bucket", "bucket-to-local", "local-to-bucket"])
 def test_backfill_with_bucket_run_directories(s3, where, tmp_path, monkeypatch):
     prior = {"bucket-to-bucket": "s3://run-out/bf-prior-a", "bucket-to-local": "s3://run-out/bf-prior-b",
@@ -233,6 +238,7 @@ def test_backfill_with_bucket_run_directories(s3, where, tmp_path, monkeypatch):
     assert got == local_parts(full)
 
 
+@pytest.mark.slow
 def test_backfill_of_a_limited_run_is_the_limited_run(s3, tmp_path):
     prior, out, full = "s3://run-out/limited-prior", "s3://run-out/limited-bf", str(tmp_path / "full")
     job.run([SAMPLE], prior, rules="seed-2026.10", selection=Selection(limit=9))

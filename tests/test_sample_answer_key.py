@@ -126,6 +126,7 @@ def _sha256_tree(root: Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_generator_rebuilds_identical_bytes(tmp_path):
     if not (CORPUS / "MANIFEST.md").exists():
         pytest.skip(shared_paths.absent(CORPUS / "MANIFEST.md"))

@@ -440,6 +440,7 @@ content_types = st.lists(st.text(max_size=30) | st.sampled_from(
     kind=st.sampled_from(["html", "xml", "text"]),
     flags=st.tuples(st.booleans(), st.booleans(), st.booleans()),
 )
+@pytest.mark.slow
 def test_decide_never_raises(payload, ct, url, kind, flags):
     utf8_step, late, chromium = flags
     d = decide(payload, content_type=ct, url=url, kind=kind, detector=lambda p, t: None,

@@ -13,6 +13,7 @@ import dataclasses
 import pickle
 from urllib.parse import urlsplit
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -66,6 +67,7 @@ _URL_PIECES = ["http", "https", "HTTP", "ftp", "a:b", "://", "//", ":", "/", "?"
 urls = st.lists(st.sampled_from(_URL_PIECES), max_size=14).map("".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=2000, deadline=None)
 @given(urls | st.text(max_size=40))
 @example("http://www.example.jp/")
@@ -140,6 +142,7 @@ _CT_PIECES = ["text/html", "text/plain", "TEXT/HTML", ";", " ", "charset=", "Cha
 ct_value = st.lists(st.sampled_from(_CT_PIECES), max_size=8).map("".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.lists(ct_value, min_size=1, max_size=3))
 @example(["text/html; charset=" + "x" * 300])
@@ -171,6 +174,7 @@ payloads = st.lists(st.sampled_from(_PAYLOAD_PIECES), max_size=12).map(b"".join)
 @settings(max_examples=300, deadline=None)
 @given(payloads, st.lists(ct_value, max_size=2), st.sampled_from([None, "http://a.jp/", "http://b.com:80/x"]),
        st.sampled_from(["html", "xml", "text"]), st.booleans(), st.booleans(), st.booleans())
+@pytest.mark.slow
 def test_decide_equals_choose_of_gather(payload, content_type, url, kind, utf8_step, late_meta, chromium):
     kw = dict(content_type=content_type, url=url, kind=kind, utf8_step=utf8_step, late_meta=late_meta,
               chromium_tokenizer=chromium)

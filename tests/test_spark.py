@@ -91,6 +91,7 @@ def spark_session():
     session.stop()
 
 
+@pytest.mark.slow
 def test_spark_local2_equals_local_executor(spark_session, local_run, tmp_path):
     """Issue 11: ``local[2]`` over sample_warcs (given as an ``@list`` file) gives the local
     executor's parts, row for row and column for column, the same markers and the same manifest
@@ -305,6 +306,7 @@ def local_diff(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("master", ["inline", "local[2]"])
 def test_diff_rules_spark_equals_local_executor(master, local_diff, tmp_path, request):
     """``diff --rules A --rules B`` on Spark (one task per archive) writes the local executor's
@@ -319,6 +321,7 @@ def test_diff_rules_spark_equals_local_executor(master, local_diff, tmp_path, re
     assert _diff_outputs(out) == _diff_outputs(local_diff)
 
 
+@pytest.mark.slow
 def test_cli_backfill_and_diff_take_executor(local_run, local_backfill, local_diff, tmp_path):
     """The commands pass --executor/--master through (inline: no Spark needed)."""
     from click.testing import CliRunner

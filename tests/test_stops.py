@@ -99,6 +99,7 @@ def _one_line_naming(stderr: str, path_part: str, code: int) -> None:
     assert "run the same command again" in lines[0], stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_disk_full(tiny_fs, clean_run, workers):
     out = tiny_fs / "out"
@@ -115,6 +116,7 @@ def test_disk_full(tiny_fs, clean_run, workers):
     assert _rows(out) == _rows(clean_run)
 
 
+@pytest.mark.slow
 def test_out_of_inodes(tiny_fs, clean_run):
     # use up the inodes but leave the space: the part files cannot even be created
     filler = tiny_fs / "filler"
@@ -141,6 +143,7 @@ def _limit_file_size():
     resource.setrlimit(resource.RLIMIT_FSIZE, (48 * 1024, resource.RLIM_INFINITY))
 
 
+@pytest.mark.slow
 def test_file_size_limit_is_an_os_error(tmp_path, clean_run):
     out = tmp_path / "out"
     proc = subprocess.run(_cmd([SAMPLES], out, "-q"), capture_output=True, text=True, timeout=300,
@@ -215,6 +218,7 @@ def _parts(out) -> int:
     (signal.SIGINT, "1", True), (signal.SIGINT, "2", True),  # Ctrl-C: the terminal signals the group
     (signal.SIGTERM, "1", False), (signal.SIGTERM, "2", False),  # kill PID: the parent alone
 ])
+@pytest.mark.slow
 def test_signal_stops_within_2s_and_rerun_finishes(slow_corpus, slow_clean, tmp_path, signum, workers, group):
     out = tmp_path / "out"
     proc = subprocess.Popen(_cmd(slow_corpus, out, "--workers", workers), stdout=subprocess.PIPE,

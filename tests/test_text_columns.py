@@ -164,6 +164,7 @@ def test_other_options_into_the_same_out_are_refused_same_options_resume(pages, 
         _check_row(r, normalize=None, graphemes=False)
 
 
+@pytest.mark.slow
 def test_workers_and_options(tmp_path):
     rules = get_rules("browser-2026.11").with_outputs(normalize="NFKC", graphemes=True)
     one, two = tmp_path / "one", tmp_path / "two"
@@ -201,6 +202,7 @@ def test_backfill_replays_the_prior_options(tmp_path):
     assert again.stats["rows_reread"] == 0
 
 
+@pytest.mark.slow
 def test_backfill_replays_decisions_made_with_options(tmp_path):
     """The prior rows' rules are found with the prior run's options, so decoded rows are replayed
     (not read again) and their derived columns made from the text as a full run makes them."""
