@@ -67,7 +67,9 @@ such a page with one decoder, as the browser rules do.
 
 from __future__ import annotations
 
+import codecs
 import re
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -455,9 +457,23 @@ def _candidates(first: Sequence[str], data: bytes, detect: Callable[[bytes], str
     return list(dict.fromkeys(names)) or list(SCRIPT_ENCODINGS["Latin"])
 
 
-#: The judge reads at most this many bytes of the text outside the stretches when it weighs
-#: the encoding of a page's legacy text again.
-_REST_SAMPLE = 16384
+#: The judge reads at most this many bytes of a run (from its start, cut at a cut byte), and of
+#: the text outside the stretches when it weighs the encoding of a page's legacy text again.
+_JUDGE_BYTES = 4096
+#: Runs weighed with every candidate encoding on one page; later runs are read with the
+#: encoding chosen most often before them (a page of many comments from one database).
+_MAX_RUNS = 16
+#: Runs weighed on one page at most (a pathological page keeps the rest as the chosen reading).
+_MAX_WEIGHED = 256
+
+
+def _sample_end(data: bytes, lo: int, hi: int) -> int:
+    """*hi*, or the last cut byte before ``lo + _JUDGE_BYTES`` when the span is longer (every
+    decoder is in step there)."""
+    if hi - lo <= _JUDGE_BYTES:
+        return hi
+    cut = max(data.rfind(c, lo, lo + _JUDGE_BYTES) for c in (b" ", b"<", b">", b"\n"))
+    return cut if cut > lo else lo + _JUDGE_BYTES
 
 
 def _utf8_stretches(body: bytes, encoding: str, judge: Judge, candidates: Sequence[str],
@@ -474,13 +490,17 @@ def _utf8_stretches(body: bytes, encoding: str, judge: Judge, candidates: Sequen
     # reads better in the right sibling than as UTF-8
     family = [encoding] + [e for sc in _scripts_of_encoding(encoding) for e in SCRIPT_ENCODINGS[sc]
                            if e != encoding]
+    weighed = 0
     for r in runs:
         first, last = _tighten(body, r.start, r.end, "UTF-8")
-        data = body[first:last]
+        data = body[first:_sample_end(body, first, last)]
         legacy = _decode.decode(data, encoding, bom_sniff=False)
         if r.sequences < min_sequences and not _defects(legacy.text, legacy.errors):
             continue  # (a lone sequence is valid UTF-8 by chance too often, unless the legacy
             # reading has no character for its bytes)
+        weighed += 1
+        if weighed > _MAX_WEIGHED:
+            break
         readings = {"UTF-8": data.decode("utf-8"), encoding: legacy.text}
         for e in family[1:]:
             other = _decode.decode(data, e, bom_sniff=False)
@@ -504,9 +524,7 @@ def _utf8_stretches(body: bytes, encoding: str, judge: Judge, candidates: Sequen
             pos = st.offset + st.length
         pieces.append(body[pos:])
         rest = b"\n".join(pieces)
-        if len(rest) > _REST_SAMPLE:
-            cut = max(rest.rfind(b" ", 0, _REST_SAMPLE), rest.rfind(b"<", 0, _REST_SAMPLE))
-            rest = rest[:cut if cut > 0 else _REST_SAMPLE]
+        rest = rest[:_sample_end(rest, 0, len(rest))]
         utf8_text = " ".join(body[st.offset:st.offset + st.length].decode("utf-8") for st in stretches)
         names = _candidates([*candidates, encoding], rest, detect, utf8_text)
         readings = {}
@@ -532,7 +550,12 @@ def _legacy_stretches(body: bytes, judge: Judge, candidates: Sequence[str],
     names = _candidates(candidates, b"\n".join(body[runs[i].start:runs[i].end] for i in targets),
                         detect, valid_text)
     chosen: dict[int, tuple[str, int, int, str]] = {}
-    for i in targets:
+    for n, i in enumerate(targets[:_MAX_WEIGHED]):
+        if n >= _MAX_RUNS:
+            if not chosen:
+                break
+            seen = [c[0] for c in chosen.values()]
+            names = [max(dict.fromkeys(seen), key=seen.count)]
         best = _best_reading(body, runs[i], names, judge, margin)
         if best is not None:
             chosen[i] = best
@@ -573,13 +596,39 @@ def _markup_between(body: bytes, lo: int, hi: int) -> bool:
 _DAMAGE_SPAN = 5
 
 
-def _spread(data: bytes) -> bool:
-    """Whether the bytes above 0x7F of *data* are more than one damaged place could leave: they
-    span more than :data:`_DAMAGE_SPAN` bytes, or more than one ASCII byte lies between them
-    (letters of a legacy text in two words: ``discriminació, té``)."""
-    high = [i for i, b in enumerate(data) if b >= 0x80]
-    first, last = high[0], high[-1]
-    return last - first >= _DAMAGE_SPAN or (last - first + 1) - len(high) > 1
+def _spread(data: bytes, invalid: int) -> bool:
+    """Whether the *invalid* sequences of *data* (its U+FFFD in UTF-8) are more than one damaged
+    place could leave: more than five, or spanning more than :data:`_DAMAGE_SPAN` bytes, or with
+    more than one ASCII byte between them (letters of a legacy text in two words:
+    ``discriminació, té``)."""
+    if invalid > _DAMAGE_SPAN:
+        return True
+    where = _error_offsets(data)
+    first, last = where[0], where[-1]
+    if last - first >= _DAMAGE_SPAN:
+        return True
+    return sum(1 for b in data[first:last] if b < 0x80) > 1
+
+
+_found = threading.local()
+
+
+def _record_error(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    _found.offsets.append(exc.start)
+    return "", exc.end
+
+
+codecs.register_error("redecode-stretch-offsets", _record_error)
+
+
+def _error_offsets(data: bytes) -> list[int]:
+    """The offsets in *data* of the invalid sequences of the UTF-8 decoder (Python's UTF-8 decoder
+    reports each maximal subpart the standard's replaces with one U+FFFD)."""
+    _found.offsets = []
+    data.decode("utf-8", "redecode-stretch-offsets")
+    return _found.offsets
 
 
 def _legacy_like(body: bytes, runs: list[Run], i: int, min_invalid: int) -> bool:
@@ -590,7 +639,9 @@ def _legacy_like(body: bytes, runs: list[Run], i: int, min_invalid: int) -> bool
     *min_invalid*, also no valid sequence and markup (not valid text of the same sentence) on
     both sides."""
     r = runs[i]
-    if r.invalid < min_invalid or r.invalid <= r.sequences or not _spread(body[r.start:r.end]):
+    if r.invalid < min_invalid or r.invalid <= r.sequences:
+        return False
+    if not _spread(body[r.start:r.end], r.invalid):
         return False
     if r.invalid >= 2 * min_invalid:
         return True
@@ -599,7 +650,7 @@ def _legacy_like(body: bytes, runs: list[Run], i: int, min_invalid: int) -> bool
     if (before is not None and not _markup_between(body, before, r.start)) or (
             after is not None and not _markup_between(body, r.end, after)):
         return False
-    return r.sequences == 0 and _spread(body[r.start:r.end])
+    return r.sequences == 0
 
 
 def _scripts_of_encoding(encoding: str) -> list[str]:
@@ -620,13 +671,16 @@ def _best_reading(body: bytes, run: Run, names: Iterable[str], judge: Judge,
             spans[enc] = (first, last)
     if not readings:
         return None
-    # the UTF-8 reading of the widest span any candidate reads (the same bytes for all but a
-    # multi-byte candidate's ASCII trail byte, which reads the same in UTF-8)
+    # the readings of one sample of the run's bytes (all spans start at its first byte above
+    # 0x7F; a multi-byte candidate's may end one ASCII trail byte later)
     lo = min(f for f, _ in spans.values())
     hi = max(e for _, e in spans.values())
-    utf8 = body[lo:hi].decode("utf-8", "replace")
-    padded = {e: t + body[spans[e][1]:hi].decode("ascii") for e, t in readings.items()}
-    scores = _judge(judge, {"UTF-8": utf8, **padded}, _context(body, run.start, run.end, "UTF-8"))
+    end = _sample_end(body, lo, hi)
+    sample = body[lo:end]
+    padded = {e: (t + body[spans[e][1]:hi].decode("ascii") if end == hi
+                  else _decode.decode(sample, e, bom_sniff=False).text) for e, t in readings.items()}
+    scores = _judge(judge, {"UTF-8": sample.decode("utf-8", "replace"), **padded},
+                    _context(body, run.start, run.end, "UTF-8"))
     best = _prefer(padded, scores, margin)
     gain = scores[best] - scores["UTF-8"]
     if gain < margin:
