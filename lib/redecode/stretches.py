@@ -357,9 +357,8 @@ def read_in_parts(
         return _legacy_stretches(body, judge, [*candidates, encoding], detect, min_invalid, margin,
                                  utf8_outside=True)
     if encoding in _LEGACY:
-        # (in a single-byte page a lone sequence is valid UTF-8 by chance rarely: weigh it)
-        return _utf8_stretches(body, encoding, judge, candidates, detect, declared,
-                               min_sequences if encoding in _MULTI else 1, margin)
+        return _utf8_stretches(body, encoding, judge, candidates, detect, declared, min_sequences,
+                               margin)
     return None
 
 
@@ -495,9 +494,11 @@ def _utf8_stretches(body: bytes, encoding: str, judge: Judge, candidates: Sequen
         first, last = _tighten(body, r.start, r.end, "UTF-8")
         data = body[first:_sample_end(body, first, last)]
         legacy = _decode.decode(data, encoding, bom_sniff=False)
-        if r.sequences < min_sequences and not _defects(legacy.text, legacy.errors):
-            continue  # (a lone sequence is valid UTF-8 by chance too often, unless the legacy
-            # reading has no character for its bytes)
+        if r.sequences < min_sequences and not _defects(legacy.text, legacy.errors) and not (
+                encoding not in _MULTI and _fits(body[r.start:r.end].decode("utf-8"))):
+            continue  # (fewer sequences are valid UTF-8 by chance too often, unless the legacy
+            # reading has no character for their bytes, or, in a single-byte page, they read as
+            # letters of their words' script or as punctuation)
         weighed += 1
         if weighed > _MAX_WEIGHED:
             break
@@ -629,6 +630,26 @@ def _error_offsets(data: bytes) -> list[int]:
     _found.offsets = []
     data.decode("utf-8", "redecode-stretch-offsets")
     return _found.offsets
+
+
+def _fits(text: str) -> bool:
+    """Whether every non-ASCII character of *text* (a run of words, as UTF-8 reads it) is
+    typographic punctuation or a letter of the script of the letter before or after it in its
+    word (``für``, ``—``; not ``Gro߅``, windows-1252 ``ß…`` read as UTF-8: an N'Ko digit)."""
+    import unicodedata  # noqa: PLC0415 - only for runs of a lone sequence
+
+    for word in _words(text).split():
+        for i, ch in enumerate(word):
+            if ch <= "\x7f" or ch in _TYPOGRAPHY:
+                continue
+            if unicodedata.category(ch)[0] != "L":
+                return False
+            mine = _script(ord(ch))
+            near = [word[j] for j in (i - 1, i + 1) if 0 <= j < len(word) and word[j].isalpha()]
+            if mine is None or not any((_script(ord(c)) if c > "\x7f" else "Latin") == mine
+                                       for c in near):
+                return False
+    return True
 
 
 def _legacy_like(body: bytes, runs: list[Run], i: int, min_invalid: int) -> bool:
