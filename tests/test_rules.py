@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from redecode import procedures, sniff
 from redecode import rules as R
+from redecode import validate as V
 from redecode.decode import decode as whatwg_decode
 from redecode.labels import ENCODING_NAMES
 from redecode_jobs.rules_cmd import rules as rules_cmd
@@ -99,17 +100,21 @@ def _changed(value):
 @pytest.mark.parametrize("rules", list(R.RULES.values()), ids=list(R.RULES))
 def test_any_parameter_change_changes_digest(rules):
     fields = [f.name for f in dataclasses.fields(rules) if f.name not in ("name", "description")]
-    # The output options (with_outputs) are parameters only when set, so a shipped rule set keeps
-    # its digest; set, every field is one.
-    unset = {f for f in R.OUTPUT_OPTIONS if not getattr(rules, f)}
+    # The output options (with_outputs) and parameters added later (author) are parameters only
+    # when set, so a shipped rule set keeps its digest; set, every field is one.
+    unset = {f for f in R.OMITTED_WHEN_UNSET if not getattr(rules, f)}
     assert set(fields) - unset == set(rules.parameters())
-    assert set(fields) == set(rules.with_outputs(normalize="NFC", graphemes=True).parameters())
+    with_all = dataclasses.replace(rules.with_outputs(normalize="NFC", graphemes=True),
+                                   author=rules.author or V.BASELINE)
+    assert set(fields) == set(with_all.parameters())
     seen = {rules.digest}
     for f in fields:
         old = getattr(rules, f)
         new = _changed(old)
         if f == "detector":
             new = "cchardet" if old != "cchardet" else "chardetng"
+        if f == "author":
+            new = dataclasses.replace(old or V.BASELINE, defect_rate=(old or V.BASELINE).defect_rate + 1)
         other = dataclasses.replace(rules, **{f: new})
         assert other.digest not in seen, f
         seen.add(other.digest)
@@ -117,6 +122,20 @@ def test_any_parameter_change_changes_digest(rules):
     if rules.label_map:
         lm = (("iso-8859-1", "latin-1"),) + rules.label_map[1:]
         assert dataclasses.replace(rules, label_map=lm).digest not in seen
+
+
+def test_every_author_parameter_changes_the_digest():
+    """Every threshold of the author's-text decision is a parameter (validate.AuthorParams): set on
+    a rule set, each one changes its digest."""
+    base = dataclasses.replace(R.RULES["author-2026.12"], author=V.BASELINE)
+    seen = {base.digest, R.RULES["author-2026.12"].digest}
+    for f in dataclasses.fields(V.AuthorParams):
+        old = getattr(V.BASELINE, f.name)
+        new = not old if isinstance(old, bool) else old + 1 if isinstance(old, int) else (
+            old + 0.01 if isinstance(old, float) else (old or "") + "x")
+        other = dataclasses.replace(base, author=dataclasses.replace(V.BASELINE, **{f.name: new}))
+        assert other.digest not in seen, f.name
+        seen.add(other.digest)
 
 
 @pytest.mark.parametrize(

@@ -292,7 +292,8 @@ def test_checks_fire_in_order():
         facts = gather(payload, content_type=ct, url="http://example.ru/")
         primary = BROWSER.decide(payload, content_type=ct, url="http://example.ru/")
         result = decode(payload, primary.encoding)
-        assert V._check(payload, facts, primary, result, V.DEFAULT_MIN_ERRORS) == reason
+        profile = V.ByteProfile(payload, facts.kind, ascii_only=facts.ascii_only, utf8_valid=facts.utf8_valid)
+        assert V.check(profile, facts, primary, result) == reason
 
 
 def test_no_check_fires_on_ascii_pages_whatever_they_declare():
@@ -864,7 +865,7 @@ def test_script_letters_on_real_pages():
             if m is None or len(re.findall(rb"[\x80-\xff]", data[m.start():m.start() + V.RUNS_WINDOW])) < V.RUNS_MIN_BYTES:
                 continue
             for enc in V._NON_LATIN:
-                implausible = V._script_implausible(data, enc, m.start())
+                implausible = V.ByteProfile(data, "html").implausible(enc, m.start())
                 if enc == true:
                     own.append((implausible, enc, f.name))
                 elif true in cjk:
@@ -893,3 +894,54 @@ def test_the_browser_detector_never_answers_utf8_for_invalid_utf8(text):
     # the author rules still read it as the mostly valid UTF-8 it is
     d, t = author(payload, "text/html", "http://example.com/")
     assert d.encoding == "UTF-8" and t.errors == 1, d.validation
+
+
+# --- the shape: parameters as data, the verdict as data (issue 30, "Shape first") ---------------
+
+
+def test_the_baseline_is_frozen():
+    """author-2026.12 predates parameters as data: it decides with validate.BASELINE and keeps its
+    digest, so these values never change (a new threshold is a new rules version's AuthorParams)."""
+    assert AUTHOR.author is None and V.AuthorParams.from_rules(AUTHOR) == V.BASELINE
+    assert V.BASELINE.to_json() == {
+        "min_errors": 2, "defect_rate": 10, "utf8_decisive_runs": 2, "utf8_overwhelming": 4,
+        "utf16_window": 1024, "utf16_min_units": 8, "utf16_zero_share": 16, "utf16_other_ratio": 3,
+        "window": 8192, "min_high_bytes": 32, "runs_implausible": 0.6, "symbols_implausible": 0.2,
+        "non_letters_implausible": 0.05, "case_flips_implausible": 0.03, "signal_tries": 3,
+        "signal_window": 8192,
+    }
+
+
+def _validated(rules, payload, ct, url="http://example.com/", kind="html"):
+    return rules.steps._validated(rules, payload, (ct,) if ct else (), url, kind)
+
+
+@pytest.mark.parametrize("case", CASES + KEPT, ids=[c[0] for c in CASES + KEPT])
+def test_the_verdict_is_the_validation_as_data(case):
+    payload, ct = case[1], case[2]
+    url = case[3] if case in CASES else "http://example.com/"
+    kind = case[4] if case in CASES else "html"
+    v = _validated(AUTHOR, payload, ct, url, kind)
+    assert (v.verdict is None) == (v.decision.validation is None)
+    if v.verdict is not None:
+        assert v.decision.validation == v.verdict.render()
+        assert v.decision.validation.split(":", 1)[0] == v.verdict.outcome
+        assert v.verdict.check in V.CHECKS and v.verdict.outcome in V.OUTCOMES
+        if v.verdict.outcome == "overridden":
+            assert v.verdict.winner.encoding == v.decision.encoding != v.verdict.primary
+            assert v.decision.source == "validated"
+
+
+def test_a_check_and_the_weighing_read_one_profile():
+    # check h and the weighing's implausibility are one function of the profile
+    payload = html((RUSSIAN * 3).encode("cp1251"), b'<meta charset="windows-1252">')
+    p = V.ByteProfile(payload, "html")
+    assert p.implausible("windows-1252", p.first_high)
+    assert not p.implausible("windows-1251", p.first_high)
+    assert p.runs(p.first_high) == V.runs_share(payload, p.first_high)
+    v = _validated(AUTHOR, payload, "text/html")
+    assert v.verdict.check == "implausible" and v.verdict.outcome == "overridden"
+    assert v.verdict.winner.encoding == "windows-1251"
+    (declared,) = v.verdict.others
+    assert (declared.encoding, declared.implausible, declared.clean) == ("windows-1252", True, False)
+    assert [e.kind for e in declared.evidence] == ["declaration", "default"]

@@ -433,11 +433,12 @@ class Author(Browser):
     where the bytes show a declaration, default or detector answer to be wrong
     (:func:`redecode.validate.decide`, whose docstring gives the steps); the browser rules'
     answer is kept in ``browser_encoding``. Uses the browser's fields plus ``tld_vote``,
-    ``min_errors`` and ``identity_fallback`` (read by :func:`redecode.row.record_row`).
+    ``min_errors``, ``identity_fallback`` (read by :func:`redecode.row.record_row`) and ``author``
+    (the other thresholds, :meth:`redecode.validate.AuthorParams.from_rules`).
     Deviations: from a browser, exactly where :mod:`redecode.validate` says (its purpose)."""
 
     name = "author"
-    uses = Browser.uses + ("tld_vote", "min_errors", "identity_fallback")
+    uses = Browser.uses + ("tld_vote", "min_errors", "identity_fallback", "author")
 
     def versions(self, rules: Rules) -> dict[str, str]:
         return {**super().versions(rules), "author_tables": _author_tables_digest()}
@@ -500,7 +501,7 @@ class Author(Browser):
             kind=kind,
             browser_detector=Browser._detector(rules.browser()),
             author_detector=_author_detector(rules),
-            min_errors=rules.min_errors if rules.min_errors is not None else _validate.DEFAULT_MIN_ERRORS,
+            params=_author_params(rules),
             utf8_text=utf8_text,
         )
 
@@ -553,6 +554,11 @@ def _author_detector(rules: Rules) -> Callable[[bytes, str | None], Any] | None:
     return _browser_detector(rules.detector, bool(rules.detector_allow_utf8), bool(rules.tld_hint),
                              rules.detector_max_bytes, rules.detector_min_nonascii,
                              rules.detector_consult_bytes, rules.tld_vote)
+
+
+@cache
+def _author_params(rules: Rules) -> "_validate.AuthorParams":
+    return _validate.AuthorParams.from_rules(rules)
 
 
 @cache

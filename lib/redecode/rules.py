@@ -79,6 +79,7 @@ __all__ = [
     "BROWSER_RULES",
     "DECISION_CODE_VERSION",
     "DEFAULT_RULES",
+    "OMITTED_WHEN_UNSET",
     "OUTPUT_OPTIONS",
     "RULES",
     "SEED_LABEL_MAP",
@@ -106,6 +107,11 @@ BROWSER_RULES = "browser-2026.11"
 #: Fields of :class:`Rules` that are output options (:meth:`Rules.with_outputs`), not a procedure's.
 OUTPUT_OPTIONS = ("normalize", "graphemes")
 
+#: Fields that enter :meth:`Rules.parameters` (and so the digest) only when set: the output options,
+#: and parameters added after rule sets that do not use them were shipped (``author``), so that
+#: those keep their digests.
+OMITTED_WHEN_UNSET = OUTPUT_OPTIONS + ("author",)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Rules:
@@ -122,8 +128,11 @@ class Rules:
     ``text_default``, ``json_default``, ``detector``, ``fallback_codec``; ``author`` uses the
     browser's fields plus ``tld_vote`` (``firefox``: the detector's tie-break is Firefox's TLD
     fallback, :func:`redecode.validate.tld_vote`), ``min_errors`` (U+FFFD before candidates are
-    weighed) and ``identity_fallback`` (a content coding the body does not carry is decoded as
-    identity, :attr:`redecode.record.ArchiveRecord.identity_payload`). ``decoders``: ``whatwg``
+    weighed), ``identity_fallback`` (a content coding the body does not carry is decoded as
+    identity, :attr:`redecode.record.ArchiveRecord.identity_payload`) and ``author`` (every other
+    threshold of the decision, :class:`redecode.validate.AuthorParams`; None: its
+    :data:`~redecode.validate.BASELINE`, as ``author-2026.12`` has it, which keeps that rule set's
+    digest; it enters the parameters only when set, :data:`OMITTED_WHEN_UNSET`). ``decoders``: ``whatwg``
     or ``python``. Fields a procedure does not use hold their neutral value (None, ``()``) so that
     the digest does not depend on them. ``normalize`` and ``graphemes`` are output options of any
     rule set (:data:`OUTPUT_OPTIONS`, set with :meth:`with_outputs`; see the module docstring).
@@ -152,6 +161,7 @@ class Rules:
     tld_vote: str | None = None
     min_errors: int | None = None
     identity_fallback: bool | None = None
+    author: _validate.AuthorParams | None = None
     # -- output options (with_outputs): no shipped rule set sets them --
     normalize: Literal["NFC", "NFKC"] | None = None
     graphemes: bool | None = None
@@ -160,15 +170,20 @@ class Rules:
 
     def parameters(self) -> dict[str, Any]:
         """Every parameter (all fields but name and description), JSON-ready; the output options
-        (:data:`OUTPUT_OPTIONS`) only when set, so that a rule set without them keeps its digest."""
+        (:data:`OUTPUT_OPTIONS`) and ``author`` only when set, so that a rule set without them keeps
+        its digest."""
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             if f.name in ("name", "description"):
                 continue
             v = getattr(self, f.name)
-            if f.name in OUTPUT_OPTIONS and not v:
+            if f.name in OMITTED_WHEN_UNSET and not v:
                 continue
-            out[f.name] = [list(p) for p in v] if f.name == "label_map" else v
+            if f.name == "label_map":
+                v = [list(p) for p in v]
+            elif f.name == "author":
+                v = v.to_json()
+            out[f.name] = v
         return out
 
     def with_outputs(self, *, normalize: str | None = None, graphemes: bool = False) -> "Rules":

@@ -15,16 +15,37 @@ Concept -> function:
 concept                                                        here
 =============================================================  ================================
 the author's-text decision and its text                        :func:`decide`
+the checks of step 4 (which fires first)                       :func:`check`
+every threshold, as data (a rule set's ``author`` parameters)  :class:`AuthorParams`,
+                                                               :data:`BASELINE`
+what the checks and the weighing read in the bytes, measured   :class:`ByteProfile`
+  once
+a piece of evidence, a candidate reading, the one score        :class:`Evidence`,
+                                                               :class:`Candidate`, ``_score``
+why the primary was overridden or kept, as data                :class:`Verdict` (``validation``
+                                                               is :meth:`Verdict.render`)
 how far a payload is UTF-8 (valid multi-byte sequences,        :func:`utf8_profile`
   invalid ones, CESU-8 surrogate pairs)
 UTF-16 without a BOM, from the NUL bytes of ASCII characters   :func:`utf16_pattern`
 ISO-2022-JP / ISO-2022-KR escape sequences in 7-bit text       :func:`escape_sequences`
 C1 controls a legacy decoder makes (bytes that are not chars)  :func:`c1_controls`
+MIME Sniffing's binary data bytes                              :func:`binary_bytes`
 how much of the non-ASCII bytes come in runs (non-Latin text)  :func:`runs_share`
 symbols between letters in a windows-1252 reading               :func:`symbols_in_words`
 non-letters and case flips in another script's reading          :func:`script_letters`
 the top-level domain's vote (Firefox's fallback encoding)      :func:`tld_vote`
 =============================================================  ================================
+
+The shape: :func:`decide` makes the browser's decision and the primary one, decodes, and builds
+the payload's :class:`ByteProfile` (each measure taken once, when first read; the checks and the
+weighing read the same one, so check h's implausibility is :meth:`ByteProfile.implausible`, not a
+second copy). :func:`check` answers which check fires. The weighing gathers
+:class:`Candidate` readings, each with its typed :class:`Evidence`, judges their defects, and
+picks the clean candidate with the highest score; the outcome is a :class:`Verdict`
+(``overridden``, ``kept``, ``unresolved``), whose :meth:`~Verdict.render` is the ``validation``
+column, written in that one place. Every threshold is a field of :class:`AuthorParams`;
+``author-2026.12`` decides with :data:`BASELINE` (the module constants below, each with its
+measurement).
 
 The order (the steps of :mod:`redecode.sniff` with a check after them):
 
@@ -77,7 +98,7 @@ The order (the steps of :mod:`redecode.sniff` with a check after them):
    counted: U+FFFD, C1 controls, private-use characters (multi-byte and x-user-defined decoders),
    MIME Sniffing's binary data bytes (C0 controls that are not whitespace); a U+FFFD that is the
    last character (the payload was cut inside it) does not count. A candidate is *clean* with at
-   most one defect per :data:`_DEFECT_RATE` non-ASCII characters of its text (a pasted Word quote
+   most one defect per :data:`DEFECT_RATE` non-ASCII characters of its text (a pasted Word quote
    pair does not refute a right declaration; a reading that is mostly defects is refuted); UTF-8
    also when the payload is *mostly valid*. Under checks c and h the readings they name are not
    clean.
@@ -95,10 +116,11 @@ Recorded in the :class:`~redecode.sniff.Decision`: ``browser_encoding``; ``sourc
 when step 5 chose another encoding than the primary (``confidence`` then ``tentative``: no
 browser would have picked it with certainty); ``conflict`` lists the declarations naming another
 encoding than the result, as for the browser rules (a BOM that lost as ``bom:<encoding>``);
-``validation`` says why, starting with the outcome: ``overridden: ...``, ``kept: ...`` (a check
-fired and the primary stood, with its evidence) or ``unresolved: ...`` (no candidate decodes
-cleanly; the primary stays, tentative). ``validation`` is None when no check fired, and for
-undeclared pages whose only check (j) found no mostly-valid UTF-8.
+``validation`` says why (:meth:`Verdict.render`), starting with the outcome: ``overridden: ...``,
+``kept: ...`` (a check fired and the primary stood, with its evidence) or ``unresolved: ...`` (no
+candidate decodes cleanly; the primary stays, tentative); :attr:`Validated.verdict` holds the same
+as data. ``validation`` is None when no check fired, and for undeclared pages whose only check (j)
+found no mostly-valid UTF-8.
 
 Measured: chardet's real test pages served without a charset, 207 of 209 right
 (``tests/test_author_corpus.py``; the browser rules 194). Known limits, pinned by strict xfails in
@@ -114,23 +136,36 @@ exactly where the steps above say (that is its purpose). The browser's answer is
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from . import decode as _decode
 from ._tables import SINGLE_BYTE
 from .aliases import FIREFOX_TLD_FALLBACKS, alias_encoding
 from .prescan import head_scan, prescan
-from .sniff import Decision, Detection, amend, choose, default_encoding, gather
+from .sniff import Decision, Detection, Facts, amend, choose, default_encoding, gather
 
 __all__ = [
+    "BASELINE",
+    "CHECKS",
     "DEFAULT_MIN_ERRORS",
+    "EVIDENCE_KINDS",
+    "OUTCOMES",
     "RUNS_IMPLAUSIBLE",
     "UTF8_DECISIVE_RUNS",
+    "AuthorParams",
+    "ByteProfile",
+    "Candidate",
+    "Evidence",
     "Utf8Profile",
     "Validated",
+    "Verdict",
+    "binary_bytes",
     "c1_controls",
+    "check",
     "decide",
     "escape_sequences",
     "runs_share",
@@ -141,11 +176,41 @@ __all__ = [
     "utf8_profile",
 ]
 
-#: A decode must make at least this many U+FFFD before the candidates are weighed (check a).
+# --- author-2026.12's thresholds (AuthorParams' defaults, BASELINE; each as measured) ----------
+
+#: A decode must make at least this many U+FFFD before the candidates are weighed (check b).
 DEFAULT_MIN_ERRORS = 2
 
-#: How much of the payload :func:`utf16_pattern` reads (bytes).
+#: A candidate stays clean with up to one defect per this many non-ASCII characters (a Word quote
+#: pair pasted into an ISO-8859-2 page, a stray byte in a long page): a declaration is refuted by
+#: a reading that is mostly defects, not by a few.
+DEFECT_RATE = 10
+
+#: Valid UTF-8 overrules clean declarations outright only with at least this many runs of
+#: non-ASCII bytes plus one per declaration: a word or two of legacy text can be valid UTF-8 by
+#: chance ("CAFÉ\u00a0!" in windows-1252 is C9 A0, UTF-8 for U+0260; "NESTLÉ®" is C9 AE); on
+#: chardet's real legacy pages at most 1.4% of the runs are (IBM866; CJK encodings 0.1-0.4%).
+UTF8_DECISIVE_RUNS = 2
+#: Mostly-valid UTF-8 wins outright with at least two valid multi-byte sequences and at most one
+#: invalid per this many valid ones (a few bad bytes in a UTF-8 page).
+UTF8_OVERWHELMING = 4
+
+#: How much of the payload :func:`utf16_pattern` reads (bytes), the code units it needs, and its
+#: two ratios (one unit in 16 with a zero high byte; the other parity's NULs at most a third).
 UTF16_WINDOW = 1024
+UTF16_MIN_UNITS = 8
+UTF16_ZERO_SHARE = 16
+UTF16_OTHER_RATIO = 3
+
+#: :func:`runs_share`, :func:`symbols_in_words` and :func:`script_letters` read at most this many
+#: bytes, and need this many non-ASCII ones.
+RUNS_WINDOW = 8192
+RUNS_MIN_BYTES = 32
+
+#: Check e looks past this many invalid sequences before any UTF-8 before it gives up, and decodes
+#: windows of this many bytes.
+SIGNAL_TRIES = 3
+SIGNAL_WINDOW = 8192
 
 
 # --- the byte-level checks ------------------------------------------------------------------
@@ -201,29 +266,30 @@ def utf8_profile(payload: bytes, decoded: _decode.DecodeResult | None = None) ->
     )
 
 
-def utf16_pattern(payload: bytes) -> str | None:
-    """``"UTF-16LE"`` or ``"UTF-16BE"`` when the first :data:`UTF16_WINDOW` bytes look like UTF-16
-    text: at least one code unit in sixteen has a zero high byte (ASCII and Latin-1 characters:
+def utf16_pattern(payload: bytes, *, window: int = UTF16_WINDOW, min_units: int = UTF16_MIN_UNITS,
+                  zero_share: int = UTF16_ZERO_SHARE, other_ratio: int = UTF16_OTHER_RATIO) -> str | None:
+    """``"UTF-16LE"`` or ``"UTF-16BE"`` when the first *window* bytes look like UTF-16 text: at
+    least one code unit in *zero_share* (16) has a zero high byte (ASCII and Latin-1 characters:
     markup, spaces, digits, Latin script; NUL at odd offsets for little-endian, even for
-    big-endian), and the other byte of the units is NUL at most a third as often (UTF-32 has at
-    least half as many NULs at one parity as at the other: one and two in an ASCII character, one
-    and one in a CJK one; binary data has them at either; CJK text in UTF-16 has a few characters
-    whose low byte is zero, U+3000 or U+4E00). Cyrillic or Greek text with little
+    big-endian), and the other byte of the units is NUL at most 1/*other_ratio* (a third) as often
+    (UTF-32 has at least half as many NULs at one parity as at the other: one and two in an ASCII
+    character, one and one in a CJK one; binary data has them at either; CJK text in UTF-16 has a
+    few characters whose low byte is zero, U+3000 or U+4E00). Cyrillic or Greek text with little
     markup has a zero high byte only in its spaces and punctuation, CJK text only in its markup:
     chardet's real pages encoded as BOM-less UTF-16 all match (410 of 410; 388 with a quarter and
-    a sixteenth), none of its legacy pages and none of them encoded as UTF-32 does. At least 8
-    code units are needed. None otherwise. Says nothing about the rest of the payload; the caller
-    decodes it to check. Never raises."""
-    head = payload[:UTF16_WINDOW]
+    a sixteenth), none of its legacy pages and none of them encoded as UTF-32 does. At least
+    *min_units* (8) code units are needed. None otherwise. Says nothing about the rest of the
+    payload; the caller decodes it to check. Never raises."""
+    head = payload[:window]
     n = len(head) & ~1
     units = n // 2
-    if units < 8:
+    if units < min_units:
         return None
     even = head[0:n:2].count(0)
     odd = head[1:n:2].count(0)
-    if 16 * odd >= units and 3 * even <= odd:
+    if zero_share * odd >= units and other_ratio * even <= odd:
         return "UTF-16LE"
-    if 16 * even >= units and 3 * odd <= even:
+    if zero_share * even >= units and other_ratio * odd <= even:
         return "UTF-16BE"
     return None
 
@@ -317,10 +383,6 @@ def _non_ascii_chars(text: str) -> int:
     string per character, about eight times slower on a page of text)."""
     return len(text) - len(text.encode("ascii", "ignore"))
 
-#: A candidate stays clean with up to one defect per this many non-ASCII characters (a Word quote
-#: pair pasted into an ISO-8859-2 page, a stray byte in a long page): a declaration is refuted by
-#: a reading that is mostly defects, not by a few.
-_DEFECT_RATE = 10
 
 
 def _not_text(encoding: str, body: bytes, text: str) -> int:
@@ -339,160 +401,14 @@ def tld_vote(tld: str | None) -> str | None:
     return FIREFOX_TLD_FALLBACKS.get(tld.lower()) if tld else None
 
 
-# --- the decision ---------------------------------------------------------------------------
-
-#: ``detector(payload, tld) -> Detection | None`` as :func:`redecode.sniff.decide` calls it.
-Detector = Callable[[bytes, "str | None"], "Detection | None"]
-
-
-@dataclass(frozen=True, slots=True)
-class Validated:
-    """What :func:`decide` returns: the ``decision`` (with ``browser_encoding`` and
-    ``validation`` set) and the ``decoded`` text it made (Encoding Standard decoder; its
-    ``encoding`` is the decision's, ``bom_removed`` when a BOM was dropped): a
-    :class:`~redecode.decode.DecodeResult`, or with ``decide(..., utf8_text=True)`` possibly a
-    :class:`~redecode.decode.Utf8DecodeResult` (the same text as UTF-8 bytes)."""
-
-    decision: Decision
-    decoded: _decode.DecodeResult | _decode.Utf8DecodeResult
-
-
-_BOM_LEN = {"UTF-8": 3, "UTF-16LE": 2, "UTF-16BE": 2}
-_UTF16 = frozenset(("UTF-16LE", "UTF-16BE"))
-
-
-class _Cand:
-    """One candidate encoding: its evidence (in the order found), its decode (lazily)."""
-
-    __slots__ = ("encoding", "evidence", "rank", "result", "clean", "defects")
-
-    def __init__(self, encoding: str, rank: int):
-        self.encoding = encoding
-        self.evidence: list[str] = []
-        self.rank = rank  # tie-break: lower wins (declarations < structure < detector < default)
-        self.result: _decode.DecodeResult | None = None
-        self.clean = False
-        self.defects = 0
-
-
-# Tie-break ranks.
-_R_DECL, _R_ALIAS, _R_STRUCT, _R_DETECTOR, _R_DEFAULT = 0, 1, 2, 3, 4
-
-
-def decide(
-    payload: bytes,
-    *,
-    content_type: Sequence[str] = (),
-    url: str | None = None,
-    kind: str = "html",
-    browser_detector: Detector | None = None,
-    author_detector: Detector | None = None,
-    min_errors: int = DEFAULT_MIN_ERRORS,
-    utf8_text: bool = False,
-) -> Validated:
-    """The author's-text decision for one record's *payload* (bytes, content codings removed)
-    and its text; see the module docstring for the steps.
-
-    *content_type*, *url*, *kind*: as for :func:`redecode.sniff.decide` (the browser's steps run
-    with the late-meta scan and Chromium's tokenizer). *browser_detector*: the browser rules'
-    detector (for ``browser_encoding``); *author_detector*: the same engines with the TLD vote
-    (for the primary decision and the candidates); either may be None (no detector).
-    *min_errors*: check a's threshold. *utf8_text*: when no check fires (the primary decision
-    stands, the usual case), ``decoded`` is a :class:`redecode.decode.Utf8DecodeResult` wherever
-    :func:`redecode.decode.decode_to_utf8` can make one: the text as UTF-8 bytes without a ``str``
-    (the checks read only the decode's encoding and error count); the decision is the same either
-    way. Raises ValueError for an unknown *kind*; never raises
-    because of the payload.
-    """
-    if type(payload) is not bytes:
-        payload = bytes(payload)
-    facts = gather(payload, content_type=content_type, url=url, kind=kind)
-    tld = facts.tld
-    cache: dict[str, Detection | None] = {}
-
-    def run(detector: Detector | None, key: str) -> Detection | None:
-        if key not in cache:
-            cache[key] = detector(payload, tld) if detector is not None else None
-        return cache[key]
-
-    browser = choose(facts, detection=lambda: run(browser_detector, "browser"))
-    assert browser is not None  # choose was given a detection callable
-    primary = browser
-    if browser.source in ("detector", "default") and author_detector is not None and facts.ascii_only is False:
-        found = run(author_detector, "author")
-        primary = choose(facts, detection=found)
-        assert primary is not None
-    primary = amend(primary, browser_encoding=browser.encoding)
-
-    bom_len = _BOM_LEN.get(facts.bom or "", 0)
-    result = _decode.decode_to_utf8(payload, primary.encoding, bom_sniff=True) if utf8_text else None
-    if result is None:
-        result = _decode.decode(payload, primary.encoding, bom_sniff=True)
-    reason = _check(payload, facts, primary, result, min_errors)
-    if reason is None:
-        return Validated(primary, result)
-    if type(result) is not _decode.DecodeResult:  # the candidates are weighed on their text
-        result = _decode.decode(payload, primary.encoding, bom_sniff=True)
-    return _weigh(payload, facts, primary, result, reason, bom_len,
-                  lambda: run(author_detector, "author"))
-
-
-def _check(payload: bytes, facts, primary: Decision, result: _decode.DecodeResult | _decode.Utf8DecodeResult,
-           min_errors: int) -> str | None:
-    """The first check of step 4 that fires (its name), or None. Reads the decode's ``encoding``
-    and ``errors`` only, never its text."""
-    enc = result.encoding
-    if enc == "replacement":
-        return "replacement"
-    if result.errors >= min_errors:
-        return "errors"
-    if enc in _UTF16 and facts.kind != "text" and payload.find(b"\x00", 0, UTF16_WINDOW) < 0:
-        return "implausible"  # markup in UTF-16 has a NUL byte in every ASCII character
-    if primary.source == "bom":
-        return None  # a BOM that decodes cleanly is the strongest declaration there is
-    ascii_only = facts.ascii_only if facts.ascii_only is not None else payload.isascii()
-    if not ascii_only and enc in _C1_BYTES and _c1_at_least(enc, payload, min_errors - result.errors):
-        return "errors"
-    if not ascii_only and enc == "x-user-defined":
-        return "errors"  # every non-ASCII byte is a private-use character
-    first = 0  # where the non-ASCII text starts, when known
-    if enc != "UTF-8" and enc not in _UTF16 and not ascii_only:
-        signal, first = _utf8_signal(payload, facts)
-        if signal:
-            return "utf-8"
-    if enc not in _UTF16 and payload.find(b"\x00", 0, UTF16_WINDOW) >= 0 and utf16_pattern(payload):
-        return "nul"
-    if enc != "ISO-2022-JP" and ascii_only and escape_sequences(payload) == "ISO-2022-JP":
-        return "escapes"
-    if ascii_only:
-        return None  # every ASCII-compatible encoding reads the same text
-    if enc in _LATIN and runs_share(payload, first) >= RUNS_IMPLAUSIBLE:
-        return "implausible"
-    if enc == "windows-1252" and symbols_in_words(payload, first) >= SYMBOLS_IMPLAUSIBLE:
-        return "implausible"
-    if enc in _NON_LATIN and _script_implausible(payload, enc, first):
-        return "implausible"
-    declared = {e for e in (facts.bom, facts.header_encoding, facts.meta_encoding, facts.xml_encoding) if e}
-    if len(declared) > 1:
-        return "disagree"
-    for _, label in _unknown_labels(facts):
-        alias = alias_encoding(label)
-        if alias is not None and alias.encoding != enc:
-            return "disagree"
-    if primary.source == "detector":
-        return "detected"
-    return None
-
-
-def _utf8_signal(payload: bytes, facts) -> tuple[bool, int]:
+def _utf8_signal(payload: bytes, params: "AuthorParams") -> tuple[bool, int]:
     """Check c: the payload is valid UTF-8, or mostly valid (a UTF-8 page with a stray byte, or cut
     inside its last character). Legacy text fails at its first non-ASCII byte nearly always, so
     this mostly costs one failed decode of the ASCII before it; the decodes read windows of the
     payload (a failed decode copies its input into the exception). Returns ``(signal, offset)``:
     *offset* is that of the first invalid byte when no UTF-8 came before it (where the page's
-    non-ASCII text starts), else 0."""
-    if facts.utf8_valid is not None:
-        return facts.utf8_valid, 0
+    non-ASCII text starts), else 0. *params*: ``signal_window`` and ``signal_tries``."""
+    tries, size = params.signal_tries, params.signal_window
     view = memoryview(payload)
     first = -1
     n = len(payload)
@@ -500,7 +416,7 @@ def _utf8_signal(payload: bytes, facts) -> tuple[bool, int]:
     skipped = 0
     multibyte = False  # valid non-ASCII seen so far
     while pos < n:
-        chunk = view[pos : pos + _SIGNAL_WINDOW]
+        chunk = view[pos : pos + size]
         final = pos + len(chunk) >= n
         try:
             text, used = codecs.utf_8_decode(chunk, "strict", final)
@@ -509,14 +425,14 @@ def _utf8_signal(payload: bytes, facts) -> tuple[bool, int]:
             if multibyte or not prefix.isascii():
                 # valid multi-byte sequences before an invalid one: mostly valid? A window from
                 # there answers for most legacy pages, whose first word is valid by chance.
-                window = bytes(view[pos : pos + _SIGNAL_WINDOW])
+                window = bytes(view[pos : pos + size])
                 if not multibyte and _mostly_valid(window, _decode.decode(window, "UTF-8", bom_sniff=False)) is None:
                     return False, max(first, 0)
                 return _mostly_valid(payload, _decode.decode(payload, "UTF-8", bom_sniff=False)) is not None, 0
             if first < 0:
                 first = pos + e.start
             skipped += 1
-            if skipped >= _SIGNAL_TRIES:
+            if skipped >= tries:
                 return False, first
             pos += e.end  # a stray byte before any UTF-8: skip it and look again
             continue
@@ -530,10 +446,7 @@ def _utf8_signal(payload: bytes, facts) -> tuple[bool, int]:
     return multibyte and _mostly_valid(payload, _decode.decode(payload, "UTF-8", bom_sniff=False)) is not None, first
 
 
-#: :func:`_utf8_signal` looks past this many invalid sequences before any UTF-8 before it gives up,
-#: and decodes windows of this many bytes.
-_SIGNAL_TRIES = 3
-_SIGNAL_WINDOW = 8192
+
 
 
 def _mostly_valid(body: bytes, decoded: _decode.DecodeResult) -> Utf8Profile | None:
@@ -567,20 +480,18 @@ _LATIN = frozenset((
 #: 0.00-0.56, every other
 #: legacy script 0.65 (Big5) to 1.00 (tests/test_validate.py::test_runs_share_on_real_pages).
 RUNS_IMPLAUSIBLE = 0.6
-#: :func:`runs_share` reads at most this many bytes, and needs this many non-ASCII ones.
-RUNS_WINDOW = 8192
-RUNS_MIN_BYTES = 32
 _RUNS_MAP = bytes(0x80 if b >= 0x80 else 0x61 for b in range(256))
 
 
-def runs_share(payload: bytes, start: int = 0) -> float:
+def runs_share(payload: bytes, start: int = 0, *, window: int = RUNS_WINDOW,
+               min_bytes: int = RUNS_MIN_BYTES) -> float:
     """How much of *payload*'s non-ASCII bytes come in runs: twice the non-overlapping pairs of
-    adjacent non-ASCII bytes over the non-ASCII bytes, in the :data:`RUNS_WINDOW` bytes from
-    *start* (0 with fewer than :data:`RUNS_MIN_BYTES` non-ASCII bytes there). Near 0 for
-    Latin-script text, near 1 for text in other scripts' legacy encodings. Never raises."""
-    t = payload[start : start + RUNS_WINDOW].translate(_RUNS_MAP)
+    adjacent non-ASCII bytes over the non-ASCII bytes, in the *window* bytes from *start* (0 with
+    fewer than *min_bytes* non-ASCII bytes there). Near 0 for Latin-script text, near 1 for text
+    in other scripts' legacy encodings. Never raises."""
+    t = payload[start : start + window].translate(_RUNS_MAP)
     high = t.count(b"\x80")
-    if high < RUNS_MIN_BYTES:
+    if high < min_bytes:
         return 0.0
     return 2 * t.count(b"\x80\x80") / high
 
@@ -602,17 +513,18 @@ _SYMBOLS_MAP = bytes(
     else 0x73 if b in _SYMBOLS else 0x20 for b in range(256))
 
 
-def symbols_in_words(payload: bytes, start: int = 0) -> float:
+def symbols_in_words(payload: bytes, start: int = 0, *, window: int = RUNS_WINDOW,
+                     min_bytes: int = RUNS_MIN_BYTES) -> float:
     """The share of *payload*'s non-ASCII bytes that windows-1252 reads as a symbol between two
-    letters (``Za¿ó³æ``: ż and ł of ISO-8859-2 are ¿ and ³ there), in the :data:`RUNS_WINDOW`
-    bytes from *start* (0 with fewer than :data:`RUNS_MIN_BYTES` non-ASCII bytes). 0 for text in
-    windows-1252, whose characters between letters are letters; high for Polish, Croatian or
-    Slovene in ISO-8859-2 or windows-1250. Never raises."""
-    window = payload[start : start + RUNS_WINDOW]
-    high = len(window) - len(window.translate(None, _HIGH))
-    if high < RUNS_MIN_BYTES:
+    letters (``Za¿ó³æ``: ż and ł of ISO-8859-2 are ¿ and ³ there), in the *window* bytes from
+    *start* (0 with fewer than *min_bytes* non-ASCII bytes). 0 for text in windows-1252, whose
+    characters between letters are letters; high for Polish, Croatian or Slovene in ISO-8859-2 or
+    windows-1250. Never raises."""
+    part = payload[start : start + window]
+    high = len(part) - len(part.translate(None, _HIGH))
+    if high < min_bytes:
         return 0.0
-    t = window.translate(_SYMBOLS_MAP)
+    t = part.translate(_SYMBOLS_MAP)
     # "asa" counted without overlap misses the second symbol of "asasa": count those too
     return (t.count(b"asa") + t.count(b"asasa")) / high
 
@@ -651,26 +563,22 @@ def _letter_classes(encoding: str) -> bytes:
 _LETTER_CLASSES: dict[str, bytes] = {}
 
 
-def script_letters(payload: bytes, encoding: str, start: int = 0) -> tuple[float, float]:
+def script_letters(payload: bytes, encoding: str, start: int = 0, *, window: int = RUNS_WINDOW,
+                   min_bytes: int = RUNS_MIN_BYTES) -> tuple[float, float]:
     """``(non_letters, case_flips)``: the shares of *payload*'s non-ASCII bytes that the
     single-byte *encoding* reads as something other than a letter or mark, and as an upper-case
-    letter right after a lower-case non-ASCII one (``пРИВЕТ``), in the :data:`RUNS_WINDOW` bytes
-    from *start*; ``(0.0, 0.0)`` with fewer than :data:`RUNS_MIN_BYTES` non-ASCII bytes. Low for
+    letter right after a lower-case non-ASCII one (``пРИВЕТ``), in the *window* bytes from
+    *start*; ``(0.0, 0.0)`` with fewer than *min_bytes* non-ASCII bytes. Low for
     text in *encoding*; high for CJK or UTF-8 bytes read as Cyrillic, Greek, Hebrew, Arabic or
     Thai. Raises ``KeyError`` for an encoding that is not single-byte."""
     table = _LETTER_CLASSES.get(encoding)
     if table is None:
         table = _LETTER_CLASSES[encoding] = _letter_classes(encoding)
-    t = payload[start : start + RUNS_WINDOW].translate(table)
+    t = payload[start : start + window].translate(table)
     high = len(t) - t.count(b"a")
-    if high < RUNS_MIN_BYTES:
+    if high < min_bytes:
         return 0.0, 0.0
     return t.count(b"s") / high, t.count(b"lu") / high
-
-
-def _script_implausible(payload: bytes, encoding: str, start: int) -> bool:
-    non_letters, flips = script_letters(payload, encoding, start)
-    return non_letters >= NON_LETTERS_IMPLAUSIBLE or flips >= CASE_FLIPS_IMPLAUSIBLE
 
 
 def _unknown_labels(facts) -> list[tuple[str, str]]:
@@ -690,21 +598,491 @@ def _unknown_labels(facts) -> list[tuple[str, str]]:
 
 
 _NON_ASCII_RUN = re.compile(rb"[\x80-\xff]+")
-_PUA = re.compile("[\ue000-\uf8ff]")
-#: Valid UTF-8 overrules clean declarations outright only with at least this many runs of
-#: non-ASCII bytes plus one per declaration: a word or two of legacy text can be valid UTF-8 by
-#: chance ("CAFÉ\u00a0!" in windows-1252 is C9 A0, UTF-8 for U+0260; "NESTLÉ®" is C9 AE); on
-#: chardet's real legacy pages at most 1.4% of the runs are (IBM866; CJK encodings 0.1-0.4%).
-UTF8_DECISIVE_RUNS = 2
+_UTF16 = frozenset(("UTF-16LE", "UTF-16BE"))
 
 
-def _weigh(payload: bytes, facts, primary: Decision, result: _decode.DecodeResult, reason: str,
-           bom_len: int, author_detection: Callable[[], Detection | None]) -> Validated:
+# --- the parameters ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuthorParams:
+    """Every threshold of the author's-text decision, as data. A rule set's ``author`` parameters
+    (:class:`redecode.rules.Rules`) hold one, so that its digest covers them;
+    :meth:`from_rules` builds the one a rule set decides with. The defaults are :data:`BASELINE`,
+    the thresholds of ``author-2026.12``, which predates parameters as data and keeps its digest:
+    its thresholds are these, frozen (``tests/test_validate.py::test_the_baseline_is_frozen``).
+
+    ``min_errors``: U+FFFD (or C1 controls) a decode must make before the candidates are weighed
+    (checks b and d). ``defect_rate``: a candidate is clean with at most one defect per this many
+    non-ASCII characters of its text. ``utf8_decisive_runs``: runs of non-ASCII bytes valid UTF-8
+    needs, plus one per clean declaration against it, to win outright. ``utf8_overwhelming``:
+    mostly-valid UTF-8 wins outright with at most one invalid sequence per this many valid ones
+    (and two valid at least). ``utf16_window`` (bytes), ``utf16_min_units``,
+    ``utf16_zero_share`` and ``utf16_other_ratio``: :func:`utf16_pattern`'s window and
+    thresholds. ``window`` (bytes) and ``min_high_bytes``: what :func:`runs_share`,
+    :func:`symbols_in_words` and :func:`script_letters` read and need. ``runs_implausible``,
+    ``symbols_implausible``, ``non_letters_implausible``, ``case_flips_implausible`` (shares
+    0..1): check h's thresholds. ``signal_tries`` and ``signal_window`` (bytes): how far check e
+    looks for UTF-8 past stray bytes.
+    """
+
+    min_errors: int = DEFAULT_MIN_ERRORS
+    defect_rate: int = DEFECT_RATE
+    utf8_decisive_runs: int = UTF8_DECISIVE_RUNS
+    utf8_overwhelming: int = UTF8_OVERWHELMING
+    utf16_window: int = UTF16_WINDOW
+    utf16_min_units: int = UTF16_MIN_UNITS
+    utf16_zero_share: int = UTF16_ZERO_SHARE
+    utf16_other_ratio: int = UTF16_OTHER_RATIO
+    window: int = RUNS_WINDOW
+    min_high_bytes: int = RUNS_MIN_BYTES
+    runs_implausible: float = RUNS_IMPLAUSIBLE
+    symbols_implausible: float = SYMBOLS_IMPLAUSIBLE
+    non_letters_implausible: float = NON_LETTERS_IMPLAUSIBLE
+    case_flips_implausible: float = CASE_FLIPS_IMPLAUSIBLE
+    signal_tries: int = SIGNAL_TRIES
+    signal_window: int = SIGNAL_WINDOW
+
+    def to_json(self) -> dict[str, Any]:
+        """The parameters as a JSON-ready dict (field name -> value), for the rules' digest."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @staticmethod
+    def from_rules(rules: Any) -> "AuthorParams":
+        """The parameters a rule set (:class:`redecode.rules.Rules`) decides with: its ``author``
+        parameters, or :data:`BASELINE` when it has none (``author-2026.12``), with its
+        ``min_errors`` when set."""
+        params = rules.author if rules.author is not None else BASELINE
+        if rules.min_errors is not None and rules.min_errors != params.min_errors:
+            params = dataclasses.replace(params, min_errors=rules.min_errors)
+        return params
+
+
+#: The thresholds of ``author-2026.12`` (the module constants above, each with its measurement).
+BASELINE = AuthorParams()
+
+
+# --- the byte profile -------------------------------------------------------------------------
+
+
+class ByteProfile:
+    """What the checks (step 4) and the weighing (step 5) read in a payload's bytes, each measured
+    once, when first asked: whether it is ASCII, a NUL byte in the UTF-16 window and the UTF-16
+    pattern, escape sequences, the UTF-8 signal of check e, where the non-ASCII bytes start, the
+    binary data bytes, and the shares of check h (:func:`runs_share`, :func:`symbols_in_words`,
+    :func:`script_letters`) from a given offset. One profile per byte string: :meth:`after`
+    gives the profile of the payload after its BOM, which the weighing reads.
+
+    *data*: the bytes; *kind*: ``html``/``xml``/``text`` (UTF-16 markup has NUL bytes, plain text
+    need not); *params*: the thresholds; *ascii_only*, *utf8_valid*: what the browser's steps
+    already measured (:class:`redecode.sniff.Facts`), or None. Never raises.
+    """
+
+    __slots__ = ("data", "kind", "params", "_ascii_only", "_utf8_valid", "_nul", "_utf16", "_escapes",
+                 "_signal", "_first_high", "_binary", "_shares")
+
+    def __init__(self, data: bytes, kind: str, params: AuthorParams = BASELINE, *,
+                 ascii_only: bool | None = None, utf8_valid: bool | None = None):
+        self.data = data
+        self.kind = kind
+        self.params = params
+        self._ascii_only = ascii_only
+        self._utf8_valid = utf8_valid
+        self._nul: bool | None = None
+        self._utf16: str | None | bool = False  # False: not measured yet
+        self._escapes: str | None | bool = False
+        self._signal: tuple[bool, int] | None = None
+        self._first_high = -1
+        self._binary = -1
+        self._shares: dict[tuple[str, int], Any] = {}
+
+    def after(self, n: int) -> "ByteProfile":
+        """The profile of ``data[n:]`` (the payload after an *n*-byte BOM); this one for 0."""
+        if n == 0:
+            return self
+        return ByteProfile(self.data[n:], self.kind, self.params)
+
+    @property
+    def ascii_only(self) -> bool:
+        """Every byte is ASCII."""
+        if self._ascii_only is None:
+            self._ascii_only = self.data.isascii()
+        return self._ascii_only
+
+    @property
+    def nul_in_window(self) -> bool:
+        """A NUL byte in the first ``utf16_window`` bytes (UTF-16 markup has one in every ASCII
+        character)."""
+        if self._nul is None:
+            self._nul = self.data.find(b"\x00", 0, self.params.utf16_window) >= 0
+        return self._nul
+
+    def utf16(self) -> str | None:
+        """:func:`utf16_pattern` (``UTF-16LE``/``UTF-16BE``/None), read only with a NUL byte in the
+        window."""
+        if self._utf16 is False:
+            p = self.params
+            self._utf16 = utf16_pattern(self.data, window=p.utf16_window, min_units=p.utf16_min_units,
+                                        zero_share=p.utf16_zero_share,
+                                        other_ratio=p.utf16_other_ratio) if self.nul_in_window else None
+        return self._utf16  # type: ignore[return-value]
+
+    def escapes(self) -> str | None:
+        """:func:`escape_sequences`."""
+        if self._escapes is False:
+            self._escapes = escape_sequences(self.data)
+        return self._escapes  # type: ignore[return-value]
+
+    def utf8_signal(self) -> tuple[bool, int]:
+        """Check e's ``(signal, offset)``: see :func:`_utf8_signal`."""
+        if self._signal is None:
+            if self._utf8_valid is not None:
+                self._signal = (self._utf8_valid, 0)
+            else:
+                self._signal = _utf8_signal(self.data, self.params)
+        return self._signal
+
+    @property
+    def first_high(self) -> int:
+        """Offset (bytes) of the first non-ASCII byte, 0 when there is none."""
+        if self._first_high < 0:
+            m = _NON_ASCII_RUN.search(self.data)
+            self._first_high = m.start() if m else 0
+        return self._first_high
+
+    @property
+    def binary(self) -> int:
+        """:func:`binary_bytes`: C0 controls no text has, the same in every ASCII-compatible
+        reading."""
+        if self._binary < 0:
+            self._binary = binary_bytes(self.data)
+        return self._binary
+
+    def runs(self, start: int) -> float:
+        """:func:`runs_share` from *start*."""
+        key = ("runs", start)
+        v = self._shares.get(key)
+        if v is None:
+            p = self.params
+            v = self._shares[key] = runs_share(self.data, start, window=p.window, min_bytes=p.min_high_bytes)
+        return v
+
+    def symbols(self, start: int) -> float:
+        """:func:`symbols_in_words` from *start*."""
+        key = ("symbols", start)
+        v = self._shares.get(key)
+        if v is None:
+            p = self.params
+            v = self._shares[key] = symbols_in_words(self.data, start, window=p.window,
+                                                     min_bytes=p.min_high_bytes)
+        return v
+
+    def letters(self, encoding: str, start: int) -> tuple[float, float]:
+        """:func:`script_letters` of the single-byte *encoding* from *start*."""
+        key = (encoding, start)
+        v = self._shares.get(key)
+        if v is None:
+            p = self.params
+            v = self._shares[key] = script_letters(self.data, encoding, start, window=p.window,
+                                                   min_bytes=p.min_high_bytes)
+        return v
+
+    def implausible(self, encoding: str, start: int) -> bool:
+        """Whether *encoding*'s reading cannot be the author's text, whatever its decoder made
+        (checks c and h, and the weighing's): UTF-16 over HTML/XML without a NUL byte in the
+        window; a Latin-script single-byte reading of non-ASCII bytes that come in runs, or for
+        windows-1252 that reads symbols between letters; another script's single-byte reading
+        with non-letters or case flips in its words (shares from *start*, bytes)."""
+        if encoding in _LATIN:
+            if self.ascii_only:
+                return False
+            p = self.params
+            if self.runs(start) >= p.runs_implausible:
+                return True
+            return encoding == "windows-1252" and self.symbols(start) >= p.symbols_implausible
+        if encoding in _NON_LATIN:
+            if self.ascii_only:
+                return False
+            p = self.params
+            non_letters, flips = self.letters(encoding, start)
+            return non_letters >= p.non_letters_implausible or flips >= p.case_flips_implausible
+        if encoding in _UTF16:
+            return self.kind != "text" and not self.nul_in_window
+        return False
+
+
+# --- the decision's data ------------------------------------------------------------------------
+
+#: Evidence kinds, in the order of the weighing's tie-break (lower wins a tie): a declaration
+#: (BOM, transport, meta, XML declaration), an alias of an unknown label, structure (valid or
+#: mostly valid UTF-8, the UTF-16 NUL pattern, ISO-2022-JP escape sequences, the browser's
+#: ``utf8-valid`` step), the detector, the default.
+EVIDENCE_KINDS = ("declaration", "alias", "structure", "detector", "default")
+_RANK = {kind: i for i, kind in enumerate(EVIDENCE_KINDS)}
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One piece of evidence for a candidate encoding.
+
+    ``kind``: one of :data:`EVIDENCE_KINDS`; ``where``: what ``validation`` writes for it
+    (``"transport:iso-8859-1"``, ``"meta:MacCyrillic (alias of x-mac-cyrillic)"``,
+    ``"valid UTF-8"``, ``"detector"``); ``encoding``: the encoding it names; ``weight``: what it
+    adds to its candidate's score (1 for every piece in ``author-2026.12``).
+    """
+
+    kind: str
+    where: str
+    encoding: str
+    weight: int = 1
+
+    @property
+    def rank(self) -> int:
+        """The kind's place in :data:`EVIDENCE_KINDS` (the tie-break: lower wins)."""
+        return _RANK[self.kind]
+
+
+class Candidate:
+    """One candidate encoding as the weighing saw it: ``encoding``; ``evidence`` (in the order
+    found; encodings that read the same text pool theirs under one candidate); ``result`` its
+    decode of the payload after the BOM (:class:`redecode.decode.DecodeResult`); ``defects``
+    (U+FFFD, C1 controls, private-use and binary-data characters, not counting a U+FFFD that is
+    the last character); ``clean`` (at most one defect per ``defect_rate`` non-ASCII characters,
+    and plausible); ``implausible`` (:meth:`ByteProfile.implausible`, or a reading checks c/h
+    named)."""
+
+    __slots__ = ("encoding", "evidence", "result", "defects", "clean", "implausible")
+
+    def __init__(self, encoding: str):
+        self.encoding = encoding
+        self.evidence: list[Evidence] = []
+        self.result: _decode.DecodeResult | None = None
+        self.defects = 0
+        self.clean = False
+        self.implausible = False
+
+    @property
+    def rank(self) -> int:
+        """The best rank of its evidence (:attr:`Evidence.rank`)."""
+        return min(e.rank for e in self.evidence)
+
+    @property
+    def weight(self) -> int:
+        """The sum of its evidence's weights."""
+        return sum(e.weight for e in self.evidence)
+
+    def evidence_words(self) -> str:
+        """Its evidence as ``validation`` writes it: ``where`` of each, pooled evidence with the
+        encoding that brought it (``"detector (gb18030)"``)."""
+        return ", ".join(e.where if e.encoding == self.encoding else f"{e.where} ({e.encoding})"
+                         for e in self.evidence)
+
+    def defect_words(self) -> str:
+        """What is wrong with its reading, in words (``"3 U+FFFD"``, ``"implausible"``...)."""
+        if self.defects == 0 and not self.clean:
+            return "implausible"
+        words = [f"{self.result.errors} U+FFFD"] if self.result.errors else []
+        if self.defects > self.result.errors:
+            words.append("control or private-use characters")
+        return " and ".join(words) or "0 U+FFFD"
+
+    def __repr__(self) -> str:
+        return (f"Candidate({self.encoding!r}, {self.evidence_words()!r}, defects={self.defects}, "
+                f"clean={self.clean})")
+
+
+#: The checks of step 4 by name (:func:`check`'s answers).
+CHECKS = ("replacement", "errors", "implausible", "utf-8", "nul", "escapes", "disagree", "detected")
+#: The outcomes a :class:`Verdict` records (the first word of ``validation``).
+OUTCOMES = ("overridden", "kept", "unresolved")
+
+_KR_NOTE = "ISO-2022-KR escape sequences (not an Encoding Standard encoding)"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verdict:
+    """Why the author's-text rules overrode or kept the primary decision, as data; ``validation``
+    is :meth:`render`'s text.
+
+    ``outcome``: one of :data:`OUTCOMES`; ``check``: the check that fired (:data:`CHECKS`);
+    ``against``: why the primary was checked, in words; ``primary``: the primary's encoding;
+    ``winner``: the candidate that won (None when ``unresolved``); ``others``: the other
+    candidates the text names, in order; ``notes``: what else it says (ISO-2022-KR escape
+    sequences).
+    """
+
+    outcome: str
+    check: str
+    against: str
+    primary: str
+    winner: Candidate | None
+    others: tuple[Candidate, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def render(self) -> str:
+        """The ``validation`` column: ``"<outcome>: <against>; ..."``."""
+        if self.outcome == "unresolved":
+            text = f"unresolved: {self.against}; no candidate decodes cleanly"
+            if self.others:
+                text += ": " + ", ".join(f"{c.encoding} ({c.defect_words()})" for c in self.others)
+        else:
+            w = self.winner
+            assert w is not None
+            others = "; ".join(f"{c.encoding} ({c.evidence_words()}"
+                               + (f", {c.defect_words()}" if not c.clean or c.defects else "") + ")"
+                               for c in self.others)
+            if self.outcome == "kept":
+                text = f"kept: {self.against}; {w.encoding} has the most evidence ({w.evidence_words()})"
+                if others:
+                    text += f" over {others}"
+                return text
+            how = "cleanly" if w.defects == 0 else f"with {w.defect_words()}"
+            text = f"overridden: {self.against}; {w.encoding} decodes {how} ({w.evidence_words()})"
+            if others:
+                text += f"; other candidates: {others}"
+        for note in self.notes:
+            text += f"; {note}"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class Validated:
+    """What :func:`decide` returns: the ``decision`` (with ``browser_encoding`` and
+    ``validation`` set) and the ``decoded`` text it made (Encoding Standard decoder; its
+    ``encoding`` is the decision's, ``bom_removed`` when a BOM was dropped): a
+    :class:`~redecode.decode.DecodeResult`, or with ``decide(..., utf8_text=True)`` possibly a
+    :class:`~redecode.decode.Utf8DecodeResult` (the same text as UTF-8 bytes); ``verdict``: the
+    :class:`Verdict` whose text is ``decision.validation`` (None when that is None)."""
+
+    decision: Decision
+    decoded: _decode.DecodeResult | _decode.Utf8DecodeResult
+    verdict: Verdict | None = None
+
+
+# --- the decision ---------------------------------------------------------------------------
+
+#: ``detector(payload, tld) -> Detection | None`` as :func:`redecode.sniff.decide` calls it.
+Detector = Callable[[bytes, "str | None"], "Detection | None"]
+
+_BOM_LEN = {"UTF-8": 3, "UTF-16LE": 2, "UTF-16BE": 2}
+
+
+def decide(
+    payload: bytes,
+    *,
+    content_type: Sequence[str] = (),
+    url: str | None = None,
+    kind: str = "html",
+    browser_detector: Detector | None = None,
+    author_detector: Detector | None = None,
+    params: AuthorParams = BASELINE,
+    utf8_text: bool = False,
+) -> Validated:
+    """The author's-text decision for one record's *payload* (bytes, content codings removed)
+    and its text; see the module docstring for the steps.
+
+    *content_type*, *url*, *kind*: as for :func:`redecode.sniff.decide` (the browser's steps run
+    with the late-meta scan and Chromium's tokenizer). *browser_detector*: the browser rules'
+    detector (for ``browser_encoding``); *author_detector*: the same engines with the TLD vote
+    (for the primary decision and the candidates); either may be None (no detector).
+    *params*: the thresholds (:class:`AuthorParams`). *utf8_text*: when no check fires (the
+    primary decision stands, the usual case), ``decoded`` is a
+    :class:`redecode.decode.Utf8DecodeResult` wherever :func:`redecode.decode.decode_to_utf8`
+    can make one: the text as UTF-8 bytes without a ``str`` (the checks read only the decode's
+    encoding and error count); the decision is the same either way. Raises ValueError for an
+    unknown *kind*; never raises because of the payload.
+    """
+    if type(payload) is not bytes:
+        payload = bytes(payload)
+    facts = gather(payload, content_type=content_type, url=url, kind=kind)
+    tld = facts.tld
+    cache: dict[str, Detection | None] = {}
+
+    def run(detector: Detector | None, key: str) -> Detection | None:
+        if key not in cache:
+            cache[key] = detector(payload, tld) if detector is not None else None
+        return cache[key]
+
+    browser = choose(facts, detection=lambda: run(browser_detector, "browser"))
+    assert browser is not None  # choose was given a detection callable
+    primary = browser
+    if browser.source in ("detector", "default") and author_detector is not None and facts.ascii_only is False:
+        found = run(author_detector, "author")
+        primary = choose(facts, detection=found)
+        assert primary is not None
+    primary = amend(primary, browser_encoding=browser.encoding)
+
+    result = _decode.decode_to_utf8(payload, primary.encoding, bom_sniff=True) if utf8_text else None
+    if result is None:
+        result = _decode.decode(payload, primary.encoding, bom_sniff=True)
+    profile = ByteProfile(payload, facts.kind, params, ascii_only=facts.ascii_only,
+                          utf8_valid=facts.utf8_valid)
+    reason = check(profile, facts, primary, result)
+    if reason is None:
+        return Validated(primary, result)
+    if type(result) is not _decode.DecodeResult:  # the candidates are weighed on their text
+        result = _decode.decode(payload, primary.encoding, bom_sniff=True)
+    return _weigh(profile, facts, primary, result, reason, lambda: run(author_detector, "author"))
+
+
+def check(profile: ByteProfile, facts: Facts, primary: Decision,
+          result: _decode.DecodeResult | _decode.Utf8DecodeResult) -> str | None:
+    """The first check of step 4 that fires (its name, one of :data:`CHECKS`), or None, for the
+    *primary* decision whose decode of the payload is *result* (only its ``encoding`` and
+    ``errors`` are read, never its text); *profile* is the payload's, *facts* what the browser's
+    steps found in it."""
+    enc = result.encoding
+    if enc == "replacement":
+        return "replacement"
+    p = profile.params
+    if result.errors >= p.min_errors:
+        return "errors"
+    if enc in _UTF16 and profile.implausible(enc, 0):
+        return "implausible"  # markup in UTF-16 has a NUL byte in every ASCII character
+    if primary.source == "bom":
+        return None  # a BOM that decodes cleanly is the strongest declaration there is
+    ascii_only = profile.ascii_only
+    payload = profile.data
+    if not ascii_only and enc in _C1_BYTES and _c1_at_least(enc, payload, p.min_errors - result.errors):
+        return "errors"
+    if not ascii_only and enc == "x-user-defined":
+        return "errors"  # every non-ASCII byte is a private-use character
+    first = 0  # where the non-ASCII text starts, when known
+    if enc != "UTF-8" and enc not in _UTF16 and not ascii_only:
+        signal, first = profile.utf8_signal()
+        if signal:
+            return "utf-8"
+    if enc not in _UTF16 and profile.utf16():
+        return "nul"
+    if enc != "ISO-2022-JP" and ascii_only and profile.escapes() == "ISO-2022-JP":
+        return "escapes"
+    if ascii_only:
+        return None  # every ASCII-compatible encoding reads the same text
+    if profile.implausible(enc, first):
+        return "implausible"
+    declared = {e for e in (facts.bom, facts.header_encoding, facts.meta_encoding, facts.xml_encoding) if e}
+    if len(declared) > 1:
+        return "disagree"
+    for _, label in _unknown_labels(facts):
+        alias = alias_encoding(label)
+        if alias is not None and alias.encoding != enc:
+            return "disagree"
+    if primary.source == "detector":
+        return "detected"
+    return None
+
+
+def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decode.DecodeResult,
+           reason: str, author_detection: Callable[[], Detection | None]) -> Validated:
     """Step 5: gather the candidates, pick the winner, record why."""
+    payload = profile.data
+    bom_len = _BOM_LEN.get(facts.bom or "", 0)
     # Every candidate decodes the payload after the BOM (if any) without BOM sniffing; the
     # primary's decode already did exactly that.
-    body = payload[bom_len:] if bom_len else payload
-    ascii_only = body.isascii()
+    body_profile = profile.after(bom_len)
+    body = body_profile.data
+    params = profile.params
+    ascii_only = body_profile.ascii_only
     utf8_result = None
     utf8: Utf8Profile | None = None
     if not ascii_only:
@@ -714,89 +1092,77 @@ def _weigh(payload: bytes, facts, primary: Decision, result: _decode.DecodeResul
         # only (mostly) valid UTF-8 could speak against the primary here, and it does not
         return Validated(primary, result)
 
-    cands: dict[str, _Cand] = {}
+    cands: dict[str, Candidate] = {}
 
-    def add(encoding: str | None, evidence: str, rank: int) -> _Cand | None:
+    def add(encoding: str | None, kind: str, where: str) -> Candidate | None:
         if encoding is None or encoding == "replacement":
             return None
         c = cands.get(encoding)
         if c is None:
-            c = cands[encoding] = _Cand(encoding, rank)
-        c.rank = min(c.rank, rank)
-        if evidence not in c.evidence:
-            c.evidence.append(evidence)
+            c = cands[encoding] = Candidate(encoding)
+        if all(e.where != where for e in c.evidence):
+            c.evidence.append(Evidence(kind, where, encoding))
         return c
 
     # Declarations, in step order (the BOM first), then aliases of unknown labels.
     if facts.bom:
-        add(facts.bom, "bom", _R_DECL)
+        add(facts.bom, "declaration", "bom")
     if facts.header_encoding:
-        add(facts.header_encoding, f"transport:{facts.header_charset}", _R_DECL)
+        add(facts.header_encoding, "declaration", f"transport:{facts.header_charset}")
     for where, label, enc in _metas(payload, facts):
-        add(enc, f"{where}:{label}", _R_DECL)
+        add(enc, "declaration", f"{where}:{label}")
     if facts.xml_encoding:
-        add(facts.xml_encoding, f"xml-declaration:{facts.xml_charset or ''}", _R_DECL)
+        add(facts.xml_encoding, "declaration", f"xml-declaration:{facts.xml_charset or ''}")
     for where, label in _unknown_labels(facts):
         alias = alias_encoding(label)
         if alias is not None:
-            add(alias.encoding, f"{where}:{label} (alias of {alias.encoding})", _R_ALIAS)
+            add(alias.encoding, "alias", f"{where}:{label} (alias of {alias.encoding})")
     # The primary's own step when it is not a declaration.
     if primary.source in ("detector", "utf8-valid", "default"):
-        rank = {"detector": _R_DETECTOR, "utf8-valid": _R_STRUCT, "default": _R_DEFAULT}[primary.source]
-        add(primary.encoding, primary.source, rank)
+        step_kind = {"detector": "detector", "utf8-valid": "structure", "default": "default"}[primary.source]
+        add(primary.encoding, step_kind, primary.source)
     if primary.encoding in cands:
         cands[primary.encoding].result = result
-    declared = [c for c in cands.values() if c.rank == _R_DECL]
+    declared = [c for c in cands.values() if c.rank == 0]
 
     # Structure.
     if utf8 is not None:
-        add("UTF-8", _utf8_evidence(utf8), _R_STRUCT).result = utf8_result
-    utf16 = utf16_pattern(body) if body.find(b"\x00", 0, UTF16_WINDOW) >= 0 else None
+        add("UTF-8", "structure", _utf8_evidence(utf8)).result = utf8_result
+    utf16 = body_profile.utf16()
     if utf16 is not None:
-        add(utf16, "UTF-16 NUL pattern", _R_STRUCT)
-    escapes = escape_sequences(body)
+        add(utf16, "structure", "UTF-16 NUL pattern")
+    escapes = body_profile.escapes()
     if escapes == "ISO-2022-JP":
-        add(escapes, "ISO-2022-JP escape sequences", _R_STRUCT)
+        add(escapes, "structure", "ISO-2022-JP escape sequences")
     if primary.encoding == "replacement" or reason == "implausible":
         # The label names the replacement encoding (ISO-2022-KR, HZ...), which decodes nothing,
         # or a reading that cannot be the author's: the page's text is what its bytes say in
         # another encoding, the TLD's default at least.
-        add(default_encoding(facts.tld), "default", _R_DEFAULT)
+        add(default_encoding(facts.tld), "default", "default")
 
-    first_high = _NON_ASCII_RUN.search(body)
-    start = first_high.start() if first_high else 0
-    latin_runs = runs_share(body, start) >= RUNS_IMPLAUSIBLE if not ascii_only else False
-    utf16_bare = facts.kind != "text" and body.find(b"\x00", 0, UTF16_WINDOW) < 0
+    start = body_profile.first_high
 
-    def implausible(encoding: str) -> bool:
-        """A reading whose decode is clean but whose text cannot be the author's (check f)."""
-        if encoding in _LATIN:
-            return latin_runs or (encoding == "windows-1252" and not ascii_only
-                                  and symbols_in_words(body, start) >= SYMBOLS_IMPLAUSIBLE)
-        if encoding in _NON_LATIN:
-            return not ascii_only and _script_implausible(body, encoding, start)
-        return encoding in _UTF16 and utf16_bare
-
-    c0 = binary_bytes(body)  # the same C0 controls in every ASCII-compatible reading
-
-    def judge(c: _Cand) -> None:
+    def judge(c: Candidate) -> None:
         if c.result is None:
             c.result = _decode.decode(body, c.encoding, bom_sniff=False)
         text = c.result.text
-        c.defects = c.result.errors + _not_text(c.encoding, body, text) + (0 if c.encoding in _UTF16 else c0)
+        c.defects = (c.result.errors + _not_text(c.encoding, body, text)
+                     + (0 if c.encoding in _UTF16 else body_profile.binary))
         # A U+FFFD that is the last character only says the payload was cut inside it.
         if c.result.errors and text.endswith("\ufffd"):
             c.defects -= 1
-        c.clean = (c.defects <= _non_ascii_chars(text) // _DEFECT_RATE if c.defects else True)
+        c.clean = (c.defects <= _non_ascii_chars(text) // params.defect_rate if c.defects else True)
         if c.encoding == "UTF-8" and utf8 is not None and utf8.mostly_valid:
             c.clean = True
-        if implausible(c.encoding):
+        c.implausible = body_profile.implausible(c.encoding, start)
+        if c.implausible:
             c.clean = False
 
     for c in cands.values():
         judge(c)
 
     why = _against(primary, result, reason, body)
+    notes = (_KR_NOTE,) if escapes == "ISO-2022-KR" else ()
     # Decisive structure wins outright when clean: UTF-16's NUL pattern, ISO-2022-JP's escape
     # sequences (both are also ASCII-only or 'valid UTF-8' to the other checks), and valid UTF-8
     # over more than one word of non-ASCII bytes, or where no clean declaration stands against it.
@@ -807,31 +1173,31 @@ def _weigh(payload: bytes, facts, primary: Decision, result: _decode.DecodeResul
         decisive.append(cands["ISO-2022-JP"])
     if utf8 is _VALID:
         # over as many words of non-ASCII bytes as the clean declarations it overrules, and two
-        opposed = sum(len(c.evidence) for c in declared if c.clean and c.encoding != "UTF-8")
-        if not opposed or _runs_at_least(body, UTF8_DECISIVE_RUNS + opposed):
+        opposed = sum(c.weight for c in declared if c.clean and c.encoding != "UTF-8")
+        if not opposed or _runs_at_least(body, params.utf8_decisive_runs + opposed):
             decisive.append(cands["UTF-8"])
-    elif utf8 is not None and utf8.multibyte + utf8.cesu_pairs >= 2 and 4 * utf8.invalid <= utf8.multibyte:
+    elif (utf8 is not None and utf8.multibyte + utf8.cesu_pairs >= 2
+          and params.utf8_overwhelming * utf8.invalid <= utf8.multibyte):
         decisive.append(cands["UTF-8"])  # overwhelmingly UTF-8: a few bad bytes in a UTF-8 page
     for c in decisive:
         if c.result.errors == 0 or c.encoding == "UTF-8" or c.clean:
-            return _outcome(facts, primary, result, c, why, cands, bom_len, None, escapes)
+            return _outcome(facts, primary, result, c, reason, why, list(cands.values()), None, notes)
 
     # The detector, for payloads that give it something to read.
     detection = author_detection() if not ascii_only else None
     if detection is not None:
-        c = add(detection.encoding, "detector", _R_DETECTOR)
+        c = add(detection.encoding, "detector", "detector")
         if c is not None:
             judge(c)
 
     # Encodings that read the same text are one candidate (GBK and gb18030, KOI8-R and KOI8-U
     # on most pages): their evidence is counted together, under the best-ranked name.
     order = list(cands)
-    groups: list[_Cand] = []
+    groups: list[Candidate] = []
     for c in sorted(cands.values(), key=lambda c: (c.rank, order.index(c.encoding))):
         for g in groups:
             if len(g.result.text) == len(c.result.text) and g.result.text == c.result.text:
-                g.evidence += [e if c.encoding == g.encoding else f"{e} ({c.encoding})"
-                               for e in c.evidence]
+                g.evidence += c.evidence
                 break
         else:
             groups.append(c)
@@ -839,21 +1205,24 @@ def _weigh(payload: bytes, facts, primary: Decision, result: _decode.DecodeResul
     if not clean and primary.encoding == "replacement" and groups:
         # the replacement decoder gives no text at all: the least damaged reading is better
         best = min(groups, key=lambda c: (c.defects, c.rank, order.index(c.encoding)))
-        return _outcome(facts, primary, result, best, why, {c.encoding: c for c in groups}, bom_len,
-                        detection, escapes)
+        return _outcome(facts, primary, result, best, reason, why, groups, detection, notes)
     if not clean:
-        others = ", ".join(f"{c.encoding} ({_defect_words(c)})" for c in groups
-                           if c.encoding != primary.encoding)
-        note = f"unresolved: {why}; no candidate decodes cleanly" + (f": {others}" if others else "")
-        if escapes == "ISO-2022-KR":
-            note += "; ISO-2022-KR escape sequences (not an Encoding Standard encoding)"
+        verdict = Verdict(outcome="unresolved", check=reason, against=why, primary=primary.encoding,
+                          winner=None, others=tuple(c for c in groups if c.encoding != primary.encoding),
+                          notes=notes)
         det = {}
         if detection is not None and primary.detector is None:
             det = {"detector": detection.detector, "detector_confidence": detection.confidence}
-        return Validated(amend(primary, confidence="tentative", validation=note, **det), result)
-    best = max(clean, key=lambda c: (len(c.evidence), -c.rank, -order.index(c.encoding)))
-    return _outcome(facts, primary, result, best, why, {c.encoding: c for c in groups}, bom_len,
-                    detection, escapes)
+        return Validated(amend(primary, confidence="tentative", validation=verdict.render(), **det), result,
+                         verdict)
+    best = max(clean, key=lambda c: _score(c, order))
+    return _outcome(facts, primary, result, best, reason, why, groups, detection, notes)
+
+
+def _score(c: Candidate, order: list[str]) -> tuple:
+    """The weighing's one score of a clean candidate (the highest wins): the weight of its
+    evidence, then its rank (declarations first), then the order it was found in."""
+    return (c.weight, -c.rank, -order.index(c.encoding))
 
 
 def _runs_at_least(body: bytes, n: int) -> bool:
@@ -875,7 +1244,7 @@ def _utf8_evidence(p: Utf8Profile) -> str:
     return f"mostly valid UTF-8 ({p.multibyte} multi-byte sequences, {p.invalid} invalid{extra})"
 
 
-def _metas(payload: bytes, facts) -> list[tuple[str, str, str]]:
+def _metas(payload: bytes, facts: Facts) -> list[tuple[str, str, str]]:
     """``(where, label, encoding)`` of the metas that declare a known encoding: the one the
     browser's steps found, else (XML, plain text, or a header that decided before the head scan)
     the prescan's and the head scan's, read now."""
@@ -893,15 +1262,6 @@ def _metas(payload: bytes, facts) -> list[tuple[str, str, str]]:
     if m is not None and m.encoding is not None:
         out.append((where, m.label, m.encoding))
     return out
-
-
-def _defect_words(c: _Cand) -> str:
-    if c.defects == 0 and not c.clean:
-        return "implausible"
-    words = [f"{c.result.errors} U+FFFD"] if c.result.errors else []
-    if c.defects > c.result.errors:
-        words.append("control or private-use characters")
-    return " and ".join(words) or "0 U+FFFD"
 
 
 def _against(primary: Decision, result: _decode.DecodeResult, reason: str, body: bytes) -> str:
@@ -934,9 +1294,9 @@ def _step_name(d: Decision) -> str:
     return f"{d.source} {d.encoding}"
 
 
-def _conflict(facts, encoding: str) -> tuple[str, ...]:
+def _conflict(facts: Facts, encoding: str) -> tuple[str, ...]:
     """The declarations naming another encoding than *encoding*, as ``where:label`` (the browser
-    rules' ``conflict``; a BOM that lost is ``bom:<its encoding>``)."""
+    rules' ``conflict``; a BOM that lost is ``bom:<encoding>``)."""
     c = []
     if facts.bom is not None and facts.bom != encoding:
         c.append(f"bom:{facts.bom}")
@@ -949,30 +1309,23 @@ def _conflict(facts, encoding: str) -> tuple[str, ...]:
     return tuple(c)
 
 
-def _outcome(facts, primary: Decision, result: _decode.DecodeResult, winner: _Cand, why: str,
-             cands: dict[str, _Cand], bom_len: int, detection: Detection | None,
-             escapes: str | None) -> Validated:
-    others = "; ".join(f"{c.encoding} ({', '.join(c.evidence)}"
-                       + (f", {_defect_words(c)}" if not c.clean or c.defects else "") + ")"
-                       for c in cands.values() if c is not winner and c.encoding != winner.encoding)
-    evidence = ", ".join(winner.evidence)
+def _outcome(facts: Facts, primary: Decision, result: _decode.DecodeResult, winner: Candidate, reason: str,
+             why: str, shown: list[Candidate], detection: Detection | None, notes: tuple[str, ...]) -> Validated:
+    """The decision and text for *winner*: kept when it is the primary's encoding, else overridden
+    (tentative, its decode the text); *shown*: the candidates the verdict names besides it."""
+    others = tuple(c for c in shown if c is not winner and c.encoding != winner.encoding)
     if winner.encoding == primary.encoding:
-        note = f"kept: {why}; {primary.encoding} has the most evidence ({evidence})"
-        if others:
-            note += f" over {others}"
-        return Validated(amend(primary, validation=note), result)
+        verdict = Verdict(outcome="kept", check=reason, against=why, primary=primary.encoding,
+                          winner=winner, others=others)
+        return Validated(amend(primary, validation=verdict.render()), result, verdict)
+    verdict = Verdict(outcome="overridden", check=reason, against=why, primary=primary.encoding,
+                      winner=winner, others=others, notes=notes)
     text = winner.result
-    if bom_len:
+    if facts.bom is not None:
         text = _decode.DecodeResult(text.text, text.encoding, text.errors, True)
-    how = "cleanly" if winner.defects == 0 else f"with {_defect_words(winner)}"
-    note = f"overridden: {why}; {winner.encoding} decodes {how} ({evidence})"
-    if others:
-        note += f"; other candidates: {others}"
-    if escapes == "ISO-2022-KR":
-        note += "; ISO-2022-KR escape sequences (not an Encoding Standard encoding)"
     det = {}
     if detection is not None:
         det = {"detector": detection.detector, "detector_confidence": detection.confidence}
     decision = amend(primary, encoding=winner.encoding, source="validated", confidence="tentative",
-                     conflict=_conflict(facts, winner.encoding), validation=note, **det)
-    return Validated(decision, text)
+                     conflict=_conflict(facts, winner.encoding), validation=verdict.render(), **det)
+    return Validated(decision, text, verdict)
