@@ -491,11 +491,12 @@ def _utf8_stretches(body: bytes, encoding: str, judge: Judge, candidates: Sequen
                            if e != encoding]
     weighed = 0
     for r in runs:
-        first, last = _tighten(body, r.start, r.end, "UTF-8")
-        data = body[first:_sample_end(body, first, last)]
+        # the judge reads the run's whole words (its first and last may begin or end in ASCII
+        # letters: "maternità"), every decoder in step at their ends
+        data = body[r.start:_sample_end(body, r.start, r.end)]
         legacy = _decode.decode(data, encoding, bom_sniff=False)
         if r.sequences < min_sequences and not _defects(legacy.text, legacy.errors) and not (
-                encoding not in _MULTI and _fits(body[r.start:r.end].decode("utf-8"))):
+                encoding not in _MULTI and _fits(data.decode("utf-8"), encoding)):
             continue  # (fewer sequences are valid UTF-8 by chance too often, unless the legacy
             # reading has no character for their bytes, or, in a single-byte page, they read as
             # letters of their words' script or as punctuation)
@@ -510,6 +511,7 @@ def _utf8_stretches(body: bytes, encoding: str, judge: Judge, candidates: Sequen
         scores = _judge(judge, readings, _context(body, r.start, r.end, encoding))
         gain = scores["UTF-8"] - max(v for k, v in scores.items() if k != "UTF-8")
         if gain >= margin:
+            first, last = _tighten(body, r.start, r.end, "UTF-8")
             stretches.append(Stretch(first, last - first, "UTF-8"))
             why.append(f"{r.sequences} valid UTF-8 sequences, {gain:.0f} bits more plausible "
                        f"than {encoding}")
@@ -632,23 +634,19 @@ def _error_offsets(data: bytes) -> list[int]:
     return _found.offsets
 
 
-def _fits(text: str) -> bool:
+def _fits(text: str, encoding: str) -> bool:
     """Whether every non-ASCII character of *text* (a run of words, as UTF-8 reads it) is
-    typographic punctuation or a letter of the script of the letter before or after it in its
-    word (``für``, ``—``; not ``Gro߅``, windows-1252 ``ß…`` read as UTF-8: an N'Ko digit)."""
+    typographic punctuation or a letter of a script *encoding* writes (:data:`SCRIPT_ENCODINGS`):
+    ``für``, ``è``, ``—`` in a windows-1252 page; not ``Gro߅`` (windows-1252 ``ß…`` read as UTF-8:
+    an N'Ko digit)."""
     import unicodedata  # noqa: PLC0415 - only for runs of a lone sequence
 
-    for word in _words(text).split():
-        for i, ch in enumerate(word):
-            if ch <= "\x7f" or ch in _TYPOGRAPHY:
-                continue
-            if unicodedata.category(ch)[0] != "L":
-                return False
-            mine = _script(ord(ch))
-            near = [word[j] for j in (i - 1, i + 1) if 0 <= j < len(word) and word[j].isalpha()]
-            if mine is None or not any((_script(ord(c)) if c > "\x7f" else "Latin") == mine
-                                       for c in near):
-                return False
+    mine = _scripts_of_encoding(encoding)
+    for ch in text:
+        if ch <= "\x7f" or ch in _TYPOGRAPHY:
+            continue
+        if unicodedata.category(ch)[0] != "L" or _script(ord(ch)) not in mine:
+            return False
     return True
 
 
@@ -692,17 +690,13 @@ def _best_reading(body: bytes, run: Run, names: Iterable[str], judge: Judge,
             spans[enc] = (first, last)
     if not readings:
         return None
-    # the readings of one sample of the run's bytes (all spans start at its first byte above
-    # 0x7F; a multi-byte candidate's may end one ASCII trail byte later)
-    lo = min(f for f, _ in spans.values())
-    hi = max(e for _, e in spans.values())
-    end = _sample_end(body, lo, hi)
-    sample = body[lo:end]
-    padded = {e: (t + body[spans[e][1]:hi].decode("ascii") if end == hi
-                  else _decode.decode(sample, e, bom_sniff=False).text) for e, t in readings.items()}
-    scores = _judge(judge, {"UTF-8": sample.decode("utf-8", "replace"), **padded},
+    # the judge reads the run's whole words (from a word's start and to a word's end every
+    # decoder is in step), at most a sample of them
+    sample = body[run.start:_sample_end(body, run.start, run.end)]
+    texts = {e: _decode.decode(sample, e, bom_sniff=False).text for e in readings}
+    scores = _judge(judge, {"UTF-8": sample.decode("utf-8", "replace"), **texts},
                     _context(body, run.start, run.end, "UTF-8"))
-    best = _prefer(padded, scores, margin)
+    best = _prefer(texts, scores, margin)
     gain = scores[best] - scores["UTF-8"]
     if gain < margin:
         return None
