@@ -118,18 +118,27 @@ def _reverse(encoding: str) -> dict[str, bytes]:
 
 
 def _windows_1258_form(text: str) -> str:
-    """Vietnamese as windows-1258 writes it: NFD, the letters it has precomposed composed again,
-    tone marks combining."""
+    """Vietnamese as windows-1258 writes it: each letter with its marks (NFD) as the precomposed
+    letter windows-1258 has (â ê ô ă ơ ư đ and Latin-1's letters) with whichever of its marks
+    makes one, then the other marks combining (tone marks: ``ậ`` is ``â`` and U+0323, though NFD
+    orders the dot below first)."""
     rev = _reverse("windows-1258")
-    out: list[str] = []
-    for ch in unicodedata.normalize("NFD", text):
-        if out and unicodedata.combining(ch):
-            composed = unicodedata.normalize("NFC", out[-1] + ch)
+    out = unicodedata.normalize("NFD", text)
+    result: list[str] = []
+    i = 0
+    while i < len(out):
+        base, marks = out[i], []
+        i += 1
+        while i < len(out) and unicodedata.combining(out[i]):
+            marks.append(out[i])
+            i += 1
+        for m in list(marks):
+            composed = unicodedata.normalize("NFC", base + m)
             if len(composed) == 1 and composed in rev:
-                out[-1] = composed
-                continue
-        out.append(ch)
-    return "".join(out)
+                base = composed
+                marks.remove(m)
+        result.append(base + "".join(marks))
+    return "".join(result)
 
 
 def encode(text: str, encoding: str) -> tuple[str, bytes] | None:

@@ -284,3 +284,45 @@ def test_a_lone_utf8_sequence_in_a_single_byte_page():
     parts = S.read_in_parts(body, "windows-1252", judge=knowing(truth))
     assert parts is not None and parts.text == truth
     assert [s.encoding for s in parts.stretches] == ["UTF-8"]
+
+
+def test_ascii_with_damaged_bytes_stays_fffd():
+    # An ASCII page with bytes damaged here and there (as wpull's xkcd_1_evil.html, sample_warcs'
+    # xml-declaration-utf8-corrupt): no UTF-8 text anywhere, so no page in two encodings, however
+    # well a legacy encoding reads the damage (a judge that prefers any legacy reading)
+    rnd = random.Random(29)
+    good = bytearray(("<html><body><p>" + " ".join(["the quick brown fox jumps over the lazy dog"] * 40)
+                      + "</p></body></html>").encode())
+    letters = [i for i, b in enumerate(good) if 0x61 <= b <= 0x7A]
+    for i in rnd.sample(letters, 40):
+        good[i] = rnd.choice([0xE9, 0xFF, 0x81, 0x89, 0xEB, 0xB0])
+    body = bytes(good)
+    assert decode(body, "UTF-8").errors >= 40
+
+    def legacy_wins(readings):
+        return {k: (0.0 if k != "UTF-8" else -1e6) for k in readings}
+    assert S.read_in_parts(body, "UTF-8", judge=legacy_wins, candidates=["windows-1250", "windows-1252"]) is None
+    # with UTF-8 text elsewhere the same damage is weighed (and the judge decides)
+    mixed = body.replace(b"<body>", ("<body><h1>" + RU + "</h1>").encode())
+    assert S.read_in_parts(mixed, "UTF-8", judge=legacy_wins, candidates=["windows-1252"]) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "будь‐якої дискримінації",       # U+2010 HYPHEN
+    "зʼявіцца",                       # U+02BC MODIFIER LETTER APOSTROPHE (Lm)
+    "می‌خواهم، ۱۲۳",                  # ZWNJ (Cf), Arabic comma, Persian digits
+    "Größe 5 € ™ → ok 👍",            # common symbols, an arrow, an emoji
+    "日本語のテキスト、한국어",          # Han, kana and Hangul count as one script
+])
+def test_utf8_text_is_of_one_script(text):
+    assert S._words_of_one_script(text)
+
+
+@pytest.mark.parametrize("text", [
+    "\u00eb\u04af",   # Latin and Cyrillic letters in one word (EUC-KR bytes C3 AB D2 AF)
+    "\u2ea2",         # a CJK radical (E2 BA A2), a symbol no text is written in
+    "\u0921\u0915",   # Devanagari: a script no legacy encoding here writes
+    "a\u0081b",       # a C1 control
+])
+def test_chance_utf8_is_not_of_one_script(text):
+    assert not S._words_of_one_script(text)

@@ -59,6 +59,11 @@ def peer_system(name: str) -> System | str:
         from bs4 import UnicodeDammit
     except ImportError as e:
         return f"not installed ({e.name})"
+    import logging  # noqa: PLC0415
+    import warnings  # noqa: PLC0415
+
+    warnings.filterwarnings("ignore", module="bs4")
+    logging.getLogger("bs4").setLevel(logging.ERROR)
 
     def run(page: sp.Page) -> tuple[str, bool]:
         header = page.content_type.partition("charset=")[2] or None

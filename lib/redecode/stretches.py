@@ -36,7 +36,10 @@ The stretches of a chosen reading (:func:`read_in_parts`):
 
 * UTF-8 chosen: each invalid run with at least *min_invalid* U+FFFD (default 2: a lone invalid
   byte in UTF-8, a corruption or a stray byte, stays U+FFFD) is read with each candidate legacy
-  encoding. Candidates: the page's declarations of legacy encodings, its top-level domain's
+  encoding, on a page that holds UTF-8 text (a valid multi-byte sequence) outside its stretches:
+  a page of ASCII and legacy bytes is in one encoding (the author decision weighs it whole), and
+  a page of ASCII with damaged bytes stays U+FFFD however a legacy encoding reads them (wpull's
+  ``xkcd_1_evil.html``, ``sample_warcs``' ``xml-declaration-utf8-corrupt``). Candidates: the page's declarations of legacy encodings, its top-level domain's
   fallback, the legacy encodings of the scripts of its valid text (:data:`SCRIPT_ENCODINGS`) and
   of the detector's answer on the run's bytes. A candidate's reading must be clean (its decoder
   errors, C1 controls and private-use characters at most one per ten non-ASCII characters), and
@@ -77,11 +80,14 @@ from . import decode as _decode
 from . import native
 
 __all__ = [
+    "ENCODINGS",
     "SCRIPT_ENCODINGS",
     "Parts",
     "Run",
     "Stretch",
     "read_in_parts",
+    "read_parts",
+    "script_judge",
     "scripts",
     "utf8_runs",
 ]
@@ -295,6 +301,9 @@ _LEGACY = frozenset(
     name for name in _decode.ENCODING_NAMES
     if _decode.decoder_family(name) in ("single-byte", "multi-byte") and name != "x-user-defined")
 _MULTI = frozenset(name for name in _LEGACY if _decode.decoder_family(name) == "multi-byte")
+#: The encodings whose readings :func:`read_in_parts` reads in parts: UTF-8 and the legacy
+#: single-byte and multi-byte encodings (not UTF-16, ISO-2022-JP, replacement, x-user-defined).
+ENCODINGS: frozenset[str] = frozenset({"UTF-8"} | _LEGACY)
 #: defects tolerated in a candidate's reading: one per this many non-ASCII characters
 _DEFECT_RATE = 10
 _C1_OR_PUA = re.compile("[\x80-\x9f\ue000-\uf8ff]")
@@ -354,8 +363,7 @@ def read_in_parts(
     if encoding in _LEGACY and utf8_declared:
         # The page says UTF-8 and the decision read it as a legacy encoding: read it as a UTF-8
         # page whose legacy parts are stretches, if it has UTF-8 text outside them.
-        return _legacy_stretches(body, judge, [*candidates, encoding], detect, min_invalid, margin,
-                                 utf8_outside=True)
+        return _legacy_stretches(body, judge, [*candidates, encoding], detect, min_invalid, margin)
     if encoding in _LEGACY:
         return _utf8_stretches(body, encoding, judge, candidates, detect, declared, min_sequences,
                                margin)
@@ -421,7 +429,12 @@ def _prefer(readings: dict[str, str], scores: Mapping[str, float], margin: float
     return best
 
 
-def _assemble(body: bytes, encoding: str, stretches: list[Stretch], why: list[str]) -> Parts:
+def read_parts(body: bytes, encoding: str, stretches: Sequence[Stretch]) -> tuple[str, int]:
+    """``(text, errors)``: *body* (bytes, after any BOM) read with the Encoding Standard's
+    decoders (no BOM sniffing), each of *stretches* (in order, not overlapping; offsets in *body*)
+    with its encoding and every other byte with *encoding*; *errors* counts the U+FFFD inserted.
+    Replays a decision that read a page in parts (:attr:`redecode.sniff.Decision.stretches`).
+    Raises ``LookupError`` for an unknown encoding."""
     out: list[str] = []
     errors = 0
     pos = 0
@@ -436,7 +449,12 @@ def _assemble(body: bytes, encoding: str, stretches: list[Stretch], why: list[st
         r = _decode.decode(body[pos:], encoding, bom_sniff=False)
         out.append(r.text)
         errors += r.errors
-    return Parts(text="".join(out), errors=errors, encoding=encoding, stretches=tuple(stretches),
+    return "".join(out), errors
+
+
+def _assemble(body: bytes, encoding: str, stretches: list[Stretch], why: list[str]) -> Parts:
+    text, errors = read_parts(body, encoding, stretches)
+    return Parts(text=text, errors=errors, encoding=encoding, stretches=tuple(stretches),
                  why=tuple(why))
 
 
@@ -495,15 +513,18 @@ def _utf8_stretches(body: bytes, encoding: str, judge: Judge, candidates: Sequen
         # letters: "maternità"), every decoder in step at their ends
         data = body[r.start:_sample_end(body, r.start, r.end)]
         legacy = _decode.decode(data, encoding, bom_sniff=False)
+        utf8 = data.decode("utf-8")
         if r.sequences < min_sequences and not _defects(legacy.text, legacy.errors) and not (
-                encoding not in _MULTI and _fits(data.decode("utf-8"), encoding)):
+                encoding not in _MULTI and _fits(utf8, encoding)):
             continue  # (fewer sequences are valid UTF-8 by chance too often, unless the legacy
             # reading has no character for their bytes, or, in a single-byte page, they read as
             # letters of their words' script or as punctuation)
+        if not _words_of_one_script(utf8):
+            continue  # (bytes valid as UTF-8 by chance read as letters of scattered scripts)
         weighed += 1
         if weighed > _MAX_WEIGHED:
             break
-        readings = {"UTF-8": data.decode("utf-8"), encoding: legacy.text}
+        readings = {"UTF-8": utf8, encoding: legacy.text}
         for e in family[1:]:
             other = _decode.decode(data, e, bom_sniff=False)
             if _clean(other.text, other.errors):
@@ -542,10 +563,12 @@ def _utf8_stretches(body: bytes, encoding: str, judge: Judge, candidates: Sequen
 
 def _legacy_stretches(body: bytes, judge: Judge, candidates: Sequence[str],
                       detect: Callable[[bytes], str | None] | None, min_invalid: int,
-                      margin: float, utf8_outside: bool = False) -> Parts | None:
-    """Invalid runs in a page read as UTF-8 (with *utf8_outside*: None unless a valid run with a
-    multi-byte sequence is left outside the stretches)."""
+                      margin: float) -> Parts | None:
+    """Invalid runs in a page read as UTF-8; None unless a valid run with a multi-byte sequence
+    is left outside the stretches (a page in two encodings shows both)."""
     runs = utf8_runs(body)
+    if not any(r.valid and r.sequences for r in runs):
+        return None  # (no UTF-8 text: a page in one encoding, or ASCII with damaged bytes)
     targets = [i for i, r in enumerate(runs) if not r.valid and _legacy_like(body, runs, i, min_invalid)]
     if not targets:
         return None
@@ -581,7 +604,7 @@ def _legacy_stretches(body: bytes, judge: Judge, candidates: Sequence[str],
             del chosen[a]
     stretches = [Stretch(lo, hi - lo, enc) for enc, lo, hi, _ in (chosen[i] for i in sorted(chosen))]
     why = [w for _, _, _, w in (chosen[i] for i in sorted(chosen))]
-    if utf8_outside and not any(
+    if not any(
             r.valid and r.sequences and not any(s.offset <= r.start and r.end <= s.offset + s.length
                                                 for s in stretches) for r in runs):
         return None
@@ -647,6 +670,49 @@ def _fits(text: str, encoding: str) -> bool:
             continue
         if unicodedata.category(ch)[0] != "L" or _script(ord(ch)) not in mine:
             return False
+    return True
+
+
+#: Symbols text in any script uses beside its letters and punctuation: currency, trade and
+#: number signs, fractions, the common arrows, dingbats and emoji (a UTF-8 comment with an emoji).
+_COMMON_SYMBOLS = frozenset("\u20ac\u00a3\u00a5\u00a2\u2122\u00b1\u00d7\u00f7\u00bd\u00bc\u00be"
+                            "\u00b2\u00b3\u00b9\u00ba\u00aa\u2116\u00a7\u00b6\u2022\u2032\u2033")
+_EMOJI_AND_ARROWS = ((0x2190, 0x21FF), (0x2600, 0x27BF), (0x1F300, 0x1FAFF))
+#: Han, kana and Hangul are written together (Japanese, Korean with Hanja): one script here.
+_CJK = frozenset(("Han", "Kana", "Hangul"))
+
+
+def _words_of_one_script(text: str) -> bool:
+    """Whether every word of *text* (a run, as UTF-8 reads it) is written in one script: its
+    non-ASCII letters of one script of :data:`SCRIPT_ENCODINGS` (Han, kana and Hangul counting
+    as one), the rest marks, modifier letters (``ʼ``), digits, punctuation (``‐``, ``،``),
+    spaces, format characters (the zero-width non-joiner of Persian), common symbols (``€ ™ ±``) and emoji. Text written in UTF-8 is; bytes of legacy
+    text that are valid UTF-8 by chance read as letters of scattered scripts or of scripts no
+    legacy encoding writes, and as rare symbols (``ëү``, ``⺢``), and are left unweighed."""
+    import unicodedata  # noqa: PLC0415 - only for runs that are candidates
+
+    for word in _words(text).split():
+        seen = None
+        for ch in word:
+            if ch <= "\x7f" or ch in _TYPOGRAPHY or ch in _COMMON_SYMBOLS:
+                continue
+            cat = unicodedata.category(ch)
+            if cat[0] in "MNPZ" or cat in ("Lm", "Cf"):
+                continue
+            if cat[0] == "S":
+                cp = ord(ch)
+                if any(lo <= cp <= hi for lo, hi in _EMOJI_AND_ARROWS):
+                    continue
+                return False
+            sc = _script(ord(ch)) if cat[0] == "L" else None
+            if sc is None:
+                return False  # (a control, a private-use or unassigned character, a letter of
+                # a script without a legacy encoding here)
+            sc = "CJK" if sc in _CJK else sc
+            if seen is None:
+                seen = sc
+            elif sc != seen:
+                return False
     return True
 
 
