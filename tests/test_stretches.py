@@ -10,6 +10,7 @@ author rules' judge is tests/test_stretch_corpus.py.
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -326,3 +327,81 @@ def test_utf8_text_is_of_one_script(text):
 ])
 def test_chance_utf8_is_not_of_one_script(text):
     assert not S._words_of_one_script(text)
+
+
+# --- the author decision's step 6 (validate: AuthorParams.stretches) ---------------------------------
+
+
+def _reading_in_parts():
+    import dataclasses
+
+    from redecode import validate as V
+    from redecode.rules import get_rules
+
+    return dataclasses.replace(get_rules("author-2026.12"), name="author-parts-test",
+                               author=V.AuthorParams(stretches=True))
+
+
+def test_no_shipped_rule_set_reads_in_parts_and_their_digests_do_not_name_it():
+    from redecode import validate as V
+    from redecode.rules import RULES
+
+    assert not V.BASELINE.stretches
+    for rules in RULES.values():
+        assert not V.AuthorParams.from_rules(rules).stretches, rules.name
+        assert "stretch" not in json.dumps(rules.parameters()), rules.name
+    assert not any(k.startswith("stretch") for k in V.BASELINE.to_json())
+    on = V.AuthorParams(stretches=True).to_json()
+    assert on["stretches"] is True
+    assert not any(k.startswith("stretch_") for k in on)  # thresholds at their defaults: omitted
+    assert V.AuthorParams(stretches=True, stretch_margin=4.0).to_json()["stretch_margin"] == 4.0
+
+
+def test_the_author_decision_reads_a_mixed_page_in_parts_and_decode_replays_it():
+    pytest.importorskip("redecode.language")
+    rules = _reading_in_parts()
+    head = "<html><head><meta charset=utf-8><title>"
+    for bom in (b"", b"\xef\xbb\xbf"):
+        body, truth = page((head, "ascii"), ("Статья 26", "UTF-8"), ("</title></head><body><p>", "ascii"),
+                           (RU, "UTF-8"), ("</p><div class=comment><p>", "ascii"), (RU2, "windows-1251"),
+                           ("</p></div></body></html>", "ascii"))
+        payload = bom + body
+        decision, decoded = rules.decide_and_decode(payload, content_type=["text/html"],
+                                                    url="http://example.ru/", kind="html")
+        assert decoded.text == truth and decoded.errors == 0
+        assert (decision.encoding, decision.source, decision.confidence) == ("UTF-8", "parts", "tentative")
+        ((offset, length, encoding),) = decision.stretches
+        # offsets in the payload, the BOM included
+        assert encoding == "windows-1251"
+        assert payload[offset:offset + length] == RU2.encode("cp1251").rstrip(b".")
+        assert decision.validation.startswith("in parts: UTF-8 with 1 stretch read otherwise: windows-1251 at bytes ")
+        assert rules.decode(payload, decision) == decoded
+    assert "language" in rules.versions()
+
+
+def test_the_author_decision_reads_a_utf8_paragraph_in_a_legacy_page():
+    pytest.importorskip("redecode.language")
+    rules = _reading_in_parts()
+    body, truth = page(("<html><head><meta charset=windows-1251><title>", "ascii"), ("Статья 26", "windows-1251"),
+                       ("</title></head><body><p>", "ascii"), (RU, "windows-1251"),
+                       ("</p><div class=widget><p>", "ascii"), (RU2, "UTF-8"), ("</p></div></body></html>", "ascii"))
+    decision, decoded = rules.decide_and_decode(body, content_type=["text/html"], url=None, kind="html")
+    assert decoded.text == truth
+    assert decision.encoding == "windows-1251" and [s[2] for s in decision.stretches] == ["UTF-8"]
+    assert rules.decode(body, decision) == decoded
+
+
+def test_the_author_decision_leaves_pure_and_damaged_pages_whole():
+    pytest.importorskip("redecode.language")
+    from redecode.rules import get_rules
+
+    rules, plain = _reading_in_parts(), get_rules("author-2026.12")
+    bad = ("<html><body><p>" + RU + "</p><p>" + FR + "</p></body></html>").encode()
+    i = bad.index(RU.encode()) + 5
+    for payload, ct in [(("<p>" + RU + "</p>").encode(), "text/html; charset=utf-8"),
+                        (("<p>" + RU + "</p>").encode("cp1251"), "text/html; charset=windows-1251"),
+                        (("<p>" + JA + "</p>").encode("cp932"), "text/html"),
+                        (bad[:i] + bad[i + 1:], "text/html; charset=utf-8")]:
+        got = rules.decide_and_decode(payload, content_type=[ct], url=None, kind="html")
+        want = plain.decide_and_decode(payload, content_type=[ct], url=None, kind="html")
+        assert got == want and not got[0].stretches

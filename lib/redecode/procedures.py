@@ -56,6 +56,7 @@ from typing import Any
 from . import aliases as _aliases
 from . import detect as _detect
 from . import sniff as _sniff
+from . import stretches as _stretches
 from . import validate as _validate
 from .decode import Utf8DecodeResult, bom_sniff, decode, decode_to_utf8, decoder_family
 from .equivalence import decoder_key, same_text
@@ -441,7 +442,13 @@ class Author(Browser):
     uses = Browser.uses + ("tld_vote", "min_errors", "identity_fallback", "author")
 
     def versions(self, rules: Rules) -> dict[str, str]:
-        return {**super().versions(rules), "author_tables": _author_tables_digest()}
+        v = {**super().versions(rules), "author_tables": _author_tables_digest()}
+        if _author_params(rules).stretches:
+            # the judge of the stretches' readings (pages in two encodings)
+            from . import language as _language  # noqa: PLC0415 - only rule sets that read it
+
+            v["language"] = _language.versions()["language"]
+        return v
 
     def decide(self, rules: Rules, payload: bytes, content_type: Sequence[str], url: str | None,
                kind: str) -> Decision:
@@ -460,6 +467,16 @@ class Author(Browser):
                                    errors=r.errors, bom_removed=r.bom_removed)
 
     def decode(self, rules: Rules, payload: bytes, decision: Decision) -> Decoded:
+        if decision.stretches:
+            # Read in parts (redecode.stretches): each stretch with its encoding, the rest with the
+            # decision's; a BOM's bytes are dropped, as the decision dropped them.
+            data = bytes(payload)
+            bom = _BOM_CODECS[decision.bom][1] if decision.bom is not None else 0
+            text, errors = _stretches.read_parts(
+                data[bom:], decision.encoding,
+                [_stretches.Stretch(o - bom, n, e) for o, n, e in decision.stretches])
+            return Decoded(text=text, encoding=decision.encoding, decoder="whatwg", errors=errors,
+                           bom_removed=bom > 0)
         if decision.source == "validated" and decision.bom is not None:
             # The author's rules overrode a BOM: its bytes are dropped, the rest decoded.
             data = bytes(payload)[_BOM_CODECS[decision.bom][1]:]

@@ -106,9 +106,10 @@ __all__ = [
 ]
 
 #: The values of :attr:`Decision.source`, in precedence order; ``validated`` is the author's-text
-#: rules' override (:mod:`redecode.validate`), which comes after all of them.
+#: rules' override (:mod:`redecode.validate`), which comes after all of them, and ``parts`` their
+#: reading of a page in parts (:mod:`redecode.stretches`), after that.
 SOURCES = ("bom", "transport", "prescan", "head-scan", "xml-declaration", "utf8-valid", "detector", "default",
-           "validated")
+           "validated", "parts")
 
 #: The fallback for a page that declares nothing and is not decided by the steps before, per
 #: top-level domain (lower case, no dot). Measured in Chromium (issue "Browser-exact encoding
@@ -162,7 +163,10 @@ class Decision:
     decision (:func:`choose`, used by :mod:`redecode.backfill`). ``browser_encoding``: what the
     browser rules pick for the same record (:func:`decide` and :func:`choose` set it to their own
     ``encoding``; the author's-text rules keep the browser's there); ``validation``: why the
-    author's-text rules kept or overrode a declaration (:mod:`redecode.validate`), None otherwise.
+    author's-text rules kept or overrode a declaration (:mod:`redecode.validate`), None otherwise;
+    ``stretches``: where those rules read a page in parts (``source`` ``parts``), each stretch
+    read with another encoding than ``encoding`` as ``(offset, length, encoding)`` (bytes of the
+    payload, a BOM included; :mod:`redecode.stretches`), else ``()``.
     """
 
     encoding: str
@@ -187,6 +191,8 @@ class Decision:
     # Added for the author's-text rules (redecode.validate).
     browser_encoding: str | None = None
     validation: str | None = None
+    # Added for pages in two encodings (issue 29).
+    stretches: tuple[tuple[int, int, str], ...] = ()
 
 
 def tld_of(url: str | None) -> str | None:
@@ -545,6 +551,7 @@ def _choose(
         xml_enc,
         encoding,  # browser_encoding: this is the browser's decision
         None,
+        (),
     )
 
 
