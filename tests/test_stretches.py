@@ -405,3 +405,24 @@ def test_the_author_decision_leaves_pure_and_damaged_pages_whole():
         got = rules.decide_and_decode(payload, content_type=[ct], url=None, kind="html")
         want = plain.decide_and_decode(payload, content_type=[ct], url=None, kind="html")
         assert got == want and not got[0].stretches
+
+
+ZH = "人人都有受教育的权利，教育应当免费，至少在初级和基本阶段应如此。"
+ZH2 = "已存在一位使用该名字的用户。这个用户的特定权限。密码更改成功。"
+
+
+def test_a_utf8_page_read_as_a_latin_guess_is_read_in_parts_with_its_legacy_paragraph():
+    # an undeclared UTF-8 Chinese page with a GBK paragraph, guessed windows-1258 on the mixed
+    # bytes: the UTF-8 runs are weighed against clean readings only, with context words that are
+    # not themselves UTF-8 (their windows-1258 mojibake would make a Latin language of every
+    # reading); the rest is weighed again and is GBK
+    pytest.importorskip("redecode.language")
+    from redecode import validate as V
+
+    body = ("<html><head><title>" + "第二十六条" + "</title></head><body><p>" + ZH + "</p><p>").encode() \
+        + ZH2.encode("gbk") + ("</p><p>" + ZH + "</p></body></html>").encode()
+    truth = ("<html><head><title>" + "第二十六条" + "</title></head><body><p>" + ZH + "</p><p>" + ZH2
+             + "</p><p>" + ZH + "</p></body></html>")
+    parts = S.read_in_parts(body, "windows-1258", judge=V._judge, declared=False)
+    assert parts is not None and parts.text == truth
+    assert parts.encoding == "GBK" and {s.encoding for s in parts.stretches} == {"UTF-8"}

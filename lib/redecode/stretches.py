@@ -50,8 +50,11 @@ The stretches of a chosen reading (:func:`read_in_parts`):
   UTF-8 (a word of legacy text that is valid UTF-8 by chance).
 * A single-byte or multi-byte legacy encoding chosen (not UTF-16, ISO-2022-JP, replacement or
   x-user-defined): each valid run with at least *min_sequences* multi-byte sequences (default 2:
-  one two-byte sequence in legacy text is valid UTF-8 by chance too often) is read as UTF-8 when
-  that reading is more plausible than the chosen encoding's by *margin*.
+  one two-byte sequence in legacy text is valid UTF-8 by chance too often), whose words are each
+  written in one script (:func:`_words_of_one_script`), is read as UTF-8 when that reading is
+  more plausible by *margin* than the clean readings (as above) of the chosen encoding and of the
+  other encodings of its scripts, or when none of them is clean (the chosen encoding's reading
+  with C1 controls or U+FFFD is no text of that encoding).
 
 A stretch's bytes are tight: from its first byte above 0x7F to the end of the character that
 holds its last one (a trail byte in ASCII included). Every other byte is read with the chosen
@@ -393,10 +396,15 @@ _CONTEXT_BYTES = 600
 _CONTEXT_WORDS = 8
 
 
-def _context(body: bytes, lo: int, hi: int, encoding: str) -> str:
+_BYTE_WORD = re.compile(rb"[^%s]*[\x80-\xff][^%s]*" % (_CUTS, _CUTS))
+
+
+def _context(body: bytes, lo: int, hi: int, encoding: str, *, legacy_only: bool = False) -> str:
     """Words of the page around body[lo:hi] as *encoding* reads them (none with U+FFFD): at most
     :data:`_CONTEXT_WORDS` before and after, from :data:`_CONTEXT_BYTES` bytes each side cut at
-    cut bytes."""
+    cut bytes. With *legacy_only*, words that are valid UTF-8 are left out too (around a UTF-8
+    run in a legacy reading they may be more UTF-8 text, whose mojibake would steer every
+    reading towards the language of the mojibake)."""
     a = max(0, lo - _CONTEXT_BYTES)
     if a:
         m = re.compile(rb"[%s]" % _CUTS).search(body, a, lo)
@@ -405,11 +413,27 @@ def _context(body: bytes, lo: int, hi: int, encoding: str) -> str:
     if b < len(body):
         cut = max(body.rfind(c, hi, b) for c in (b" ", b"<", b">", b"\n"))
         b = cut if cut >= hi else hi
-    before = [w for w in _words(_decode.decode(body[a:lo], encoding, bom_sniff=False).text).split()
-              if "\ufffd" not in w][-_CONTEXT_WORDS:]
-    after = [w for w in _words(_decode.decode(body[hi:b], encoding, bom_sniff=False).text).split()
-             if "\ufffd" not in w][:_CONTEXT_WORDS]
-    return " ".join(before + after)
+
+    def words(lo_: int, hi_: int) -> list[str]:
+        out = []
+        for m in _BYTE_WORD.finditer(body, lo_, hi_):
+            w = m.group()
+            if legacy_only and _valid_utf8(w):
+                continue
+            t = _decode.decode(w, encoding, bom_sniff=False)
+            if not t.errors:
+                out.append(t.text)
+        return out
+
+    return " ".join(words(a, lo)[-_CONTEXT_WORDS:] + words(hi, b)[:_CONTEXT_WORDS])
+
+
+def _valid_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _clean(text: str, errors: int) -> bool:
@@ -524,15 +548,24 @@ def _utf8_stretches(body: bytes, encoding: str, judge: Judge, candidates: Sequen
         weighed += 1
         if weighed > _MAX_WEIGHED:
             break
-        readings = {"UTF-8": utf8, encoding: legacy.text}
+        # the legacy readings that are clean compete with UTF-8's (the chosen encoding's own
+        # reading with C1 controls or U+FFFD is no text of that encoding: it does not)
+        readings = {"UTF-8": utf8}
+        if _clean(legacy.text, legacy.errors):
+            readings[encoding] = legacy.text
         for e in family[1:]:
             other = _decode.decode(data, e, bom_sniff=False)
             if _clean(other.text, other.errors):
                 readings.setdefault(e, other.text)
-        scores = _judge(judge, readings, _context(body, r.start, r.end, encoding))
+        first, last = _tighten(body, r.start, r.end, "UTF-8")
+        if len(readings) == 1:
+            stretches.append(Stretch(first, last - first, "UTF-8"))
+            why.append(f"{r.sequences} valid UTF-8 sequences, no clean reading in {encoding} "
+                       f"or its siblings")
+            continue
+        scores = _judge(judge, readings, _context(body, r.start, r.end, encoding, legacy_only=True))
         gain = scores["UTF-8"] - max(v for k, v in scores.items() if k != "UTF-8")
         if gain >= margin:
-            first, last = _tighten(body, r.start, r.end, "UTF-8")
             stretches.append(Stretch(first, last - first, "UTF-8"))
             why.append(f"{r.sequences} valid UTF-8 sequences, {gain:.0f} bits more plausible "
                        f"than {encoding}")
