@@ -426,3 +426,26 @@ def test_a_utf8_page_read_as_a_latin_guess_is_read_in_parts_with_its_legacy_para
     parts = S.read_in_parts(body, "windows-1258", judge=V._judge, declared=False)
     assert parts is not None and parts.text == truth
     assert parts.encoding == "GBK" and {s.encoding for s in parts.stretches} == {"UTF-8"}
+
+
+def test_a_row_read_in_parts_carries_its_text_not_its_payload(tmp_path):
+    # a UTF-8 page with a windows-1251 stretch decodes without U+FFFD, but its payload is not its
+    # UTF-8 text: the row must not hand the writer the payload
+    pytest.importorskip("redecode.language")
+    from redecode.archive import iter_records
+    from redecode.row import record_row
+    from redecode.writer import TEXT_UTF8_KEY
+
+    mixed, truth = page(("<html><head><meta charset=utf-8></head><body><p>", "ascii"), (RU, "UTF-8"),
+                        ("</p><div class=comment><p>", "ascii"), (RU2, "windows-1251"), ("</p></div></body></html>", "ascii"))
+    block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + mixed
+    warc = tmp_path / "mixed.warc"
+    warc.write_bytes(b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-000000000001>\r\n"
+                     b"WARC-Target-URI: http://example.ru/\r\nWARC-Date: 2026-12-05T00:00:00Z\r\n"
+                     b"Content-Type: application/http; msgtype=response\r\n"
+                     + f"Content-Length: {len(block)}\r\n\r\n".encode() + block + b"\r\n\r\n")
+    (rec,) = list(iter_records(str(warc)))
+    row = record_row(rec, _reading_in_parts())
+    assert row["source"] == "parts" and row["decode_errors"] == 0
+    text = row[TEXT_UTF8_KEY].decode() if row.get(TEXT_UTF8_KEY) is not None else row["text"]
+    assert text == truth

@@ -173,8 +173,10 @@ def _row(record: ArchiveRecord, rules: Rules, utf8_text: bool) -> dict:
         row["validation"] = IDENTITY_VALIDATION
     if type(decoded) is DecodedUtf8:
         row[TEXT_UTF8_KEY] = decoded.utf8
-    elif decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8"):
-        # A valid UTF-8 payload is its own UTF-8 text: hand the writer the bytes (no re-encode).
+    elif (decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8")
+          and not decision.stretches):
+        # A valid UTF-8 payload is its own UTF-8 text: hand the writer the bytes (no re-encode;
+        # not for a page read in parts, whose stretches another decoder read).
         row[TEXT_UTF8_KEY] = payload[3:] if decoded.bom_removed else payload
     return text_columns(row, rules)
 
