@@ -52,7 +52,8 @@ def backfill(prior_dir, rules, out, workers, max_record_bytes, executor, master,
     are copied; decisions are replayed from the stored provenance where possible; the rest are
     read again by offset. _run.json gets a "backfill" section: rows re-read and copied, bytes read.
     --out is a run directory like `run`'s: parts made there under other rules are refused (--force
-    replaces them); other inputs' parts made under the same rules stay and stay listed.
+    replaces them); other inputs' parts made under the same rules stay and stay listed (one that
+    an earlier run into --out did not read to its end is a warning, not an error of the backfill).
 
     \b
     Exit codes: 0 done; 1 an input of the prior run had been cut short or damaged (its rows up to
@@ -82,6 +83,8 @@ def backfill(prior_dir, rules, out, workers, max_record_bytes, executor, master,
                               indent=2, sort_keys=True))
     elif not quiet:
         click.echo(f"{summary.describe()} -> {out}", err=True)
+    for message in summary.earlier_errors:
+        click.echo(f"redecode: warning (an earlier run into {out}, not the prior run): {message}", err=True)
     for message in summary.errors:
         click.echo(f"redecode: error (as in the prior run): {message}", err=True)
     counts = summary.manifest["counts"]

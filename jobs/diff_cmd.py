@@ -7,7 +7,7 @@ import os
 
 import click
 
-from redecode_jobs.options import CONTEXT_SETTINGS, list_prefix_option, output_options, table_width
+from redecode_jobs.options import CONTEXT_SETTINGS, expanded_option, list_prefix_option, output_options, table_width
 from redecode_jobs.stops import stopping_cleanly
 from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary, input_error_message
 from redecode.query import QueryError
@@ -57,10 +57,11 @@ def _key(value: str) -> tuple[str, str]:
               help="With --executor spark: Spark master URL (local[4], spark://host:7077, yarn) "
                    "[default: spark-submit's, else local[*]].")
 @list_prefix_option
+@expanded_option("row of the Examples table")
 @output_options("No summary on stdout (the exit code of --check/--check-text, the files of --out; "
                 "--json still prints); input errors still go to stderr.")
 def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_codec, max_record_bytes,
-         workers, examples, compare, executor, master, list_prefix, quiet) -> None:
+         workers, examples, compare, executor, master, list_prefix, expanded, quiet) -> None:
     """Compare two decodes: OLD NEW run directories, or --rules A --rules B INPUT...
 
     \b
@@ -75,7 +76,7 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
     records carry old/new encoding, source, decode_errors, an excerpt around the first difference
     and whether the old text was mojibake of the new (mojibake_fixed).
 
-    Exit codes: 0 ok; 1 (with --rules) an input archive could not be read to its end; 2 usage error;
+    Exit codes: 0 ok; 1 (with --rules) an input archive could not be read, or not to its end; 2 usage error;
     3 with --check, something changed (with --check-text, some text changed); 4 the operating
     system refused to write the output (disk full...); 130/143 stopped by SIGINT/SIGTERM.
     """
@@ -130,7 +131,7 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
     if as_json:
         click.echo(json.dumps(summary.to_json(), indent=2, ensure_ascii=False, default=str))
     elif not quiet:
-        click.echo(format_summary(summary, width=table_width()))
+        click.echo(format_summary(summary, width=table_width(), expanded=expanded))
     for e in summary.input_errors:
         click.echo(f"redecode: error: {input_error_message(e)}", err=True)
     click.get_current_context().exit(summary.exit_code(check=check, check_text=check_text))

@@ -66,10 +66,19 @@ def all_failed(counts: dict) -> bool:
     return counts.get("failed", 0) > 0 and counts.get("decoded", 0) == 0
 
 
+def expanded_option(rows: str) -> Callable:
+    """``-x/--expanded``: *rows* (``row``: every table's) as psql's expanded display, every value
+    whole (see :func:`redecode.query.render_table`)."""
+    return click.option(
+        "-x", "--expanded", is_flag=True,
+        help=f"Show each {rows} as `column  value` lines, every value whole: wrapped at the terminal's "
+             "width, never cut (a table in a terminal cuts the cells that do not fit, marked …).")
+
+
 def table_width() -> int | None:
     """The width (characters) a command's tables and wrapped lines must fit when stdout is a
     terminal: the terminal's (``$COLUMNS`` when set, as :func:`shutil.get_terminal_size` reads
-    it); None when stdout is not a terminal (piped output is not cut to a width)."""
+    it); None when stdout is not a terminal (piped output is not cut: every cell whole)."""
     if not sys.stdout.isatty():
         return None
     return shutil.get_terminal_size().columns

@@ -6,8 +6,9 @@ import sys
 
 import click
 
-from redecode_jobs.options import CONTEXT_SETTINGS, output_options, table_width
-from redecode.query import QueryError, execute, format_report, format_result, open_query, report
+from redecode_jobs.options import CONTEXT_SETTINGS, expanded_option, output_options, table_width
+from redecode.query import (QueryError, cut_to_fit, execute, format_report, format_result, open_query,
+                            report)
 from redecode.schema import SchemaVersionError
 
 
@@ -18,19 +19,23 @@ from redecode.schema import SchemaVersionError
               help="Another run directory to include (repeatable).")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
               show_default=True,
-              help="Output format; table lines fit the terminal ($COLUMNS; piped output is not cut to a "
-                   "width, but each cell is cut to 60 characters: use csv or json for whole values).")
+              help="Output format; in a terminal a table fits its width ($COLUMNS), the cells that do not "
+                   "fit cut (marked …; -x shows them whole); piped, every cell is whole.")
 @click.option("--bom", is_flag=True,
               help="With --format csv: begin with a UTF-8 byte order mark, for spreadsheets that read a "
                    "CSV without one in the system's legacy code page (Excel). csv and json are UTF-8, "
                    "without BOM unless asked.")
-@output_options("Nothing on stderr but warnings and errors (query prints nothing else there).")
-def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str, bom: bool, quiet: bool) -> None:
+@expanded_option("row")
+@output_options("Nothing on stderr but warnings and errors (without -q, also the note that a table's cells "
+                "were cut to fit the terminal).")
+def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str, bom: bool, expanded: bool,
+          quiet: bool) -> None:
     """Query run outputs with DuckDB (read-only, confined to the run directories), or print the standard report.
 
     DIRECTORY is the --out DIR of `redecode run`, a local path or a URL (s3://bucket/run). SQL sees
     two views: `decodes` (one row per
-    record, the output columns plus `run`) and `runs` (one row per input of each _run.json).
+    record, the output columns plus `run`) and `runs` (one row per input of each _run.json). The
+    --out DIR of `redecode repair` is the view `repairs` (one row per text; it has no report).
     Without SQL, prints the standard report (status and skip reasons, encodings by deciding step,
     declared label vs decoded encoding, header/meta conflicts, late metas, low-confidence detector
     decisions, decode errors by encoding and TLD, failed inputs); it never reads the text column.
@@ -46,19 +51,25 @@ def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str,
     if bom and fmt != "csv":
         raise click.UsageError(f"--bom goes with --format csv (a BOM is for spreadsheets reading CSV), not {fmt}")
     runs = [directory, *more_runs]
+    width = table_width()
     try:
         if sql is None:
-            _print(format_report(report(runs), fmt, width=table_width()), fmt, bom)
-            return
-        con = open_query(runs)
-        try:
-            results = execute(con, sql)
-        finally:
-            con.close()
+            rep = report(runs)
+            results = list(rep.sections.values())
+            text = format_report(rep, fmt, width=width, expanded=expanded)
+        else:
+            con = open_query(runs, repairs=True)
+            try:
+                results = execute(con, sql)
+            finally:
+                con.close()
+            text = "\n\n".join(format_result(r, fmt, width=width, expanded=expanded) for r in results)
     except (QueryError, SchemaVersionError, ImportError) as exc:
         raise click.UsageError(str(exc)) from exc
-    width = table_width()
-    _print("\n\n".join(format_result(r, fmt, width=width) for r in results), fmt, bom)
+    _print(text, fmt, bom)
+    if fmt == "table" and not expanded and not quiet and width is not None and cut_to_fit(results, width):
+        click.echo("redecode: cells were cut to fit the terminal (marked …): -x shows every value whole, "
+                   "and piped output is never cut", err=True)
 
 
 #: The UTF-8 byte order mark (U+FEFF encoded), which --bom puts before CSV.

@@ -23,6 +23,7 @@ from redecode import native
 from redecode_jobs.stops import EXIT_HELP, stopping_cleanly
 from redecode.inputs import suffix_list
 from redecode.job import run as run_job
+from redecode.layout import FLAT, PARTITION_COLUMNS, Layout
 from redecode.logs import FILE_ONLY
 from redecode.record import DEFAULT_MAX_RECORD_BYTES
 from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
@@ -35,11 +36,26 @@ log = logging.getLogger("redecode.cli")
 
     INPUT is a file, a directory (searched recursively), a glob, a URL (s3://...) or @LIST (a file,
     plain or gzip, naming one input per line; --prefix is prepended to each line) of {suffix_list()}
-    files (.parquet: a Parquet table of raw responses, columns url, content_type, body). One row
+    files (.parquet: a Parquet table of raw responses, columns url, content_type, body; a .wacz
+    is read as the WARC files inside it, each row naming CRAWL.wacz#archive/NAME). One row
     per response, resource and revisit record; the run manifest is DIR/_run.json. Re-running into
     the same DIR skips shards already complete whose input has not changed since (size, mtime, a
     hash of both ends); an input that changed is read again whole, one cut short, damaged or
     unreadable before is retried.
+
+    --index INDEX re-decodes only the records a record index selects, each read by its offset and
+    length (a ranged GET for s3:// inputs), grouped per file: a CDX or CDXJ index (plain or gzip;
+    pywb's and Common Crawl's line formats) or a Parquet table with Common Crawl's columnar-index
+    columns (warc_filename, warc_record_offset, warc_record_length), a file or a directory, local
+    or s3://; --prefix is prepended to the file names it holds (s3://commoncrawl/), and --where SQL
+    keeps the index rows for which the condition holds (DuckDB, before any archive is opened:
+    "content_charset <> 'UTF-8'"). No INPUT is given then.
+
+    Output layout: one Parquet part per shard of an input by default. --max-part-bytes and
+    --max-part-rows cut parts to a size instead (the rows of many small inputs share a part, a large
+    input's rows are split over several), and --partition-by COLUMN writes them in Hive-style
+    folders, DIR/COLUMN=VALUE/part-*.parquet, which DuckDB (hive_partitioning), Spark and pyarrow
+    datasets read as they are; query, diff, backfill and report read every layout.
 
     To try a large crawl quickly: --sample 0.01 keeps the records whose WARC-Record-ID hashes into
     the first 1% (the same records on every run, with any --workers); --limit 1000 stops after
@@ -58,7 +74,7 @@ log = logging.getLogger("redecode.cli")
     or a directory or file in the inputs could not be read (files_not_read in _run.json);
     2 usage error (bad option, no such input, --out locked or holding other rules' output);
     """ + EXIT_HELP)
-@click.argument("inputs", nargs=-1, required=True)
+@click.argument("inputs", nargs=-1, required=False)
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False),
               help="Run directory to write: a local path or a URL (s3://...; each part is staged on local disk, then uploaded).")
 @rules_option("Named, versioned rules (see `redecode rules`).")
@@ -81,12 +97,25 @@ log = logging.getLogger("redecode.cli")
               help="Stop after N rows (response, resource and revisit records), inputs read in order.")
 @click.option("--sample", type=click.FloatRange(0, 1, min_open=True), default=None, metavar="FRACTION",
               help="Keep this fraction of the records, chosen by a hash of their WARC-Record-ID (0.01: 1%).")
+@click.option("--max-part-bytes", type=click.IntRange(min=1), default=None, metavar="BYTES",
+              help="Cut parts to about this many bytes of Parquet (many small inputs share a part).")
+@click.option("--max-part-rows", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Cut parts to at most N rows.")
+@click.option("--partition-by", type=click.Choice(PARTITION_COLUMNS), default=None, metavar="COLUMN",
+              help=f"Write parts in Hive-style folders DIR/COLUMN=VALUE/ ({', '.join(PARTITION_COLUMNS)}).")
+@click.option("--index", "index_paths", multiple=True, metavar="INDEX",
+              help="Re-decode only the records this CDX/CDXJ/Parquet index selects (a file or a directory, "
+                   "local or s3://; repeatable), instead of INPUT...")
+@click.option("--where", metavar="SQL", default=None,
+              help="With --index: keep the index rows for which this SQL condition holds, over Common Crawl's "
+                   "columnar-index column names (content_charset, content_languages, fetch_status, url...).")
 @list_prefix_option
 @fail_on_failed_option
 @output_options("No progress bar and no summary on stderr (warnings and errors still).")
 @click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON on stdout.")
 def run(inputs, out, rules, workers, force, max_record_bytes, normalize, graphemes, executor, master, limit,
-        sample, list_prefix, fail_on_failed, quiet, as_json) -> None:
+        sample, max_part_bytes, max_part_rows, partition_by, index_paths, where, list_prefix, fail_on_failed,
+        quiet, as_json) -> None:
     """``redecode run``: parse the options, call :func:`redecode.job.run` (or the Spark executor),
     report on stderr (help text: the command's ``help`` above)."""
     # the output options are the rules' parameters: resolved here, once, with the rule set
@@ -107,14 +136,39 @@ def run(inputs, out, rules, workers, force, max_record_bytes, normalize, graphem
         log.error(message)
 
     selection = Selection(limit=limit, sample=sample)
+    layout = Layout(max_part_bytes=max_part_bytes, max_part_rows=max_part_rows, partition_by=partition_by)
+    if not inputs and not index_paths:
+        raise click.UsageError("give INPUT... (archives to re-decode) or --index INDEX (the records an index selects)")
+    if inputs and index_paths:
+        raise click.UsageError("give INPUT... or --index INDEX, not both: an index names the files it selects records of")
+    if where is not None and not index_paths:
+        raise click.UsageError("--where selects rows of an index: give --index INDEX too")
     with stopping_cleanly(out):
+        index = _read_index(index_paths, list_prefix, where) if index_paths else None
         summary = _run(inputs, out, rules, workers, force, max_record_bytes, executor, master, quiet,
-                       on_progress, on_error, lambda: bar, selection, list_prefix)
+                       on_progress if show_bar else None, on_error, lambda: bar, selection, list_prefix, index,
+                       layout)
     _report(summary, out, quiet, as_json, fail_on_failed)
 
 
+def _read_index(index_paths, list_prefix, where):
+    """The index's selection (:func:`redecode.index.read_index`); what cannot be read is a usage
+    error naming the index."""
+    from redecode.index import IndexError_, read_index
+
+    try:
+        index = read_index(list(index_paths), prefix=list_prefix, where=where)
+    except (FileNotFoundError, IndexError_, ImportError) as exc:
+        raise click.UsageError(str(exc)) from exc
+    except OSError as exc:
+        raise click.UsageError(f"--index: {exc}") from exc
+    log.info("index: %d entries, %d records in %d files selected%s", index.entries, index.selected,
+             len(index.files), f" (--where {where})" if where else "")
+    return index
+
+
 def _run(inputs, out, rules, workers, force, max_record_bytes, executor, master, quiet, on_progress,
-         on_error, current_bar, selection, list_prefix):
+         on_error, current_bar, selection, list_prefix, index=None, layout=FLAT):
     try:
         if executor == "spark":
             from redecode.spark import run_spark  # the [spark] extra; ImportError -> usage error
@@ -122,13 +176,14 @@ def _run(inputs, out, rules, workers, force, max_record_bytes, executor, master,
             summary = run_spark(
                 list(inputs), out, rules=rules, master=master, force=force,
                 max_record_bytes=max_record_bytes, on_error=on_error, selection=selection,
-                list_prefix=list_prefix,
+                list_prefix=list_prefix, index=index, layout=layout, on_progress=on_progress,
             )
         else:
             summary = run_job(
                 list(inputs), out, rules=rules, workers=workers, force=force,
                 max_record_bytes=max_record_bytes, quiet=quiet,
                 on_progress=on_progress, on_error=on_error, selection=selection, list_prefix=list_prefix,
+                index=index, layout=layout,
             )
     except (ValueError, FileNotFoundError, ImportError) as exc:
         raise click.UsageError(str(exc)) from exc
@@ -207,6 +262,8 @@ def _summary_line(summary, out: str) -> str:
         said.insert(0, f"--limit {selection.get('limit')}: the other {unreached} not reached")
     else:
         inputs = f"{n} input{'s' if n != 1 else ''}"
+    if c.get("selected") is not None:
+        left.insert(0, f"index: {c['selected']} selected, {c['read']} read, {c['missing']} missing from their file")
     return (inputs
             + (f" ({'; '.join(said)})" if said else "")
             + f", {c['records_seen']} record{'s' if c['records_seen'] != 1 else ''}: {c['decoded']} decoded, "

@@ -222,6 +222,30 @@ def test_earlier_inputs_of_the_same_rules_stay_listed(tmp_path):
     _assert_same_output(tmp_path / "out", tmp_path / "both", inputs_in_order=False)
 
 
+def test_only_the_prior_run_s_inputs_are_blamed(tmp_path):
+    """An input cut short in an earlier run into --out (not an input of PRIOR_DIR) is no error of
+    the backfill: exit 0, a warning that names it as the earlier run's; an input cut short in the
+    prior run is its error (exit 1), as the help says."""
+    from redecode_jobs.cli import cli
+
+    cut = ROOT / "tests" / "data" / "broken" / "truncated-member.warc.gz"
+    good = sorted(SAMPLE.glob("*.warc.gz"))[0]
+    out = tmp_path / "out"
+    assert run([str(cut)], str(out), rules="browser-2026.11", workers=1).exit_code == 1
+    assert run([str(good)], str(tmp_path / "prior"), rules="seed-2026.10", workers=1).exit_code == 0
+    result = CliRunner().invoke(cli, ["backfill", str(tmp_path / "prior"), "--rules", "browser-2026.11",
+                                      "--workers", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"redecode: warning (an earlier run into {out}, not the prior run): {cut}: at offset " in result.stderr
+    assert "as in the prior run" not in result.stderr
+    # the prior run's own input cut short: its error, exit 1
+    assert run([str(cut)], str(tmp_path / "prior2"), rules="seed-2026.10", workers=1).exit_code == 1
+    result = CliRunner().invoke(cli, ["backfill", str(tmp_path / "prior2"), "--rules", "browser-2026.11",
+                                      "--workers", "1", "--out", str(tmp_path / "out2")])
+    assert result.exit_code == 1, result.output
+    assert f"redecode: error (as in the prior run): {cut}: at offset " in result.stderr
+
+
 def test_cli(full_runs, tmp_path):
     from redecode_jobs.cli import cli
 

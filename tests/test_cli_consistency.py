@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import shlex
 import subprocess
 import sys
 import threading
@@ -20,6 +21,7 @@ from click.testing import CliRunner
 from wcwidth import wcswidth
 
 from redecode.query import MIN_COLUMN_WIDTH, MIN_CUT_WIDTH, render_table
+from redecode.report import RUN_SECTIONS, query_line
 from redecode_jobs.cli import SUBCOMMANDS, cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,6 +129,13 @@ def test_wide_characters_take_two_columns():
     assert "日本語" in text and text.splitlines()[2].endswith("ok")
 
 
+def test_space_separators_are_shown_as_they_are():
+    """U+3000 (ideographic space), U+00A0 and the other space separators are printable text: shown
+    as they are in a table, not as \\u3000; controls and line separators stay escaped."""
+    text = render_table(("excerpt",), [("\u6771\u4eac\u3000\u5927\u962a\u00a0x",), ("a\nb\u2028c\x00",)])
+    assert text.splitlines()[2:] == ["\u6771\u4eac\u3000\u5927\u962a\u00a0x", "a\\nb\\u2028c\\x00"]
+
+
 def test_cut_at_end_keeps_the_start():
     text = render_table(("excerpt",), [("abcdefghij" * 10,)], max_width=20, cut_at_end=("excerpt",))
     assert text.splitlines()[2] == "abcdefghijabcdefghi…"
@@ -134,9 +143,9 @@ def test_cut_at_end_keeps_the_start():
     assert text.splitlines()[2] == "abcdefg…ijabcdefghij"  # in the middle: start and end kept
 
 
-def _in_terminal(args: list[str], columns: int, cwd: Path) -> tuple[int, str]:
+def _in_terminal(args: list[str], columns: int, cwd: Path, stderr: list | None = None) -> tuple[int, str]:
     """Run ``redecode ARGS`` with stdout on a pseudo-terminal of *columns* columns; returns the
-    exit code and what the terminal showed (``\\r\\n`` as ``\\n``)."""
+    exit code and what the terminal showed (``\\r\\n`` as ``\\n``); *stderr* gets what went there."""
     master, slave = pty.openpty()
     env = {**os.environ, "COLUMNS": str(columns), "LINES": "50"}
     proc = subprocess.Popen([str(Path(sys.executable).with_name("redecode")), *args],
@@ -160,6 +169,8 @@ def _in_terminal(args: list[str], columns: int, cwd: Path) -> tuple[int, str]:
     reader.join(timeout=60)
     os.close(master)
     assert not err.strip() or proc.returncode != 0 or b"Traceback" not in err, err.decode()
+    if stderr is not None:
+        stderr.append(err.decode())
     return proc.returncode, b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
 
 
@@ -195,6 +206,119 @@ def test_piped_output_is_not_cut(sample_run):
                                 env={"COLUMNS": "20"})
     assert result.exit_code == 0
     assert "x" * 50 in result.output
+
+
+BROKEN = ROOT / "tests" / "data" / "broken"
+
+
+@pytest.fixture(scope="module")
+def broken_run(tmp_path_factory):
+    """The committed broken inputs under the browser rules: records failed with errors of up to
+    about 110 characters (record blocks over the cap, Content-Lengths that swallow a record)."""
+    out = tmp_path_factory.mktemp("broken") / "run"
+    result = CliRunner().invoke(cli, ["run", str(BROKEN), "--out", str(out), "-q", "--workers", "1",
+                                      "--rules", "browser-2026.11"])
+    assert result.exit_code == 1, result.output
+    return out
+
+
+def _failed(run) -> list[dict]:
+    import pyarrow.parquet as pq
+
+    section = next(s for s in RUN_SECTIONS if s.key == "failed")
+    rows = [r for part in sorted(Path(run).glob("*.parquet")) for r in pq.read_table(part).to_pylist()
+            if r["status"] == "failed" or r["error_kind"] is not None]
+    assert len(rows) > 10 and max(len(r["error"]) for r in rows) > 100, "the fixture has long errors"
+    return section, rows
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split())
+
+
+def test_a_wide_terminal_shows_what_fits_whole(broken_run, tmp_path):
+    """In a terminal 250 columns wide the failed records' table fits without a cut: every error is
+    whole (each cell was cut to 60 characters: "record block of 1000000…es is over the cap")."""
+    section, rows = _failed(broken_run)
+    err: list[str] = []
+    code, shown = _in_terminal(["query", str(broken_run), section.query], 250, tmp_path, err)
+    assert code == 0, shown
+    assert max(map(wcswidth, shown.splitlines())) <= 250
+    assert "…" not in shown and err == [""]
+    for r in rows:
+        assert r["error"] in shown
+    # narrower, cells are cut: stderr says so, and how to see them whole
+    code, shown = _in_terminal(["query", str(broken_run), section.query], 120, tmp_path, err)
+    assert "…" in shown and err[1] == ("redecode: cells were cut to fit the terminal (marked …): -x shows every "
+                                       "value whole, and piped output is never cut\n")
+    code, shown = _in_terminal(["query", str(broken_run), section.query, "-q"], 120, tmp_path, err)
+    assert err[2] == ""
+
+
+@pytest.mark.parametrize("columns", [60, 100, 250])
+def test_the_report_s_query_line_shows_every_error_whole(broken_run, columns, tmp_path):
+    """The report's failed-records section gives a `redecode query` line that shows "every one of
+    them, with the whole error, in a terminal": run as written, in terminals of several widths, it
+    fits the terminal and shows every error whole (wrapped, never cut)."""
+    section, rows = _failed(broken_run)
+    line = query_line(section.query, [str(broken_run)])
+    args = shlex.split(line)
+    assert args[:2] == ["redecode", "query"]
+    code, shown = _in_terminal(args[1:], columns, tmp_path)
+    assert code == 0, shown
+    assert max(map(wcswidth, shown.splitlines())) <= columns
+    assert "…" not in shown
+    for r in rows:
+        assert _squeezed(r["error"]) in _squeezed(shown), r["error"]
+        assert _squeezed(r["target_uri"]) in _squeezed(shown)
+
+
+def test_piped_cells_are_whole(broken_run):
+    """Piped, no cell is cut, however long: a query's cells (each was cut to 60 characters, piped or
+    not), the list elements in them, and the URLs of diff's Examples table."""
+    section, rows = _failed(broken_run)
+    result = CliRunner().invoke(cli, ["query", str(broken_run), section.query], env={"COLUMNS": "40"})
+    assert result.exit_code == 0
+    assert "…" not in result.output
+    for r in rows:
+        assert r["error"] in result.output
+    result = CliRunner().invoke(cli, ["query", str(broken_run), "SELECT [repeat('y', 90)] AS l, repeat('x', 300) AS x"])
+    assert "y" * 90 in result.output and "x" * 300 in result.output
+
+
+def test_diff_examples_piped_keep_whole_urls(tmp_path):
+    from redecode.diff import CATEGORIES, DiffSummary, format_summary
+
+    url = "https://www.example.co.jp/" + "very/long/path/" * 8 + "index.html"
+    example = {"category": "encoding-changed", "target_uri": url, "old_encoding": "windows-1252",
+               "new_encoding": "Shift_JIS", "mojibake_fixed": True, "old_excerpt": "a" * 60, "new_excerpt": "b" * 60}
+    summary = DiffSummary(old="a", new="b", records=1, categories={c: 0 for c in CATEGORIES} | {"encoding-changed": 1}, mojibake_fixed=1,
+                          encoding_transitions=[], by_source=[], by_tld=[], examples=[example])
+    assert url in format_summary(summary)
+    assert "a" * 60 in format_summary(summary)
+    fitted = format_summary(summary, width=100)
+    assert max(map(wcswidth, fitted.splitlines())) <= 100 and url not in fitted
+    expanded = format_summary(summary, width=100, expanded=True)
+    assert max(map(wcswidth, expanded.splitlines())) <= 100
+    assert _squeezed(url) in _squeezed(expanded)
+
+
+def test_expanded_values_wrap_and_are_never_cut():
+    rows = _wide_rows()
+    for width in range(30, 200, 7):
+        text = render_table(COLUMNS7, rows, width=width, expanded=True)
+        lines = text.splitlines()
+        assert max(map(wcswidth, lines)) <= width, width
+        assert "…" not in text
+        assert sum(line.startswith("-[ row ") for line in lines) == len(rows)
+        for row in rows:
+            for value in row:
+                if isinstance(value, str):  # (controls shown escaped: \n, \x81)
+                    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in value)
+                    assert _squeezed(shown) in _squeezed(text), (width, value)
+    # without a width (piped): one line per value
+    text = render_table(COLUMNS7, rows, expanded=True)
+    assert text.splitlines()[1:6] == [f"{c:<14}  {v}" for c, v in zip(COLUMNS7, [*rows[0][:4], "True"])]
 
 
 # ------------------------------------------------------------------ -q and --fail-on-failed

@@ -1,6 +1,7 @@
-"""Files in the input directories that look like archives but are not taken as inputs (.wacz,
-.warc.gz.bad, a renamed .warc.1...) are reported, not passed over in silence ("nothing is lost");
-READMEs and licences beside the archives are not. Found by a user on ../shared/corpus/warcs."""
+"""Files in the input directories that look like archives but are not taken as inputs
+(.warc.gz.bad, a renamed .warc.1...) are reported, not passed over in silence ("nothing is lost");
+READMEs and licences beside the archives are not. Found by a user on ../shared/corpus/warcs. A .wacz
+is an input since issue 26 (its WARC files are read); one that is no WACZ is reported unreadable."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def inputs(tmp_path) -> Path:
     d = tmp_path / "in"
     (d / "sub").mkdir(parents=True)
     shutil.copy(ARCHIVE, d / ARCHIVE.name)
-    for name in ("a.wacz", "sub/b.warc.gz.bad", "README.md", "sub/notes.txt"):
+    for name in ("a.warc.1", "sub/b.warc.gz.bad", "README.md", "sub/notes.txt"):
         (d / name).write_bytes(b"x")
     return d
 
@@ -42,24 +43,33 @@ def inputs(tmp_path) -> Path:
 def test_iter_inputs_and_expand_inputs_report_them(inputs):
     not_read: list[str] = []
     assert expansion.iter_inputs([inputs], not_read) == [str(inputs / ARCHIVE.name)]
-    assert not_read == [str(inputs / "a.wacz"), str(inputs / "sub" / "b.warc.gz.bad")]
+    assert not_read == [str(inputs / "a.warc.1"), str(inputs / "sub" / "b.warc.gz.bad")]
     not_read = []
     assert expansion.expand_inputs([str(inputs / "**" / "*")], not_read) == [str(inputs / ARCHIVE.name)]
-    assert not_read == [str(inputs / "a.wacz"), str(inputs / "sub" / "b.warc.gz.bad")]
+    assert not_read == [str(inputs / "a.warc.1"), str(inputs / "sub" / "b.warc.gz.bad")]
     # a file named on the command line is read whatever its name: nothing to report
     not_read = []
-    assert expansion.iter_inputs([inputs / "a.wacz"], not_read) == [str(inputs / "a.wacz")]
+    assert expansion.iter_inputs([inputs / "a.warc.1"], not_read) == [str(inputs / "a.warc.1")]
     assert not_read == []
+
+
+def test_a_wacz_that_is_no_wacz_is_reported_unreadable(inputs, tmp_path):
+    (inputs / "c.wacz").write_bytes(b"x")
+    summary = run([str(inputs)], str(tmp_path / "out"))
+    listed = summary.manifest["files_not_read"]
+    assert listed["count"] == 3 and str(inputs / "c.wacz") in listed["names"]
+    assert [e["path"] for e in listed["unreadable"]] == [str(inputs / "c.wacz")]
+    assert "not a zip" in listed["unreadable"][0]["error"] and summary.exit_code == 1
 
 
 def test_run_manifest_and_cli_note(inputs, tmp_path):
     summary = run([str(inputs)], str(tmp_path / "out"))
-    expected = {"count": 2, "names": [str(inputs / "a.wacz"), str(inputs / "sub" / "b.warc.gz.bad")]}
+    expected = {"count": 2, "names": [str(inputs / "a.warc.1"), str(inputs / "sub" / "b.warc.gz.bad")]}
     assert summary.manifest["files_not_read"] == expected
     assert json.loads((tmp_path / "out" / "_run.json").read_text())["files_not_read"] == expected
     result = CliRunner().invoke(cli, ["run", str(inputs), "--out", str(tmp_path / "out2"), "-q"])
     assert result.exit_code == 0, result.output
-    assert "2 file(s) in the inputs were not read" in result.output and "a.wacz" in result.output
+    assert "2 file(s) in the inputs were not read" in result.output and "a.warc.1" in result.output
 
 
 def test_own_output_inside_the_input_directory_is_not_reported(inputs):
@@ -73,7 +83,7 @@ def test_names_listed_are_capped_count_is_not(tmp_path):
     d.mkdir()
     shutil.copy(ARCHIVE, d / ARCHIVE.name)
     for i in range(FILES_NOT_READ_LISTED + 5):
-        (d / f"w{i:04d}.wacz").write_bytes(b"")
+        (d / f"w{i:04d}.warc.1").write_bytes(b"")
     got = run([str(d)], str(tmp_path / "out")).manifest["files_not_read"]
     assert got["count"] == FILES_NOT_READ_LISTED + 5 and len(got["names"]) == FILES_NOT_READ_LISTED
 

@@ -136,6 +136,11 @@ def test_clueweb09_records_have_the_same_verdict_in_query_and_report(tmp_path):
         {"verdict": "identity", "browser_encoding": None, "encoding": "EUC-JP", "records": 3}]
     rows = collect(str(out)).sections["overrides"].rows
     assert [r[:3] for r in rows] == [("(nothing shown) -> EUC-JP", "identity", 3)]
+    # query's standard report names what a browser shows for them in the report's words
+    got = CliRunner().invoke(cli, ["query", str(out), "--format", "json"])
+    assert json.loads(got.stdout)["sections"]["overrides"]["rows"] == [
+        {"browser_encoding": "(nothing shown)", "encoding": "EUC-JP", "source": "transport", "verdict": "identity",
+         "records": 3, "replacement_chars": 0}]
 
 
 def test_backfill_replays_the_identity_verdict(tmp_path):

@@ -42,6 +42,39 @@ def test_diff_cli_takes_a_list_file(tmp_path):
     assert json.loads(by_list.stdout) == json.loads(by_dir.stdout)
 
 
+def test_diff_says_which_inputs_gave_no_record(tmp_path, monkeypatch):
+    """diff --rules over an @LIST whose relative lines name no file in the list's folder: the
+    closing line says, as run's does, that those inputs could not be read and gave no record, apart
+    from an input cut short (the records before the cut are compared) and a damaged one (the records
+    after the damage too); was "4 input(s) could not be read to the end; the records read before the
+    damage are compared" for files never opened."""
+    work = tmp_path / "work"
+    (work / "crawl").mkdir(parents=True)
+    names = [os.path.basename(p) for p in iter_inputs([SAMPLE]) if p.endswith(".warc.gz")][:2]
+    for n in names:
+        os.symlink(os.path.join(SAMPLE, n), work / "crawl" / n)
+    lists = tmp_path / "lists"
+    lists.mkdir()
+    broken = os.path.join(HERE, "data", "broken")
+    os.symlink(os.path.join(broken, "truncated-member.warc.gz"), lists / "cut.warc.gz")
+    os.symlink(os.path.join(broken, "damaged-member.warc.gz"), lists / "damaged.warc.gz")
+    listing = lists / "inputs.txt"
+    listing.write_text("".join(f"crawl/{n}\n" for n in names) + "cut.warc.gz\ndamaged.warc.gz\n", encoding="utf-8")
+    monkeypatch.chdir(work)
+    result = CliRunner().invoke(cli, ["diff", "--rules", "requests-2.32", "--rules", "author-2026.12",
+                                      f"@{listing}", "--workers", "1"])
+    assert result.exit_code == 1, result.output
+    assert result.stdout.rstrip().splitlines()[-1] == (
+        "2 input(s) could not be read (no record came from them); 1 input(s) could not be read to the end "
+        "(the records read before the error are compared); 1 input(s) damaged (the stretches that held no "
+        "readable record were skipped, the records after them compared)")
+    as_json = json.loads(CliRunner().invoke(cli, ["diff", "--rules", "requests-2.32", "--rules", "author-2026.12",
+                                                  f"@{listing}", "--workers", "1", "--json"]).stdout)
+    outcomes = {os.path.basename(e["path"]): (e["outcome"], e["records"] > 0) for e in as_json["input_errors"]}
+    assert outcomes == {**{n: ("error", False) for n in names}, "cut.warc.gz": ("truncated", True),
+                        "damaged.warc.gz": ("damaged", True)}
+
+
 # ---------------------------------------------------------------------------------------------
 # @LIST files: gzip lists (Common Crawl's warc.paths.gz) and --prefix before every line
 

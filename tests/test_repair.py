@@ -302,18 +302,53 @@ def test_figures_on_the_corpus(capsys):
 
 
 def test_page_query_runs_on_a_repair(repaired, monkeypatch):
+    """The page's query, run as written: the `redecode query` command it gives (there may be no
+    DuckDB command line), and its SQL in DuckDB (any client) over the parts as they are."""
+    import shlex
+
     import duckdb
 
     text = PAGE.read_text(encoding="utf-8")
     section = text[text.index("# Repair text-only priors"):text.index(FIGURES_SECTION)]
+    (command,) = re.findall(r"```sh\n(redecode query .*?)```", section, re.S)
+    args = shlex.split(command.replace("\\\n", " "))
     (sql,) = re.findall(r"```sql\n(.*?)```", section, re.S)
     prior, rows, out, _ = repaired
     monkeypatch.chdir(out.parent)
     os.rename(out, out.parent / "repaired")
     try:
-        result = duckdb.sql(sql).fetchall()
+        got = CliRunner().invoke(cli, [*args[1:], "--format", "json"])
+        by_client = duckdb.sql(sql).fetchall()
     finally:
         os.rename(out.parent / "repaired", out)
+    assert got.exit_code == 0, got.output
     statuses = [r["status"] for r in _out_rows(out)]
-    assert sum(r[-1] for r in result) == len(statuses) - statuses.count("unchanged") + sum(
+    needing_a_look = len(statuses) - statuses.count("unchanged") + sum(
         1 for r in _out_rows(out) if r["status"] == "unchanged" and r["mojibake_left"])
+    assert sum(r["texts"] for r in json.loads(got.stdout)) == needing_a_look
+    assert sum(r[-1] for r in by_client) == needing_a_look
+
+
+def test_query_reads_a_repair(repaired, monkeypatch):
+    """`redecode query` over a repair's output: the view `repairs` holds its rows, and SQL over its
+    parts by path reads them too (was: "no redecode.schema_version in the Parquet metadata; not an
+    output of `redecode run`", exit 2); the standard report, which is a run's, says what to ask."""
+    from redecode.query import REPAIR_MANIFEST_NAME
+
+    assert REPAIR_MANIFEST_NAME == MANIFEST_NAME  # (query names it without importing ftfy)
+    prior, rows, out, _ = repaired
+    want = len(_out_rows(out))
+    runner = CliRunner()
+    for sql in ("SELECT count(*) AS n FROM repairs", f"SELECT count(*) AS n FROM '{out}/*.parquet'"):
+        got = runner.invoke(cli, ["query", str(out), sql, "--format", "json"])
+        assert got.exit_code == 0, got.output
+        assert json.loads(got.stdout) == [{"n": want}]
+    monkeypatch.chdir(out.parent)  # a relative path, as a user types it
+    got = runner.invoke(cli, ["query", out.name, f"SELECT count(*) AS n FROM '{out.name}/*.parquet'", "--format", "json"])
+    assert got.exit_code == 0, got.output
+    assert json.loads(got.stdout) == [{"n": want}]
+    got = runner.invoke(cli, ["query", out.name])
+    assert got.exit_code == 2
+    assert (f"{out.name} is the output of `redecode repair` ({MANIFEST_NAME}), which has no standard report: "
+            f"ask it SQL over the view repairs, e.g. redecode query {out.name} "
+            '"SELECT status, count(*) AS texts FROM repairs GROUP BY ALL"') in " ".join(got.stderr.split())

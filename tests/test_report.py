@@ -133,9 +133,17 @@ def _expected(rows: list[dict], manifests: dict[str, dict]) -> dict[str, Counter
     ordered = sorted(inputs, key=lambda ri: (ri[1]["outcome"] == "complete", ri[0], ri[1]["path"]))
     exp["inputs"] = [
         (f"{run}: {i['path']}" if several else i["path"], i["outcome"], i["counts"]["decoded"],
-         i["counts"]["skipped"], i["counts"]["failed"], i["error_offset"], i["error"])
+         i["counts"]["skipped"], i["counts"]["failed"], i["error_offset"], i["error"], 1, False)
         for run, i in ordered[:MAX_INPUTS_SHOWN]
     ]
+    rest = [i for _, i in ordered[MAX_INPUTS_SHOWN:]]
+    if rest:  # the inputs left out, summed in one bar
+        outcomes = {i["outcome"] for i in rest}
+        exp["inputs"].append(
+            (f"({len(rest)} other input{'' if len(rest) == 1 else 's'})",
+             outcomes.pop() if len(outcomes) == 1 else "(several)",
+             *(sum(i["counts"][k] for i in rest) for k in ("decoded", "skipped", "failed")), None, None,
+             len(rest), True))
     return exp
 
 
@@ -285,8 +293,18 @@ def test_tld_and_input_caps(tmp_path):
     _check(data, _rows(run), {run: _manifest(run)})
     tlds = {r[0] for r in data.sections["tld"].rows}
     assert len(tlds) == MAX_TLDS_SHOWN + 1 and "(other)" in tlds and "t044" in tlds and "t000" not in tlds
-    assert len(data.sections["inputs"].rows) == MAX_INPUTS_SHOWN
+    assert len(data.sections["inputs"].rows) == MAX_INPUTS_SHOWN + 1
     assert data.sections["inputs"].rows[0][0] == last
+    # the caption counts every input and what the chart leaves out (was "(at most 40 inputs ...)"
+    # and no count of the 5 not drawn)
+    section = next(s for s in RUN_SECTIONS if s.key == "inputs")
+    c = caption(section, data.sections["inputs"])
+    drawn = {r[0] for r in data.sections["inputs"].rows[:MAX_INPUTS_SHOWN]}
+    assert c.total == sum(r["warc_path"] in drawn for r in _rows(run))
+    rest = [r for r in _rows(run) if r["warc_path"] not in drawn]
+    assert c.text == (f"records in {MAX_INPUTS_SHOWN} inputs drawn (those not read to the end first, then by path); "
+                      f"the other 5 inputs (all complete, {len(rest)} records) are not drawn: the data's last row "
+                      "sums them.")
 
 
 def test_empty_run_and_run_without_manifest(tmp_path):
@@ -470,6 +488,10 @@ def test_page_escapes_every_text(report_run, tmp_path):
 def test_visible():
     assert visible("a\nb\t\u202e\x00\ud800 \u00e9\u4e2d\ufffd") == "a\\nb\\t\\u202e\\x00\\ud800 \u00e9\u4e2d\ufffd"
     assert visible(None) == ""
+    # space separators are printable text (Japanese writes U+3000 between words): shown as they are;
+    # the line and paragraph separators break lines: escaped
+    assert visible("\u6771\u4eac\u3000\u5927\u962a\u00a0\u2003x") == "\u6771\u4eac\u3000\u5927\u962a\u00a0\u2003x"
+    assert visible("a\u2028b\u2029c") == "a\\u2028b\\u2029c"
 
 
 # --------------------------------------------------------------------------------------------

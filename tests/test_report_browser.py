@@ -19,7 +19,7 @@ import pytest
 
 from redecode.report import DIFF_SECTIONS, RUN_SECTIONS, collect, query_line, write_report
 from report_fixtures import NASTY, clueweb_run, make_report_run, sample_diff, sample_run
-from runs_fixtures import make_run
+from runs_fixtures import make_run, row
 
 #: Each drives Chromium over a report: the slow tier.
 pytestmark = pytest.mark.slow
@@ -296,3 +296,75 @@ def test_status_changed_examples_show_the_text_there_was(browser, tmp_path):
     texts = [record_row(r, get_rules("author-2026.12"))["text"]
              for r in iter_records(str(CLUEWEB)) if r.record_type == "response"]
     assert result["examples"] == [[visible(t[:EXCERPT_START]), "(no text)"] for t in texts]
+
+
+# Each colour legend of a chart: its title's box, its gradient's box, and its labels (text, box).
+_LEGENDS_JS = """(key) => Array.from(document.querySelectorAll(`#chart-${key} svg .role-legend`)).map(l => {
+  const box = e => { if (!e) return null; const r = e.getBoundingClientRect();
+                     return {x: r.x, y: r.y, w: r.width, h: r.height}; };
+  return {title: box(l.querySelector('.role-legend-title text')),
+          gradient: box(l.querySelector('.role-legend-gradient path')),
+          labels: Array.from(l.querySelectorAll('.role-legend-label text'))
+                       .filter(t => t.getAttribute('opacity') !== '0' && getComputedStyle(t).opacity !== '0')
+                       .map(t => ({text: t.textContent, box: box(t)}))}; })"""
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"] and a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"]
+
+
+@pytest.mark.parametrize("counts", [[3], [1], [37, 9], [11, 6, 2, 1]])
+def test_heatmap_legends_are_readable(browser, tmp_path, counts):
+    """The TLD x encoding heatmap's colour legend, whatever its counts (one value; the largest not a
+    tick): every label is drawn once, within the gradient's length, none over another or over the
+    legend's title (a single value drew 1, 2, 3 on one spot; a tick past the largest count, 40 for
+    37, was drawn above the gradient, on the title)."""
+    encodings = ["UTF-8", "windows-1252", "Shift_JIS", "EUC-JP"]
+    rows = [row("a.warc.gz", i * 100 + j, encoding=encodings[i])
+            for i, n in enumerate(counts) for j in range(n)]
+    run = make_run(str(tmp_path / "run"), {"a.warc.gz": rows})
+    write_report(run, str(tmp_path / "r.html"))
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    try:
+        page.goto((tmp_path / "r.html").resolve().as_uri())
+        page.wait_for_function(
+            "document.querySelectorAll('[data-chart]:not([data-rendered])').length === 0", timeout=30_000)
+        (legend,) = page.evaluate(_LEGENDS_JS, "tld")
+    finally:
+        page.close()
+    labels = legend["labels"]
+    assert labels, legend
+    texts = [lab["text"] for lab in labels]
+    assert len(set(texts)) == len(texts), texts
+    assert str(max(counts)) in texts or all(int(t) <= max(counts) for t in texts), texts
+    g = legend["gradient"]
+    for lab in labels:
+        middle = lab["box"]["y"] + lab["box"]["h"] / 2
+        assert g["y"] - 1 <= middle <= g["y"] + g["h"] + 1, (lab, g)
+        assert not _overlap(lab["box"], legend["title"]), (lab, legend["title"])
+    for a, b in zip(labels, labels[1:]):
+        assert not _overlap(a["box"], b["box"]), (a, b)
+
+
+def test_records_per_input_counts_what_it_leaves_out(browser, tmp_path):
+    """More inputs than the chart draws: the caption's number is the sum of the counts written
+    beside the bars, and it counts the inputs and records left out, which the data's last row sums
+    (was a chart of 40 bars under "(at most 40 inputs ...)", nothing saying how many were left
+    out)."""
+    from redecode.report import MAX_INPUTS_SHOWN
+
+    archives = {f"in{i:03d}.warc.gz": [row(f"in{i:03d}.warc.gz", k) for k in range(1 + i % 3)]
+                for i in range(MAX_INPUTS_SHOWN + 43)}
+    run = make_run(str(tmp_path / "run"), archives, outcomes={"in007.warc.gz": ("truncated", "cut", 5)})
+    data = write_report(run, str(tmp_path / "r.html"))
+    result = load(browser, str(tmp_path / "r.html"))
+    assert_clean(result, data)
+    (inputs,) = [c for c in result["seen"] if c["key"] == "inputs"]
+    drawn = ["in007.warc.gz"] + [n for n in sorted(archives) if n != "in007.warc.gz"][:MAX_INPUTS_SHOWN - 1]
+    records = sum(len(archives[n]) for n in drawn)
+    assert len(inputs["totals"]) == MAX_INPUTS_SHOWN
+    assert inputs["caption"] == str(records) and sum(int(t) for t in inputs["totals"]) == records
+    rest = sum(len(v) for n, v in archives.items() if n not in drawn)
+    assert (f"{records} records in {MAX_INPUTS_SHOWN} inputs drawn (those not read to the end first, then by "
+            f"path); the other 43 inputs (all complete, {rest} records) are not drawn: the data's last row sums "
+            "them.") in result["text"]

@@ -264,6 +264,23 @@ def test_a_record_swallowed_by_a_wrong_content_length_is_read_on_its_own(tmp_pat
     _reconciles(summary.manifest, out)
 
 
+def test_a_swallowed_record_s_message_says_what_happened(tmp_path):
+    """The input's error says once what became of the reading: it went on at the swallowed record,
+    with nothing skipped (was "...; reading stops; 0 bytes skipped, reading went on at offset N")."""
+    recs = [_response(i) for i in range(2)]
+    head, rest = recs[0].split(b"\r\n\r\n", 1)
+    length = len(rest) - 4
+    first = head.replace(f"Content-Length: {length}".encode(), f"Content-Length: {length + 100}".encode())
+    first += b"\r\n\r\n" + rest
+    path = tmp_path / "swallow.warc"
+    path.write_bytes(first + recs[1])
+    (entry,) = run([str(path)], str(tmp_path / "out")).manifest["inputs"]
+    assert entry["error"] == (
+        f"{path}: at offset {len(first)}: a record here is inside the block of the record at offset 0, "
+        f"whose Content-Length ({length + 100}) runs past its end; reading went on at this record, "
+        "no byte skipped")
+
+
 def test_diff_rules_reads_past_damage_as_run_does(tmp_path):
     """diff --rules compares the records a run reads: those after a damaged member too; the input
     is listed in input_errors (exit 1)."""

@@ -75,7 +75,7 @@ def s3_run(s3, local_run):
 def test_run_local_executor_to_bucket_equals_local(s3_run, local_run):
     expected = local_parts(local_run)
     assert s3_parts(s3_run) == expected
-    assert sorted(storage.listdir(s3_run)) == sorted([*expected, "_done", "_run.json"])  # nothing staged left
+    assert sorted(storage.listdir(s3_run)) == sorted([*expected, "_done", "_inputs", "_run.json"])  # nothing staged left
     for name in storage.listdir(storage.join(s3_run, "_done")):
         with open(os.path.join(local_run, "_done", name), encoding="utf-8") as f:
             local = json.load(f)

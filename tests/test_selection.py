@@ -142,6 +142,24 @@ def test_limit_above_the_total_reads_everything(full, tmp_path):
     assert m["selection"]["inputs_not_reached"]["count"] == 0
 
 
+@pytest.mark.parametrize("inputs", [1, 2, 4])
+def test_limit_met_at_an_input_s_last_row_reads_it_to_its_end(full, inputs, tmp_path):
+    """--limit N where N is the number of rows of the first inputs: the last of them is read to its
+    end (the records after its last row, metadata, are read and counted as a full run counts them),
+    so it is complete, not limited (was: `--limit 44` on the 44-record sample marked the last input
+    limited)."""
+    rows, full_manifest = full
+    every = [e for e in full_manifest["inputs"]]
+    limit = sum(e["rows"] for e in every[:inputs])
+    out = str(tmp_path / "out")
+    assert job.run([SAMPLE], out, selection=Selection(limit=limit)).exit_code == 0
+    m = manifest(out)
+    assert [(e["path"], e["outcome"], e["counts"]) for e in m["inputs"]] == [
+        (e["path"], "complete", e["counts"]) for e in every[:inputs]]
+    assert m["selection"]["inputs_not_reached"]["names"] == [e["path"] for e in every[inputs:]]
+    assert rows_of(out) == _first(rows, limit)
+
+
 def test_rerun_with_the_same_selection_resumes(tmp_path):
     out = str(tmp_path / "out")
     first = job.run([SAMPLE], out, selection=Selection(limit=9))

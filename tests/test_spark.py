@@ -342,3 +342,46 @@ def test_cli_backfill_and_diff_take_executor(local_run, local_backfill, local_di
     assert _diff_outputs(out) == _diff_outputs(local_diff)
     result = runner.invoke(diff_cmd, [local_run, local_run, "--executor", "spark"])
     assert result.exit_code == 2 and "--rules" in result.output
+
+
+@pytest.mark.slow
+def test_spark_bounded_layout_progress_and_rows(spark_session, local_run, tmp_path, caplog):
+    """A bounded, partitioned layout on Spark local[2]: the rows are the local run's; the driver
+    reports progress (bytes to the bar, records and bytes per minute to its log) and the per-input
+    records as jobs end."""
+    import logging
+
+    from redecode.layout import Layout
+    from test_layout import _rows_by_id
+
+    out = str(tmp_path / "bounded")
+    seen: list[tuple[int, int]] = []
+    with caplog.at_level(logging.INFO, logger="redecode.spark"):
+        summary = spark.run_spark([SAMPLE], out, master="local[2]", shard_bytes=40_000,
+                                  layout=Layout(max_part_rows=7, partition_by="status"),
+                                  on_progress=lambda done, total: seen.append((done, total)))
+    assert summary.exit_code == 0
+    assert _rows_by_id(out) == _rows_by_id(local_run)
+    lines = [r.getMessage() for r in caplog.records if "tasks done" in r.getMessage()]
+    assert lines and f"{summary.counts['records_total']:,} records" in lines[-1]
+    assert seen and seen[-1][0] == seen[-1][1] == summary.counts["bytes_read"]
+    assert summary.manifest["executor"]["tasks"] >= 2
+
+
+@pytest.mark.slow
+def test_spark_index_run_equals_local(spark_session, tmp_path):
+    """An index's records on Spark local[2] (the shards carry their spans to the Python workers):
+    the rows and counts a local run of the same index gives."""
+    from redecode.index import read_index
+    from test_index import make_cc_index
+
+    warcs = sorted(glob.glob(os.path.join(SAMPLE, "*.warc.gz")))
+    rows = make_cc_index.build(warcs, root=SAMPLE)
+    index_file = tmp_path / "x.cdxj"
+    make_cc_index.write_cdxj([r for r in rows if make_cc_index.selection_key(r) % 2], str(index_file))
+    index = read_index(str(index_file), prefix=SAMPLE + "/")
+    local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
+    a = job.run([], local, index=index)
+    b = spark.run_spark([], remote, master="local[2]", index=index)
+    assert rows_by_part(local) == rows_by_part(remote)
+    assert a.counts == b.counts and b.counts["selected"] == index.selected

@@ -91,7 +91,11 @@ def peer_system(name: str) -> System | str:
             def run(page: lp.Page) -> str:
                 return _decode_as(page, detect_encoding(page.payload))
         elif name == "bs4":
+            import warnings
+
             from bs4 import UnicodeDammit
+
+            warnings.filterwarnings("ignore", module="bs4")
 
             def run(page: lp.Page) -> str:
                 h = _header_charset(page)

@@ -10,6 +10,7 @@ claimed by its name (ARC files without a ``filedesc:`` line).
 |---|---|
 | every record of a file, or of a byte range of it | :func:`iter_records` |
 | warcio/CDX "offset + length" random access (``warcio extract FILE OFFSET``) | :func:`read_record_at` |
+| the records an index (or a prior run) selects in one file: one ranged read each | :func:`read_records_at` |
 | where to cut a file into ranges read in parallel | :func:`find_record_start`, :func:`reader_for` (``shardable``) |
 | go on after a damaged record (the job's reading) | :func:`iter_records` with ``resync=True`` |
 | the file name endings input expansion takes | :data:`INPUT_SUFFIXES` |
@@ -68,6 +69,7 @@ __all__ = [
     "iter_records",
     "read_at_fallback",
     "read_record_at",
+    "read_records_at",
     "reader_for",
 ]
 
@@ -86,13 +88,23 @@ read_at_fallback: Reader = READERS[0]
 _UNKNOWN = "not a WARC (plain, gzip or LZ4), ARC or Parquet file (it does not start with 'WARC/')"
 
 
+#: Bytes of a file read to sniff its kind (:func:`reader_for`).
+HEAD_BYTES = 4096
+
+
 def reader_for(path: str | os.PathLike[str]) -> Reader | None:
     """The reader of ``path``'s kind, sniffed from its first 4096 bytes (inflated when gzip), then,
     when no reader takes the bytes, from its name; None when neither says. Raises :class:`OSError`
     when the file cannot be opened."""
     p = os.fspath(path)
     with storage.open_input(p) as fh:
-        raw = fh.read(4096)
+        raw = fh.read(HEAD_BYTES)
+    return _sniff(p, raw)
+
+
+def _sniff(p: str, raw: bytes) -> Reader | None:
+    """The reader that takes a file named ``p`` whose first bytes are ``raw`` (see
+    :func:`reader_for`)."""
     plain: bytes | None = raw
     if raw[:2] == b"\x1f\x8b":
         try:
@@ -149,7 +161,7 @@ def iter_records(
             raise ArchiveError(p, start, f"cannot open: {exc.strerror or exc}") from None
         if kind is None:
             raise ArchiveError(p, 0, _UNKNOWN)
-        if not (resync and kind.shardable and not storage.is_remote(p)):
+        if not (resync and kind.shardable and storage.is_plain_file(p)):
             yield from kind.records(p, stream, cap=max_record_bytes, mode=reader, start=start, end=end)
             return
         segment = start
@@ -212,3 +224,65 @@ def read_record_at(
     except OSError as exc:
         raise ArchiveError(p, offset, f"cannot open: {exc.strerror or exc}") from None
     return (kind or read_at_fallback).read_at(p, offset, cap=max_record_bytes)
+
+
+#: Bytes read after a record's length in a file that is not gzip (:func:`read_records_at`): warcio
+#: finds where an uncompressed record ends by reading the blank lines after its block up to the next
+#: record's first line, as when it reads the file; in a gzip file the member holds them.
+SPAN_SLACK = 64 * 1024
+
+
+def read_records_at(
+    path: str | os.PathLike[str],
+    spans,
+    *,
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+) -> RecordStream:
+    """The records at ``spans`` of one file: ``(offset, length)`` pairs (bytes, as an index gives
+    them: CDX ``offset``/``length``, Common Crawl's ``warc_record_offset``/``warc_record_length``;
+    ``length`` None or 0 when the index has none), in the order given (increasing offsets: remote
+    ranges close together then share a GET).
+
+    Each record is one ranged read (:func:`redecode.storage.read_ranges`: a local ``pread``, an
+    HTTP/S3 range request) of its length, made into a record by the file's reader from those
+    bytes (:meth:`redecode.record.Reader.read_span`; a record without a length, and readers that
+    cannot, by :meth:`~redecode.record.Reader.read_at`). A record read so equals what
+    :func:`iter_records` and :func:`read_record_at` give for it. ``max_record_bytes`` as there.
+
+    A span where no record can be read (no record starts there, the file ends before it or inside
+    it with nothing to read) gives no record: it is appended to the stream's ``damaged`` as a
+    :class:`Damage` (offset, length, the reason) and reading goes on with the next span. Raises
+    :class:`ArchiveError` (at the first span's offset) when the file cannot be opened, and
+    :class:`OSError` when reading it fails midway.
+    """
+    p = os.fspath(path)
+    spans = list(spans)
+
+    def records(stream: RecordStream) -> Iterator[ArchiveRecord]:
+        if not spans:
+            return
+        try:
+            head = storage.read_range(p, 0, HEAD_BYTES)
+        except OSError as exc:
+            raise ArchiveError(p, spans[0][0], f"cannot open: {exc.strerror or exc}") from None
+        kind = _sniff(p, head) or read_at_fallback
+        gz = head[:2] == b"\x1f\x8b"
+        slack = 0 if gz else SPAN_SLACK
+        # a length of 0 is no extent (warcio's for a file gzipped as one stream): read_at there
+        ranged = [(offset, length + slack) for offset, length in spans if kind.reads_spans and length]
+        data = storage.read_ranges(p, ranged) if ranged else iter(())
+        for offset, length in spans:
+            try:
+                if kind.reads_spans and length:
+                    got = next(data)
+                    if not got:
+                        raise ArchiveError(p, offset, "no record here: the file ends before this offset")
+                    record = kind.read_span(p, offset, got, cap=max_record_bytes, gz=gz)
+                else:
+                    record = kind.read_at(p, offset, cap=max_record_bytes)
+            except ArchiveError as exc:
+                stream.damaged.append(Damage(offset, length or 0, exc.message))
+                continue
+            yield record
+
+    return RecordStream(records)

@@ -58,7 +58,7 @@ import duckdb
 import pyarrow as pa
 
 from . import mojibake, storage
-from .query import sql_string, check_part_versions, load_run, render_table, use_storage, wrap
+from .query import sql_string, check_part_versions, load_run, parquet_source, render_table, use_storage, wrap
 from .schema import COLUMNS, NoSchemaVersionError
 
 if TYPE_CHECKING:
@@ -502,19 +502,40 @@ def input_error_message(e: dict) -> str:
     return error if error.startswith(path) else f"{path}: {error}"
 
 
-def format_summary(s: DiffSummary, *, width: int | None = None) -> str:
+def input_errors_line(errors: Sequence[dict]) -> str:
+    """What became of the inputs of *errors* (:attr:`DiffSummary.input_errors`), in the words of
+    ``run``'s closing line: inputs that gave no record (not opened, not an archive), inputs cut
+    short (the records before the error compared), damaged inputs (the records after the damaged
+    stretches compared too)."""
+    by = {"error": 0, "truncated": 0, "damaged": 0}
+    for e in errors:
+        by[e.get("outcome") if e.get("outcome") in by else "truncated"] += 1
+    said = []
+    if by["error"]:
+        said.append(f"{by['error']} input(s) could not be read (no record came from them)")
+    if by["truncated"]:
+        said.append(f"{by['truncated']} input(s) could not be read to the end (the records read before "
+                    "the error are compared)")
+    if by["damaged"]:
+        said.append(f"{by['damaged']} input(s) damaged (the stretches that held no readable record were "
+                    "skipped, the records after them compared)")
+    return "; ".join(said)
+
+
+def format_summary(s: DiffSummary, *, width: int | None = None, expanded: bool = False) -> str:
     """The summary as plain-text tables (for stdout), no line wider than *width* characters
-    (None: no limit; :func:`redecode.query.render_table` says how tables are fitted)."""
+    (None: no limit, no cell cut; :func:`redecode.query.render_table` says how tables are fitted);
+    *expanded*: the examples as ``column  value`` lines, every value whole (wrapped at *width*)."""
     compared = " (texts compared: text_normalized)" if s.compare == "normalized" else ""
     out = [wrap(f"diff {s.old} -> {s.new}{compared}: {s.records} records, {s.changed} changed "
                 f"({s.label_only} of them only in the encoding label, with the same text), "
                 f"{s.mojibake_fixed} mojibake fixed", width)]
     out.append(render_table(("category", "records"), list(s.categories.items()), width=width))
 
-    def table(title, rows, cols, cut_at_end=()):
+    def table(title, rows, cols, cut_at_end=(), expand=False):
         out.append(wrap(f"== {title} ==", width) + "\n"
                    + render_table(cols, [tuple(r[c] for c in cols) for r in rows], width=width,
-                                  cut_at_end=cut_at_end))
+                                  cut_at_end=cut_at_end, expanded=expand))
 
     table("Encoding transitions (old -> new)", s.encoding_transitions,
           ("old_encoding", "new_encoding", "records", "mojibake_fixed"))
@@ -524,10 +545,9 @@ def format_summary(s: DiffSummary, *, width: int | None = None) -> str:
     # end (a cut in the middle may be where the difference is).
     table("Examples", s.examples,
           ("category", "target_uri", "old_encoding", "new_encoding", "mojibake_fixed",
-           "old_excerpt", "new_excerpt"), cut_at_end=("old_excerpt", "new_excerpt"))
+           "old_excerpt", "new_excerpt"), cut_at_end=("old_excerpt", "new_excerpt"), expand=expanded)
     if s.input_errors:  # (the errors themselves go to stderr, once each: see diff_cmd)
-        out.append(wrap(f"{len(s.input_errors)} input(s) could not be read to the end; "
-                        "the records read before the damage are compared", width))
+        out.append(wrap(input_errors_line(s.input_errors), width))
     if s.out:
         out.append(wrap(f"diff written to {s.out}", width))
     return "\n\n".join(out)
@@ -679,8 +699,7 @@ _SIDE_COLUMNS = ("warc_path", "warc_offset", "record_id", "target_uri", "tld", "
 
 
 def _parquet_source(files: Sequence[str]) -> str:
-    return ("read_parquet([" + ", ".join(sql_string(f) for f in files)
-            + "], union_by_name=true, filename=true, file_row_number=true)")
+    return parquet_source(files, "filename=true, file_row_number=true")
 
 
 def _present(con, source: str) -> set[str]:
@@ -1055,11 +1074,14 @@ def _diff_input(path: str, *, old: Rules, new: Rules, limit: int) -> tuple[list[
                 continue
             rows.append(diff_pair(record_row(record, old), record_row(record, new), matched_on="offset"))
     except ArchiveError as exc:
-        return rows, {"path": path, "error": str(exc)}
+        # (run's outcomes: "error", no record came from the input: not opened, not an archive)
+        return rows, {"path": path, "error": str(exc), "outcome": "truncated" if rows else "error",
+                      "records": len(rows)}
     if stream.damaged:
         first = stream.damaged[0]
         return rows, {"path": path, "error": f"{path}: at offset {first.offset}: {first.error}; "
-                                             f"{len(stream.damaged)} damaged stretch(es) skipped"}
+                                             f"{len(stream.damaged)} damaged stretch(es) skipped",
+                      "outcome": "damaged", "records": len(rows)}
     return rows, None
 
 

@@ -44,7 +44,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-__all__ = ["FORWARDED_ENV", "Executor", "Local", "Spark", "make_executor", "map_shards", "progress_reporter"]
+__all__ = ["FORWARDED_ENV", "SPARK_JOBS", "Executor", "Local", "Spark", "make_executor", "map_shards",
+           "progress_line", "progress_reporter"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -75,19 +76,22 @@ class Executor:
     writes_urls: bool = False
 
     def map(self, fn: Callable[[T], R], items: Sequence[T], on_progress: Callable[[int], None] | None,
-            description: str) -> list[R]:
+            description: str, on_result: Callable[[int, R], None] | None = None) -> list[R]:
         raise NotImplementedError
 
 
 def map_shards(fn: Callable[[T], R], items: Sequence[T], executor: Executor, *,
-               on_progress: Callable[[int], None] | None = None, description: str = "redecode") -> list[R]:
+               on_progress: Callable[[int], None] | None = None, description: str = "redecode",
+               on_result: Callable[[int, R], None] | None = None) -> list[R]:
     """``[fn(item) for item in items]`` computed by ``executor``, in the order of ``items``.
 
     ``on_progress(n)`` is called in this process with the bytes ``fn`` reports through
-    :func:`progress_reporter` (local executor only). ``description`` names the work (Spark's job
-    description).
+    :func:`progress_reporter` (local executor only). ``on_result(i, result)`` is called in this
+    process as each item's result arrives (``i`` its index in ``items``; in the order they finish;
+    on Spark, as each of the jobs the items are cut into ends). ``description`` names the work
+    (Spark's job description).
     """
-    return executor.map(fn, list(items), on_progress, description)
+    return executor.map(fn, list(items), on_progress, description, on_result)
 
 
 def make_executor(kind: str, *, workers: int | None = 1, master: str | None = None,
@@ -160,12 +164,18 @@ def _die_with_parent() -> None:
         pass
 
 
-def _in_this_process(fn: Callable[[T], R], items: list[T], on_progress: Callable[[int], None] | None) -> list[R]:
+def _in_this_process(fn: Callable[[T], R], items: list[T], on_progress: Callable[[int], None] | None,
+                     on_result: Callable[[int, R], None] | None = None) -> list[R]:
     global _reporter
     _freeze_startup_objects()
     before, _reporter = _reporter, on_progress
     try:
-        return [fn(item) for item in items]
+        results = []
+        for i, item in enumerate(items):
+            results.append(fn(item))
+            if on_result is not None:
+                on_result(i, results[-1])
+        return results
     finally:
         _reporter = before
 
@@ -185,10 +195,10 @@ class Local(Executor):
         self.prepare = prepare
         self._prepared = False
 
-    def map(self, fn, items, on_progress, description):
+    def map(self, fn, items, on_progress, description, on_result=None):
         n = self.workers or os.cpu_count() or 1
         if n <= 1 or len(items) <= 1:
-            return _in_this_process(fn, items, on_progress)
+            return _in_this_process(fn, items, on_progress, on_result)
         if self.prepare is not None and not self._prepared:
             # Load detectors, decoder tables and codecs once, here, before the workers fork: they
             # then share them instead of each loading them on its first record.
@@ -212,6 +222,8 @@ class Local(Executor):
                     on_progress(queue.get_nowait())
                 for fut in done:
                     results[futures[fut]] = fut.result()
+                    if on_result is not None:
+                        on_result(futures[fut], results[futures[fut]])
         except BaseException:
             _kill_workers(pool)
             raise
@@ -250,25 +262,32 @@ class Spark(Executor):
     active session's (``local[*]`` when there is none). ``app_name`` and ``conf`` (extra Spark
     settings) apply to a session created here. ``forward_env``: copy :data:`FORWARDED_ENV` (AWS
     credentials, endpoint, region) from the driver's environment to the tasks; set False where
-    executors have their own (instance roles)."""
+    executors have their own (instance roles). ``measure(result) -> (records, bytes)``: what an
+    item's result says it did, summed by Spark accumulators as tasks end: the driver's progress
+    (``on_progress`` gets the bytes; its log gets :func:`progress_line` every
+    ``progress_seconds`` and at the end). The items are run as :data:`SPARK_JOBS` jobs of
+    consecutive items, submitted together, so ``on_result`` hears of results as each job ends."""
 
     staged = True
     writes_urls = True
 
     def __init__(self, master: str | None = None, *, app_name: str = "redecode",
-                 conf: dict[str, str] | None = None, forward_env: bool = True) -> None:
+                 conf: dict[str, str] | None = None, forward_env: bool = True,
+                 measure: Callable[[object], tuple[int, int]] | None = None, progress_seconds: float = 60.0) -> None:
         self.master = master
         self.app_name = app_name
         self.conf = conf
         self.forward_env = forward_env
+        self.measure = measure
+        self.progress_seconds = progress_seconds
         self.info = None
 
-    def map(self, fn, items, on_progress, description):
+    def map(self, fn, items, on_progress, description, on_result=None):
         # ``info`` describes the first map's executor (a run that redoes shards maps twice)
         if self.master == "inline":
             if self.info is None:
                 self.info = {"name": "inline", "master": "inline"}
-            return _in_this_process(fn, items, None)
+            return _in_this_process(fn, items, None, on_result)
         if not items:
             if self.info is None:
                 self.info = {"name": "spark", "master": self.master}
@@ -281,8 +300,8 @@ class Spark(Executor):
                 for name in FORWARDED_ENV:
                     if name in os.environ:
                         sc.environment[name] = os.environ[name]
-            sc.setJobDescription(description)
-            results = sc.parallelize(items, numSlices=len(items)).map(_frozen_first(fn)).collect()
+            results = _spark_map(sc, fn, items, on_progress, description, on_result, self.measure,
+                                 self.progress_seconds)
             if self.info is None:
                 self.info = {
                     "name": "spark",
@@ -296,12 +315,89 @@ class Spark(Executor):
         return results
 
 
-def _frozen_first(fn: Callable[[T], R]) -> Callable[[T], R]:
-    def task(item: T) -> R:
-        _freeze_startup_objects()
-        return fn(item)
+#: Jobs a Spark map's items are cut into (consecutive items each, submitted at once: Spark's FIFO
+#: scheduler runs their tasks in item order and keeps every core busy), so that results reach the
+#: driver (``on_result``) as each job ends, not all at the very end.
+SPARK_JOBS = 16
 
-    return task
+
+def _spark_map(sc, fn, items, on_progress, description, on_result, measure, every: float) -> list:
+    """``fn`` over ``items`` as Spark tasks (see :class:`Spark`), with progress on the driver:
+    each task adds its result's ``measure(result)`` (``(records, bytes)``) to two accumulators,
+    which the driver reads as tasks end: ``on_progress(bytes)`` gets the bytes, and every
+    ``every`` seconds the driver's log gets a line (:func:`progress_line`) of records and bytes
+    done and their rates per minute."""
+    import concurrent.futures as cf  # noqa: PLC0415
+    import logging  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    log = logging.getLogger("redecode.spark")
+    records = sc.accumulator(0)
+    nbytes = sc.accumulator(0)
+
+    def task(item):
+        _freeze_startup_objects()
+        result = fn(item)
+        if measure is not None:
+            r, b = measure(result)
+            records.add(r)
+            nbytes.add(b)
+        return result
+
+    size = -(-len(items) // min(SPARK_JOBS, len(items)))
+    chunks = [(start, items[start:start + size]) for start in range(0, len(items), size)]
+
+    def job(start: int, chunk: list) -> tuple[int, list]:
+        sc.setJobDescription(f"{description} [{start + 1}-{start + len(chunk)} of {len(items)}]")
+        return start, sc.parallelize(chunk, numSlices=len(chunk)).map(task).collect()
+
+    results: list = [None] * len(items)
+    started = last_log = time.monotonic()
+    reported = 0
+    logged = (0, 0)
+    done_items = 0
+    pending: set = set()
+
+    def _drain() -> None:
+        nonlocal pending, reported, last_log, logged, done_items
+        while pending:
+            finished, pending = cf.wait(pending, timeout=1.0, return_when=cf.FIRST_COMPLETED)
+            for fut in finished:
+                start, got = fut.result()  # (a failed job: Spark's error, the others are cancelled)
+                for i, result in enumerate(got):
+                    results[start + i] = result
+                    if on_result is not None:
+                        on_result(start + i, result)
+                done_items += len(got)
+            now_records, now_bytes = records.value, nbytes.value
+            if on_progress is not None and now_bytes > reported:
+                on_progress(now_bytes - reported)
+                reported = now_bytes
+            now = time.monotonic()
+            if measure is not None and (now - last_log >= every or not pending):
+                minutes = max(now - last_log, 1e-9) / 60
+                log.info("%s", progress_line(done_items, len(items), now_records, now_bytes,
+                                             (now_records - logged[0]) / minutes, (now_bytes - logged[1]) / minutes,
+                                             now - started))
+                last_log, logged = now, (now_records, now_bytes)
+
+    with cf.ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+        pending = {pool.submit(job, start, chunk) for start, chunk in chunks}
+        try:
+            _drain()
+        except BaseException:
+            sc.cancelAllJobs()  # a job failed for good (or the driver is stopped): the others go too
+            raise
+    return results
+
+
+def progress_line(done: int, total: int, records: int, nbytes: int, records_per_minute: float,
+                  bytes_per_minute: float, seconds: float) -> str:
+    """The driver's progress line: ``12 of 40 tasks done in 3.0 min: 1,234,567 records, 5.6 GB of
+    input; 412,000 records and 1.9 GB per minute`` (GB = 10**9 bytes)."""
+    return (f"{done} of {total} tasks done in {seconds / 60:.1f} min: {records:,} records, "
+            f"{nbytes / 1e9:.1f} GB of input; {records_per_minute:,.0f} records and "
+            f"{bytes_per_minute / 1e9:.2f} GB per minute")
 
 
 def _spark_session(master: str | None, app_name: str, conf: dict[str, str] | None):

@@ -9,6 +9,8 @@ one of:
   are filtered and whose matching directories are walked (:func:`iter_inputs`);
 - a URL (``s3://...``, any fsspec filesystem, :mod:`redecode.storage`) of an object, of a
   "directory" (a prefix, listed recursively) or of a glob, filtered like local ones;
+- a WACZ (``.wacz``, taken like an archive wherever one would be): the WARC files under its
+  ``archive/``, each read where it lies as ``CRAWL.wacz#archive/NAME`` (:mod:`redecode.wacz`);
 - ``@LIST``: a manifest file, local or remote, plain or gzip (told from its first bytes, as
   Common Crawl's ``warc.paths.gz``), naming one path or URL per line (blank lines and ``#``
   comments skipped). ``list_prefix``, when given, is prepended to every line as written
@@ -53,10 +55,11 @@ import posixpath
 import re
 from collections.abc import Iterable, Iterator
 
-from . import storage
+from . import storage, wacz
 from .archive import INPUT_SUFFIXES
 
-__all__ = ["INPUT_SUFFIXES", "expand_inputs", "iter_inputs", "looks_like_archive", "outside", "suffix_list"]
+__all__ = ["INPUT_SUFFIXES", "expand_inputs", "iter_inputs", "list_entry", "looks_like_archive", "outside",
+           "suffix_list"]
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +73,7 @@ def suffix_list() -> str:
 
 
 def _is_input_name(name: str) -> bool:
-    return name.lower().endswith(INPUT_SUFFIXES)
+    return name.lower().endswith(INPUT_SUFFIXES + (wacz.SUFFIX,))
 
 
 def looks_like_archive(name: str) -> bool:
@@ -334,7 +337,20 @@ def _list_file_entries(list_path: str, prefix: str | None = None) -> list[str]:
     return entries
 
 
-def _expand_remote(url: str, not_read: list[str]) -> list[str]:
+def list_entry(name: str, prefix: str | None, base: str) -> str:
+    """The path or URL a list's line names (an index's file name, :mod:`redecode.index`), as an
+    ``@LIST``'s lines are read: ``prefix`` prepended as written, then, when relative, joined to
+    ``base`` (the list's folder; ``""``: the current directory), ``..`` resolved for a local path."""
+    if prefix:
+        name = prefix + name
+    if storage.is_remote(name) or os.path.isabs(name) or name.startswith("file://"):
+        return name
+    if storage.is_remote(base):
+        return storage.join(base, name)
+    return os.path.normpath(os.path.join(base, name)) if base else name
+
+
+def _expand_remote(url: str, not_read: list[str], listed: dict[str, dict] | None = None) -> list[str]:
     def split(names: list[str]) -> list[str]:
         keep = []
         for f in names:
@@ -344,29 +360,39 @@ def _expand_remote(url: str, not_read: list[str]) -> list[str]:
                 not_read.append(f)
         return keep
 
+    def under(prefix: str) -> list[str]:
+        details = storage.find_details(prefix)
+        if listed is not None:
+            listed.update(details)
+        return list(details)
+
     if _GLOB_CHARS & set(url.partition("://")[2]):
         found = []
         for m in storage.glob(url):
-            found.extend(split(storage.find(m) if storage.isdir(m) else [m]))
+            found.extend(split(under(m) if storage.isdir(m) else [m]))
         if not found:
             raise FileNotFoundError(f"no input file matches {url!r}")
         return found
+    # one listing of the prefix (no probe before it): an object URL lists as itself
+    found = split(under(url))
+    if found:
+        return found
     if storage.isfile(url):
         return [url]
-    if storage.isdir(url):
-        found = split(storage.find(url))
-        if found:
-            return found
     raise FileNotFoundError(f"no input file matches {url!r}")
 
 
 def expand_inputs(inputs: Iterable[str | os.PathLike[str]], not_read: list[str] | None = None,
-                  unreadable: dict[str, str] | None = None, *, list_prefix: str | None = None) -> list[str]:
+                  unreadable: dict[str, str] | None = None, *, list_prefix: str | None = None,
+                  listed: dict[str, dict] | None = None) -> list[str]:
     """Expand command-line inputs to a sorted, de-duplicated list of paths and URLs (see the module
     docstring). Files that directories, prefixes and globs held under other names that still look
     like archives are appended to ``not_read`` when it is given; directories and files that could
     not be read go to ``unreadable`` (path -> error) and ``not_read``. ``list_prefix`` is prepended
-    to every line of the ``@LIST`` files.
+    to every line of the ``@LIST`` files. ``listed``, when given, gets the listing's entry of every
+    object found under a remote prefix or glob (URL -> ``size``, ``ETag``...:
+    :func:`redecode.storage.find_details`), which a rerun compares with its markers instead of
+    asking about each object again.
 
     Raises :class:`FileNotFoundError` for an input that matches nothing, :class:`ValueError` for
     an ``@LIST`` that is not a list of paths.
@@ -379,14 +405,35 @@ def expand_inputs(inputs: Iterable[str | os.PathLike[str]], not_read: list[str] 
         if s.startswith("@"):
             found.update(_list_file_entries(s[1:], list_prefix))
         elif storage.is_remote(s):
-            found.update(_expand_remote(s, other))
+            found.update(_expand_remote(s, other, listed))
         else:
             local.append(storage.local_path(s))
     if local:
         found.update(iter_inputs(local, other, unreadable))
     if not_read is not None:
         not_read.extend(sorted(set(other) - found))
-    return sorted(found)
+    return _with_wacz_members(sorted(found), not_read, unreadable)
+
+
+def _with_wacz_members(paths: list[str], not_read: list[str] | None,
+                       unreadable: dict[str, str] | None) -> list[str]:
+    """``paths`` with each WACZ replaced by the WARC files inside it (:func:`redecode.wacz.expand`:
+    ``CRAWL.wacz#archive/NAME``); a WACZ that holds none, or is no zip, goes to ``unreadable``
+    (and ``not_read``), or raises :class:`ValueError` when they are not given."""
+    out = []
+    for path in paths:
+        if not wacz.is_wacz(path):
+            out.append(path)
+            continue
+        try:
+            out.extend(wacz.expand(path))
+        except (OSError, ValueError) as exc:
+            if unreadable is None:
+                raise ValueError(str(exc)) from None
+            unreadable[path] = f"cannot read the WACZ: {exc}"
+            if not_read is not None:
+                not_read.append(path)
+    return sorted(out)
 
 
 def outside(paths: list[str], directory: str) -> list[str]:

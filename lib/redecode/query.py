@@ -52,8 +52,9 @@ import os
 import re
 import shutil
 import tempfile
+import unicodedata
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import duckdb
@@ -61,15 +62,19 @@ from wcwidth import wcswidth, wcwidth
 import pyarrow as pa
 
 from . import storage
-from .rundir import MANIFEST
+from .layout import parse_partition_folder
+from .row import IDENTITY_NOTE
+from .rundir import MANIFEST, list_parts, manifest_inputs
 from .schema import COLUMNS, PROVENANCE_COLUMNS, SCHEMA, check_schema_version
 from .storage import path_text
 
 __all__ = [
     "MANIFEST_NAME",
+    "NOTHING_SHOWN",
     "LOW_CONFIDENCE",
     "RUNS_COLUMNS",
     "QueryError",
+    "REPAIR_MANIFEST_NAME",
     "Result",
     "Report",
     "RunDir",
@@ -80,8 +85,13 @@ __all__ = [
     "format_result",
     "format_report",
     "render_table",
+    "repair_advice",
+    "cut_to_fit",
     "wrap",
     "use_storage",
+    "parquet_source",
+    "select_index",
+    "visible",
     "REPORT_SECTIONS",
 ]
 
@@ -104,13 +114,21 @@ class QueryError(ValueError):
 # Run directories
 
 
+#: The manifest of a ``redecode repair`` output (:data:`redecode.repair.MANIFEST_NAME`, named here
+#: so that a query does not import ftfy with :mod:`redecode.repair`; a test checks they agree).
+REPAIR_MANIFEST_NAME = "_repair.json"
+
+
 @dataclass(frozen=True, slots=True)
 class RunDir:
-    """A run directory (or a single part file): its path, manifest (or None) and part files."""
+    """A run directory (or a single part file): its path, manifest (or None) and part files.
+    ``repair``: the directory is the output of ``redecode repair`` (its parts are repaired texts,
+    not a run's rows; ``manifest`` is None)."""
 
     path: str
     manifest: dict | None
     parts: tuple[str, ...]
+    repair: bool = False
 
 
 def load_run(path: str) -> RunDir:
@@ -118,9 +136,10 @@ def load_run(path: str) -> RunDir:
 
     *path* is a run directory (parts are the ``*.parquet`` files in it, not the hidden ``.tmp-*``
     files of an interrupted run) or a single ``.parquet`` part, local or a URL
-    (:mod:`redecode.storage`; a ``file://`` URL is its local path). Raises :class:`QueryError`
-    when the path does not exist, or is a directory with neither parts nor ``_run.json``, and
-    :class:`ImportError` for a URL without the ``[s3]`` extra.
+    (:mod:`redecode.storage`; a ``file://`` URL is its local path), or the output directory of
+    ``redecode repair`` (with :data:`REPAIR_MANIFEST_NAME` and no ``_run.json``: ``repair`` True).
+    Raises :class:`QueryError` when the path does not exist, or is a directory with neither parts
+    nor ``_run.json``, and :class:`ImportError` for a URL without the ``[s3]`` extra.
     """
     path = storage.local_path(path)
     if storage.is_remote(path):
@@ -136,11 +155,17 @@ def load_run(path: str) -> RunDir:
         raise QueryError(f"{path}: no such run directory (give the --out DIR of `redecode run`)")
     else:
         names = sorted(os.listdir(path))
-    parts = tuple(
-        storage.join(path, name)
-        for name in names
-        if name.endswith(".parquet") and not name.startswith(".")
-    )
+    if any(parse_partition_folder(name) for name in names):
+        # a bounded layout with Hive-style partition folders (redecode.layout): their parts too
+        parts = tuple(storage.join(path, name) for name in list_parts(path))
+    else:
+        parts = tuple(
+            storage.join(path, name)
+            for name in names
+            if name.endswith(".parquet") and not name.startswith(".")
+        )
+    if REPAIR_MANIFEST_NAME in names and MANIFEST_NAME not in names:
+        return RunDir(path=path, manifest=None, parts=parts, repair=True)
     manifest = None
     manifest_path = storage.join(path, MANIFEST_NAME)
     if MANIFEST_NAME in names:
@@ -154,6 +179,13 @@ def load_run(path: str) -> RunDir:
             "give the --out DIR of `redecode run`"
         )
     return RunDir(path=path, manifest=manifest, parts=parts)
+
+
+def repair_advice(path: str) -> str:
+    """What to do with the output of ``redecode repair`` at *path* where a run is expected."""
+    return (f"{path} is the output of `redecode repair` ({REPAIR_MANIFEST_NAME}), which has no standard "
+            f"report: ask it SQL over the view repairs, e.g. redecode query {path} "
+            '"SELECT status, count(*) AS texts FROM repairs GROUP BY ALL"')
 
 
 def use_storage(con: duckdb.DuckDBPyConnection, paths: Iterable[str]) -> None:
@@ -201,6 +233,16 @@ def _duckdb_type(column: str) -> str:
     return _DUCKDB_TYPES[SCHEMA.field(column).type]
 
 
+def parquet_source(files: Sequence[str], options: str = "") -> str:
+    """DuckDB's ``read_parquet([...], union_by_name=true[, options])`` of the part files ``files``,
+    with ``hive_partitioning=true`` when a part lies in a Hive-style partition folder (a bounded
+    layout's ``COLUMN=VALUE/``, :mod:`redecode.layout`): the part lacks that column and DuckDB adds
+    it from the folder (null for ``__HIVE_DEFAULT_PARTITION__``)."""
+    hive = any(parse_partition_folder(f.rstrip("/").rsplit("/", 2)[-2]) for f in files if f.count("/") >= 1)
+    extra = (", hive_partitioning=true" if hive else "") + (f", {options}" if options else "")
+    return "read_parquet([" + ", ".join(sql_string(f) for f in files) + "], union_by_name=true" + extra + ")"
+
+
 def sql_string(value: str) -> str:
     """*value* as an SQL string literal (single quotes, inner quotes doubled), for DuckDB."""
     return "'" + value.replace("'", "''") + "'"
@@ -211,7 +253,7 @@ def _parts_select(con: duckdb.DuckDBPyConnection, run: RunDir, columns: Sequence
     if not run.parts:
         cols = ", ".join(f"NULL::{_duckdb_type(c)} AS {c}" for c in columns)
         return f"SELECT {cols}, {sql_string(run.path)} AS run WHERE false"
-    source = "read_parquet([" + ", ".join(sql_string(p) for p in run.parts) + "], union_by_name=true)"
+    source = parquet_source(run.parts)
     present = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
     cols = ", ".join(
         (f"CAST({c} AS {_duckdb_type(c)}) AS {c}" if c in present else f"NULL::{_duckdb_type(c)} AS {c}")
@@ -253,7 +295,7 @@ def _runs_table(runs: Sequence[RunDir]) -> pa.Table:
         if not m:
             continue
         rules = m.get("rules") or {}
-        for inp in m.get("inputs") or ():
+        for inp in manifest_inputs(run.path, m):
             counts = inp.get("counts") or {}
             rows.append(
                 {
@@ -289,7 +331,8 @@ def _runs_table(runs: Sequence[RunDir]) -> pa.Table:
 
 
 def open_query(
-    runs: Sequence[str] | str, *, columns: Sequence[str] | None = None, also_read: Sequence[str] = ()
+    runs: Sequence[str] | str, *, columns: Sequence[str] | None = None, also_read: Sequence[str] = (),
+    repairs: bool = False,
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with the views ``decodes`` and ``runs`` over *runs*, confined
     to reading their parts (see the module docstring: external access limited by DuckDB's
@@ -299,9 +342,12 @@ def open_query(
     view exposes, default all of :data:`redecode.schema.COLUMNS`; pass
     :data:`~redecode.schema.PROVENANCE_COLUMNS` to make reading ``text`` impossible.
     *also_read*: other files the caller's own SQL reads (the report's ``diff.parquet``).
+    *repairs*: *runs* may also name outputs of ``redecode repair``; their parts are the view
+    ``repairs`` (their columns as written: docs/repair.md), and SQL may read them by path too.
 
-    Raises :class:`QueryError` for a missing or non-run directory and
-    :class:`redecode.schema.SchemaVersionError` for a part of an unknown schema major version.
+    Raises :class:`QueryError` for a missing or non-run directory (or a repair's output, without
+    *repairs*) and :class:`redecode.schema.SchemaVersionError` for a part of an unknown schema
+    major version.
     """
     if isinstance(runs, str):
         runs = [runs]
@@ -311,17 +357,25 @@ def open_query(
     unknown = [c for c in columns if c not in COLUMNS]
     if unknown:
         raise QueryError(f"unknown columns: {', '.join(unknown)}")
-    loaded = [load_run(r) for r in runs]
+    every = [load_run(r) for r in runs]
+    repaired = [r for r in every if r.repair]
+    if repaired and not repairs:
+        raise QueryError(repair_advice(repaired[0].path))
+    loaded = [r for r in every if not r.repair] or [RunDir(path="", manifest=None, parts=())]
     # DuckDB draws a progress bar on stdout for queries over two seconds: stdout is for data here
     con = duckdb.connect(":memory:")
     con.execute("SET enable_progress_bar = false")
-    use_storage(con, [r.path for r in loaded] + list(also_read))  # before the configuration is locked
-    single = [run.path for run in loaded if run.parts == (run.path,)]  # a part given as a run
-    _confine(con, [run.path for run in loaded if run.path not in single], single + list(also_read))
+    use_storage(con, [r.path for r in every] + list(also_read))  # before the configuration is locked
+    single = [run.path for run in every if run.parts == (run.path,)]  # a part given as a run
+    _confine(con, [run.path for run in every if run.path and run.path not in single], single + list(also_read))
     for run in loaded:
         check_part_versions(con, run.parts)
     selects = [_parts_select(con, run, columns) for run in loaded]
     con.execute("CREATE VIEW decodes AS " + " UNION ALL ".join(selects))
+    parts = [p for r in repaired for p in r.parts]
+    if parts:
+        source = "read_parquet([" + ", ".join(sql_string(p) for p in parts) + "], union_by_name=true)"
+        con.execute(f"CREATE VIEW repairs AS SELECT * FROM {source}")
     con.register("_runs_arrow", _runs_table(loaded))
     con.execute("CREATE VIEW runs AS SELECT * FROM _runs_arrow")
     return con
@@ -424,6 +478,79 @@ def _statement_kind(con: duckdb.DuckDBPyConnection, statement) -> str:
 
 
 # --------------------------------------------------------------------------------------------
+# Selecting from a record index (run --index --where)
+
+
+def select_index(where: str, *, parquet: Sequence[str] = (), tables: Sequence[pa.Table] = ()
+                 ) -> Iterator[pa.RecordBatch]:
+    """The rows of a record index for which the SQL condition ``where`` holds, as Arrow record
+    batches of ``warc_filename``, ``_source`` (the index file of the row), ``o`` (the record's
+    offset) and ``l`` (its length; -1 where the index has none), in no particular order: what
+    ``redecode run --index INDEX --where SQL`` reads (:mod:`redecode.index`). Streamed as DuckDB
+    filters the index (no sort, no aggregate: DuckDB's memory does not grow with the rows kept);
+    the caller takes a batch at a time.
+
+    ``parquet``: Parquet index files (Common Crawl's columnar index columns; Hive-style partition
+    folders in their paths, ``crawl=CC-MAIN-2024-10/``, are columns too), read by DuckDB with the
+    condition pushed down to the files; ``tables``: CDX(J) indexes already read (Arrow tables with
+    the same column names and ``_source``). The connection is confined to the given files, as
+    :func:`open_query`'s to its run directories, and ``where`` must be one condition (a subquery in
+    it reads only those files). Raises :class:`QueryError` naming what DuckDB refused (an unknown
+    column, a syntax error) or a ``where`` that is more than a condition, before the first batch.
+    """
+    con = duckdb.connect(":memory:")
+    con.execute("SET enable_progress_bar = false")
+    try:
+        statements = con.extract_statements(f"SELECT 1 WHERE ({where})")
+    except duckdb.Error as exc:
+        con.close()
+        raise QueryError(f"--where {where!r}: {exc}") from None
+    if len(statements) != 1 or statements[0].type.name != "SELECT":
+        con.close()
+        raise QueryError(f"--where {where!r}: a condition over the index's columns, not statements")
+    use_storage(con, parquet)
+    _confine(con, [], list(parquet))
+    sources = []
+    for i, table in enumerate(tables):
+        con.register(f"_index_{i}", table)
+        sources.append(f"SELECT * FROM _index_{i}")
+    if parquet:
+        files = ", ".join(sql_string(p) for p in parquet)
+        sources.append(f"SELECT * EXCLUDE (filename), filename AS _source FROM read_parquet([{files}], "
+                       "hive_partitioning = true, union_by_name = true, filename = true)")
+    if not sources:
+        con.close()
+        raise QueryError("--where: no index to select from")
+    union = " UNION ALL BY NAME ".join(f"({s})" for s in sources)
+    # streamed as DuckDB filters: no sort, no aggregate (their memory grows with the rows kept;
+    # the caller groups per file into 16 bytes a record)
+    sql = (f"SELECT warc_filename, _source, CAST(warc_record_offset AS BIGINT) AS o, "
+           f"coalesce(CAST(warc_record_length AS BIGINT), -1) AS l FROM ({union}) WHERE ({where})")
+    try:
+        relation = con.sql(sql)
+        # (DuckDB 2.x: to_arrow_reader; 1.x: fetch_record_batch)
+        reader = (getattr(relation, "to_arrow_reader", None) or relation.fetch_record_batch)(1 << 16)
+    except duckdb.Error as exc:
+        con.close()
+        raise QueryError(f"--where {where!r}: {' '.join(str(exc).split())}") from None
+    return _batches(con, reader, where)
+
+
+def _batches(con, reader, where: str) -> Iterator[pa.RecordBatch]:
+    try:
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                return
+            except duckdb.Error as exc:
+                raise QueryError(f"--where {where!r}: {' '.join(str(exc).split())}") from None
+            yield batch
+    finally:
+        con.close()
+
+
+# --------------------------------------------------------------------------------------------
 # The standard report
 
 # The label that decided, per deciding step. A step not listed has no declared label.
@@ -432,6 +559,13 @@ _DECLARED_LABEL = (
     "WHEN 'prescan' THEN meta_charset WHEN 'head-scan' THEN meta_charset "
     "WHEN 'xml-declaration' THEN xml_charset END"
 )
+
+#: What a browser shows of a response whose body is not in its declared content coding (decoded as
+#: identity by the author rules; browser_encoding is null): the standard report and the HTML
+#: report say it in these words.
+NOTHING_SHOWN = "(nothing shown)"
+# the row's warning for such a body (redecode.row.IDENTITY_NOTE), up to its colon
+_IDENTITY_PREFIX = IDENTITY_NOTE.split(":")[0]
 
 #: (key, title, SQL) of each report section, in order. The SQL reads only provenance columns.
 REPORT_SECTIONS: tuple[tuple[str, str, str], ...] = (
@@ -461,7 +595,9 @@ REPORT_SECTIONS: tuple[tuple[str, str, str], ...] = (
         "overrides",
         "Where the rules checked the browser's choice: overridden, kept, unresolved, or no browser text "
         "(browser_encoding -> encoding, and why)",
-        "SELECT browser_encoding, encoding, source, split_part(validation, ':', 1) AS verdict, "
+        f"SELECT CASE WHEN browser_encoding IS NULL AND contains(warning, {sql_string(_IDENTITY_PREFIX)}) "
+        f"THEN {sql_string(NOTHING_SHOWN)} ELSE browser_encoding END AS browser_encoding, "
+        "encoding, source, split_part(validation, ':', 1) AS verdict, "
         "count(*) AS records, sum(decode_errors) AS replacement_chars FROM decodes "
         "WHERE status = 'decoded' AND (encoding IS DISTINCT FROM browser_encoding "
         "OR validation IS NOT NULL) "
@@ -583,20 +719,29 @@ def _jsonable(value):
     return value
 
 
-def _text(value, width: int = 60) -> str:
-    """*value* as one line of a table cell, uncut (list elements cut to *width*)."""
+def _text(value, width: int | None = None) -> str:
+    """*value* as one line of a table cell, uncut (list elements cut to *width*; None: uncut)."""
     if value is None:
         return ""
     if isinstance(value, float):
         text = f"{value:.4g}"
     elif isinstance(value, (list, tuple)):
-        text = "[" + ", ".join(_cell(v, width) for v in value) + "]"
+        text = "[" + ", ".join(_text(v, width) if width is None else _cell(v, width) for v in value) + "]"
     else:
         text = str(_jsonable(value))
     # One line per row: control characters (newlines in excerpts) shown escaped, the rest as is.
-    if not text.isprintable():
-        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-    return text
+    return visible(text)
+
+
+def visible(text: str) -> str:
+    """*text* with every character that is not printable text written as a Python-style escape
+    (``\\n``, ``\\x00``, ``\\u202e``): controls, format characters (bidi overrides), the line and
+    paragraph separators, lone surrogates, unassigned and private-use code points; printable
+    characters and the space separators (Unicode category Zs: U+3000, U+00A0...) as they are. No
+    character shown can break a line or change how the text around it reads."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or unicodedata.category(c) == "Zs" else repr(c)[1:-1] for c in text)
 
 
 def _columns(text: str) -> int:
@@ -645,29 +790,33 @@ MIN_CUT_WIDTH = 20
 _GAP = 2  # spaces between columns
 
 
-def render_table(columns: Sequence[str], rows: Iterable[Sequence], *, max_width: int = 60,
-                 width: int | None = None, cut_at_end: Sequence[str] = ()) -> str:
-    """Rows as an aligned plain-text table: NULL shown empty, long cells cut to *max_width*
-    characters (in the middle, or at the end for the columns named in *cut_at_end*), marked "…".
+def render_table(columns: Sequence[str], rows: Iterable[Sequence], *, max_width: int | None = None,
+                 width: int | None = None, cut_at_end: Sequence[str] = (), expanded: bool = False) -> str:
+    """Rows as an aligned plain-text table: NULL shown empty, each row on one line, control
+    characters escaped (``\\n``). No cell is cut unless it must be: *max_width* (characters; None,
+    the default: no limit) cuts longer cells, in the middle or at the end for the columns named in
+    *cut_at_end*, marked "…".
 
     *width* (terminal columns, which wcwidth counts: a CJK character takes two; None: no limit):
-    no line is wider. The widest columns are cut further to one common limit, none below its
-    header or :data:`MIN_COLUMN_WIDTH`; when that is still too wide, or the limit would be under
-    :data:`MIN_CUT_WIDTH`, each row is shown as ``column  value`` lines under a ``-[ row N ]-``
-    rule (psql's expanded display), values cut to fit.
+    no line is wider. The widest columns are cut to one common limit, the largest that fits, none
+    below its header or :data:`MIN_COLUMN_WIDTH`; when that is still too wide, or the limit would
+    be under :data:`MIN_CUT_WIDTH`, each row is shown as ``column  value`` lines under a
+    ``-[ row N ]-`` rule (psql's expanded display), values cut to fit.
+
+    *expanded*: that expanded display whatever the width, every value whole: wrapped at *width*
+    (at a space where there is one in the second half of the line), its continuation lines
+    indented under the value, never cut.
     """
     rows = list(rows)
     texts = [[_text(v, max_width) for v in row] for row in rows]
-    natural = [min(max([_columns(c)] + [_columns(r[i]) for r in texts]), max(max_width, _columns(c)))
-               for i, c in enumerate(columns)]
-    caps = list(natural)
-    if width is not None and sum(caps) + _GAP * (len(caps) - 1) > width:
-        floors = [min(n, max(_columns(c), MIN_COLUMN_WIDTH)) for n, c in zip(natural, columns)]
-        if sum(floors) + _GAP * (len(floors) - 1) > width:
-            return _render_expanded(columns, texts, width, cut_at_end)
-        caps = _fit(natural, floors, width - _GAP * (len(caps) - 1))
-        if any(c < n and c < MIN_CUT_WIDTH for c, n in zip(caps, natural)):
-            return _render_expanded(columns, texts, width, cut_at_end)
+    if expanded:
+        return _render_expanded(columns, texts, width, cut_at_end, whole=True)
+    natural = [max([_columns(c)] + [_columns(r[i]) for r in texts]) for i, c in enumerate(columns)]
+    if max_width is not None:
+        natural = [min(n, max(max_width, _columns(c))) for n, c in zip(natural, columns)]
+    caps = _caps(columns, natural, width)
+    if caps is None:
+        return _render_expanded(columns, texts, width, cut_at_end)
     at_end = [c in cut_at_end for c in columns]
     cells = [[_cut(t, caps[i], at_end[i]) for i, t in enumerate(r)] for r in texts]
     widths = [_columns(c) for c in columns]
@@ -693,6 +842,38 @@ def render_table(columns: Sequence[str], rows: Iterable[Sequence], *, max_width:
     return "\n".join(lines)
 
 
+def _caps(columns: Sequence[str], natural: list[int], width: int | None) -> list[int] | None:
+    """The widths (terminal columns) the cells of a table fitted to *width* are cut to, from their
+    *natural* widths, or None when the table is shown expanded instead (see :func:`render_table`)."""
+    if width is None or sum(natural) + _GAP * (len(natural) - 1) <= width:
+        return list(natural)
+    floors = [min(n, max(_columns(c), MIN_COLUMN_WIDTH)) for n, c in zip(natural, columns)]
+    if sum(floors) + _GAP * (len(floors) - 1) > width:
+        return None
+    caps = _fit(natural, floors, width - _GAP * (len(natural) - 1))
+    if any(c < n and c < MIN_CUT_WIDTH for c, n in zip(caps, natural)):
+        return None
+    return caps
+
+
+def cut_to_fit(results: Iterable[Result], width: int) -> bool:
+    """Whether :func:`render_table`, fitting the tables of *results* to *width* terminal columns,
+    cuts a cell of one of them."""
+    for r in results:
+        if not r.columns:
+            continue
+        texts = [[_text(v) for v in row] for row in r.rows]
+        natural = [max([_columns(c)] + [_columns(t[i]) for t in texts]) for i, c in enumerate(r.columns)]
+        caps = _caps(r.columns, natural, width)
+        if caps is None:
+            value_width = _expanded_widths(r.columns, width)[1]
+            if any(_columns(t) > value_width for row in texts for t in row):
+                return True
+        elif caps != natural:
+            return True
+    return False
+
+
 def wrap(text: str, width: int | None) -> str:
     """*text* (one paragraph) broken into lines of at most *width* characters (None: as is);
     a word longer than the width (a long path) is cut across lines."""
@@ -716,31 +897,63 @@ def _fit(natural: list[int], floors: list[int], room: int) -> list[int]:
     return [max(f, min(n, lo)) for n, f in zip(natural, floors)]
 
 
-def _render_expanded(columns: Sequence[str], texts: list[list[str]], width: int,
-                     cut_at_end: Sequence[str]) -> str:
-    name_width = max(_columns(c) for c in columns)
-    if name_width + _GAP + MIN_COLUMN_WIDTH > width:
-        name_width = max(1, width - _GAP - MIN_COLUMN_WIDTH)
-    value_width = max(1, width - name_width - _GAP)
+def _render_expanded(columns: Sequence[str], texts: list[list[str]], width: int | None,
+                     cut_at_end: Sequence[str], *, whole: bool = False) -> str:
+    """psql's expanded display of *texts*: values cut to fit *width*, or with *whole* wrapped at it
+    (None: no width, each value on one line)."""
+    name_width, value_width = _expanded_widths(columns, width)
     lines = []
     for n, row in enumerate(texts, 1):
         rule = f"-[ row {n} ]"
-        lines.append(_cut(rule + "-" * max(0, min(width, 40) - len(rule)), width, at_end=True))
+        rule += "-" * max(0, (40 if width is None else min(width, 40)) - len(rule))
+        lines.append(rule if width is None else _cut(rule, width, at_end=True))
         for c, t in zip(columns, row):
-            name = _cut(c, name_width, at_end=True)
+            name = c if width is None else _cut(c, name_width, at_end=True)
             name += " " * (name_width - _columns(name))
-            lines.append(f"{name}{' ' * _GAP}{_cut(t, value_width, c in cut_at_end)}".rstrip())
+            if value_width is None:
+                pieces = [t]
+            elif whole:
+                pieces = _wrap_columns(t, value_width)
+            else:
+                pieces = [_cut(t, value_width, c in cut_at_end)]
+            lines.append(f"{name}{' ' * _GAP}{pieces[0]}".rstrip())
+            lines += [f"{' ' * (name_width + _GAP)}{p}".rstrip() for p in pieces[1:]]
     if not texts:
         lines.append("(none)")
     return "\n".join(lines)
 
 
-def format_result(result: Result, fmt: str = "table", *, width: int | None = None) -> str:
-    """*result* as ``table`` (aligned text, no line wider than *width* characters; None: no
-    limit, see :func:`render_table`), ``csv`` (header row, RFC 4180) or ``json`` (list of
-    objects)."""
+def _expanded_widths(columns: Sequence[str], width: int | None) -> tuple[int, int | None]:
+    """``(name width, value width)`` of the expanded display in *width* terminal columns (None:
+    no limit on the values)."""
+    name_width = max(_columns(c) for c in columns)
+    if width is not None and name_width + _GAP + MIN_COLUMN_WIDTH > width:
+        name_width = max(1, width - _GAP - MIN_COLUMN_WIDTH)
+    return name_width, None if width is None else max(1, width - name_width - _GAP)
+
+
+def _wrap_columns(text: str, width: int) -> list[str]:
+    """*text* (one line, no control characters) in pieces of at most *width* terminal columns:
+    broken after the last space of a piece when that space is in its second half, else where the
+    width ends (a URL, a long word); nothing is left out, the spaces stay at the ends of pieces."""
+    pieces = []
+    while _columns(text) > width:
+        piece = _take(text, max(width, 1)) or text[0]  # (a wide character in one column: alone)
+        space = piece.rfind(" ")
+        if space >= len(piece) // 2:
+            piece = piece[:space + 1]
+        pieces.append(piece)
+        text = text[len(piece):]
+    return pieces + [text]
+
+
+def format_result(result: Result, fmt: str = "table", *, width: int | None = None,
+                  expanded: bool = False) -> str:
+    """*result* as ``table`` (aligned text, no line wider than *width* terminal columns; None: no
+    limit and no cell cut; *expanded*: a ``column  value`` line per value, every value whole; see
+    :func:`render_table`), ``csv`` (header row, RFC 4180) or ``json`` (list of objects)."""
     if fmt == "table":
-        return render_table(result.columns, result.rows, width=width)
+        return render_table(result.columns, result.rows, width=width, expanded=expanded)
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
@@ -757,9 +970,11 @@ def format_result(result: Result, fmt: str = "table", *, width: int | None = Non
     raise ValueError(f"unknown format {fmt!r} (table, csv or json)")
 
 
-def format_report(rep: Report, fmt: str = "table", *, width: int | None = None) -> str:
-    """The report as text tables (no line wider than *width* characters; None: no limit), CSV
-    sections, or one JSON object (:meth:`Report.to_json`)."""
+def format_report(rep: Report, fmt: str = "table", *, width: int | None = None,
+                  expanded: bool = False) -> str:
+    """The report as text tables (no line wider than *width* characters; None: no limit;
+    *expanded*: see :func:`format_result`), CSV sections, or one JSON object
+    (:meth:`Report.to_json`)."""
     if fmt == "json":
         return json.dumps(rep.to_json(), ensure_ascii=False, indent=2)
     chunks = []
@@ -767,7 +982,8 @@ def format_report(rep: Report, fmt: str = "table", *, width: int | None = None) 
         chunks.append(wrap(f"{rep.records} records in {', '.join(rep.runs)}", width))
     for key, result in rep.sections.items():
         if fmt == "table":
-            chunks.append(f"{wrap(f'== {result.title} ==', width)}\n{format_result(result, 'table', width=width)}")
+            table = format_result(result, "table", width=width, expanded=expanded)
+            chunks.append(f"{wrap(f'== {result.title} ==', width)}\n{table}")
         else:
             chunks.append(f"# {key}: {result.title}\n{format_result(result, fmt)}")
     return "\n\n".join(chunks)

@@ -9,21 +9,26 @@ offset (raw-response Parquet: the row index; see the reader).
 
 - :class:`Reader`: ``sniff`` (the file's first bytes, :class:`Head`), ``sniff_name`` (the name
   alone, for files no reader's bytes-sniff takes), ``records`` (iterate a range), ``find_record_start``,
-  ``read_at``, ``shardable`` and ``suffixes``.
+  ``read_at``, ``read_span`` (a record from the bytes one ranged read gave), ``shardable`` and
+  ``suffixes``.
 - :class:`RecordStream`: the iterator :func:`redecode.archive.iter_records` returns, with
   ``next_offset`` for range reads and ``damaged`` (:class:`Damage`) for the stretches a reading
   that resyncs after damage skipped.
 - :class:`ArchiveError`: a file that cannot be read to its end; raised after the last readable
   record, naming the file and the offset.
+- :class:`Spans`: the records an index selects in one file, ``(offset, length)`` pairs in offset
+  order, packed (what :func:`redecode.archive.read_records_at` reads and a run's shard carries).
 
 Deviations: none (this module holds no algorithm).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import uuid
-from collections.abc import Callable, Iterator
+from array import array
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 __all__ = [
@@ -35,6 +40,7 @@ __all__ = [
     "Head",
     "Reader",
     "RecordStream",
+    "Spans",
     "synthetic_record_id",
 ]
 
@@ -222,3 +228,110 @@ class Reader:
     def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
         """The one record that starts at ``offset``, equal to what :meth:`records` yields for it."""
         raise NotImplementedError
+
+    #: Whether :meth:`read_span` makes a record from bytes already read (an index's spans are then
+    #: one ranged read each); else it reads the record itself, by :meth:`read_at`.
+    reads_spans: bool = False
+
+    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool) -> ArchiveRecord:
+        """The record that starts at ``offset``, equal to :meth:`read_at`'s, made from ``data``:
+        the file's bytes from ``offset`` on, as one ranged read gave them (the record's length as
+        an index gives it; for a file that is not gzip, ``gz`` False, up to
+        :data:`redecode.archive.SPAN_SLACK` bytes more, where the next record's first line is).
+        By default the record is read again by :meth:`read_at` (``data`` unused)."""
+        return self.read_at(path, offset, cap=cap)
+
+
+class Spans:
+    """The records an index selects in one file: ``(offset, length)`` pairs (bytes; ``length``
+    None when the index gives none), in increasing offset order, without repeats, packed in two
+    arrays of 64-bit integers (16 bytes a record: a selection of millions of records fits a
+    driver's memory, and a shard carrying them pickles small). Iterating gives the pairs;
+    ``len`` the count; :attr:`digest` identifies the selection (a completion marker records it);
+    :attr:`bytes` is the sum of the known lengths. Immutable and hashable; equal when the pairs are.
+    """
+
+    __slots__ = ("_offsets", "_lengths", "_digest")
+
+    def __init__(self, offsets: array, lengths: array) -> None:
+        """``offsets``/``lengths``: ``array("q")`` of equal length, offsets increasing, lengths
+        ``-1`` where unknown (use :meth:`of` for pairs). ``ValueError`` otherwise."""
+        if len(offsets) != len(lengths):
+            raise ValueError("offsets and lengths differ in number")
+        if any(b <= a for a, b in zip(offsets, offsets[1:])):
+            raise ValueError("span offsets must increase (sorted, without repeats)")
+        self._offsets, self._lengths = offsets, lengths
+        self._digest: str | None = None
+
+    @classmethod
+    def of(cls, pairs: Iterable[tuple[int, int | None]]) -> Spans:
+        """Spans from ``(offset, length)`` pairs, sorted by offset, the first of a repeated offset
+        kept."""
+        seen: dict[int, int] = {}
+        for offset, length in pairs:
+            seen.setdefault(int(offset), -1 if length is None else int(length))
+        keys = sorted(seen)
+        return cls(array("q", keys), array("q", (seen[k] for k in keys)))
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    def __iter__(self) -> Iterator[tuple[int, int | None]]:
+        for offset, length in zip(self._offsets, self._lengths):
+            yield offset, (None if length < 0 else length)
+
+    def __getitem__(self, index: slice) -> Spans:
+        if not isinstance(index, slice):
+            raise TypeError("Spans take slices only")
+        return Spans(self._offsets[index], self._lengths[index])
+
+    @property
+    def first(self) -> int:
+        """The first offset (0 for no spans)."""
+        return self._offsets[0] if self._offsets else 0
+
+    @property
+    def end(self) -> int:
+        """Where the last span ends (its offset plus its length, or its offset when unknown)."""
+        if not self._offsets:
+            return 0
+        return self._offsets[-1] + max(self._lengths[-1], 0)
+
+    @property
+    def bytes(self) -> int:
+        """The sum of the known lengths (bytes)."""
+        return sum(n for n in self._lengths if n > 0)
+
+    @property
+    def digest(self) -> str:
+        """SHA-1 (hex) of the pairs as little-endian 64-bit integers, offsets then lengths."""
+        if self._digest is None:
+            h = hashlib.sha1(_little(self._offsets))
+            h.update(_little(self._lengths))
+            self._digest = h.hexdigest()
+        return self._digest
+
+    def to_json(self) -> dict:
+        """``{"count", "bytes", "digest"}``: what a completion marker records about them."""
+        return {"count": len(self), "bytes": self.bytes, "digest": self.digest}
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Spans) and self._offsets == other._offsets
+                and self._lengths == other._lengths)
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
+
+    def __repr__(self) -> str:
+        return f"Spans({len(self)} records from offset {self.first}, {self.bytes} bytes)"
+
+    def __reduce__(self):
+        return (Spans, (self._offsets, self._lengths))
+
+
+def _little(values: array) -> bytes:
+    if array("q", [1]).tobytes()[0] == 1:
+        return values.tobytes()
+    swapped = array("q", values)  # pragma: no cover - big-endian machines
+    swapped.byteswap()
+    return swapped.tobytes()

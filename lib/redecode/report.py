@@ -55,8 +55,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from . import __version__, storage
-from .diff import CATEGORIES, CHANGED_CATEGORIES, DIFF_FILE, EXCERPT_AFTER, EXCERPT_BEFORE, SUMMARY_FILE
-from .query import MANIFEST_NAME, QueryError, Result, load_run, open_query, sql_string, use_storage
+from .diff import (CATEGORIES, CHANGED_CATEGORIES, DIFF_FILE, EXCERPT_AFTER, EXCERPT_BEFORE, SUMMARY_FILE,
+                   input_errors_line)
+from .query import MANIFEST_NAME, NOTHING_SHOWN, QueryError, Result, load_run, open_query, sql_string, use_storage
+from .query import visible as _visible
 from .row import IDENTITY_NOTE
 from .schema import PROVENANCE_COLUMNS
 from .sniff import SOURCES
@@ -206,7 +208,7 @@ RUN_SECTIONS: tuple[Section, ...] = (
                  "decoded as stored; browser_encoding is null)? The colour is the verdict, the word "
                  "before the colon in the validation column ((none): validation is null, as in rule "
                  "sets that check nothing); rule sets that follow the browser have no such rows.",
-        sql=f"SELECT coalesce(browser_encoding, '(nothing shown)') || ' -> ' || {_ENCODING} AS change, "
+        sql=f"SELECT coalesce(browser_encoding, {sql_string(NOTHING_SHOWN)}) || ' -> ' || {_ENCODING} AS change, "
             "coalesce(split_part(validation, ':', 1), '(none)') AS verdict, "
             "count(*) AS records, "
             "sum(decode_errors) AS replacement_chars FROM decodes WHERE status = 'decoded' "
@@ -262,14 +264,20 @@ RUN_SECTIONS: tuple[Section, ...] = (
     Section(
         key="inputs",
         title="Records per input",
-        question=f"What became of each input's records? (at most {MAX_INPUTS_SHOWN} inputs: those not "
+        question=f"What became of each input's records? (the first {MAX_INPUTS_SHOWN} inputs: those not "
                  "read to the end first, then by path)",
-        sql="SELECT CASE WHEN (SELECT count(DISTINCT run) FROM runs) > 1 THEN run || ': ' || path "
+        # inputs: 1 on an input's row; on the row that sums the others (summed), their number
+        sql="WITH i AS (SELECT CASE WHEN (SELECT count(DISTINCT run) FROM runs) > 1 THEN run || ': ' || path "
             "ELSE path END AS input, coalesce(outcome, '(none)') AS outcome, "
             "coalesce(decoded, 0) AS decoded, coalesce(skipped, 0) AS skipped, "
-            "coalesce(failed, 0) AS failed, error_offset, error "
-            "FROM runs ORDER BY outcome = 'complete', run, path "
-            f"LIMIT {MAX_INPUTS_SHOWN}",
+            "coalesce(failed, 0) AS failed, error_offset, error, "
+            "row_number() OVER (ORDER BY outcome = 'complete', run, path) AS n FROM runs) "
+            "SELECT input, outcome, decoded, skipped, failed, error_offset, error, inputs, summed FROM ("
+            f"SELECT *, 1 AS inputs, false AS summed FROM i WHERE n <= {MAX_INPUTS_SHOWN} "
+            "UNION ALL SELECT '(' || count(*) || ' other input' || CASE WHEN count(*) = 1 THEN ')' ELSE 's)' END, "
+            "CASE WHEN count(DISTINCT outcome) = 1 THEN min(outcome) ELSE '(several)' END, "
+            "sum(decoded), sum(skipped), sum(failed), NULL, NULL, max(n), count(*), true "
+            f"FROM i WHERE n > {MAX_INPUTS_SHOWN} HAVING count(*) > 0) ORDER BY n",
         view="runs",
     ),
 )
@@ -392,7 +400,8 @@ def _run_info(path: str) -> RunInfo:
         redecode_version=m.get("redecode_version"),
         started_at=m.get("started_at"),
         finished_at=m.get("finished_at"),
-        inputs=len(m.get("inputs") or ()) if run.manifest is not None else None,
+        inputs=(m["input_count"] if isinstance(m.get("input_count"), int) else len(m.get("inputs") or ())
+                ) if run.manifest is not None else None,
         parts=len(run.parts),
     )
 
@@ -737,20 +746,24 @@ def _chart_errors_by_encoding(alt, rows):
 
 
 def _heatmap(alt, rows, *, x: str, y: str, x_title: str, y_title: str, y_sort, x_sort):
-    top = max((r["records"] for r in rows), default=0)
+    # The colour scale runs from 0 to the last count tick, as the count axes do: every tick the
+    # legend labels lies on its gradient (a scale of the data's own extent drew the ticks outside
+    # it, onto the legend's title, and a single value, 3, drew 1, 2 and 3 on one spot).
+    ticks = count_ticks(max((r["records"] for r in rows), default=0))
     base = alt.Chart(alt.Data(values=rows)).encode(
         x=alt.X(f"{x}:N", title=x_title, sort=x_sort, axis=alt.Axis(labelAngle=-40, orient="top")),
         y=alt.Y(f"{y}:N", title=y_title, sort=y_sort),
     )
     tooltip = [f"{y}:N", f"{x}:N"] + [f"{c}:Q" for c in rows[0] if c not in (x, y)]
     rects = base.mark_rect().encode(
-        color=alt.Color("records:Q", title="records", scale=alt.Scale(scheme="blues"),
-                        legend=alt.Legend(format="d", values=count_ticks(top)[1:] or [1])),
+        color=alt.Color("records:Q", title="records",
+                        scale=alt.Scale(scheme="blues", domain=[0, ticks[-1]], nice=False, zero=True),
+                        legend=alt.Legend(format="d", values=ticks[1:])),
         tooltip=tooltip,
     )
     text = base.mark_text(fontSize=11).encode(
         text="records:Q",
-        color=alt.condition(f"datum.records > {top / 2}", alt.value("white"), alt.value("black")),
+        color=alt.condition(f"datum.records > {ticks[-1] / 2}", alt.value("white"), alt.value("black")),
     ).properties(name=TOTALS)
     return (rects + text).properties(width={"step": 34}, height={"step": 20})
 
@@ -778,6 +791,7 @@ def _chart_outcomes(alt, rows):
 
 
 def _chart_inputs(alt, rows):
+    rows = [r for r in rows if not r["summed"]]  # (the inputs not drawn: the caption counts them)
     order = [r["input"] for r in rows]
     stacked = [dict(r, total=r["decoded"] + r["skipped"] + r["failed"]) for r in rows]
     top = max((r["total"] for r in stacked), default=0)
@@ -787,19 +801,25 @@ def _chart_inputs(alt, rows):
     ).mark_bar().encode(
         y=alt.Y("input:N", title=None, sort=order, axis=alt.Axis(labelLimit=320)),
         x=_counts(alt, "records:Q", "records", top),
-        color=alt.Color("status:N", title="status", scale=_scale(alt, _STATUS_COLORS, list(_STATUS_COLORS))),
+        color=alt.Color("status:N", title="status", scale=_scale(alt, _STATUS_COLORS, list(_STATUS_COLORS)),
+                        legend=alt.Legend(orient="bottom", direction="horizontal")),
         order=alt.Order("status:N", sort="ascending"),
         tooltip=["input:N", "outcome:N", "status:N", "records:Q"],
     )
-    marks = base.mark_text(align="left", dx=4, fontSize=11).encode(
+    width = _WIDTH - 200
+    totals = base.mark_text(align="left", dx=4, fontSize=11, color="#333").encode(
+        y=alt.Y("input:N", sort=order), x=alt.X("total:Q"), text="total:Q",
+    ).properties(name=TOTALS)
+    # each input's outcome in a column right of the plot (the counts end the bars)
+    marks = base.mark_text(align="left", fontSize=11).encode(
         y=alt.Y("input:N", sort=order),
-        x=alt.X("total:Q"),
+        x=alt.value(width + 48),
         text="outcome:N",
         color=alt.Color("outcome:N", scale=_scale(alt, _OUTCOME_COLORS, [r["outcome"] for r in rows]),
                         legend=None),
         tooltip=["input:N", "outcome:N", "error_offset:Q", "error:N"],
     )
-    return alt.layer(bars, marks).resolve_scale(color="independent").properties(width=_WIDTH - 200)
+    return alt.layer(bars, totals, marks).resolve_scale(color="independent").properties(width=width)
 
 
 def _chart_diff_categories(alt, rows):
@@ -918,6 +938,20 @@ def _caption_outcomes(rows) -> Caption:
     return Caption(total, f"{'input' if total == 1 else 'inputs'}: {_listed(by, order)}.")
 
 
+def _caption_inputs(rows) -> Caption:
+    drawn = [r for r in rows if not r["summed"]]
+    total = sum(r["decoded"] + r["skipped"] + r["failed"] for r in drawn)
+    text = f"{'record' if total == 1 else 'records'} in {_n(len(drawn), 'input')}"
+    for r in rows:
+        if r["summed"]:
+            held = r["decoded"] + r["skipped"] + r["failed"]
+            what = "of several outcomes" if r["outcome"] == "(several)" else f"all {visible(r['outcome'])}"
+            text = (f"{text} drawn (those not read to the end first, then by path); the other "
+                    f"{_n(r['inputs'], 'input')} ({what}, {_n(held, 'record')}) are not drawn: the data's "
+                    "last row sums them")
+    return Caption(total, text + ".")
+
+
 def _caption_diff_categories(rows) -> Caption:
     total = sum(r["records"] for r in rows)
     return Caption(total, f"changed {'record' if total == 1 else 'records'}: "
@@ -941,6 +975,7 @@ _CAPTIONS = {
     "errors_by_encoding": _caption_errors_by_encoding,
     "tld": _caption_tld,
     "outcomes": _caption_outcomes,
+    "inputs": _caption_inputs,
     "diff_categories": _caption_diff_categories,
     "diff_transitions": _caption_diff_transitions,
 }
@@ -979,14 +1014,12 @@ _EMPTY = {
 
 
 def visible(text) -> str:
-    """*text* with every character that is not printable (controls, format characters such as
-    bidi overrides, separators other than the space, lone surrogates) written as a Python-style
-    escape (``\\n``, ``\\x00``, ``\\u202e``), so that none of them can change how the page reads.
-    Not HTML-escaped: see :func:`_esc`."""
-    text = "" if text is None else str(text)
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    """*text* (None: empty) as :func:`redecode.query.visible` shows it: every character that is not
+    printable text (controls, format characters such as bidi overrides, the line and paragraph
+    separators, lone surrogates) written as a Python-style escape (``\\n``, ``\\x00``,
+    ``\\u202e``), so that none of them can change how the page reads; the space separators
+    (U+3000, U+00A0) as they are. Not HTML-escaped: see :func:`_esc`."""
+    return _visible("" if text is None else str(text))
 
 
 def _cut(text: str, limit: int = MAX_CELL) -> str:
@@ -1197,13 +1230,15 @@ _CSP = ("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src
 
 def query_line(sql: str, runs: Sequence[str]) -> str:
     """The ``redecode query`` command line that runs *sql* over *runs* (the first as DIRECTORY,
-    the others as ``--run``), each path quoted for a POSIX shell, the SQL in double quotes (it
-    holds none of the characters a shell treats specially there: checked)."""
+    the others as ``--run``) and shows every value whole (``--expanded``: each row as ``column
+    value`` lines, wrapped at the terminal's width, never cut), each path quoted for a POSIX shell,
+    the SQL in double quotes (it holds none of the characters a shell treats specially there:
+    checked)."""
     if any(c in sql for c in '"$`\\!'):
         raise ValueError(f"SQL with a character special in double quotes: {sql!r}")
     first, *more = runs
     return " ".join(["redecode", "query", shlex.quote(first), *(f"--run {shlex.quote(r)}" for r in more),
-                     f'"{sql}"'])
+                     "--expanded", f'"{sql}"'])
 
 
 def _caption_html(section: Section, result: Result) -> str:
@@ -1298,7 +1333,7 @@ def _diff_html(alt, data: ReportData) -> str:
     if info.input_errors:
         items = "".join(f"<li>{_esc(e.get('path'))}: {_esc(e.get('error'), 400)}</li>"
                         for e in info.input_errors)
-        head += f"<p>Inputs the diff could not read to the end:</p><ul>{items}</ul>"
+        head += f"<p>{html.escape(input_errors_line(info.input_errors))}:</p><ul>{items}</ul>"
     head += "</section>"
     body = "".join(_section_html(alt, s, data.sections[s.key], [r.path for r in data.runs])
                    for s in DIFF_SECTIONS)

@@ -1,24 +1,42 @@
 """The run directory: parts, completion markers, manifest, lock and staging, for local paths and URLs.
 
 Contract. A run directory ``OUT`` (a local path, or a URL of any fsspec filesystem through
-:mod:`redecode.storage`) holds:
+:mod:`redecode.storage`) holds, in the flat layout (the default):
 
 - ``<archive name>.<8 hex>.<shard>.parquet`` (:func:`part_stem`): the rows of one shard of one
   input, in archive order. The 8 hex digits are the start of sha1 of the input path as given, so
   two inputs with the same name in different folders do not collide; the name is deterministic, so
   a redone or retried shard replaces its part and never adds one.
-- ``_done/<part stem>.json``: the shard's completion marker (its byte range, counts, outcome, rules
-  digest, :data:`redecode.row.ROW_CODE_VERSION`, ``max_record_bytes``, the record selection of
+- ``_done/<part stem>.json``: the shard's completion marker (its byte range, or with an index the
+  digest of the records it selects (``spans``), counts, outcome, rules digest,
+  :data:`redecode.row.ROW_CODE_VERSION`, ``max_record_bytes``, the record selection of
   :mod:`redecode.selection` and the row limit the shard was given, and ``input``: the input's
-  :func:`redecode.storage.fingerprint` taken before it was read), published after its part. A
-  shard is complete iff its marker is current (:func:`marker_is_current`), its outcome is
-  ``complete`` (or ``limited``: stopped by ``--limit``), its part exists and its input's
-  fingerprint is unchanged (:meth:`RunDirectory.resume`). An input whose fingerprint changed
-  (records appended, cut short, replaced) loses all its parts and markers, markers first, before it
-  is read again whole, so the directory never holds rows of two versions of one file; an input
-  whose outcome was ``truncated``, ``damaged`` or ``error`` is read again.
+  :func:`redecode.storage.fingerprint` taken before it was read), published after its part.
+
+In a bounded layout (:mod:`redecode.layout`: ``--max-part-bytes``, ``--max-part-rows``,
+``--partition-by``) the shards are grouped into tasks (:class:`Task`): a task's rows go to
+``[COLUMN=VALUE/]part-<task key>-<n>.parquet`` and its marker ``_done/<task key>.json``
+(:func:`task_marker`) holds its parts and the completion marker of each of its shards; one marker per
+task, so a rerun reads a few markers for thousands of inputs.
+
+A task (in the flat layout, a shard) is complete iff all its shards' markers are current
+(:func:`marker_is_current`), their outcomes ``complete`` (or ``limited``: stopped by ``--limit``),
+all its parts exist and its inputs are unchanged (:meth:`RunDirectory.resume`: a local file's
+fingerprint; an object's size and ETag from a listing, never a request per object). A task that is
+not complete is removed, marker first, then parts, and its shards are done again: an input that
+changed (records appended, cut short, replaced) is read again whole, so the directory never holds
+rows of two versions of one file; an input whose outcome was ``truncated``, ``damaged`` or ``error``
+is read again.
+
+Beside them:
+
 - ``_run.json``: the manifest (:meth:`RunDirectory.manifest`), rewritten at the end of every run
-  from all markers.
+  from all markers: totals, rules, selection, layout, times; the per-input records inline only for
+  at most :data:`INPUTS_LISTED` inputs (``input_count`` always).
+- ``_inputs/inputs.parquet``: the per-input table (:func:`write_inputs_table`, one row per input: its
+  parts, outcome, error, counts), written at the end of every run; while a run goes on, the inputs
+  finished so far are written in batches (``_inputs/batch-*.parquet``, :meth:`RunDirectory.record_inputs`),
+  which the end of the run replaces. :func:`manifest_inputs` reads the inputs from either.
 - ``_lock`` (local only): held (``flock``) while a command writes the directory; it stays, and
   means nothing by itself.
 - ``.tmp-*.tmp`` (local only, :func:`redecode.storage.temp_path`): files being written (a part or a
@@ -28,14 +46,14 @@ Contract. A run directory ``OUT`` (a local path, or a URL of any fsspec filesyst
 
 Writing is atomic: a part or marker appears under its final name only complete (a temporary
 name and ``os.replace`` locally; one PUT on an object store, :func:`redecode.storage.publish_file`).
-:func:`publish_shard` runs a per-shard function into the directory, or, staged, into a private
-directory first and then publishes the part and then the marker: staged shards are what executors
+:func:`publish_task` runs a per-task function into the directory, or, staged, into a private
+directory first and then publishes the parts and then the marker: staged tasks are what executors
 whose attempts may run twice (Spark's retries and speculation) and remote directories need.
 
 :class:`RunDirectory` is what a command holds while it writes: it takes the lock, cleans up, reads
-the markers once, applies the policy for parts made under other rules, and answers the questions a
-command asks (which shards are complete, which inputs must be redone whole, which parts are stale,
-which inputs earlier runs left) before it writes the manifest.
+the markers once, applies the policy for parts made under other rules (or in another layout), and
+answers the questions a command asks (which shards are complete, which inputs must be redone whole,
+which parts are stale, which inputs earlier runs left) before it writes the manifest.
 
 Deviations: none. Object stores have no locks: two runs into one URL are the caller's to avoid.
 """
@@ -58,11 +76,13 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, TypeVar
 
 from . import __version__, native, storage
+from .layout import FLAT, Layout, parse_partition_folder
 from .schema import SCHEMA_VERSION, STATUS_DECODED, STATUS_SKIPPED
 from .selection import ALL, Selection
 from .versions import version as installed_version
 
 if TYPE_CHECKING:
+    from .record import Spans
     from .rules import Rules
 
 __all__ = [
@@ -79,17 +99,32 @@ __all__ = [
     "Resume",
     "Shard",
     "ShardCounts",
+    "Task",
+    "parts_of",
+    "publish_task",
+    "shard_markers",
+    "task_key",
+    "task_marker",
+    "task_marker_is_valid",
     "dependency_versions",
     "completion_marker",
     "files_not_read",
+    "INPUTS_LISTED",
+    "INPUTS_TABLE",
+    "input_entries",
+    "manifest_inputs",
+    "write_inputs_table",
     "input_size",
+    "input_states",
     "is_part_name",
+    "list_parts",
     "marker_is_current",
     "marker_is_valid",
     "marker_path",
     "part_stem",
     "publish_shard",
     "remade_marker",
+    "same_input",
     "stem_of",
     "write_json",
     "write_marker",
@@ -115,6 +150,13 @@ ROW_CODE_VERSION = "2026.12.2"  # 2026.12.2: schema 1.3's derived columns (row.t
 
 #: How many names of files not read ``_run.json`` lists (the count is always complete).
 FILES_NOT_READ_LISTED = 100
+#: ``_run.json`` lists the inputs inline up to this many; the per-input table always has them.
+INPUTS_LISTED = 1000
+#: The folder of the per-input table (one row per input: its parts, outcome, counts), beside
+#: ``_run.json``: ``inputs.parquet`` at the end of a run, ``batch-*.parquet`` while it goes on.
+INPUTS_TABLE = "_inputs"
+INPUTS_FILE = "inputs.parquet"
+INPUTS_BATCH = "batch-"
 
 
 
@@ -140,12 +182,18 @@ class RunDirectoryConflict(RuntimeError):
 @dataclass(frozen=True, slots=True)
 class Shard:
     """A byte range ``[start, end)`` of input ``path`` (``end`` None: to the end of the file), the
-    ``index``-th of its input's shard plan."""
+    ``index``-th of its input's shard plan; or, with ``spans``, the records an index selects in
+    it (:class:`redecode.record.Spans`; ``start``/``end`` then where the first starts and the last
+    ends)."""
 
     path: str
     index: int
     start: int
     end: int | None
+    spans: Spans | None = None
+    #: the listing's entry of the object ``path`` (``size``, ``ETag``...), when a run listed it:
+    #: the task then asks the store nothing more about it (:func:`redecode.storage.remember`)
+    listed: dict | None = field(default=None, compare=False, hash=False)
 
 
 def part_stem(path: str, shard_index: int) -> str:
@@ -177,36 +225,60 @@ def marker_path(out: str, stem: str) -> str:
 
 
 def is_part_name(name: object) -> bool:
-    """Whether ``name`` (from a marker or a manifest, which anyone can edit) is a plain part file
-    name: a ``str`` ending in ``.parquet``, without a directory separator, not hidden and not
-    ``.``/``..``. Only such names are ever joined to a run directory, so that a crafted
-    ``_done/*.json`` (``"part": "../../x"``) cannot make a command read or delete a file outside
-    ``--out``."""
-    return (
-        isinstance(name, str)
-        and name.endswith(PART_SUFFIX)
-        and len(name) > len(PART_SUFFIX)
-        and "/" not in name
-        and os.sep not in name
-        and "\0" not in name
-        and not name.startswith(".")
-    )
+    """Whether ``name`` (from a marker or a manifest, which anyone can edit) is a part file name a
+    run directory may hold: a ``str`` ending in ``.parquet``, not hidden and not ``.``/``..``,
+    either plain or in one Hive-style partition folder ``COLUMN=VALUE/`` of a bounded layout
+    (:func:`redecode.layout.parse_partition_folder`). Only such names are ever joined to a run
+    directory, so that a crafted ``_done/*.json`` (``"part": "../../x"``) cannot make a command
+    read or delete a file outside ``--out``."""
+    if not isinstance(name, str) or "\0" in name or (os.sep != "/" and os.sep in name):
+        return False
+    folder, _, base = name.rpartition("/")
+    if folder and ("/" in folder or folder.startswith((".", "_")) or parse_partition_folder(folder) is None):
+        return False
+    return base.endswith(PART_SUFFIX) and len(base) > len(PART_SUFFIX) and not base.startswith(".")
 
 
 def marker_is_valid(marker: object, stem: str) -> bool:
     """Whether ``marker``, read from ``_done/<stem>.json``, names its own part: a dict whose
     ``part`` is ``<stem>.parquet`` (:func:`is_part_name`) and whose ``path``, ``shard``, ``start``
-    and ``end`` have their types. Anything else is ignored as if there were no marker: its shard is
-    done again and the marker rewritten; nothing it names is read or removed."""
+    and ``end`` have their types; or a task's marker (:func:`task_marker_is_valid`). Anything else
+    is ignored as if there were no marker: its shard is done again and the marker rewritten;
+    nothing it names is read or removed."""
+    if isinstance(marker, dict) and "shards" in marker:
+        return task_marker_is_valid(marker, stem)
     return (
         isinstance(marker, dict)
         and marker.get("part") == stem + PART_SUFFIX
         and is_part_name(marker.get("part"))
+        and "/" not in marker.get("part")
+        and _shard_fields_valid(marker)
+    )
+
+
+def _shard_fields_valid(marker: object) -> bool:
+    return (
+        isinstance(marker, dict)
         and isinstance(marker.get("path"), str)
         and isinstance(marker.get("shard"), int)
         and isinstance(marker.get("start"), int)
         and (marker.get("end") is None or isinstance(marker.get("end"), int))
         and isinstance(marker.get("counts"), dict)
+    )
+
+
+def task_marker_is_valid(marker: object, key: str) -> bool:
+    """Whether ``marker``, read from ``_done/<key>.json``, is the marker of task ``key`` of a
+    bounded layout (:func:`task_marker`): its ``task`` is ``key``, its ``parts`` are part names
+    of that task (:func:`is_part_name`, ``part-<key>-...``), its ``shards`` shard markers."""
+    if not isinstance(marker, dict) or marker.get("task") != key:
+        return False
+    parts, shards = marker.get("parts"), marker.get("shards")
+    return (
+        isinstance(parts, list)
+        and all(is_part_name(p) and p.rpartition("/")[2].startswith(f"part-{key}-") for p in parts)
+        and isinstance(shards, list)
+        and all(_shard_fields_valid(m) for m in shards)
     )
 
 
@@ -224,6 +296,7 @@ def marker_is_current(marker: dict, shard: Shard, rules_digest: str, max_record_
     return (
         marker.get("rules_digest") == rules_digest
         and (marker.get("start"), marker.get("end")) == (shard.start, shard.end)
+        and marker.get("spans") == (shard.spans.to_json() if shard.spans is not None else None)
         and marker.get("row_code_version") == ROW_CODE_VERSION
         and marker.get("selection") == selection.to_json()
         and (max_record_bytes is None or marker.get("max_record_bytes") == max_record_bytes)
@@ -245,8 +318,10 @@ def completion_marker(shard: Shard, rules: Rules, *, max_record_bytes: int, coun
     the next one's start), ``counts``, the times (seconds), ``input`` (the input's
     :func:`redecode.storage.fingerprint` before it was read: a rerun reads the input again when it
     differs) and ``damaged`` (``[{"offset", "length", "error"}]``, bytes: stretches that held no
-    readable record, skipped to the next record start)."""
-    return {
+    readable record, skipped to the next record start; for a shard of an index's records, the
+    records that could not be read at their offset and length). A shard of an index's records
+    also has ``spans`` (:meth:`redecode.record.Spans.to_json`: how many, their bytes, a digest)."""
+    marker = {
         "input": input,
         "damaged": list(damaged or ()),
         "path": shard.path,
@@ -270,6 +345,9 @@ def completion_marker(shard: Shard, rules: Rules, *, max_record_bytes: int, coun
         "wall_seconds": wall_seconds,
         "cpu_seconds": cpu_seconds,
     }
+    if shard.spans is not None:
+        marker["spans"] = shard.spans.to_json()
+    return marker
 
 
 def remade_marker(marker: dict, rules: Rules, *, counts: ShardCounts, wall_seconds: float,
@@ -284,8 +362,57 @@ def remade_marker(marker: dict, rules: Rules, *, counts: ShardCounts, wall_secon
 
 
 def write_marker(out: str, marker: dict) -> None:
-    """Publish ``marker`` under ``out/_done/`` (atomically; after the part it names)."""
-    write_json(marker_path(out, stem_of(marker["part"])), marker)
+    """Publish ``marker`` under ``out/_done/`` (atomically; after the part it names): a shard's
+    (``_done/<part stem>.json``) or a task's (``_done/<task key>.json``)."""
+    write_json(marker_path(out, marker["task"] if "shards" in marker else stem_of(marker["part"])), marker)
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """Shards whose rows are written together, by one call of the per-task function: ``key``
+    names the task's marker (``_done/<key>.json``) and parts. In the flat layout a task is one
+    shard and its key the shard's part stem; in a bounded layout (:mod:`redecode.layout`) it is
+    consecutive shards and its key :func:`task_key` of them."""
+
+    key: str
+    shards: tuple[Shard, ...]
+
+
+def task_key(shards: tuple[Shard, ...] | list[Shard], layout: Layout) -> str:
+    """The key of a bounded layout's task of ``shards``: 16 hex digits of SHA-1 over the shards
+    (path, index, range, the digest of their spans) and the layout, so a task planned again from
+    the same shards writes the same parts."""
+    h = hashlib.sha1(json.dumps(layout.to_json(), sort_keys=True).encode())
+    for s in shards:
+        h.update(json.dumps([s.path, s.index, s.start, s.end, s.spans.digest if s.spans is not None else None],
+                            ensure_ascii=False).encode("utf-8", "surrogateescape"))
+    return h.hexdigest()[:16]
+
+
+def task_marker(task: Task, layout: Layout, parts: list[str], markers: list[dict]) -> dict:
+    """The completion marker of ``task`` in a bounded ``layout``: its key, layout, ``parts`` (names
+    relative to the run directory, in the order written) and the completion marker of each of its
+    shards (:func:`completion_marker`, ``part`` None: the task's parts hold the rows of all of
+    them), in task order."""
+    return {"task": task.key, "layout": layout.to_json(), "parts": list(parts),
+            "shards": [dict(m, part=None) for m in markers]}
+
+
+def shard_markers(marker: dict) -> list[dict]:
+    """The shard markers a published marker stands for: a shard's marker itself, or each shard of
+    a task's marker with ``task`` (the key) and ``parts`` (the task's parts) added."""
+    if "shards" not in marker:
+        return [marker]
+    parts = list(marker["parts"])  # (one list for all the task's shards: a task may hold thousands)
+    return [dict(m, task=marker["task"], parts=parts, layout=marker.get("layout")) for m in marker["shards"]]
+
+
+def parts_of(marker: dict) -> list[str]:
+    """The part names a shard's (or a task's) marker covers."""
+    parts = marker.get("parts")
+    if parts is not None:
+        return list(parts)
+    return [marker["part"]] if marker.get("part") else []
 
 
 @dataclass(slots=True)
@@ -302,6 +429,10 @@ class ShardCounts:
     by_skip_reason: Counter = field(default_factory=Counter)
     by_error_kind: Counter = field(default_factory=Counter)
     bytes_read: int = 0
+    #: records an index selected in the shard (None: not an index's shard) and how many of them
+    #: could not be read at their offset and length (no record there, the file cut short or gone)
+    selected: int | None = None
+    missing: int = 0
 
     def add_row(self, row: dict) -> None:
         self.records_seen += 1
@@ -316,8 +447,10 @@ class ShardCounts:
             self.by_error_kind[row["error_kind"]] += 1
 
     def merge(self, other: ShardCounts) -> None:
-        for name in (*_SUMS, "bytes_read"):
+        for name in (*_SUMS, "bytes_read", "missing"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        if other.selected is not None:
+            self.selected = (self.selected or 0) + other.selected
         for name in _BREAKDOWNS:
             getattr(self, name).update(getattr(other, name))
 
@@ -326,6 +459,8 @@ class ShardCounts:
         out: dict = {name: getattr(self, name) for name in _SUMS}
         out.update((name, dict(sorted(getattr(self, name).items()))) for name in _BREAKDOWNS)
         out["bytes_read"] = self.bytes_read
+        if self.selected is not None:  # (only an index's shards: other markers stay as they were)
+            out["selected"], out["read"], out["missing"] = self.selected, self.selected - self.missing, self.missing
         return out
 
     @classmethod
@@ -334,6 +469,7 @@ class ShardCounts:
         counts = cls(**{name: data[name] for name in _STATUS_SUMS})
         counts.records_total, counts.bytes_read = data.get("records_total", 0), data.get("bytes_read", 0)
         counts.not_sampled = data.get("not_sampled", 0)
+        counts.selected, counts.missing = data.get("selected"), data.get("missing", 0)
         for name in _BREAKDOWNS:
             setattr(counts, name, Counter(data.get(name, {})))
         return counts
@@ -345,27 +481,36 @@ _BREAKDOWNS = ("by_record_type", "by_skip_reason", "by_error_kind")
 
 
 def publish_shard(out: str, part: str, work: Callable[[str], T], *, staged: bool) -> T:
-    """Run ``work(directory)``, which writes ``part`` and ``_done/<stem>.json`` into the directory
-    it is given, so that both appear in ``out`` complete, the part first; return what ``work``
-    returned.
+    """:func:`publish_task` of the flat layout's one-shard task whose part is ``part`` (its marker
+    ``_done/<part stem>.json``)."""
+    return publish_task(out, stem_of(part), work, staged=staged)
+
+
+def publish_task(out: str, key: str, work: Callable[[str], T], *, staged: bool) -> T:
+    """Run ``work(directory)``, which writes a task's parts and its marker ``_done/<key>.json``
+    into the directory it is given, so that they all appear in ``out`` complete, the parts first;
+    return what ``work`` returned (the marker: the parts it publishes are :func:`parts_of` it).
 
     Not ``staged``: ``directory`` is ``out`` itself (a local directory; the part writer and
-    :func:`write_json` rename complete files into place, the part before the marker). ``staged``:
+    :func:`write_json` rename complete files into place, the parts before the marker). ``staged``:
     ``directory`` is a fresh private one (under ``out/_staging`` locally, in ``TMPDIR`` for a
-    URL), removed afterwards whatever happens; the
-    part and then the marker are published under ``out`` (:func:`redecode.storage.publish_file`), so
-    two attempts of one shard never share a temporary file and a retried attempt replaces the part.
+    URL), removed afterwards whatever happens; the parts and then the marker are published under
+    ``out`` (:func:`redecode.storage.publish_file`), so two attempts of one task never share a
+    temporary file and a retried attempt replaces the parts (their names are deterministic).
     """
     if not staged:
         return work(out)
-    stem = stem_of(part)
-    staging = _staging_dir(out, stem)
+    staging = _staging_dir(out, key)
     try:
         os.makedirs(os.path.join(staging, MARKERS), exist_ok=True)
         result = work(staging)
-        # part first: a published marker always names a published part
-        storage.publish_file(os.path.join(staging, part), storage.join(out, part))
-        storage.publish_file(os.path.join(staging, MARKERS, stem + ".json"), marker_path(out, stem))
+        # parts first: a published marker always names published parts
+        for part in parts_of(result):
+            folder = part.rpartition("/")[0]
+            if folder:
+                storage.makedirs(storage.join(out, folder))
+            storage.publish_file(os.path.join(staging, part), storage.join(out, part))
+        storage.publish_file(os.path.join(staging, MARKERS, key + ".json"), marker_path(out, key))
         return result
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -491,19 +636,25 @@ class RunDirectory:
 
     Use as a context manager: :meth:`open` creates ``out`` and ``out/_done``, takes the lock (local
     directories; :class:`RunDirectoryLocked` when another process holds it), removes what killed
-    commands left (``.tmp-*`` files, ``_staging/``), reads every marker once and applies
-    ``foreign``, the policy for parts made under other rules, by another
-    :data:`redecode.row.ROW_CODE_VERSION` or with another record ``selection``
-    (:class:`redecode.selection.Selection`): ``"refuse"`` raises :class:`RunDirectoryConflict`
+    commands left (``.tmp-*`` files, ``_staging/``), reads every marker once (one listing of
+    ``_done/``, then one read per marker: a bounded layout has one marker per task, a few for
+    thousands of inputs) and applies ``foreign``, the policy for parts made under other rules, by
+    another :data:`redecode.row.ROW_CODE_VERSION`, with another record ``selection``
+    (:class:`redecode.selection.Selection`) or in another ``layout``
+    (:class:`redecode.layout.Layout`): ``"refuse"`` raises :class:`RunDirectoryConflict`
     (``force``: removes those parts and markers instead), ``"redo"`` treats them as not complete
     (their shards are redone, replacing the parts). Leaving the context releases the lock and
     removes the (then empty) staging directory; leaving it with an exception (an interrupt, a
     full disk) also removes the temporary files and staging directories of the shards that were
     being written, so a stopped command leaves only published parts and markers.
+
+    Completion is per task (:class:`Task`: a shard in the flat layout, consecutive shards in a
+    bounded one): a task is complete when all its shards are and all its parts are present; a task
+    that is not is removed whole (marker first, then parts) and its shards are done again.
     """
 
     def __init__(self, out: str, rules: Rules, *, force: bool = False, foreign: str = "refuse",
-                 selection: Selection = ALL) -> None:
+                 selection: Selection = ALL, layout: Layout = FLAT) -> None:
         if foreign not in ("refuse", "redo"):
             raise ValueError(f"foreign must be 'refuse' or 'redo', not {foreign!r}")
         self.out = out
@@ -511,9 +662,12 @@ class RunDirectory:
         self.force = force
         self.foreign = foreign
         self.selection = selection
+        self.layout = layout
         self.remote = storage.is_remote(out)
         self._lock = None
-        self._markers: dict[str, dict] = {}  # marker file stem -> marker, as read at open
+        # task key (a flat layout's: the part stem) -> {"parts": [...], "shards": [shard markers]}
+        self._tasks: dict[str, dict] = {}
+        self._parts: set[str] | None = None  # the directory's parts, listed once (parts())
 
     def __enter__(self) -> RunDirectory:
         try:
@@ -539,16 +693,18 @@ class RunDirectory:
         if not self.remote:
             self._lock = _lock(self.out)
             self._clean()
-        self._markers = self._read_markers()
-        foreign = {s: m for s, m in self._markers.items() if not self._ours(m)}
+        self._tasks = self._read_tasks()
+        foreign = {k: t for k, t in self._tasks.items() if not all(self._ours(m) for m in t["shards"])}
         if foreign and self.foreign == "refuse":
             self._refuse(foreign)
 
     def _ours(self, marker: dict) -> bool:
-        """Whether ``marker`` was made by this command's rules, row code and record selection."""
+        """Whether ``marker`` was made by this command's rules, row code, record selection and
+        layout."""
         return (marker.get("rules_digest") == self.rules.digest
                 and marker.get("row_code_version") == ROW_CODE_VERSION
-                and marker.get("selection") == self.selection.to_json())
+                and marker.get("selection") == self.selection.to_json()
+                and marker.get("layout") == self.layout.to_json())
 
     def close(self) -> None:
         if not self.remote:
@@ -561,15 +717,26 @@ class RunDirectory:
             self._lock = None
 
     def _clean(self) -> None:
-        for directory in (self.out, os.path.join(self.out, MARKERS)):
+        folders = (self.out, os.path.join(self.out, MARKERS), os.path.join(self.out, INPUTS_TABLE),
+                   *self._partition_folders())
+        for directory in folders:
+            if not os.path.isdir(directory):
+                continue
             for name in os.listdir(directory):
                 if name.startswith(storage.TMP_PREFIX):
                     os.unlink(os.path.join(directory, name))
         shutil.rmtree(os.path.join(self.out, STAGING), ignore_errors=True)
 
-    def _read_markers(self) -> dict[str, dict]:
-        """Every readable marker, by file stem: one listing, then one read per marker (32 at a
-        time remotely: 90,000 markers read one by one would take half an hour)."""
+    def _partition_folders(self) -> list[str]:
+        """The local run directory's partition folders (``COLUMN=VALUE``)."""
+        try:
+            return [e.path for e in os.scandir(self.out) if e.is_dir() and parse_partition_folder(e.name)]
+        except OSError:
+            return []
+
+    def _read_tasks(self) -> dict[str, dict]:
+        """Every readable marker, as tasks by key: one listing, then one read per marker (32 at a
+        time remotely)."""
         names = [n[: -len(".json")] for n in storage.listdir(storage.join(self.out, MARKERS))
                  if n.endswith(".json") and not n.startswith(storage.TMP_PREFIX)]
 
@@ -586,40 +753,66 @@ class RunDirectory:
                 read_back = list(pool.map(read, names))
         else:
             read_back = [read(name) for name in names]
-        # a marker that does not name its own part is ignored (marker_is_valid): never trusted
+        # a marker that does not name its own parts is ignored (marker_is_valid): never trusted
         # with a path
-        return {stem: m for stem, m in zip(names, read_back) if marker_is_valid(m, stem)}
+        return {stem: _task_of(m) for stem, m in zip(names, read_back) if marker_is_valid(m, stem)}
+
+    def add(self, markers: list[dict]) -> list[dict]:
+        """Record the markers of tasks just run (as their per-task function returned them); return
+        their shards' markers (:func:`shard_markers`, made once)."""
+        out = []
+        for marker in markers:
+            task = _task_of(marker)
+            key = marker["task"] if "shards" in marker else stem_of(marker["part"])
+            self._tasks[key] = task
+            if self._parts is not None:
+                self._parts.update(task["parts"])
+            out.extend(task["shards"])
+        return out
+
+    def _remove_task(self, key: str) -> None:
+        """Remove task ``key``'s marker, then its parts (never a marker without its parts)."""
+        task = self._tasks.pop(key, None)
+        storage.remove(marker_path(self.out, key))
+        for part in (task or {}).get("parts", ()):
+            self._remove_part(part)
+
+    def _remove_part(self, part: str) -> None:
+        storage.remove(storage.join(self.out, part))
+        if self._parts is not None:
+            self._parts.discard(part)
 
     def _refuse(self, foreign: dict[str, dict]) -> None:
         if not self.force:
             rules = self.rules
-            theirs = sorted({f"{m.get('rules')} ({str(m.get('rules_digest'))[:12]})" for m in foreign.values()})
-            differences = self._differences(foreign)
+            shards = [m for t in foreign.values() for m in t["shards"]]
+            theirs = sorted({f"{m.get('rules')} ({str(m.get('rules_digest'))[:12]})" for m in shards})
+            differences = self._differences(shards)
             first = (f" They differ first in {differences[0]}"
                      + (f", and in {len(differences) - 1} more (-v lists them)" if len(differences) > 1 else "")
                      + "." if differences else "")
             kinds = [what for what, differs in (
-                ("other rules", any(m.get("rules_digest") != rules.digest for m in foreign.values())),
+                ("other rules", any(m.get("rules_digest") != rules.digest for m in shards)),
                 ("another version of this job",
-                 any(m.get("row_code_version") != ROW_CODE_VERSION for m in foreign.values())),
+                 any(m.get("row_code_version") != ROW_CODE_VERSION for m in shards)),
                 ("another record selection",
-                 any(m.get("selection") != self.selection.to_json() for m in foreign.values()))) if differs]
+                 any(m.get("selection") != self.selection.to_json() for m in shards)),
+                ("another layout", any(m.get("layout") != self.layout.to_json() for m in shards))) if differs]
             raise RunDirectoryConflict(
                 f"{self.out} holds {len(foreign)} part(s) made with {' and '.join(kinds)}: "
                 f"{', '.join(theirs)}; this run uses {rules.name} ({rules.digest[:12]}).{first} Write to "
                 "another --out, or add --force to replace them.",
                 details=f"{self.out}: they differ in: {'; '.join(differences)}" if differences else "",
             )
-        for stem, m in foreign.items():
-            storage.remove(storage.join(self.out, m["part"]))
-            storage.remove(marker_path(self.out, stem_of(m["part"])))
-            del self._markers[stem]
+        for key in foreign:
+            self._remove_task(key)
 
-    def _differences(self, foreign: dict[str, dict]) -> list[str]:
+    def _differences(self, foreign: list[dict]) -> list[str]:
         """``["procedure (browser here, author there)", ...]``: what differs between this run and
-        the parts in the run directory, most telling first: the rule parameters (``procedure``
-        first), the versions of what they use (from the manifest, the last run into it), the
-        record -> row code and the record selection (from the parts' markers)."""
+        the parts in the run directory (``foreign``: their shards' markers), most telling first: the
+        rule parameters (``procedure`` first), the versions of what they use (from the manifest,
+        the last run into it), the record -> row code, the record selection and the layout (from
+        the parts' markers)."""
         def shown(v: object) -> str:
             return "none" if v is None else str(v)
 
@@ -634,96 +827,125 @@ class RunDirectory:
                 keys = sorted(set(here) | set(there), key=lambda k: (k != "procedure", k))
                 out += [f"{k} ({shown(here.get(k))} here, {shown(there.get(k))} there)"
                         for k in keys if here.get(k) != there.get(k)]
-        codes = sorted({str(m.get("row_code_version")) for m in foreign.values()} - {ROW_CODE_VERSION})
+        codes = sorted({str(m.get("row_code_version")) for m in foreign} - {ROW_CODE_VERSION})
         if codes:
             out.append(f"row code, the version of this job's record -> row code ({ROW_CODE_VERSION} here, "
                        f"{', '.join(codes)} there)")
         here = self.selection.to_json()
-        selections = [Selection.from_json(m.get("selection")) for m in foreign.values()
+        selections = [Selection.from_json(m.get("selection")) for m in foreign
                       if m.get("selection") != here]
         if selections:
             there = sorted({s.describe() for s in selections})
             out.append(f"record selection ({self.selection.describe()} here, {', '.join(there)} there)")
+        layouts = sorted({Layout.from_json(m.get("layout")).describe() for m in foreign
+                          if m.get("layout") != self.layout.to_json()})
+        if layouts:
+            out.append(f"layout ({self.layout.describe()} here, {', '.join(layouts)} there)")
         return out
 
     # -- questions a command asks --
+
+    def parts(self) -> set[str]:
+        """The part names present in the run directory (relative; partition folders searched),
+        from one listing (recursive for a bounded layout with partition folders) made the first
+        time it is asked; kept up to date with the parts this command removes and adds."""
+        if self._parts is None:
+            if self.layout.partition_by is None:
+                self._parts = {n for n in storage.listdir(self.out) if n.endswith(PART_SUFFIX)}
+            else:
+                self._parts = set(list_parts(self.out))
+        return set(self._parts)
+
+    def forget(self, shards: list[Shard]) -> None:
+        """Remove every task holding a shard of the inputs of ``shards`` (markers first, then parts):
+        ``--force`` writes their rows anew."""
+        current = {s.path for s in shards}
+        for key in [k for k, t in self._tasks.items() if any(m["path"] in current for m in t["shards"])]:
+            self._remove_task(key)
 
     def complete(self, shards: list[Shard], max_record_bytes: int | None = None) -> dict[tuple[str, int], dict]:
         """The markers of the ``shards`` that are complete, by ``(path, index)``: what a rerun
         skips (:meth:`resume`, whose removals it makes too)."""
         return self.resume(shards, max_record_bytes).markers
 
-    def resume(self, shards: list[Shard], max_record_bytes: int | None = None) -> Resume:
+    def resume(self, shards: list[Shard], max_record_bytes: int | None = None,
+               listed: dict[str, dict] | None = None) -> Resume:
         """What a rerun of ``shards`` may skip, and what it must read again.
 
         A shard is complete when its marker is current (:func:`marker_is_current`), its outcome
-        is in :data:`FINISHED` (``complete``, or ``limited`` by ``--limit``), its part is present and the input's :func:`redecode.storage.fingerprint`
-        equals the marker's ``input`` (size, mtime and the hash of both ends: a file that grew,
-        shrank or was rewritten is read again; a marker without it, from an older version, proves
-        nothing). An input whose fingerprint differs from any of its markers' loses all its parts
-        and markers here (markers first), so that it is read again whole and rows of its old
-        version never sit beside the new ones: it is ``retried`` when a marker's outcome was not
-        in :data:`FINISHED` (cut short, damaged, unreadable; such an input is read again even when
-        unchanged), else ``changed``.
+        is in :data:`FINISHED` (``complete``, or ``limited`` by ``--limit``), its task's parts are
+        present and its input is unchanged since the marker's ``input`` was taken
+        (:func:`input_states`: locally size, mtime and the hash of both ends; an object's size and
+        ETag from a listing, ``listed`` (path -> the listing's entry, as
+        :func:`redecode.inputs.expand_inputs` gives them) or one per folder holding the inputs,
+        without reading any object). A task is complete when all its shards are; one that is not
+        is removed whole (marker first, then parts), so its shards are done again, and rows of an
+        input's old version never sit beside the new ones: an input whose marker's outcome was
+        not in :data:`FINISHED` is ``retried`` (cut short, damaged, unreadable; read again even when
+        unchanged), one that changed ``changed``.
         """
-        parts = set(storage.listdir(self.out))
-        candidates: dict[tuple[str, int], dict] = {}
-        for shard in shards:
-            marker = self._markers.get(part_stem(shard.path, shard.index))
-            if marker is not None:
-                candidates[(shard.path, shard.index)] = marker
-        paths = sorted({path for path, _ in candidates})
-        now = dict(zip(paths, _fingerprints(paths)))
-        differ = {path for (path, _), m in candidates.items() if now[path] is None or m.get("input") != now[path]}
-        retried = sorted({path for (path, _), m in candidates.items() if m.get("outcome") not in FINISHED})
-        changed = sorted(differ - set(retried))
-        if differ:
-            self._remove_inputs(sorted(differ))
+        plan = {(s.path, s.index): s for s in shards}
+        current = {s.path for s in shards}
+        candidates = {k: t for k, t in self._tasks.items() if any(m["path"] in current for m in t["shards"])}
+        paths = sorted({m["path"] for t in candidates.values() for m in t["shards"] if m["path"] in current})
+        now = input_states(paths, listed)
+        differ, retried = set(), set()
+        for task in candidates.values():
+            for m in task["shards"]:
+                if m["path"] not in current:
+                    continue
+                if not same_input(m.get("input"), now.get(m["path"])):
+                    differ.add(m["path"])
+                if m.get("outcome") not in FINISHED:
+                    retried.add(m["path"])
+        present = self.parts() if candidates else set()
         found: dict[tuple[str, int], dict] = {}
-        for shard in shards:
-            marker = candidates.get((shard.path, shard.index))
-            if (marker is not None and shard.path not in differ and marker.get("outcome") in FINISHED
-                    and marker_is_current(marker, shard, self.rules.digest, max_record_bytes, self.selection)
-                    and marker.get("part") in parts):
-                found[(shard.path, shard.index)] = marker
-        return Resume(found, changed, retried)
-
-    def _remove_inputs(self, paths: list[str]) -> None:
-        """Remove every marker, then every part, of the inputs ``paths`` (any shard index)."""
-        prefixes = {part_stem(p, 0)[: -len("0000")] for p in paths}
-        for directory, suffix in ((storage.join(self.out, MARKERS), ".json"), (self.out, PART_SUFFIX)):
-            for name in storage.listdir(directory):
-                stem = name[: -len(suffix)] if name.endswith(suffix) else None
-                if stem is not None and stem.rpartition(".")[0] + "." in prefixes:
-                    storage.remove(storage.join(directory, name))
-        for stem in [s for s in self._markers if s.rpartition(".")[0] + "." in prefixes]:
-            del self._markers[stem]
+        for key, task in candidates.items():
+            done = all(part in present for part in task["parts"]) and all(
+                m.get("outcome") in FINISHED and self._ours(m)
+                and (m["path"] not in current
+                     or (m["path"] not in differ and (m["path"], m["shard"]) in plan
+                         and marker_is_current(m, plan[(m["path"], m["shard"])], self.rules.digest,
+                                               max_record_bytes, self.selection)))
+                for m in task["shards"])
+            if done:
+                found.update(((m["path"], m["shard"]), m) for m in task["shards"] if m["path"] in current)
+            else:
+                self._remove_task(key)
+        return Resume(found, sorted(differ - retried), sorted(retried))
 
     def redo_bad_boundaries(self, shards: list[Shard], markers: dict[tuple[str, int], dict]
                             ) -> tuple[list[Shard], list[Shard]]:
         """``(shards, to_redo)``: an input cut into several shards whose shards did not meet
         exactly (a marker with ``boundary_ok`` false: a record start faked inside a payload) or did
-        not all complete (a later cut may lie inside a damaged record's block) loses its parts and
-        markers and gets one whole-file shard, returned in ``to_redo`` for the caller to run, so
-        that rows never depend on how a file was cut."""
+        not all complete (a later cut may lie inside a damaged record's block) loses its tasks
+        (markers first, then parts) and gets one whole-file shard, returned in ``to_redo`` for the
+        caller to run with the other shards those tasks held, so that rows never depend on how a
+        file was cut."""
         counts = Counter(s.path for s in shards)
         bad = {
             s.path
             for s in shards
-            if counts[s.path] > 1
+            if counts[s.path] > 1 and s.spans is None  # (an index's records: no cut to meet)
             and (not markers[(s.path, s.index)].get("boundary_ok", True)
                  or markers[(s.path, s.index)]["outcome"] != "complete")
         }
         if not bad:
             return shards, []
-        kept = [s for s in shards if s.path not in bad]
-        redo = []
+        redo_keys = {_key_of(markers[(s.path, s.index)]) for s in shards if s.path in bad}
+        for key in sorted(redo_keys):
+            self._remove_task(key)
+        kept, redo = [], []
+        for s in shards:
+            if s.path in bad:
+                continue
+            if _key_of(markers[(s.path, s.index)]) in redo_keys:
+                del markers[(s.path, s.index)]
+                redo.append(s)  # (a bounded task shared with a bad input: its other shards too)
+            kept.append(s)
         for path in sorted(bad):
             for s in [s for s in shards if s.path == path]:
                 del markers[(s.path, s.index)]
-                stem = part_stem(path, s.index)
-                storage.remove(marker_path(self.out, stem))  # marker first: never a marker without its part
-                storage.remove(storage.join(self.out, stem + PART_SUFFIX))
             whole = Shard(path, 0, 0, None)
             kept.append(whole)
             redo.append(whole)
@@ -731,77 +953,58 @@ class RunDirectory:
 
     def remove_stale_parts(self, paths: list[str], shards: list[Shard]) -> None:
         """Remove parts and markers of these inputs that the current shard plan does not have (left
-        by an earlier run with another shard size), so ``OUT/*.parquet`` never holds a record
-        twice."""
+        by an earlier run with another shard size), and, in a bounded layout, parts no marker names
+        (a task stopped before its marker), so the run directory never holds a record twice."""
+        if not self.layout.flat:
+            named = {p for t in self._tasks.values() for p in t["parts"]}
+            for part in self.parts():
+                if part not in named and part.rpartition("/")[2].startswith("part-"):
+                    self._remove_part(part)
+            return
         wanted = {part_stem(s.path, s.index) for s in shards}
         prefixes = {part_stem(p, 0)[: -len("0000")] for p in paths}
-        for directory, suffix in ((self.out, PART_SUFFIX), (storage.join(self.out, MARKERS), ".json")):
-            for name in storage.listdir(directory):
-                if not name.endswith(suffix):
-                    continue
-                stem = name[: -len(suffix)]
-                prefix, _, _index = stem.rpartition(".")
-                if prefix + "." in prefixes and stem not in wanted:
-                    storage.remove(storage.join(directory, name))
+
+        def stale(stem: str) -> bool:
+            prefix, _, _index = stem.rpartition(".")
+            return prefix + "." in prefixes and stem not in wanted
+
+        for part in self.parts():
+            if stale(stem_of(part)):
+                self._remove_part(part)
+        for stem in [k for k in self._tasks if stale(k)]:
+            self._tasks.pop(stem)
+            storage.remove(marker_path(self.out, stem))
 
     def earlier_inputs(self, paths: list[str]) -> tuple[list[str], list[Shard], dict[tuple[str, int], dict]]:
         """``(paths, shards, markers)`` of inputs completed in the directory by earlier commands
         with the same rules but not among ``paths``: they stay, so the manifest lists them too (a
         nightly run adds archives)."""
         current = set(paths)
-        parts = set(storage.listdir(self.out))
+        present = self.parts()
         shards, markers = [], {}
-        for _, m in sorted(self._markers.items()):
-            if m.get("path") in current or not self._ours(m) or m.get("part") not in parts:
+        for _, task in sorted(self._tasks.items()):
+            if not all(p in present for p in task["parts"]):
                 continue
-            shard = Shard(m["path"], m["shard"], m["start"], m["end"])
-            shards.append(shard)
-            markers[(shard.path, shard.index)] = m
+            for m in task["shards"]:
+                if m.get("path") in current or not self._ours(m):
+                    continue
+                shard = Shard(m["path"], m["shard"], m["start"], m["end"])
+                shards.append(shard)
+                markers[(shard.path, shard.index)] = m
         return sorted({s.path for s in shards}), shards, markers
 
     def manifest(self, paths: list[str], shards: list[Shard], markers: dict[tuple[str, int], dict],
                  clock: RunClock) -> dict:
         """The manifest of ``paths`` made of ``shards`` whose markers are ``markers``: per input its
-        parts, outcome, first error and summed counts; the run's counts, rules, versions, working
-        directory (what relative input paths are relative to) and times."""
-        inputs = []
+        parts, outcome, first error and summed counts (:func:`input_entries`); the run's counts,
+        rules, versions, layout, working directory (what relative input paths are relative to)
+        and times."""
+        inputs = input_entries(paths, shards, markers)
         total = ShardCounts()
-        by_path: dict[str, list[Shard]] = {}
-        for s in shards:
-            by_path.setdefault(s.path, []).append(s)
-        for path in paths:
-            counts = ShardCounts()
-            parts, errors, offsets, damaged = [], [], [], []
-            outcome = "complete"
-            size = None
-            for shard in by_path.get(path, ()):
-                marker = markers[(shard.path, shard.index)]
-                size = marker.get("size", size)
-                counts.merge(ShardCounts.from_json(marker["counts"]))
-                parts.append(marker["part"])
-                damaged.extend(marker.get("damaged") or ())
-                if marker["outcome"] != "complete":
-                    outcome = marker["outcome"]
-                if marker.get("error"):  # (a shard stopped by --limit is not an error)
-                    errors.append(marker["error"])
-                    offsets.append(marker["error_offset"])
-            total.merge(counts)
-            inputs.append(
-                {
-                    "path": path,
-                    "size": size if size is not None else input_size(path),
-                    "parts": parts,
-                    "part": parts[0] if len(parts) == 1 else None,
-                    "outcome": outcome,
-                    "error": "; ".join(errors) if errors else None,
-                    "error_offset": offsets[0] if offsets else None,
-                    "rows": counts.records_seen,
-                    "counts": counts.to_json(),
-                    "damaged": damaged,
-                }
-            )
+        for entry in inputs:
+            total.merge(ShardCounts.from_json(entry["counts"]))
         rules = self.rules
-        return {
+        manifest = {
             "schema_version": SCHEMA_VERSION,
             "redecode_version": __version__,
             "row_code_version": ROW_CODE_VERSION,
@@ -820,10 +1023,33 @@ class RunDirectory:
             "inputs": inputs,
             "counts": total.to_json(),
         }
+        if not self.layout.flat:
+            manifest["layout"] = self.layout.to_json()
+        return manifest
 
     def write_manifest(self, manifest: dict) -> None:
-        """Write ``OUT/_run.json``."""
-        write_json(storage.join(self.out, MANIFEST), manifest)
+        """Write the per-input table (:data:`INPUTS_TABLE`, every entry of ``manifest["inputs"]``,
+        replacing the batches written while the run went on), then ``OUT/_run.json``: the
+        manifest, with the inputs inline only when there are at most :data:`INPUTS_LISTED` of
+        them (else ``inputs`` is null: the table has them); ``input_count`` and ``inputs_table``
+        always."""
+        entries = manifest["inputs"]
+        write_inputs_table(self.out, INPUTS_FILE, entries)
+        for name in storage.listdir(storage.join(self.out, INPUTS_TABLE)):
+            if name.startswith(INPUTS_BATCH):
+                storage.remove(storage.join(self.out, INPUTS_TABLE, name))
+        doc = dict(manifest, input_count=len(entries), inputs_table=f"{INPUTS_TABLE}/{INPUTS_FILE}")
+        if len(entries) > INPUTS_LISTED:
+            doc["inputs"] = None
+        write_json(storage.join(self.out, MANIFEST), doc)
+
+    def record_inputs(self, entries: list[dict], clock: RunClock, seq: int) -> None:
+        """Write the per-input records of inputs finished so far, ``entries`` (as
+        :func:`input_entries` makes them), as batch ``seq`` of this run in the per-input table, as
+        shards finish: what a run stopped midway had done is in the table before the manifest."""
+        if entries:
+            stamp = clock.started_at.replace(":", "").replace("-", "").replace("+", "Z")
+            write_inputs_table(self.out, f"{INPUTS_BATCH}{stamp}-{seq:05d}.parquet", entries)
 
 
 @dataclass(slots=True)
@@ -837,14 +1063,190 @@ class Resume:
     retried: list[str]
 
 
-def _fingerprints(paths: list[str]) -> list[dict | None]:
-    """:func:`redecode.storage.fingerprint` of each path (32 at a time for URLs)."""
-    if any(storage.is_remote(p) for p in paths) and len(paths) > 1:
-        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+def input_states(paths: list[str], listed: dict[str, dict] | None = None) -> dict[str, dict | None]:
+    """What is known now of each input of ``paths``, to compare with a marker's ``input``
+    (:func:`same_input`): a local file's :func:`redecode.storage.fingerprint` (a ``stat`` and two
+    64 KiB reads); an object's size and ETag from ``listed`` (the listing the inputs were expanded
+    from) or else from one listing per folder holding several of them
+    (:func:`redecode.storage.stat_objects`: no request per object). None: not there."""
+    out: dict[str, dict | None] = {}
+    # (a file inside a WACZ: its fingerprint, the container's stat and the member's CRC-32)
+    remote = [p for p in paths if storage.is_remote(p) and storage.split_member(p) is None]
+    listed_remote = set(remote)
+    for path in paths:
+        if path not in listed_remote:
+            out[path] = storage.fingerprint(path)
+    if remote:
+        out.update(storage.stat_objects(remote, listed))
+    return out
 
-        with ThreadPoolExecutor(max_workers=32) as pool:
-            return list(pool.map(storage.fingerprint, paths))
-    return [storage.fingerprint(p) for p in paths]
+
+def same_input(old: dict | None, now: dict | None) -> bool:
+    """Whether an input is still the one a marker's ``old`` fingerprint was taken of, by ``now``
+    (:func:`input_states`): the same size, and the same ETag when both have one (an object's ETag
+    changes with its content; a WACZ member's CRC-32 too when they have one), else the same
+    fingerprint (mtime and hash of both ends; a WACZ member's container stat and CRC-32)."""
+    if not old or not now or old.get("size") != now.get("size"):
+        return False
+    tag_old, tag_now = storage.etag_of(old), storage.etag_of(now)
+    if tag_old is not None and tag_now is not None:
+        return tag_old == tag_now and old.get("crc32") == now.get("crc32")
+    return old == now
+
+
+def list_parts(out: str) -> list[str]:
+    """The part names in run directory ``out``, relative to it: ``*.parquet`` directly in it and in
+    its Hive-style partition folders (``COLUMN=VALUE/``, :mod:`redecode.layout`), not hidden, not
+    under ``_`` folders; one recursive listing remotely."""
+    found = []
+    if storage.is_remote(out):
+        base = out.rstrip("/") + "/"
+        for url in storage.find(out):
+            rel = url[len(base):] if url.startswith(base) else None
+            if rel is not None and is_part_name(rel):
+                found.append(rel)
+        return sorted(found)
+    local = storage.local_path(out)
+    try:
+        entries = sorted(os.scandir(local), key=lambda e: e.name)
+    except OSError:
+        return []
+    for entry in entries:
+        if entry.is_file() and is_part_name(entry.name):
+            found.append(entry.name)
+        elif entry.is_dir() and parse_partition_folder(entry.name):
+            found.extend(f"{entry.name}/{n}" for n in sorted(os.listdir(entry.path)) if is_part_name(f"{entry.name}/{n}"))
+    return found
+
+
+def input_entries(paths: list[str], shards: list[Shard], markers: dict[tuple[str, int], dict]) -> list[dict]:
+    """The manifest's per-input records of ``paths`` made of ``shards`` whose markers are
+    ``markers``: ``path``, ``size``, ``parts`` (the parts holding its rows; in a bounded layout
+    shared with other inputs), ``part`` (the one, or None), ``outcome``, ``error``,
+    ``error_offset``, ``rows``, ``counts``, ``damaged``."""
+    inputs = []
+    by_path: dict[str, list[Shard]] = {}
+    for s in shards:
+        by_path.setdefault(s.path, []).append(s)
+    for path in paths:
+        counts = ShardCounts()
+        parts: dict[str, None] = {}
+        errors, offsets, damaged = [], [], []
+        outcome = "complete"
+        size = None
+        for shard in by_path.get(path, ()):
+            marker = markers[(shard.path, shard.index)]
+            size = marker.get("size", size)
+            counts.merge(ShardCounts.from_json(marker["counts"]))
+            parts.update(dict.fromkeys(parts_of(marker)))
+            damaged.extend(marker.get("damaged") or ())
+            if marker["outcome"] != "complete":
+                outcome = marker["outcome"]
+            if marker.get("error"):  # (a shard stopped by --limit is not an error)
+                errors.append(marker["error"])
+                offsets.append(marker["error_offset"])
+        part_list = list(parts)
+        inputs.append({
+            "path": path,
+            "size": size if size is not None else input_size(path),
+            "parts": part_list,
+            "part": part_list[0] if len(part_list) == 1 else None,
+            "outcome": outcome,
+            "error": "; ".join(errors) if errors else None,
+            "error_offset": offsets[0] if offsets else None,
+            "rows": counts.records_seen,
+            "counts": counts.to_json(),
+            "damaged": damaged,
+        })
+    return inputs
+
+
+def _inputs_schema():
+    import pyarrow as pa  # noqa: PLC0415
+
+    return pa.schema([
+        ("path", pa.string()), ("size", pa.int64()), ("parts", pa.list_(pa.string())), ("part", pa.string()),
+        ("outcome", pa.string()), ("error", pa.string()), ("error_offset", pa.int64()), ("rows", pa.int64()),
+        ("decoded", pa.int64()), ("skipped", pa.int64()), ("failed", pa.int64()), ("records_total", pa.int64()),
+        ("selected", pa.int64()), ("read", pa.int64()), ("missing", pa.int64()), ("bytes_read", pa.int64()),
+        ("counts", pa.string()), ("damaged", pa.string()),
+    ], metadata={b"redecode.table": b"inputs", b"redecode.schema_version": SCHEMA_VERSION.encode()})
+
+
+def write_inputs_table(out: str, name: str, entries: list[dict]) -> None:
+    """Write ``entries`` (:func:`input_entries`) as ``OUT/_inputs/<name>``: one row per input,
+    its counts flattened (``rows``, ``decoded``...; ``counts`` and ``damaged`` also as JSON),
+    atomically (locally a temporary name and a rename; remotely one upload). Raises
+    :class:`redecode.storage.OutputError`."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    from .writer import TableWriter  # noqa: PLC0415
+
+    schema = _inputs_schema()
+    rows = []
+    for e in entries:
+        c = e.get("counts") or {}
+        rows.append({
+            "path": storage.path_text(e["path"]), "size": e.get("size"), "parts": e.get("parts") or [],
+            "part": e.get("part"), "outcome": e.get("outcome"), "error": e.get("error"),
+            "error_offset": e.get("error_offset"), "rows": e.get("rows"), "decoded": c.get("decoded"),
+            "skipped": c.get("skipped"), "failed": c.get("failed"), "records_total": c.get("records_total"),
+            "selected": c.get("selected"), "read": c.get("read"), "missing": c.get("missing"),
+            "bytes_read": c.get("bytes_read"), "counts": json.dumps(c, sort_keys=True),
+            "damaged": json.dumps(e.get("damaged") or []),
+        })
+    table = pa.Table.from_pylist(rows, schema=schema)
+    folder = storage.join(out, INPUTS_TABLE)
+    storage.makedirs(folder)
+    if storage.is_remote(out):
+        staging = tempfile.mkdtemp(prefix="redecode-inputs-")
+        try:
+            local = os.path.join(staging, name)
+            with TableWriter(local, schema) as writer:
+                writer.write_batch(table.to_batches()[0] if table.num_rows else pa.RecordBatch.from_pylist([], schema))
+            storage.publish_file(local, storage.join(folder, name))
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return
+    with TableWriter(os.path.join(storage.local_path(folder), name), schema) as writer:
+        for batch in table.to_batches():
+            writer.write_batch(batch)
+
+
+def manifest_inputs(out: str, manifest: dict) -> list[dict]:
+    """The per-input records of run directory ``out`` whose ``_run.json`` is ``manifest``: inline
+    when it lists them, else from the per-input table (:data:`INPUTS_TABLE`; ``[]`` when there is
+    none). The entries are :func:`input_entries`'s."""
+    if manifest.get("inputs") is not None:
+        return list(manifest["inputs"])
+    name = manifest.get("inputs_table") or f"{INPUTS_TABLE}/{INPUTS_FILE}"
+    if not isinstance(name, str) or name.startswith(("/", ".")) or ".." in name.split("/"):
+        return []
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    try:
+        with storage.open_input(storage.join(out, name)) as fh:
+            rows = pq.read_table(fh).to_pylist()
+    except FileNotFoundError:
+        return []
+    return [{"path": r["path"], "size": r["size"], "parts": r["parts"] or [], "part": r["part"],
+             "outcome": r["outcome"], "error": r["error"], "error_offset": r["error_offset"], "rows": r["rows"],
+             "counts": json.loads(r["counts"] or "{}"), "damaged": json.loads(r["damaged"] or "[]")}
+            for r in rows]
+
+
+def _task_of(marker: dict) -> dict:
+    """A published marker as a task: its ``parts`` and its shards' markers."""
+    return {"parts": parts_of(marker), "shards": shard_markers(marker)}
+
+
+def _key_of(marker: dict) -> str:
+    """The key of the task a shard's marker belongs to."""
+    return marker.get("task") or stem_of(marker["part"])
+
+
+def _layout_note(layout: Layout) -> str:
+    return "" if layout.flat else f", {layout.describe()}"
 
 
 def _lock(out: str):

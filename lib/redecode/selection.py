@@ -1,7 +1,8 @@
-"""Which records a run takes: all of them, a deterministic sample by record id, the first N.
+"""Which records a run takes: all of them, those an index names, a deterministic sample by record
+id, the first N.
 
-Contract. A :class:`Selection` is the ``--sample FRACTION`` and ``--limit N`` of ``redecode
-run``; the empty selection (both None) takes every record. It is part of a run directory's
+Contract. A :class:`Selection` is the ``--index``, ``--sample FRACTION`` and ``--limit N`` of
+``redecode run``; the empty selection (none of them) takes every record. It is part of a run directory's
 identity, as the rules are (:mod:`redecode.rundir`: a marker made under another selection is not
 current, and a run into a directory holding another selection's output is refused unless
 ``force``), and it is recorded in every completion marker and in the manifest (``selection``).
@@ -14,6 +15,9 @@ current, and a run into a directory holding another selection's output is refuse
   one's records; copies of one record in two archives are taken or left together. Records left
   out get no row and are counted (``counts.not_sampled``); they are read, so the input is still
   checked to its end.
+- **Index**: the records a record index names (:mod:`redecode.index`), each read by its offset
+  and length; which records, per input, is in each shard's completion marker (``spans``), so a
+  run with another index reads again only the inputs whose records differ.
 - **Limit**: the first ``N`` row records taken (after the sample), in input order (inputs sorted as
   :func:`redecode.inputs.expand_inputs` sorts them, records in file order). The run reads its
   inputs one at a time, each as one shard, and stops reading where the ``N``-th row is written
@@ -45,11 +49,12 @@ def sample_key(record_id: str) -> int:
 @dataclass(frozen=True, slots=True)
 class Selection:
     """``limit``: at most this many row records (rows), None for no limit; ``sample``: the fraction
-    of row records kept, ``0 < sample <= 1``, None for all. ``ValueError`` for values outside
-    these ranges."""
+    of row records kept, ``0 < sample <= 1``, None for all; ``index``: only the records an index
+    names (the shards carry which). ``ValueError`` for values outside these ranges."""
 
     limit: int | None = None
     sample: float | None = None
+    index: bool = False
 
     def __post_init__(self) -> None:
         if self.limit is not None and (not isinstance(self.limit, int) or self.limit < 1):
@@ -60,27 +65,33 @@ class Selection:
     @property
     def everything(self) -> bool:
         """True for the empty selection: every record, no limit."""
-        return self.limit is None and self.sample is None
+        return self.limit is None and self.sample is None and not self.index
 
     def keeps(self, record_id: str) -> bool:
         """Whether the sample keeps the record with id ``record_id`` (always, without a sample)."""
         return self.sample is None or sample_key(record_id) < self.sample * _SCALE
 
     def to_json(self) -> dict | None:
-        """``{"limit": N, "sample": F}`` (None for an option not given), or None for the empty
-        selection: what markers and manifests record and compare."""
-        return None if self.everything else {"limit": self.limit, "sample": self.sample}
+        """``{"limit": N, "sample": F}`` (None for an option not given; ``"index": true`` added
+        for an index's records), or None for the empty selection: what markers and manifests
+        record and compare."""
+        if self.everything:
+            return None
+        out: dict = {"limit": self.limit, "sample": self.sample}
+        if self.index:
+            out["index"] = True
+        return out
 
     @classmethod
     def from_json(cls, data: dict | None) -> Selection:
         """The inverse of :meth:`to_json` (None, or a marker written before selections: all)."""
         if not data:
             return ALL
-        return cls(limit=data.get("limit"), sample=data.get("sample"))
+        return cls(limit=data.get("limit"), sample=data.get("sample"), index=bool(data.get("index")))
 
     def describe(self) -> str:
-        """For messages: ``--sample 0.01 --limit 1000``, or ``every record``."""
-        parts = []
+        """For messages: ``--index --sample 0.01 --limit 1000``, or ``every record``."""
+        parts = ["--index"] if self.index else []
         if self.sample is not None:
             parts.append(f"--sample {self.sample:g}")
         if self.limit is not None:

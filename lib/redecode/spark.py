@@ -23,7 +23,9 @@ import sys
 from collections.abc import Callable
 
 from redecode.executors import FORWARDED_ENV, Spark
-from redecode.job import run, run_shard
+from redecode.index import Index
+from redecode.layout import FLAT, Layout
+from redecode.job import measure_task, run, run_shard
 from redecode.record import DEFAULT_MAX_RECORD_BYTES
 from redecode.rules import DEFAULT_RULES, Rules, as_rules
 from redecode.rundir import RunSummary, Shard
@@ -59,19 +61,23 @@ def run_spark(
     on_error: Callable[[str], None] | None = None,
     selection: Selection = ALL,
     list_prefix: str | None = None,
+    index: Index | None = None,
+    layout: Layout = FLAT,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> RunSummary:
     """Re-decode every record of ``inputs`` into run directory ``out`` on Spark; return the summary.
 
     :func:`redecode.job.run` with :class:`redecode.executors.Spark` (``master``, ``app_name``,
     ``spark_conf``, ``forward_env`` as there; ``master="inline"`` runs the tasks in this process
-    without Spark); ``selection`` and ``list_prefix`` as for ``run``. Raises what ``run`` raises, :class:`ImportError` without pyspark (or without
+    without Spark); ``selection``, ``list_prefix``, ``index``, ``layout`` and ``on_progress`` as for
+    ``run``. Raises what ``run`` raises, :class:`ImportError` without pyspark (or without
     fsspec/s3fs for URLs), and Spark's error when a task fails for good (shards completed before
     it keep their markers, so a rerun resumes).
     """
-    executor = Spark(master, app_name=app_name, conf=spark_conf, forward_env=forward_env)
+    executor = Spark(master, app_name=app_name, conf=spark_conf, forward_env=forward_env, measure=measure_task)
     return run(inputs, out, rules=rules, force=force, max_record_bytes=max_record_bytes,
                shard_bytes=shard_bytes, on_error=on_error, executor=executor, selection=selection,
-               list_prefix=list_prefix)
+               list_prefix=list_prefix, index=index, layout=layout, on_progress=on_progress)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -79,7 +85,9 @@ def run_spark(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Driver entry point for ``spark-submit``: ``main(["INPUT", ..., "--out", "DIR"])``.
+    """Driver entry point for ``spark-submit``: ``main(["INPUT", ..., "--out", "DIR"])`` or
+    ``main(["--index", "INDEX", "--prefix", "s3://commoncrawl/", "--where", "SQL", "--out", "DIR"])``,
+    with ``--max-part-bytes``, ``--max-part-rows`` and ``--partition-by`` for the layout.
 
     The same as ``redecode run --executor spark``, for a two-line driver file
     (``import sys; from redecode.spark import main; sys.exit(main())``, see docs/operations.md) where the
@@ -92,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     import json  # noqa: PLC0415
 
     parser = argparse.ArgumentParser(prog="redecode-spark", description=main.__doc__)
-    parser.add_argument("inputs", nargs="+")
+    parser.add_argument("inputs", nargs="*")
     parser.add_argument("--out", required=True)
     parser.add_argument("--rules", default=DEFAULT_RULES)
     parser.add_argument("--master", default=None)
@@ -100,7 +108,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-record-bytes", type=int, default=DEFAULT_MAX_RECORD_BYTES)
     parser.add_argument("--normalize", choices=("NFC", "NFKC"), default=None)
     parser.add_argument("--graphemes", action="store_true")
+    parser.add_argument("--index", action="append", default=[])
+    parser.add_argument("--where", default=None)
+    parser.add_argument("--prefix", default=None)
+    parser.add_argument("--max-part-bytes", type=int, default=None)
+    parser.add_argument("--max-part-rows", type=int, default=None)
+    parser.add_argument("--partition-by", default=None)
     args = parser.parse_args(argv)
+    if bool(args.inputs) == bool(args.index):
+        parser.error("give INPUT... or --index INDEX (not both)")
+    index = None
+    if args.index:
+        from redecode.index import read_index  # noqa: PLC0415
+
+        index = read_index(args.index, prefix=args.prefix, where=args.where)
     summary = run_spark(
         args.inputs,
         args.out,
@@ -109,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
         force=args.force,
         max_record_bytes=args.max_record_bytes,
         on_error=lambda m: print(f"redecode: error: {m}", file=sys.stderr),
+        list_prefix=args.prefix,
+        index=index,
+        layout=Layout(args.max_part_bytes, args.max_part_rows, args.partition_by),
     )
     print(json.dumps({"counts": summary.counts, "executor": summary.manifest["executor"]}, indent=2, sort_keys=True))
     return summary.exit_code

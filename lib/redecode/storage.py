@@ -9,13 +9,25 @@ extra) never imports fsspec and behaves exactly as before.
 | is this a URL of a remote filesystem? | `is_remote` |
 | the fsspec filesystem of a URL, configured from the AWS environment | `filesystem`, `storage_options` |
 | stream an archive, or read one record by offset (ranged GETs, never a whole download) | `open_input` |
+| the bytes of the records an index or a prior run locates (a local ``pread``, ranged GETs) | `read_range`, `read_ranges` |
 | size, existence, listing | `size`, `exists`, `listdir` |
-| what a completion marker records about an input (size, mtime, hash of its ends) | `fingerprint` |
+| what a completion marker records about an input (size, mtime, hash of its ends; an object's ETag) | `fingerprint` |
+| whether objects changed, without reading them: their listing (size, ETag) | `find_details`, `stat_objects`, `etag_of` |
 | whole small files (markers, manifests, ``@list`` files) | `read_bytes`, `write_bytes` |
 | the temporary name a local file is written under before its rename | `temp_path`, `TMP_PREFIX` |
 | publish a finished local file under its final name | `publish_file` |
 | what a URL names: file, "directory" (prefix), glob matches, every file under a prefix | `isfile`, `isdir`, `glob`, `find` |
 | bytes fetched from remote storage (for backfill's "bytes read" and tests) | `STATS`, `ReadStats` |
+| a file inside a WACZ (a zip): ``CRAWL.wacz#archive/data.warc.gz``, read where it lies | `split_member`, `zip_names`, `is_plain_file` |
+
+Files inside a WACZ. A path ``<container>.wacz#<member>`` (the last ``.wacz#`` splits it, any case)
+names the member of the zip ``<container>.wacz`` (local or a URL): :func:`open_input`,
+:func:`read_range`, :func:`read_ranges`, :func:`size`, :func:`exists` and :func:`fingerprint` read it
+in place. A member stored without compression (as WACZ 1.1.1 asks of its WARCs) is a window of the
+container's bytes: ranged reads of the container (one ranged GET per record for a URL); a
+compressed member is inflated from its start (slower; :func:`open_input` only, through
+:mod:`zipfile`). Its fingerprint is the container's ``stat`` (mtime, or an object's ETag) with the
+member's size and CRC-32 from the zip directory.
 
 Atomicity. A reader must never see a part or marker under its final name before it is complete.
 Locally that is a temporary name and ``os.replace`` (same directory, so same filesystem). On S3 a
@@ -42,6 +54,7 @@ import os
 import posixpath
 import shutil
 import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 __all__ = [
@@ -49,8 +62,13 @@ __all__ = [
     "OutputError",
     "RangedReader",
     "ReadStats",
+    "etag_of",
     "exists",
+    "is_plain_file",
+    "split_member",
+    "zip_names",
     "find",
+    "find_details",
     "fingerprint",
     "glob",
     "isdir",
@@ -63,8 +81,12 @@ __all__ = [
     "open_input",
     "publish_file",
     "read_bytes",
+    "read_range",
+    "read_ranges",
+    "remember",
     "remove",
     "size",
+    "stat_objects",
     "temp_path",
     "storage_options",
     "write_bytes",
@@ -150,8 +172,26 @@ def path_text(path: str) -> str:
         return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+def split_member(path: str | os.PathLike[str]) -> tuple[str, str] | None:
+    """``(container, member)`` for a path naming a file inside a WACZ
+    (``crawl.wacz#archive/data.warc.gz`` -> ``("crawl.wacz", "archive/data.warc.gz")``; the last
+    ``.wacz#`` splits, any case), else None."""
+    p = os.fspath(path)
+    i = p.lower().rfind(".wacz#")
+    if i < 0 or i + 6 >= len(p):
+        return None
+    return p[: i + 5], p[i + 6 :]
+
+
+def is_plain_file(path: str | os.PathLike[str]) -> bool:
+    """True for a local file of its own (not a URL, not a member of a WACZ): what readers that
+    need a file descriptor (FastWARC, ``pread``) can open."""
+    return not is_remote(path) and split_member(path) is None
+
+
 def is_remote(path: str | os.PathLike[str]) -> bool:
-    """True for a URL with a scheme other than ``file`` (``s3://b/k``, ``gs://...``, ``https://...``)."""
+    """True for a URL with a scheme other than ``file`` (``s3://b/k``, ``gs://...``,
+    ``https://...``), and for a member of a WACZ that is one."""
     p = os.fspath(path)
     scheme, sep, _ = p.partition("://")
     return (
@@ -233,10 +273,32 @@ def join(base: str, *names: str) -> str:
 
 def size(path: str) -> int:
     """Size of a file in bytes. Raises :class:`FileNotFoundError` when it does not exist."""
+    if split_member(path) is not None:
+        return _member(path).size
     if not is_remote(path):
         return os.path.getsize(_local(path))
+    known = _KNOWN.get(path)
+    if known is not None:
+        return known["size"]
     fs, p = filesystem(path)
     return int(fs.size(p))
+
+
+#: Objects whose listing entry this process was given (:func:`remember`): URL -> size, ETag,
+#: LastModified.
+_KNOWN: dict[str, dict] = {}
+
+
+def remember(url: str, entry: dict) -> None:
+    """Take ``entry``, the listing's entry of object ``url`` (:func:`find_details`: ``size``,
+    ``ETag``, ``LastModified``), as what :func:`size`, :func:`fingerprint` and :func:`open_input`
+    would ask the store: a task reading thousands of small objects a run listed makes no HEAD
+    request for them. The entry is what the store said when the run listed them; an object changed
+    since is read as it is now, its marker records the listing's ETag, and the next run reads it
+    again (its ETag differs)."""
+    if entry and entry.get("size") is not None:
+        _KNOWN[url] = {"size": int(entry["size"]), "etag": _etag(entry),
+                       "mtime": entry.get("LastModified") or entry.get("mtime")}
 
 
 #: Bytes hashed at each end of an input by :func:`fingerprint`.
@@ -246,21 +308,38 @@ FINGERPRINT_EDGE = 64 * 1024
 def fingerprint(path: str) -> dict | None:
     """What a completion marker records about input ``path`` before it is read, to tell on a
     rerun whether the file is still the one that was read: ``{"size": bytes, "mtime": ...,
-    "sha256": hex}``. ``mtime`` is the modification time in nanoseconds (locally; remotely the
-    object's ``LastModified`` and ``ETag`` as the store gives them); ``sha256`` is over the size
-    (8 bytes, big-endian), the first and the last :data:`FINGERPRINT_EDGE` bytes: a file that grew
-    (records appended), was cut short, was replaced or rewritten at either end differs. Costs one
-    ``stat`` and two 64 KiB reads (two ranged GETs). None when the file cannot be read (its shard
-    then records why)."""
+    "sha256": hex}`` locally; ``mtime`` is the modification time in nanoseconds, ``sha256`` over
+    the size (8 bytes, big-endian), the first and the last :data:`FINGERPRINT_EDGE` bytes: a file
+    that grew (records appended), was cut short, was replaced or rewritten at either end differs.
+    Costs one ``stat`` and two 64 KiB reads. An object (a URL): ``{"size", "mtime"
+    (``LastModified`` and ``ETag`` as the store gives them), "etag"}``, one request (HEAD): its
+    ETag changes with its content, so no byte is read; the hash of both ends as locally only when
+    the store gives no ETag. None when the file cannot be read (its shard then records why)."""
     import hashlib  # noqa: PLC0415
 
+    if split_member(path) is not None:
+        try:
+            member = _member(path)
+        except (OSError, KeyError, ValueError):
+            return None
+        outer = fingerprint(member.container)
+        if outer is None:
+            return None
+        return {"size": member.size, "mtime": outer.get("mtime"), "etag": outer.get("etag"), "crc32": member.crc,
+                "container_size": outer.get("size")}
+    known = _KNOWN.get(path)
+    if known is not None and known["etag"] is not None:
+        return {"size": known["size"], "mtime": f"{known['mtime']} {known['etag']}".strip(), "etag": known["etag"]}
     try:
         if is_remote(path):
             fs, p = filesystem(path)
             info = fs.info(p)
             size = int(info["size"])
+            tag = _etag(info)
             stamp = f"{info.get('LastModified') or info.get('mtime') or info.get('last_modified')}" \
-                    f" {info.get('ETag') or info.get('etag') or ''}".strip()
+                    f" {tag or ''}".strip()
+            if tag is not None:
+                return {"size": size, "mtime": stamp, "etag": tag}
 
             def read(start: int, end: int) -> bytes:
                 return fs.cat_file(p, start=start, end=end) if end > start else b""
@@ -284,7 +363,93 @@ def fingerprint(path: str) -> dict | None:
     return {"size": size, "mtime": stamp, "sha256": digest.hexdigest()}
 
 
+def _etag(info: dict) -> str | None:
+    tag = info.get("ETag") or info.get("etag")
+    return str(tag) if tag else None
+
+
+def etag_of(state: dict | None) -> str | None:
+    """The ETag a fingerprint (:func:`fingerprint`) or a listing's entry (:func:`stat_objects`)
+    holds, or None: ``etag``, else the last word of a remote ``mtime`` (``"<LastModified>
+    <ETag>"``, as markers made before ``etag`` have it; an ETag is quoted)."""
+    if not state:
+        return None
+    if state.get("etag"):
+        return str(state["etag"])
+    stamp = state.get("mtime")
+    if isinstance(stamp, str) and stamp.endswith('"') and " " in stamp:
+        return stamp.rsplit(" ", 1)[1]
+    return None
+
+
+def stat_objects(urls: list[str], listed: dict[str, dict] | None = None) -> dict[str, dict | None]:
+    """``{url: {"size", "etag"} or None}`` for objects ``urls``, without reading any: from
+    ``listed`` (``{url: listing entry}``, what :func:`find_details` gave) where it has them, else
+    from one listing of each folder holding two or more of them, else one HEAD each (32 at a
+    time). None: no such object."""
+    listed = listed or {}
+    out: dict[str, dict | None] = {}
+    rest = []
+    for url in urls:
+        if url in listed:
+            out[url] = _state(listed[url])
+        elif url in _KNOWN:
+            out[url] = {"size": _KNOWN[url]["size"], "etag": _KNOWN[url]["etag"]}
+        else:
+            rest.append(url)
+    by_folder: dict[str, list[str]] = {}
+    for url in rest:
+        by_folder.setdefault(url.rsplit("/", 1)[0], []).append(url)
+    single = []
+    for folder, members in by_folder.items():
+        if len(members) < 2:
+            single.extend(members)
+            continue
+        try:
+            entries = find_details(folder, depth=1)
+        except OSError:
+            entries = {}
+        for url in members:
+            out[url] = _state(entries[url]) if url in entries else None
+
+    def head(url: str) -> dict | None:
+        try:
+            fs, p = filesystem(url)
+            return _state(fs.info(p))
+        except (OSError, ValueError, KeyError):
+            return None
+
+    if single:
+        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+        with ThreadPoolExecutor(max_workers=32) as pool:
+            out.update(zip(single, pool.map(head, single)))
+    return out
+
+
+def _state(info: dict) -> dict:
+    return {"size": int(info.get("size") or 0), "etag": _etag(info)}
+
+
+def find_details(url: str, depth: int | None = None) -> dict[str, dict]:
+    """``{full URL: listing entry}`` of every object under the remote prefix ``url`` (``depth``
+    levels down; None: all), from one (paginated) listing: each entry has ``size`` and, on S3,
+    ``ETag`` and ``LastModified``."""
+    fs, p = filesystem(url)
+    entries = fs.find(p, maxdepth=depth, detail=True)
+    fs.invalidate_cache(p)  # (s3fs keeps the listing: this process keeps what it needs of it)
+    keep = ("size", "ETag", "etag", "LastModified", "mtime")
+    return {fs.unstrip_protocol(name): {k: info[k] for k in keep if k in info}
+            for name, info in entries.items() if info.get("type") != "directory"}
+
+
 def exists(path: str) -> bool:
+    if split_member(path) is not None:
+        try:
+            _member(path)
+        except (OSError, KeyError, ValueError):
+            return False
+        return True
     if not is_remote(path):
         return os.path.exists(_local(path))
     fs, p = filesystem(path)
@@ -548,6 +713,108 @@ class RangedReader(io.RawIOBase):
         super().close()
 
 
+#: Ranges of one remote file closer than this (bytes) are fetched by one ranged GET
+#: (:func:`read_ranges`): a GET costs a round trip (tens of milliseconds on S3), a few KiB more
+#: in it nearly nothing.
+COALESCE_GAP = 64 * 1024
+#: Ranged GETs :func:`read_ranges` has in flight at once (fsspec ``cat_ranges``): an index's
+#: records far apart in one file cost a round trip each, which concurrency hides.
+CONCURRENT_GETS = 16
+
+
+def read_range(path: str | os.PathLike[str], offset: int, length: int) -> bytes:
+    """The bytes ``[offset, offset + length)`` of the file ``path`` (bytes; fewer when the file
+    ends first, ``b""`` when ``offset`` is at or past its end): a local ``pread``, or one ranged GET
+    (HTTP ``Range: bytes=offset-(offset+length-1)``, RFC 9110 section 14) of a remote object.
+    What an index entry or a prior run's row (file, offset, length) locates is read with it.
+    Raises :class:`FileNotFoundError` when the file does not exist, :class:`OSError` when it
+    cannot be read, :class:`ValueError` for a negative offset or length."""
+    for data in read_ranges(path, [(offset, length)]):
+        return data
+    return b""  # pragma: no cover - read_ranges yields once per range
+
+
+def read_ranges(path: str | os.PathLike[str], ranges: Iterable[tuple[int, int]]) -> Iterator[bytes]:
+    """The bytes of each ``(offset, length)`` of ``ranges`` (bytes), in the order given, as
+    :func:`read_range` reads one: the file is opened once. Remotely, consecutive ranges in
+    increasing order that lie within :data:`COALESCE_GAP` bytes of each other are fetched by one
+    ranged GET (at most :data:`MAX_BLOCK` bytes, or one range's length when larger), so records an
+    index selects close together cost one request, and up to :data:`CONCURRENT_GETS` GETs are in
+    flight at once (fetched ahead of the bytes asked for: at most that many GETs, or about 4 x
+    :data:`MAX_BLOCK` bytes). Raises as :func:`read_range`, when the first range is asked for."""
+    p = os.fspath(path)
+    if split_member(p) is not None:
+        yield from _member_ranges(p, ranges)
+        return
+    if not is_remote(p):
+        with open(_local(p), "rb") as fh:
+            fd = fh.fileno()
+            for offset, length in ranges:
+                _check_range(p, offset, length)
+                yield os.pread(fd, length, offset) if length else b""
+        return
+    spans = list(ranges)
+    for offset, length in spans:
+        _check_range(p, offset, length)
+    fs, fp = filesystem(p)
+    size = _KNOWN[p]["size"] if p in _KNOWN else int(fs.size(fp))
+    # the GETs: runs of ranges close together, each one GET
+    groups: list[tuple[int, int, int, int]] = []  # (start, stop, first span, end span)
+    i = 0
+    while i < len(spans):
+        start = spans[i][0]
+        stop = min(start + spans[i][1], size)
+        j = i + 1
+        while j < len(spans):
+            offset, length = spans[j]
+            end = min(offset + length, size)
+            if offset < spans[j - 1][0] or offset - stop > COALESCE_GAP or max(end, stop) - start > MAX_BLOCK:
+                break
+            stop = max(stop, end)
+            j += 1
+        groups.append((start, stop, i, j))
+        i = j
+    # fetched CONCURRENT_GETS at a time (a GET's round trip, not its bytes, is what a record costs)
+    g = 0
+    while g < len(groups):
+        batch, budget = [], 0
+        while g < len(groups) and len(batch) < CONCURRENT_GETS and (not batch or budget < MAX_BLOCK * 4):
+            batch.append(groups[g])
+            budget += groups[g][1] - groups[g][0]
+            g += 1
+        blocks = _fetch_many(fs, fp, [(a, b) for a, b, _, _ in batch])
+        for (start, _stop, first, last), block in zip(batch, blocks):
+            for offset, length in spans[first:last]:
+                yield block[offset - start : max(min(offset + length, size) - start, offset - start)]
+
+
+def _fetch_many(fs, fp: str, ranges: list[tuple[int, int]]) -> list[bytes]:
+    """The bytes of each ``(start, end)`` of object ``fp``: one ranged GET each, concurrently when
+    the filesystem can (fsspec's ``cat_ranges``; s3fs runs them on its event loop)."""
+    wanted = [(a, b) for a, b in ranges if b > a]
+    if len(wanted) > 1 and hasattr(fs, "cat_ranges"):
+        got = fs.cat_ranges([fp] * len(wanted), [a for a, _ in wanted], [b for _, b in wanted], on_error="raise")
+        with _STATS_LOCK:
+            for data in got:
+                STATS.add(len(data))
+        blocks = iter(got)
+    else:
+        blocks = iter([_fetch(fs, fp, a, b) for a, b in wanted])
+    return [next(blocks) if b > a else b"" for a, b in ranges]
+
+
+def _fetch(fs, fp: str, start: int, end: int) -> bytes:
+    data = fs.cat_file(fp, start=start, end=end)
+    with _STATS_LOCK:
+        STATS.add(len(data))
+    return data
+
+
+def _check_range(path: str, offset: int, length: int) -> None:
+    if offset < 0 or length < 0:
+        raise ValueError(f"{path}: a range needs a non-negative offset and length, not ({offset}, {length})")
+
+
 def open_input(path: str | os.PathLike[str], *, min_block: int = MIN_BLOCK, max_block: int = MAX_BLOCK):
     """Open an archive (or any input) for binary reading; seekable.
 
@@ -556,7 +823,156 @@ def open_input(path: str | os.PathLike[str], *, min_block: int = MIN_BLOCK, max_
     exist.
     """
     p = os.fspath(path)
+    if split_member(p) is not None:
+        return _open_member(p, min_block, max_block)
     if not is_remote(p):
         return open(_local(p), "rb")
     fs, fp = filesystem(p)
-    return RangedReader(fs, fp, int(fs.size(fp)), name=p, min_block=min_block, max_block=max_block)
+    known = _KNOWN.get(p)
+    return RangedReader(fs, fp, known["size"] if known else int(fs.size(fp)), name=p, min_block=min_block,
+                        max_block=max_block)
+
+
+# ---------------------------------------------------------------------------------------------
+# files inside a WACZ (a zip)
+
+
+@dataclass(frozen=True, slots=True)
+class _Member:
+    container: str
+    name: str
+    data_offset: int  # where the member's bytes start in the container (after its local header)
+    size: int  # bytes, as stored
+    stored: bool  # ZIP_STORED: its bytes are the file's
+    crc: int
+
+
+_MEMBERS: dict[tuple[str, str], _Member] = {}
+_MEMBERS_LOCK = threading.Lock()
+
+
+def zip_names(container: str) -> list[str]:
+    """The member names of the zip ``container`` (local or a URL), in the order of its central
+    directory (APPNOTE.TXT 4.3.12). Raises :class:`FileNotFoundError`, :class:`ValueError` for a
+    file that is not a zip."""
+    import zipfile  # noqa: PLC0415
+
+    with open_input(container) as fh:
+        try:
+            with zipfile.ZipFile(fh) as zf:
+                return [i.filename for i in zf.infolist()]
+        except zipfile.BadZipFile as exc:
+            raise ValueError(f"not a zip file ({exc})") from None
+
+
+def _member(path: str) -> _Member:
+    """Where member ``path`` lies in its container (read once per process: the container's zip
+    directory and the member's local header, APPNOTE.TXT 4.3.7). Raises :class:`FileNotFoundError`
+    (no container, no member), :class:`ValueError` (not a zip)."""
+    import struct  # noqa: PLC0415
+    import zipfile  # noqa: PLC0415
+
+    container, name = split_member(path)
+    key = (container, name)
+    with _MEMBERS_LOCK:
+        found = _MEMBERS.get(key)
+    if found is not None:
+        return found
+    with open_input(container) as fh:
+        try:
+            with zipfile.ZipFile(fh) as zf:
+                infos = {i.filename: i for i in zf.infolist()}
+        except zipfile.BadZipFile as exc:
+            raise ValueError(f"{container}: not a zip file ({exc})") from None
+        info = infos.get(name)
+        if info is None:
+            raise FileNotFoundError(2, f"no member {name!r} in {container}", path)
+        fh.seek(info.header_offset)
+        header = fh.read(30)
+        if len(header) < 30 or header[:4] != b"PK\x03\x04":
+            raise ValueError(f"{container}: the local header of {name!r} is damaged")
+        name_length, extra_length = struct.unpack("<HH", header[26:30])
+    found = _Member(container, name, info.header_offset + 30 + name_length + extra_length, info.file_size,
+                    info.compress_type == zipfile.ZIP_STORED, info.CRC)
+    with _MEMBERS_LOCK:
+        _MEMBERS[key] = found
+    return found
+
+
+def _open_member(path: str, min_block: int, max_block: int):
+    member = _member(path)
+    if member.stored:
+        return _Window(open_input(member.container, min_block=min_block, max_block=max_block), member.data_offset,
+                       member.size, path)
+    import zipfile  # noqa: PLC0415
+
+    outer = open_input(member.container)
+    zf = zipfile.ZipFile(outer)
+    inner = zf.open(member.name)
+    inner.name = path
+    return inner
+
+
+def _member_ranges(path: str, ranges: Iterable[tuple[int, int]]) -> Iterator[bytes]:
+    member = _member(path)
+    spans = list(ranges)
+    for offset, length in spans:
+        _check_range(path, offset, length)
+    if member.stored:
+        # the container's bytes, each range cut to the member's end
+        shifted = [(member.data_offset + o, max(min(n, member.size - o), 0)) for o, n in spans]
+        yield from read_ranges(member.container, shifted)
+        return
+    with _open_member(path, MIN_BLOCK, MAX_BLOCK) as fh:
+        for offset, length in spans:
+            fh.seek(offset)
+            yield fh.read(length)
+
+
+class _Window(io.RawIOBase):
+    """The bytes ``[start, start + size)`` of the open file ``inner``, as a file of their own
+    (seekable; closing it closes ``inner``)."""
+
+    def __init__(self, inner, start: int, size: int, name: str) -> None:
+        super().__init__()
+        self._inner, self._start, self._size, self.name = inner, start, size, name
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_CUR:
+            offset += self._pos
+        elif whence == io.SEEK_END:
+            offset += self._size
+        if offset < 0:
+            raise OSError(22, "negative seek position")
+        self._pos = offset
+        return offset
+
+    def read(self, n: int | None = -1) -> bytes:
+        left = max(self._size - self._pos, 0)
+        n = left if n is None or n < 0 else min(n, left)
+        if n <= 0:
+            return b""
+        self._inner.seek(self._start + self._pos)
+        data = self._inner.read(n)
+        self._pos += len(data)
+        return data
+
+    def readinto(self, b) -> int:
+        data = self.read(len(b))
+        b[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._inner.close()
+        super().close()

@@ -61,12 +61,14 @@ Deviations (each pinned by the tests named):
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import io
 import logging
 import os
 import re
 import struct
+import sys
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -237,12 +239,31 @@ def _read_block(read, content_length: int, cap: int) -> tuple[bytes, bool]:
 # warcio
 
 
+@contextlib.contextmanager
+def _without_fsspec():
+    """warcio imports fsspec when it is installed (the [s3] extra), only for its own ``open`` of
+    file names, which this module never calls; importing it costs about 0.1 G instructions (a run
+    of a few records read by offset, issue 26's 2% selection, pays it whole). While warcio is
+    imported, fsspec looks absent unless something imported it already; :mod:`redecode.storage`
+    imports it when a URL needs it, as before."""
+    if "fsspec" in sys.modules:
+        yield
+        return
+    sys.modules["fsspec"] = None  # type: ignore[assignment] - "import fsspec" raises ImportError
+    try:
+        yield
+    finally:
+        if sys.modules.get("fsspec", 0) is None:
+            del sys.modules["fsspec"]
+
+
 @functools.cache
 def _quiet_warcio_iterator():
     """warcio's ArchiveIterator without its direct writes to sys.stderr (class built on first use:
-    warcio, and the fsspec it imports, cost ~80 ms of start-up that the FastWARC path never needs)."""
-    from warcio.archiveiterator import ArchiveIterator as _WarcioIterator
-    from warcio.bufferedreaders import DecompressingBufferedReader as _DecompressingBufferedReader
+    warcio costs start-up that the FastWARC path never needs)."""
+    with _without_fsspec():
+        from warcio.archiveiterator import ArchiveIterator as _WarcioIterator
+        from warcio.bufferedreaders import DecompressingBufferedReader as _DecompressingBufferedReader
 
     class _QuietReader(_DecompressingBufferedReader):
         """warcio's reader, keeping the inflate error it would write to sys.stderr in ``inflate_error``.
@@ -466,14 +487,16 @@ def _iter_warcio(
     is_arc: bool,
     limit: int | None = None,
     ends: list[int] | None = None,
+    span: _Span | None = None,
 ) -> Iterator[_Raw]:
     """Records from ``start`` on via warcio; raises ArchiveError where warcio stops with an error.
 
     ``ends``, when given, gets the position after each record (blank lines included) appended
-    before the record is yielded: where the next record starts.
+    before the record is yielded: where the next record starts. ``span``: the file's bytes from
+    ``start`` on as already read (:func:`_read_span`), instead of opening ``path``.
     """
-    with storage.open_input(path) as fh:
-        gz = fh.read(2) == b"\x1f\x8b"
+    with span if span is not None else storage.open_input(path) as fh:
+        gz = span.gz if span is not None else fh.read(2) == b"\x1f\x8b"
         fh.seek(start)
         it = _quiet_warcio_iterator()(fh, no_record_parse=True, arc2warc=is_arc)
         if gz and start:
@@ -562,7 +585,7 @@ def _iter_warcio(
                     path,
                     lost,
                     f"a record here is inside the block of the record at offset {offset}, whose "
-                    f"Content-Length ({clen}) runs past its end; reading stops",
+                    f"Content-Length ({clen}) runs past its end",
                 )
 
 
@@ -979,6 +1002,58 @@ def _read_at(p: str, offset: int, cap: int, is_arc: bool) -> ArchiveRecord:
     raise ArchiveError(p, offset, "no record at this offset")
 
 
+class _Span(io.RawIOBase):
+    """The bytes of a file from ``base`` on, as one ranged read gave them, read like the file
+    itself (positions are the file's; nothing before ``base``, the end of ``data`` is the end of
+    the file). ``gz``: whether the file is gzip (its first two bytes are RFC 1952's magic)."""
+
+    def __init__(self, data: bytes, base: int, gz: bool) -> None:
+        super().__init__()
+        self._data, self._base, self.gz = data, base, gz
+        self._pos = base
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_CUR:
+            offset += self._pos
+        elif whence == io.SEEK_END:
+            offset += self._base + len(self._data)
+        if offset < self._base:
+            raise OSError(22, f"position {offset} is before the bytes read (from {self._base})")
+        self._pos = offset
+        return offset
+
+    def read(self, n: int | None = -1) -> bytes:
+        i = self._pos - self._base
+        j = len(self._data) if n is None or n < 0 else min(i + n, len(self._data))
+        out = self._data[i:j] if j > i else b""
+        self._pos += len(out)
+        return out
+
+    def readinto(self, b) -> int:
+        data = self.read(len(b))
+        b[: len(data)] = data
+        return len(data)
+
+
+def _read_span(p: str, offset: int, data: bytes, cap: int, is_arc: bool, gz: bool) -> ArchiveRecord:
+    """The record at ``offset`` of ``p`` from ``data``, the file's bytes from ``offset`` on as one
+    ranged read gave them (at least the record; for an uncompressed file, the bytes after it up to
+    the next record's first line too, which warcio reads to find where the record ends): what
+    :func:`_read_at` reads there, without opening the file. ``gz``: whether the file is gzip."""
+    for raw in _iter_warcio(p, offset, cap, is_arc=is_arc, limit=1, span=_Span(data, offset, gz)):
+        return _build(p, raw, cap)
+    raise ArchiveError(p, offset, "no record at this offset")
+
+
 # --------------------------------------------------------------------------------------------
 # LZ4 WARC files: FastWARC only (warcio does not read LZ4)
 
@@ -1164,6 +1239,7 @@ class WarcReader(Reader):
     kind = "WARC"
     suffixes = (".warc", ".warc.gz")
     shardable = True
+    reads_spans = True
 
     def sniff(self, head: Head) -> bool:
         # An empty file is a WARC file without records; a gzip stream that does not inflate is
@@ -1172,8 +1248,9 @@ class WarcReader(Reader):
 
     def records(self, path: str, stream: RecordStream, *, cap: int, mode: str, start: int,
                 end: int | None) -> Iterator[ArchiveRecord]:
-        if mode == "warcio" or storage.is_remote(path):
-            # a URL: warcio over ranged reads (the FastWARC check preads a local file descriptor)
+        if mode == "warcio" or not storage.is_plain_file(path):
+            # a URL or a file inside a WACZ: warcio over ranged reads (the FastWARC check preads a
+            # local file descriptor)
             raws = _iter_warcio(path, start, cap, is_arc=False)
         elif mode == "fastwarc":
             raws = _iter_fastwarc(path, cap, checked=False, start=start)
@@ -1192,6 +1269,9 @@ class WarcReader(Reader):
     def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
         return _read_at(path, offset, cap, is_arc=False)
 
+    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool) -> ArchiveRecord:
+        return _read_span(path, offset, data, cap, is_arc=False, gz=gz)
+
 
 class ArcReader(Reader):
     """IA ARC v1 files, plain or gzip per record, read by warcio (any ``mode``)."""
@@ -1199,6 +1279,7 @@ class ArcReader(Reader):
     kind = "ARC"
     suffixes = (".arc", ".arc.gz")
     shardable = True
+    reads_spans = True
 
     def sniff(self, head: Head) -> bool:
         return head.plain is not None and head.plain.startswith(b"filedesc:")
@@ -1215,6 +1296,9 @@ class ArcReader(Reader):
 
     def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
         return _read_at(path, offset, cap, is_arc=True)
+
+    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool) -> ArchiveRecord:
+        return _read_span(path, offset, data, cap, is_arc=True, gz=gz)
 
 
 class Lz4WarcReader(Reader):

@@ -55,9 +55,11 @@ class PartWriter:
 
     ``path`` is the final name. Rows are buffered until about ``row_group_bytes`` bytes of text (and
     other strings) have accumulated, then written as one row group, so memory stays bounded by the
-    row-group budget whatever the input size. Use as a context manager: on normal exit the file is
-    completed and renamed; on an exception the temporary file is removed and the final name is not
-    created.
+    row-group budget whatever the input size. ``drop``: a column left out of the file (a Hive-style
+    partition column, which the part's folder names: :mod:`redecode.layout`). ``bytes_written``:
+    the file's size after the last row group (bytes); ``rows_buffered``: rows not yet in one. Use
+    as a context manager: on normal exit the file is completed and renamed; on an exception the
+    temporary file is removed and the final name is not created.
     """
 
     def __init__(
@@ -67,12 +69,17 @@ class PartWriter:
         row_group_bytes: int = DEFAULT_ROW_GROUP_BYTES,
         compression_level: int = DEFAULT_COMPRESSION_LEVEL,
         extra_metadata: dict[str, str] | None = None,
+        drop: str | None = None,
     ) -> None:
         self.path = path
         directory, name = os.path.split(path)
         self.tmp_path = temp_path(path)
         self.row_group_bytes = row_group_bytes
         schema = SCHEMA
+        self._columns = COLUMNS
+        if drop is not None:
+            schema = schema.remove(schema.get_field_index(drop))
+            self._columns = tuple(c for c in COLUMNS if c != drop)
         if extra_metadata:
             meta = dict(schema.metadata or {})
             meta.update({k.encode(): v.encode() for k, v in extra_metadata.items()})
@@ -87,8 +94,8 @@ class PartWriter:
                 compression_level=compression_level if codec in ("zstd", "gzip") else None,
                 # Dictionary encoding helps the low-cardinality provenance columns and costs time
                 # for the text column without saving space (issue 9's measurement: -16% time).
-                use_dictionary=[c for c in COLUMNS if c not in TEXT_COLUMNS],
-                write_statistics=[c for c in COLUMNS if c not in TEXT_COLUMNS],
+                use_dictionary=[c for c in self._columns if c not in TEXT_COLUMNS],
+                write_statistics=[c for c in self._columns if c not in TEXT_COLUMNS],
             )
         except OSError as exc:  # no inodes left, no space, no permission: the output's error
             _remove(self.tmp_path)
@@ -96,6 +103,12 @@ class PartWriter:
         self._buffer: list[dict] = []
         self._buffered_bytes = 0
         self.rows_written = 0
+        self.bytes_written = 0
+
+    @property
+    def rows_buffered(self) -> int:
+        """Rows written but not yet in a row group."""
+        return len(self._buffer)
 
     def write(self, row: dict) -> None:
         """Buffer one row; flush a row group when the byte budget is reached. A row may hold its
@@ -120,12 +133,13 @@ class PartWriter:
         """Write the buffered rows as one row group."""
         if not self._buffer:
             return
-        columns = {c: [r.get(c) for r in self._buffer] for c in COLUMNS if c not in TEXT_COLUMNS}
+        columns = {c: [r.get(c) for r in self._buffer] for c in self._columns if c not in TEXT_COLUMNS}
         columns["text"] = _text_array(self._buffer)
         columns["text_normalized"] = _normalized_array(self._buffer)
-        table = pa.Table.from_pydict({c: columns[c] for c in COLUMNS}, schema=self.schema)
+        table = pa.Table.from_pydict({c: columns[c] for c in self._columns}, schema=self.schema)
         try:
             self._writer.write_table(table, row_group_size=len(self._buffer))
+            self.bytes_written = os.path.getsize(self.tmp_path)
         except OSError as exc:  # disk full, quota, I/O error
             raise output_error(exc, self.tmp_path) from exc
         self.rows_written += len(self._buffer)

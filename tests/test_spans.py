@@ -1,0 +1,118 @@
+"""Reading the records an index selects: ``storage.read_range`` (one ranged read per record) and
+``archive.read_records_at`` (an index's spans of one file, made into records by the same builder as
+sequential reading), docs/DESIGN.md "The reading path".
+
+What is proved: for every WARC and ARC file of the test data and the shared corpus, reading every
+record by its (offset, length) gives exactly the records ``iter_records`` gives, field for field;
+a span where no record can be read is reported (``damaged``) and the spans after it are still
+read; a length of 0 (warcio's for a file gzipped as one stream) or None (a CDX without lengths)
+reads the record as ``read_record_at`` does.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+
+import pytest
+
+from redecode import storage
+from redecode.archive import ArchiveError, iter_records, read_record_at, read_records_at
+from redecode.record import Damage
+
+import shared_paths
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data", "warcs")
+SAMPLE = os.path.normpath(os.path.join(HERE, "..", "sample_warcs"))
+SHARED = str(shared_paths.CORPUS / "warcs")
+SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz", ".warc.gz.bad")
+
+
+def _archives(root: str) -> list[str]:
+    return sorted(f for f in glob.glob(os.path.join(root, "**", "*"), recursive=True) if f.endswith(SUFFIXES))
+
+
+def _records(path: str) -> list:
+    out = []
+    try:
+        for record in iter_records(path, resync=True):
+            out.append(record)
+    except ArchiveError:
+        pass  # the records before the damage are what an index of the file would hold
+    return out
+
+
+def _check_spans(path: str) -> None:
+    records = _records(path)
+    if not records:
+        pytest.skip(f"{path}: no record")
+    stream = read_records_at(path, [(r.offset, r.length) for r in records])
+    assert list(stream) == records
+    assert stream.damaged == []
+
+
+@pytest.mark.parametrize("path", _archives(DATA) + _archives(SAMPLE),
+                         ids=lambda p: os.path.relpath(p, HERE))
+def test_spans_equal_sequential_reading(path):
+    _check_spans(path)
+
+
+@pytest.mark.corpus
+def test_spans_equal_sequential_reading_shared():
+    files = _archives(SHARED)
+    if not files:
+        pytest.skip(shared_paths.absent(SHARED))
+    for path in files:
+        _check_spans(path)
+
+
+def test_missing_spans_are_reported_and_reading_goes_on(tmp_path):
+    path = os.path.join(SAMPLE, "sample-crawl-00000.warc.gz")
+    records = _records(path)
+    size = os.path.getsize(path)
+    spans = [(records[0].offset, records[0].length), (records[1].offset + 7, 100),
+             (records[2].offset, records[2].length), (size + 10, 500)]
+    stream = read_records_at(path, spans)
+    got = list(stream)
+    assert got == [records[0], records[2]]
+    assert [(d.offset, d.length) for d in stream.damaged] == [(records[1].offset + 7, 100), (size + 10, 500)]
+    assert "ends before this offset" in stream.damaged[1].error
+    assert isinstance(stream.damaged[0], Damage) and stream.damaged[0].error
+
+
+def test_unknown_length_reads_as_read_record_at():
+    path = os.path.join(SAMPLE, "sample-crawl-00000.warc.gz")
+    records = _records(path)[:5]
+    assert list(read_records_at(path, [(r.offset, None) for r in records])) == records
+    assert list(read_records_at(path, [(r.offset, 0) for r in records])) == records
+    assert [read_record_at(path, r.offset) for r in records] == records
+
+
+def test_a_file_that_cannot_be_opened(tmp_path):
+    missing = str(tmp_path / "gone.warc.gz")
+    with pytest.raises(ArchiveError) as ei:
+        list(read_records_at(missing, [(123, 456)]))
+    assert ei.value.offset == 123 and "cannot open" in ei.value.message
+
+
+def test_a_length_shorter_than_the_record_fails_the_record():
+    """An index whose length cuts a gzip member short: the record's row says truncated (what a
+    file cut there gives), never a record made of less than its block."""
+    path = os.path.join(SAMPLE, "sample-crawl-00000.warc.gz")
+    record = next(r for r in _records(path) if r.record_type == "response" and r.length > 2000)
+    got = list(read_records_at(path, [(record.offset, record.length // 2)]))
+    assert len(got) == 1 and got[0].error_kind == "truncated" and got[0].payload is None
+
+
+def test_read_range(tmp_path):
+    p = tmp_path / "f.bin"
+    p.write_bytes(bytes(range(256)) * 4)
+    assert storage.read_range(str(p), 10, 5) == bytes(range(10, 15))
+    assert storage.read_range(str(p), 1020, 100) == bytes(range(252, 256))
+    assert storage.read_range(str(p), 5000, 10) == b""
+    assert list(storage.read_ranges(str(p), [(0, 2), (300, 3), (1, 1)])) == [b"\x00\x01", bytes(range(44, 47)), b"\x01"]
+    with pytest.raises(ValueError):
+        storage.read_range(str(p), -1, 3)
+    with pytest.raises(FileNotFoundError):
+        storage.read_range(str(tmp_path / "nope"), 0, 3)
