@@ -19,6 +19,7 @@ from redecode_jobs.options import (
     workers_option,
 )
 from redecode_jobs.stops import stopping_cleanly
+from redecode.logs import printable
 from redecode.record import DEFAULT_MAX_RECORD_BYTES
 from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
 
@@ -86,7 +87,7 @@ def backfill(prior_dir, rules, out, workers, max_record_bytes, executor, master,
     for message in summary.earlier_errors:
         click.echo(f"redecode: warning (an earlier run into {out}, not the prior run): {message}", err=True)
     for message in summary.errors:
-        click.echo(f"redecode: error (as in the prior run): {message}", err=True)
+        click.echo(f"redecode: error (as in the prior run): {printable(message)}", err=True)
     counts = summary.manifest["counts"]
     if fail_on_failed and all_failed(counts):
         click.echo(f"redecode: error: every record that was not skipped failed ({counts['failed']} failed, "

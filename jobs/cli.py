@@ -28,7 +28,36 @@ SUBCOMMANDS = {
 
 
 class LazyGroup(click.Group):
-    """A click group whose subcommands are imported when used (click's documented pattern)."""
+    """A click group whose subcommands are imported when used (click's documented pattern), and
+    the last net under every command: an exception no command turned into its exit code gives one
+    line on stderr and exit 1 (an unreadable input is 1; anything else is a bug to report), the
+    traceback only with ``-vv``."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the net: every exception ends in one line and an exit code
+            import logging  # noqa: PLC0415
+            import sys  # noqa: PLC0415
+            import traceback  # noqa: PLC0415
+
+            from redecode.logs import printable  # noqa: PLC0415
+
+            if logging.getLogger("redecode").isEnabledFor(logging.DEBUG):  # -vv
+                traceback.print_exc(file=sys.stderr)
+            code = getattr(exc, "exit_code", None)
+            if isinstance(code, int):  # an error the library names and gives its exit code (a damaged run)
+                click.echo(f"redecode: error: {printable(str(exc))}", err=True)
+                sys.exit(code)
+            if isinstance(exc, OSError) and exc.errno is not None:
+                what = f"operating system error: {exc}"
+            else:
+                what = (f"unexpected error ({type(exc).__name__}: {exc}); please report it "
+                        "(-vv shows the traceback)")
+            click.echo(f"redecode: error: {printable(what)}", err=True)
+            sys.exit(1)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(SUBCOMMANDS)

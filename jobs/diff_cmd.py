@@ -10,6 +10,7 @@ import click
 from redecode_jobs.options import CONTEXT_SETTINGS, expanded_option, list_prefix_option, output_options, table_width
 from redecode_jobs.stops import stopping_cleanly
 from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary, input_error_message
+from redecode.logs import printable
 from redecode.query import QueryError
 from redecode.rundir import MANIFEST
 from redecode.schema import COLUMNS, NoSchemaVersionError, SchemaVersionError
@@ -80,7 +81,7 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
     3 with --check, something changed (with --check-text, some text changed); 4 the operating
     system refused to write the output (disk full...); 130/143 stopped by SIGINT/SIGTERM.
     """
-    with stopping_cleanly(out or "the --out directory"):
+    with stopping_cleanly(out or "the --out directory", kept=None):  # (diff.parquet is written whole, at the end)
         try:
             if rules:
                 if len(rules) != 2:
@@ -133,5 +134,5 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
     elif not quiet:
         click.echo(format_summary(summary, width=table_width(), expanded=expanded))
     for e in summary.input_errors:
-        click.echo(f"redecode: error: {input_error_message(e)}", err=True)
+        click.echo(f"redecode: error: {printable(input_error_message(e))}", err=True)
     click.get_current_context().exit(summary.exit_code(check=check, check_text=check_text))

@@ -8,6 +8,8 @@ import sys
 import click
 
 from redecode_jobs.options import CONTEXT_SETTINGS, output_options, workers_option
+from redecode_jobs.stops import stopping_cleanly
+from redecode.logs import printable
 
 
 @click.command(name="repair", context_settings=CONTEXT_SETTINGS)
@@ -33,15 +35,19 @@ def repair(inputs, text_col, key, out, workers, force, quiet, as_json) -> None:
     \b
     Exit codes: 0 every input repaired; 1 an input could not be read (the others are done;
     _repair.json names it); 2 usage error (no input, a missing or non-text column, --out
-    holding an earlier repair without --force).
+    holding another repair's output or other files without --force, or being written by another
+    repair); 4 the operating system refused to write the output (disk full...); 130/143 stopped
+    by SIGINT/SIGTERM. A repair into a directory holding an earlier repair of the same columns
+    resumes it: the inputs finished there are skipped (run the same command again to finish).
     """
     # Imported here: ftfy loads its tables at import, which other commands should not pay.
     from redecode.repair import RepairUsageError, repair as run_repair
 
-    try:
-        summary = run_repair(list(inputs), out, text_col=text_col, key=key, workers=workers, force=force)
-    except RepairUsageError as exc:
-        raise click.UsageError(str(exc)) from exc
+    with stopping_cleanly(out, kept="the inputs finished are kept in {out}"):
+        try:
+            summary = run_repair(list(inputs), out, text_col=text_col, key=key, workers=workers, force=force)
+        except RepairUsageError as exc:
+            raise click.UsageError(str(exc)) from exc
     if as_json:
         m = summary.manifest
         click.echo(json.dumps({"counts": m["counts"], "inputs": [
@@ -50,5 +56,5 @@ def repair(inputs, text_col, key, out, workers, force, quiet, as_json) -> None:
     elif not quiet:
         click.echo(f"{summary.describe()} -> {out}", err=True)
     for message in summary.errors:
-        click.echo(f"redecode: error: {message}", err=True)
+        click.echo(f"redecode: error: {printable(message)}", err=True)
     sys.exit(summary.exit_code)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from redecode_jobs.options import CONTEXT_SETTINGS, output_options
+from redecode_jobs.stops import stopping_cleanly
 from redecode.query import QueryError
 from redecode.report import ReportError, write_report
 from redecode.schema import SchemaVersionError
@@ -43,12 +44,15 @@ def report(directory: str, output: str, more_runs: tuple[str, ...], diff_dir: st
       redecode diff old out --out d && redecode report out --diff d -o report.html
 
     \b
-    Exit codes: 0 ok; 2 usage error (no such run directory, not a run or diff directory,
-    an output that cannot be written, the [report] extra missing).
+    Exit codes: 0 ok; 1 a part of a run cannot be read (cut short, damaged: the message names
+    it); 2 usage error (no such run directory, not a run or diff directory, an output in a
+    directory that does not exist, the [report] extra missing); 4 the operating system refused
+    to write the output (disk full...); 130/143 stopped by SIGINT/SIGTERM.
     """
-    try:
-        data = write_report([directory, *more_runs], output, diff=diff_dir, examples=examples)
-    except (QueryError, SchemaVersionError, ReportError, ImportError) as exc:
-        raise click.UsageError(str(exc)) from exc
+    with stopping_cleanly(output, kept=None):
+        try:
+            data = write_report([directory, *more_runs], output, diff=diff_dir, examples=examples)
+        except (QueryError, SchemaVersionError, ReportError, ImportError) as exc:
+            raise click.UsageError(str(exc)) from exc
     if not quiet:
         click.echo(f"report of {data.records} records written to {output}", err=True)

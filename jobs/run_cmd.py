@@ -269,7 +269,15 @@ def _summary_line(summary, out: str) -> str:
             + f", {c['records_seen']} record{'s' if c['records_seen'] != 1 else ''}: {c['decoded']} decoded, "
             f"{c['skipped']} skipped, {c['failed']} failed"
             + (f" ({'; '.join(left)})" if left else "")
-            + f" -> {out}")
+            + f" -> {out}"
+            + _retried(manifest.get("storage_retries")))
+
+
+def _retried(n: int | None) -> str:
+    """`` (3 transient storage errors retried)``: what the object store's hiccups cost, or nothing."""
+    if not n:
+        return ""
+    return f" ({n} transient storage error{'s' if n != 1 else ''} retried)"
 
 
 def _resumed(summary) -> list[str]:

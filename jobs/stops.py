@@ -29,6 +29,7 @@ from collections.abc import Iterator
 
 import click
 
+from redecode.logs import printable
 from redecode.storage import OutputError, os_error_message
 
 EXIT_OK = 0
@@ -54,35 +55,68 @@ class Terminated(KeyboardInterrupt):
     signum = signal.SIGTERM
 
 
+#: The signals that arrived while a command ran under :func:`stopping_cleanly` (a library may turn
+#: the exception a handler raised into its own: DuckDB's "Query interrupted").
+_signalled: list[int] = []
+
+
 def _raise_terminated(signum, frame) -> None:
+    _signalled.append(signum)
     raise Terminated()
 
 
+def _raise_interrupt(signum, frame) -> None:
+    _signalled.append(signum)
+    raise KeyboardInterrupt()
+
+
 @contextlib.contextmanager
-def stopping_cleanly(out: str) -> Iterator[None]:
-    """Run the body with SIGTERM raising :class:`Terminated`; turn an interrupt into exit
-    130/143 and an OS error into :data:`EXIT_OS_ERROR`, each with one line on stderr naming
-    ``out`` (the run directory) and what to do."""
-    previous = None
+def stopping_cleanly(out: str, *, kept: str | None = "the shards finished are kept in {out}") -> Iterator[None]:
+    """Run the body with SIGTERM raising :class:`Terminated` (and SIGINT its KeyboardInterrupt, both
+    noted); turn an interrupt, or any exception raised after one (DuckDB's "Query interrupted"),
+    into exit 130/143, and an OS error into :data:`EXIT_OS_ERROR`, each with one line on stderr
+    naming ``out`` (what the command writes) and what to do. ``kept``: what a stop leaves there
+    (``{out}`` replaced), said in the line; None for a command that writes its output whole or
+    not at all (``report``, ``query``)."""
+    kept_text = f"; {kept.format(out=out)}" if kept else ""
+    previous = {}
+    del _signalled[:]
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+        previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, _raise_terminated)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            previous[signal.SIGINT] = signal.signal(signal.SIGINT, _raise_interrupt)
     try:
         yield
     except KeyboardInterrupt as exc:
-        signum = getattr(exc, "signum", signal.SIGINT)
-        click.echo(f"redecode: stopped by {signal.Signals(signum).name}; the shards finished are kept in "
-                   f"{out}; run the same command again to finish", err=True)
-        sys.exit(128 + signum)
+        _stopped(getattr(exc, "signum", signal.SIGINT), kept_text)
     except OutputError as exc:
-        click.echo(f"redecode: error: {exc}; then run the same command again (the shards finished are "
-                   f"kept in {out})", err=True)
+        if _signalled:
+            _stopped(_signalled[-1], kept_text)
+        click.echo(f"redecode: error: {printable(str(exc))}; then run the same command again{_paren(kept_text)}",
+                   err=True)
         sys.exit(EXIT_OS_ERROR)
     except OSError as exc:
+        if _signalled:
+            _stopped(_signalled[-1], kept_text)
         if exc.errno in (errno.ENOENT, None):
             raise  # a missing input is the command's usage error; an OSError without errno is a bug
-        click.echo(f"redecode: error: {os_error_message(exc, 'operating system error on')}; then run the "
-                   f"same command again (the shards finished are kept in {out})", err=True)
+        click.echo(f"redecode: error: {printable(os_error_message(exc, 'operating system error on'))}; then run the "
+                   f"same command again{_paren(kept_text)}", err=True)
         sys.exit(EXIT_OS_ERROR)
+    except Exception:
+        if _signalled:
+            _stopped(_signalled[-1], kept_text)
+        raise
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _paren(kept_text: str) -> str:
+    return f" ({kept_text[2:]})" if kept_text else ""
+
+
+def _stopped(signum: int, kept_text: str) -> None:
+    click.echo(f"redecode: stopped by {signal.Signals(signum).name}{kept_text}; run the same command again to "
+               f"finish", err=True)
+    sys.exit(128 + signum)

@@ -67,3 +67,111 @@ def s3():
     yield fs
     mp.undo()
     server.stop()
+
+
+class FaultyProxy:
+    """An HTTP proxy in front of an S3 server that answers chosen requests itself, as a store or a
+    network in trouble does: ``slowdown`` (503 with S3's ``SlowDown`` error), ``drop`` (the
+    connection closed without an answer: a connection lost). Everything else is passed on.
+
+    ``fail(times, method=None, contains=None, action="slowdown")`` adds a rule: the next ``times``
+    requests (every one with ``times=-1``) whose method and path match; ``heal()`` removes them;
+    ``failed`` counts the requests answered so. ``url`` is the endpoint to give clients."""
+
+    def __init__(self, target: str) -> None:
+        import http.client
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from urllib.parse import urlsplit
+
+        target_host, target_port = urlsplit(target).hostname, urlsplit(target).port
+        proxy = self
+        self.rules: list[list] = []
+        self.failed = 0
+        self._lock = threading.Lock()
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:  # quiet
+                pass
+
+            def _handle(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                action = proxy._match(self.command, self.path)
+                if action == "drop":
+                    self.close_connection = True
+                    self.connection.close()
+                    return
+                if action == "slowdown":
+                    payload = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code>'
+                               b"<Message>Please reduce your request rate.</Message></Error>")
+                    self.send_response(503)
+                    self.send_header("Content-Type", "application/xml")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    if self.command != "HEAD":
+                        self.wfile.write(payload)
+                    return
+                conn = http.client.HTTPConnection(target_host, target_port, timeout=60)
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("connection",)}
+                conn.request(self.command, self.path, body=body, headers=headers)
+                resp = conn.getresponse()
+                data = resp.read()
+                self.send_response(resp.status)
+                for k, v in resp.getheaders():
+                    if k.lower() not in ("transfer-encoding", "connection", "content-length"):
+                        self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(data)
+                conn.close()
+
+            do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = _handle
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def _match(self, method: str, path: str) -> str | None:
+        with self._lock:
+            for rule in self.rules:
+                want_method, contains, remaining, action = rule
+                if (want_method is None or want_method == method) and (contains is None or contains in path):
+                    if remaining == 0:
+                        continue
+                    if remaining > 0:
+                        rule[2] -= 1
+                    self.failed += 1
+                    return action
+        return None
+
+    def fail(self, times: int, method: str | None = None, contains: str | None = None,
+             action: str = "slowdown") -> None:
+        with self._lock:
+            self.rules.append([method, contains, times, action])
+
+    def heal(self) -> None:
+        with self._lock:
+            self.rules.clear()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+@pytest.fixture(scope="module")
+def faulty_s3(s3):
+    """The S3 server of :func:`s3` behind a :class:`FaultyProxy` (the clients' endpoint), retries
+    made quick (``REDECODE_RETRY_WAIT``); yields the proxy."""
+    proxy = FaultyProxy(os.environ["AWS_ENDPOINT_URL"])
+    mp = pytest.MonkeyPatch()
+    mp.setenv("AWS_ENDPOINT_URL", proxy.url)
+    mp.setenv("REDECODE_RETRY_WAIT", "0.01")
+    yield proxy
+    mp.undo()
+    proxy.close()

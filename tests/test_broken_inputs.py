@@ -142,6 +142,8 @@ def check_generic_rows(res: JobResult) -> None:
         else:
             assert row["text"] is not None
             assert row["encoding"] in ENCODING_NAMES, row["encoding"]
+            if row["missing_bytes"] is not None:  # a record cut short says so
+                assert "cut short" in (row["warning"] or ""), row["warning"]
             assert row["text_length"] == len(row["text"])
             assert row["decode_errors"] is not None and row["decode_errors"] >= 0
 
@@ -171,6 +173,15 @@ def check_row(row: dict, want: dict, label: str) -> None:
         assert want["text_prefix_of"].startswith(row["text"]), f"{label}: {row['text'][:200]!r}"
     if "decode_errors_min" in want:
         assert row["decode_errors"] >= want["decode_errors_min"], label
+    if "text_min_chars" in want:
+        assert row["text"] is not None and len(row["text"]) >= want["text_min_chars"], label
+    # a record cut short (issue 25): how many bytes of its block are missing, else NULL
+    if "missing_bytes" in want:
+        assert row["missing_bytes"] == want["missing_bytes"], f"{label}: missing_bytes {row['missing_bytes']}"
+    elif "missing_bytes_min" in want:
+        assert (row["missing_bytes"] or 0) >= want["missing_bytes_min"], f"{label}: {row['missing_bytes']}"
+    elif row["status"] == "decoded" and "text" in want:
+        assert row["missing_bytes"] is None, f"{label}: a whole record with missing_bytes {row['missing_bytes']}"
 
 
 def check_expected(res: JobResult, name: str, exp: dict, *, rules: str | None = None) -> None:
@@ -273,9 +284,15 @@ def test_broken_input(job_tmp, name):
         assert name in res.stderr, res.stderr
         assert str(offset) in res.stderr, f"stderr does not name offset {offset}: {res.stderr}"
         assert "Traceback" not in res.stderr
+        if "message_has" in exp:
+            assert exp["message_has"] in res.stderr and exp["message_has"] in entry["error"], res.stderr
     else:
         assert entry["error"] is None
         assert "error" not in res.stderr.lower(), res.stderr
+    # nothing from an archive drives the terminal (issue 25, item 12): no control character but
+    # line breaks, no bidi override, on stderr or in the manifest's messages
+    for text in (res.stderr, json.dumps(res.manifest, ensure_ascii=False)):
+        assert all(c.isprintable() or c == "\n" for c in text), repr(text)
 
 
 @pytest.mark.parametrize("name", ["gzip-bomb.warc.gz", "big-record.warc.gz", "coding-bombs.warc.gz"])

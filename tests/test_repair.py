@@ -173,10 +173,16 @@ def test_json_summary_and_force(tmp_path, fixture_pages):
     assert first.exit_code == 0, first.output
     data = json.loads(first.stdout)
     assert data["counts"]["rows"] == len(rows)
+    # the same repair again resumes (issue 25, item 11): the input finished there is skipped
     again = CliRunner().invoke(cli, args)
-    assert again.exit_code == 2
-    assert "already holds output" in again.output and "--force" in again.output
-    forced = CliRunner().invoke(cli, args + ["--force"])
+    assert again.exit_code == 0, again.output
+    resumed = json.loads(again.stdout)
+    assert resumed["counts"] == data["counts"] and "(1 already complete, skipped)" in resumed["summary"]
+    # another configuration (a key column more) into the same directory is refused
+    other = CliRunner().invoke(cli, args + ["--key", "doc_id"])
+    assert other.exit_code == 2
+    assert "the output of another repair" in other.output and "--force" in other.output
+    forced = CliRunner().invoke(cli, args + ["--key", "doc_id", "--force"])
     assert forced.exit_code == 0, forced.output
     assert json.loads(forced.stdout)["counts"] == data["counts"]
 

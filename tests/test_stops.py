@@ -177,7 +177,7 @@ def test_exit_codes_are_in_help():
     assert "130/143 stopped by SIGINT/SIGTERM" in text
     # the exit codes' table in the docs (docs/operations.md since the README was cut, issue 18)
     page = " ".join((ROOT / "docs" / "operations.md").read_text(encoding="utf-8").split())
-    assert "| 4 | the operating system refused to write the output" in page
+    assert "| 4 | the output could not be written: the operating system refused" in page
     assert "| 5 | `run`/`backfill --fail-on-failed`" in page
     assert "| 130 / 143 | stopped by SIGINT" in page
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())

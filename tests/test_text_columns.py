@@ -94,9 +94,10 @@ def test_without_options_text_bytes_only(plain):
 def test_schema_version_and_columns(plain):
     (part,) = sorted(Path(plain).glob("*.parquet"))
     schema = pq.read_schema(part)
-    assert schema.metadata[SCHEMA_VERSION_KEY] == SCHEMA_VERSION.encode() == b"1.3"
+    assert schema.metadata[SCHEMA_VERSION_KEY] == SCHEMA_VERSION.encode() == b"1.4"
     assert schema.names == list(COLUMNS)
-    assert COLUMNS[-3:] == ("text_bytes", "grapheme_count", "text_normalized")
+    # 1.3's columns, then 1.4's (issue 25: missing_bytes of a record cut short)
+    assert COLUMNS[-4:] == ("text_bytes", "grapheme_count", "text_normalized", "missing_bytes")
     assert DERIVED_COLUMNS == ("text_length", "text_bytes", "grapheme_count", "text_normalized")
     assert "text_normalized" not in PROVENANCE_COLUMNS and "text" not in PROVENANCE_COLUMNS
     assert "text_bytes" in PROVENANCE_COLUMNS and "grapheme_count" in PROVENANCE_COLUMNS
@@ -233,8 +234,10 @@ def test_backfill_with_rules_given_with_options_keeps_them(tmp_path):
 #: What each older schema lacks, and the record -> row code version (rundir.ROW_CODE_VERSION) of
 #: the code that wrote it (schema.py's version notes; the 1.2 row code came with author-2026.12).
 OLDER = {
-    "1.2": (("text_bytes", "grapheme_count", "text_normalized"), "2026.12.1"),
-    "1.1": (("text_bytes", "grapheme_count", "text_normalized", "browser_encoding", "validation"), "2026.11.4"),
+    "1.3": (("missing_bytes",), "2026.12.2"),
+    "1.2": (("text_bytes", "grapheme_count", "text_normalized", "missing_bytes"), "2026.12.1"),
+    "1.1": (("text_bytes", "grapheme_count", "text_normalized", "browser_encoding", "validation", "missing_bytes"),
+            "2026.11.4"),
 }
 
 
@@ -281,7 +284,11 @@ def test_query_reads_older_parts_with_the_new_columns_null(tmp_path, version):
     (result,) = execute(con, "SELECT run LIKE '%old' AS old, count(*), count(text_bytes), "
                              "count(text_normalized) FROM decodes WHERE status = 'decoded' GROUP BY ALL ORDER BY ALL")
     (new_n, new_bytes, new_norm), (old_n, old_bytes, old_norm) = [r[1:] for r in result.rows]
-    assert new_n == old_n == new_bytes and old_bytes == 0 and new_norm == old_norm == 0
+    lacks_bytes = "text_bytes" in OLDER[version][0]
+    assert new_n == old_n == new_bytes and old_bytes == (0 if lacks_bytes else old_n) and new_norm == old_norm == 0
+    # a column the older parts lack reads as NULL (1.4's missing_bytes: every older part lacks it)
+    ((nulls,),) = execute(con, "SELECT count(*) FROM decodes WHERE run LIKE '%old' AND missing_bytes IS NULL")[0].rows
+    assert nulls == len(_rows(old))
 
 
 @pytest.mark.parametrize("version", sorted(OLDER))

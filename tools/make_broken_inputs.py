@@ -569,6 +569,163 @@ def b_not_an_archive(name):
     }
 
 
+#: A Content-Length over the default record cap of 64 MiB (issue 25, item 1: 70 MiB).
+OVER_CAP = 70 * MIB
+
+
+def b_over_cap_length(name):
+    a = warcio_response(rid(name, 0), page("before the record that claims 70 MiB"))
+    blk = http_block(page("Content-Length claims 70 MiB, over the cap; the block is this page"))
+    b = warc_record(rid(name, 1), blk, content_length=OVER_CAP)
+    c = warcio_response(rid(name, 2), page("after it: inside what record 1 claims"))
+    d = warcio_response(rid(name, 3), page("the last record"))
+    return a + b + c + d, {
+        # issue 25, item 1: a claim over the cap must not hide the records after it. Record 1's
+        # claim swallows records 2 and 3 (WARC 1.1: a record ends at Content-Length): it fails,
+        # and they are read at their own offsets; the input is damaged (exit 1).
+        "rows": {rid(name, 0): {"status": ["decoded"], "text": page("before the record that claims 70 MiB").decode()},
+                 rid(name, 1): {"status": ["failed"], "error_kind": ["truncated"]},
+                 rid(name, 2): {"status": ["decoded"], "text": page("after it: inside what record 1 claims").decode()},
+                 rid(name, 3): {"status": ["decoded"], "text": page("the last record").decode()}},
+        "cut_short": True,
+        "error_offset_min": len(a), "error_offset_max": len(a) + len(b),
+    }
+
+
+def b_over_cap_length_gz(name):
+    body = page("Content-Length claims 70 MiB, over the cap; the gzip member holds this page")
+    blk = http_block(body)
+    recs = [warcio_response(rid(name, 0), page("before")),
+            warc_record(rid(name, 1), blk, content_length=OVER_CAP),
+            warcio_response(rid(name, 2), page("after"))]
+    return b"".join(gz(r) for r in recs), {
+        # the record's member ends after its page, and the next member starts a record: the block
+        # is short (the claim lies), its bytes are all there: decoded, missing_bytes says how many
+        # bytes the claim lacks (issue 25, items 1 and 7); the records after it are read (exit 0,
+        # as for any Content-Length larger than a gzip member)
+        "rows": {rid(name, 0): {"status": ["decoded"]},
+                 rid(name, 1): {"status": ["decoded"], "text": body.decode(),
+                                "missing_bytes": OVER_CAP - len(blk)},
+                 rid(name, 2): {"status": ["decoded"], "text": page("after").decode()}},
+        "cut_short": False,
+    }
+
+
+def b_over_cap_at_end(name):
+    a = warcio_response(rid(name, 0), page("first"))
+    body = page("the last record claims 70 MiB and the file ends after this page")
+    blk = http_block(body)
+    b = warc_record(rid(name, 1), blk, content_length=OVER_CAP)[:-4]
+    return a + b, {
+        # issue 25, item 1: a file that ends inside a record claimed over the cap is cut short
+        # (exit 1), not complete; the record keeps the text that is there (item 7)
+        "rows": {rid(name, 0): {"status": ["decoded"]},
+                 rid(name, 1): {"status": ["decoded"], "text": body.decode(), "missing_bytes": OVER_CAP - len(blk)}},
+        "cut_short": True,
+        "error_offset_min": len(a), "error_offset_max": len(a),
+    }
+
+
+def _prose(seed: int, words: int) -> str:
+    """Seeded words that do not compress to nothing (the cut of a gzip member lands in the body)."""
+    rnd = random.Random(seed)
+    vocab = ["archive", "record", "block", "member", "payload", "text", "bytes", "crawl", "page",
+             "encoding", "decode", "length", "offset", "header", "gzip", "Zeichen", "caf\u00e9"]
+    return " ".join(rnd.choice(vocab) + str(rnd.randrange(1000)) for _ in range(words))
+
+
+def b_cut_in_body(name):
+    bodies = [page(f"record {i}: " + _prose(i, 400)) for i in range(3)]
+    recs = [warcio_response(rid(name, i), bodies[i]) for i in range(3)]
+    cut = len(recs[0]) + len(recs[1]) + len(recs[2]) - 4 - 500  # 500 bytes of record 2's block gone
+    return b"".join(recs)[:cut], {
+        # issue 25, item 7: the cut record keeps the text that is there, marked by missing_bytes
+        # and a warning; the input is cut short (exit 1)
+        "rows": {rid(name, 0): {"status": ["decoded"], "text": bodies[0].decode()},
+                 rid(name, 1): {"status": ["decoded"], "text": bodies[1].decode()},
+                 rid(name, 2): {"status": ["decoded"], "text": bodies[2][:-500].decode(),
+                                "missing_bytes": 500}},
+        "cut_short": True,
+        "error_offset_min": len(recs[0]) + len(recs[1]), "error_offset_max": len(recs[0]) + len(recs[1]),
+    }
+
+
+def b_cut_in_body_gz(name):
+    bodies = [page(f"record {i}: " + _prose(10 + i, 400)) for i in range(3)]
+    members = [gz(warcio_response(rid(name, i), bodies[i])) for i in range(3)]
+    third = len(members[0]) + len(members[1])
+    cut = third + len(members[2]) * 3 // 4  # inside the deflate data of the body
+    return b"".join(members)[:cut], {
+        # issue 25, item 7: what inflated of the cut member is kept (a prefix of the page)
+        "rows": {rid(name, 0): {"status": ["decoded"], "text": bodies[0].decode()},
+                 rid(name, 1): {"status": ["decoded"], "text": bodies[1].decode()},
+                 rid(name, 2): {"status": ["decoded"], "text_prefix_of": bodies[2].decode(),
+                                "text_min_chars": 200, "missing_bytes_min": 1}},
+        "cut_short": True,
+        "error_offset_min": third, "error_offset_max": third,
+    }
+
+
+def b_cut_in_http_head(name):
+    a = warcio_response(rid(name, 0), page("first"))
+    b = warcio_response(rid(name, 1), page("the file ends inside this record's HTTP head"))
+    head_end = b.index(b"\r\n\r\n") + 4  # the WARC header
+    return a + b[: head_end + 20], {
+        # nothing of the payload is there: failed (truncated), never the HTTP head taken for text
+        "rows": {rid(name, 0): {"status": ["decoded"]},
+                 rid(name, 1): {"status": ["failed"], "error_kind": ["truncated"]}},
+        "cut_short": True,
+        "error_offset_min": len(a), "error_offset_max": len(a),
+    }
+
+
+def b_no_blank_line(name):
+    body = page("this record's Content-Length counts the CRLFCRLF after its block")
+    blk = http_block(body)
+    # webarchive-commons' link-extraction-test.warc: the next version line follows at once
+    a = warc_record(rid(name, 0), blk, content_length=len(blk) + 4)
+    b = warcio_response(rid(name, 1), page("the record right after it"))
+    c = warcio_response(rid(name, 2), page("third"))
+    return a + b + c, {
+        # issue 25, item 5: the version line right after the block starts record 1 (FastWARC reads
+        # it so; warcio skips it as a stray line and loses the record)
+        "rows": {rid(name, 0): {"status": ["decoded"]},
+                 rid(name, 1): {"status": ["decoded"], "text": page("the record right after it").decode()},
+                 rid(name, 2): {"status": ["decoded"], "text": page("third").decode()}},
+        "cut_short": False,
+    }
+
+
+def b_split_over_members(name):
+    body = page("this record's header and its body are two gzip members")
+    rec = warcio_response(rid(name, 0), body)[:-4]
+    split = rec.index(b"\r\n\r\n", rec.index(b"\r\n\r\n") + 4) + 4  # after the HTTP head
+    nxt = warcio_response(rid(name, 1), page("the record after it"))
+    # warcio's example-wrong-chunks.warc.gz: header + HTTP head, body, then CRLFCRLF + next record
+    return gz(rec[:split]) + gz(rec[split:]) + gz(b"\r\n\r\n" + nxt), {
+        # issue 25, item 6: read across the members (gzip's concatenation is the file, RFC 1952)
+        "rows": {rid(name, 0): {"status": ["decoded"], "text": body.decode()},
+                 rid(name, 1): {"status": ["decoded"], "text": page("the record after it").decode()}},
+        "cut_short": False,
+    }
+
+
+def b_escape_sequences(name):
+    a = warcio_response(rid(name, 0), page("before the escape sequences"))
+    # terminal control sequences (set the window title, clear the screen, a C1 CSI, bidi override)
+    junk = b"\x1b]0;archive says hello\x07\x1b[2J\x1b[31mred\x9b2J\xe2\x80\xae\r\n"
+    b = warcio_response(rid(name, 1), page("after them"))
+    return a + junk + b, {
+        # issue 25, item 12: the damaged stretch is quoted in the message, escaped (never raw bytes
+        # on the terminal); the record after it is read
+        "rows": {rid(name, 0): {"status": ["decoded"]},
+                 rid(name, 1): {"status": ["decoded"], "text": page("after them").decode()}},
+        "cut_short": True,
+        "error_offset_min": len(a), "error_offset_max": len(a),
+        "message_has": "\\x1b]0;archive says hello\\x07",
+    }
+
+
 SPECS: list[Spec] = [
     Spec("truncated-member.warc.gz", "a .warc.gz whose file ends inside its third gzip member",
          "rows for records 0-1; input cut short (exit 1); error names the third member's offset",
@@ -627,6 +784,26 @@ SPECS: list[Spec] = [
     Spec("empty.warc", "a zero-byte file", "no rows, exit 0", b_empty),
     Spec("not-an-archive.warc", "a PNG-like file named .warc",
          "no rows; cut short (exit 1) with offset 0", b_not_an_archive),
+    Spec("over-cap-length.warc", "a Content-Length of 70 MiB (over the cap) on a short block, mid-file",
+         "that record failed (truncated); the records its claim covers read (damaged, exit 1)",
+         b_over_cap_length),
+    Spec("over-cap-length.warc.gz", "a Content-Length of 70 MiB on a short block in its own gzip member",
+         "decoded with missing_bytes; the records after it read (exit 0)", b_over_cap_length_gz),
+    Spec("over-cap-at-end.warc", "the last record claims 70 MiB and the file ends after its block",
+         "its text kept, missing_bytes set; cut short (exit 1), not complete", b_over_cap_at_end),
+    Spec("cut-in-body.warc", "a .warc that ends 500 bytes before the end of its last block",
+         "the cut record decoded with the text there, missing_bytes 500; cut short (exit 1)", b_cut_in_body),
+    Spec("cut-in-body.warc.gz", "a .warc.gz that ends inside the deflate data of its last member",
+         "the cut record decoded with what inflated, missing_bytes set; cut short (exit 1)", b_cut_in_body_gz),
+    Spec("cut-in-http-head.warc", "a .warc that ends inside a record's HTTP head",
+         "that record failed (truncated), no text; cut short (exit 1)", b_cut_in_http_head),
+    Spec("no-blank-line.warc", "a Content-Length that counts the CRLFCRLF: the next version line follows the block",
+         "every record read (exit 0)", b_no_blank_line),
+    Spec("split-over-members.warc.gz", "a record whose header and body are two gzip members",
+         "read across the members; the next record read (exit 0)", b_split_over_members),
+    Spec("escape-sequences.warc", "terminal escape sequences (title, clear screen, CSI, bidi) between records",
+         "the message quotes them escaped (no control character on stderr); the next record read",
+         b_escape_sequences),
 ]
 
 

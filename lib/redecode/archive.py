@@ -21,8 +21,10 @@ record of a file cut short or damaged, and at once for a file that cannot be ope
 Resync (``iter_records(resync=True)``, what ``redecode run`` reads with). Every record of a
 ``.warc.gz`` is its own gzip member, so one damaged member need not cost the records after it:
 where a reader raises :class:`ArchiveError` at offset E, reading goes on at the reader's
-:meth:`~redecode.record.Reader.find_resync_point` at or after E (strictly after the last record
-read): for gzip files the next member that inflates to a record start and that warcio reads, for
+:meth:`~redecode.record.Reader.find_resync_point` strictly after the start of the last record read
+(not only after E: a record whose Content-Length claims too much holds the true next record in its
+block, before E; such a record is then a :class:`redecode.record.Damage` of length 0 at its own
+offset): for gzip files the next member that inflates to a record start and that warcio reads, for
 uncompressed WARC the next ``WARC/<version>`` line that warcio parses as a record header, for
 ``.warc.lz4`` the next LZ4 frame FastWARC reads a record from. The
 stretch skipped is recorded as a :class:`redecode.record.Damage` (offset, length, error) in
@@ -39,6 +41,7 @@ Deviations: none here; the readers list theirs.
 
 from __future__ import annotations
 
+import functools
 import os
 import zlib
 from collections.abc import Iterator
@@ -173,16 +176,24 @@ def iter_records(
                     yield record
                 return
             except ArchiveError as exc:
-                # strictly after the last record read (from the segment's start when none was):
-                # every resync moves forward
-                floor = max(exc.offset, (last if last is not None else segment) + 1)
+                # Strictly after the start of the last record read (of the segment's start when none
+                # was), so every resync moves forward; not only after the error: a record whose
+                # Content-Length claims too much holds the true next record in its block, before
+                # where reading failed.
+                floor = (last if last is not None else segment) + 1
                 try:
                     resume = kind.find_resync_point(p, floor)
                 except (ArchiveError, OSError):
                     resume = None
                 if resume is None:
                     raise  # nothing readable after it: the file is cut short there
-                stream.damaged.append(Damage(exc.offset, resume - exc.offset, exc.message))
+                if resume < exc.offset:
+                    # a record inside the block of the one before, read on its own
+                    stream.damaged.append(Damage(resume, 0, (
+                        f"a record here is inside the block of the record at offset {last}, whose "
+                        f"Content-Length runs past it; then at offset {exc.offset}: {exc.message}")))
+                else:
+                    stream.damaged.append(Damage(exc.offset, resume - exc.offset, exc.message))
                 if end is not None and resume >= end:
                     stream.next_offset = resume
                     return
@@ -267,6 +278,13 @@ def read_records_at(
             raise ArchiveError(p, spans[0][0], f"cannot open: {exc.strerror or exc}") from None
         kind = _sniff(p, head) or read_at_fallback
         gz = head[:2] == b"\x1f\x8b"
+        size: list[int] = []
+
+        def reaches_end(end: int) -> bool:
+            if not size:
+                size.append(storage.size(p))
+            return end >= size[0]
+
         slack = 0 if gz else SPAN_SLACK
         # a length of 0 is no extent (warcio's for a file gzipped as one stream): read_at there
         ranged = [(offset, length + slack) for offset, length in spans if kind.reads_spans and length]
@@ -277,7 +295,10 @@ def read_records_at(
                     got = next(data)
                     if not got:
                         raise ArchiveError(p, offset, "no record here: the file ends before this offset")
-                    record = kind.read_span(p, offset, got, cap=max_record_bytes, gz=gz)
+                    # the file ends where the bytes do when the read gave fewer than asked, or when
+                    # they reach its size (asked only of a record that runs past them)
+                    ends = True if len(got) < length + slack else functools.partial(reaches_end, offset + len(got))
+                    record = kind.read_span(p, offset, got, cap=max_record_bytes, gz=gz, file_ends=ends)
                 else:
                     record = kind.read_at(p, offset, cap=max_record_bytes)
             except ArchiveError as exc:

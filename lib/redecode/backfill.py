@@ -45,21 +45,24 @@ import heapq
 import itertools
 import json
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import storage
 from .archive import ArchiveError, read_records_at
-from .executors import make_executor, map_shards
+from .executors import TaskFailed, make_executor, map_shards
 from .layout import Layout, PartSequence, parse_partition_folder
 from .record import DEFAULT_MAX_RECORD_BYTES
 from .row import IDENTITY_NOTE, IDENTITY_VALIDATION, record_row, text_columns
 from .rules import Rules, as_rules, known_rules
 from .rundir import (
     MANIFEST,
+    DamagedRunError,
     ROW_CODE_VERSION,
     RunClock,
     RunDirectory,
@@ -72,6 +75,7 @@ from .rundir import (
     list_parts,
     manifest_inputs,
     marker_is_valid,
+    marker_key_of,
     marker_path,
     publish_shard,
     publish_task,
@@ -89,6 +93,7 @@ from .schema import (
     STATUS_SKIPPED,
     SchemaVersionError,
     check_schema_version,
+    columns_of,
 )
 from .writer import PartWriter
 
@@ -178,14 +183,55 @@ def _backfill_shard(prior_dir: str, marker: dict, out: str, new: Rules,
     started, cpu_started = time.perf_counter(), time.process_time()
     read_from = _locate(marker["path"], base)  # every row of the shard is a record of this input
     part_path = storage.join(prior_dir, marker["part"])
-    try:
-        source = storage.open_input(part_path)  # a URL: ranged reads of the footer and row groups
-        pf = pq.ParquetFile(source)
-    except (OSError, ValueError) as exc:
-        raise BackfillError(f"prior part {part_path} cannot be read: {exc}") from None
+    source, pf = _open_part(part_path)
     with source:
         return _backfill_part(pf, part_path, marker, out, new, max_record_bytes, read_from, started, cpu_started,
                               prior_outputs)
+
+
+def _prior_rows(pf: pq.ParquetFile, part_path: str) -> Iterator[list[dict]]:
+    """The rows of a prior part, 2048 at a time; a row group that does not decode (a byte flipped
+    in a page: a decompression error, invalid UTF-8) raises :class:`redecode.rundir.DamagedRunError`."""
+    batches = pf.iter_batches(batch_size=2048)
+    while True:
+        try:
+            batch = next(batches, None)
+            rows = batch.to_pylist() if batch is not None else None
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise DamagedRunError(part_path, f"cannot be read ({' '.join(str(exc).split())})") from None
+        if rows is None:
+            return
+        yield rows
+
+
+def _open_part(part_path: str, part: str = "") -> tuple:
+    """``(open file, pyarrow.parquet.ParquetFile)`` of a prior part, after checking what can be
+    checked without reading its rows: a footer that reads, a schema version this code knows, every
+    column of that version (:func:`redecode.schema.columns_of`; but the one a partition folder of
+    ``part``, its name in the run directory, names). Raises
+    :class:`redecode.rundir.DamagedRunError` or :class:`BackfillError` (an unknown schema)."""
+    try:
+        source = storage.open_input(part_path)  # a URL: ranged reads of the footer and row groups
+    except OSError as exc:
+        raise BackfillError(f"prior part {part_path} cannot be read: {exc}") from None
+    try:
+        pf = pq.ParquetFile(source)
+        version = check_schema_version(pf.schema_arrow.metadata, part_path)
+    except SchemaVersionError as exc:
+        source.close()
+        raise BackfillError(str(exc)) from None
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        source.close()
+        raise DamagedRunError(part_path, f"cannot be read ({' '.join(str(exc).split())})") from None
+    folder = part.rpartition("/")[0]
+    named = parse_partition_folder(folder) if folder else None
+    missing = [c for c in columns_of(version)
+               if c not in pf.schema_arrow.names and (named is None or c != named[0])]
+    if missing:
+        source.close()
+        raise DamagedRunError(part_path, f"lacks column(s) {', '.join(missing)}, which its schema version "
+                                         f"{version} has (renamed or removed by another tool)")
+    return source, pf
 
 
 def _backfill_part(pf: pq.ParquetFile, part_path: str, marker: dict, out: str, new: Rules, max_record_bytes: int,
@@ -197,7 +243,7 @@ def _backfill_part(pf: pq.ParquetFile, part_path: str, marker: dict, out: str, n
     counts = _status_counts_reset(marker)
     stats = {"rows": 0, "rows_copied": 0, "rows_reread": 0, "bytes_read": 0, "prior_schema": version,
              "prior_row_code": marker.get("row_code_version")}
-    rows = (row for batch in pf.iter_batches(batch_size=2048) for row in batch.to_pylist())
+    rows = (row for batch in _prior_rows(pf, part_path) for row in batch)
     with PartWriter(
         os.path.join(out, marker["part"]),
         extra_metadata={"redecode.rules": new.name, "redecode.rules_digest": new.digest},
@@ -296,15 +342,11 @@ def _backfill_bounded(prior_dir: str, marker: dict, out: str, new: Rules, max_re
     try:
         for part in marker["parts"]:
             part_path = storage.join(prior_dir, part)
-            try:
-                source = storage.open_input(part_path)
-                pf = pq.ParquetFile(source)
-            except (OSError, ValueError) as exc:
-                raise BackfillError(f"prior part {part_path} cannot be read: {exc}") from None
+            source, pf = _open_part(part_path, part)
             sources.append(source)
             versions.add(_version(pf, part_path))
             replayable = replayable and all(c in pf.schema_arrow.names for c in REPLAY_COLUMNS)
-            iterators.append(_part_rows(pf, part))
+            iterators.append(_part_rows(pf, part, part_path))
 
         def order(row: dict) -> tuple[int, int]:
             at = position.get(row["warc_path"]) or [(0, len(shards))]
@@ -337,12 +379,13 @@ def _backfill_bounded(prior_dir: str, marker: dict, out: str, new: Rules, max_re
     return new_marker, stats
 
 
-def _part_rows(pf: pq.ParquetFile, part: str) -> Iterator[dict]:
-    """The rows of a prior part, with the column its partition folder names (if any) given back."""
+def _part_rows(pf: pq.ParquetFile, part: str, part_path: str) -> Iterator[dict]:
+    """The rows of a prior part, with the column its partition folder names (if any) given back
+    (a page that does not decode: :class:`redecode.rundir.DamagedRunError`, :func:`_prior_rows`)."""
     folder = part.rpartition("/")[0]
     named = parse_partition_folder(folder) if folder else None
-    for batch in pf.iter_batches(batch_size=2048):
-        for row in batch.to_pylist():
+    for batch in _prior_rows(pf, part_path):
+        for row in batch:
             if named is not None:
                 row[named[0]] = named[1]
             yield row
@@ -350,12 +393,13 @@ def _part_rows(pf: pq.ParquetFile, part: str) -> Iterator[dict]:
 
 def _backfill_task(prior_dir: str, out: str, rules: Rules | str, max_record_bytes: int,
                    marker: dict, base: str | None = None, *, staged: bool = True,
-                   prior_outputs: dict | None = None) -> tuple[dict, dict]:
+                   prior_outputs: dict | None = None, lock_id: str | None = None) -> tuple[dict, dict]:
     """The per-task function of a backfill: :func:`_backfill_shard` (a flat layout's shard) or
     :func:`_backfill_bounded` (a bounded layout's task) published into *out*
     (:func:`redecode.rundir.publish_task`; ``staged``, as executors whose attempts may run twice
     need, a retried attempt replaces the parts under their names, never adds rows). ``rules``: a
-    rule set or its name (a task's entry point)."""
+    rule set or its name (a task's entry point). ``lock_id``: the run's id in an object store's lock,
+    checked before publishing."""
     new = as_rules(rules)
     if "shards" in marker:
         result: list = []
@@ -364,7 +408,7 @@ def _backfill_task(prior_dir: str, out: str, rules: Rules | str, max_record_byte
             result[:] = [_backfill_bounded(prior_dir, marker, directory, new, max_record_bytes, base, prior_outputs)]
             return result[0][0]
 
-        publish_task(out, marker["task"], work, staged=staged)
+        publish_task(out, marker["task"], work, staged=staged, lock_id=lock_id)
         return result[0]
     result = []
 
@@ -372,7 +416,7 @@ def _backfill_task(prior_dir: str, out: str, rules: Rules | str, max_record_byte
         result[:] = [_backfill_shard(prior_dir, marker, directory, new, max_record_bytes, base, prior_outputs)]
         return result[0][0]
 
-    publish_shard(out, marker["part"], work_shard, staged=staged)
+    publish_shard(out, marker["part"], work_shard, staged=staged, lock_id=lock_id)
     return result[0]
 
 
@@ -453,7 +497,9 @@ def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
                                     "has been edited or damaged. Run `redecode run` on the archives instead")
             if part not in present:
                 raise BackfillError(f"{prior_dir}: part {part} named in _run.json is missing")
-            stem = _task_key_of(part) if bounded else stem_of(part)
+            source, _ = _open_part(storage.join(prior_dir, part), part)  # a damaged part: before --out is made
+            source.close()
+            stem = marker_key_of(part) if bounded else stem_of(part)
             if stem in tasks:
                 continue
             tasks.add(stem)
@@ -474,12 +520,6 @@ def _load_prior(prior_dir: str) -> tuple[dict, list[dict]]:
                 "records whose result can change"
             )
     return manifest, markers
-
-
-def _task_key_of(part: str) -> str:
-    """The task key in a bounded layout's part name (``[folder/]part-<key>-<n>.parquet``)."""
-    name = part.rpartition("/")[2]
-    return name[len("part-"):].rsplit("-", 1)[0] if name.startswith("part-") else stem_of(name)
 
 
 def _prior_outputs(manifest: dict) -> dict:
@@ -524,7 +564,10 @@ def backfill(
     listed in the manifest, as after a run that adds archives.
 
     Raises :class:`BackfillError` (prior directory incomplete, of an unknown schema major version,
-    input missing), :class:`KeyError` for unknown rules, :class:`redecode.rundir.RunDirectoryLocked`,
+    input missing), :class:`redecode.rundir.DamagedRunError` for a prior part cut short, damaged or
+    lacking a column (its footer and columns are checked before ``out`` is made; a damaged page is
+    met while its rows are read: an ``out`` this call made is then removed), :class:`KeyError` for
+    unknown rules, :class:`redecode.rundir.RunDirectoryLocked`,
     :class:`redecode.rundir.RunDirectoryConflict`,
     :class:`ValueError` for an unknown ``executor``, :class:`ImportError` for ``"spark"`` without
     pyspark (unless ``master="inline"``).
@@ -544,11 +587,40 @@ def backfill(
     selection = Selection.from_json(manifest.get("selection"))
     staged = runner.staged or storage.is_remote(out)
     layout = Layout.from_json(manifest.get("layout"))
+    created = not storage.exists(out)
+    try:
+        return _backfill_into(prior_dir, out, manifest, markers, new, runner, clock, prior_outputs, base,
+                              selection, staged, layout, force=force, max_record_bytes=max_record_bytes)
+    except (DamagedRunError, TaskFailed) as exc:
+        if created and getattr(exc, "exit_code", 1) == DamagedRunError.exit_code:
+            # a prior part found damaged while its rows were read (a page; its footer is checked
+            # before --out is made): nothing of this output can be finished, and it was this
+            # command's alone
+            _remove_tree(out)
+        raise
+
+
+def _remove_tree(out: str) -> None:
+    """Remove directory ``out`` and everything in it (local, or every object under a URL)."""
+    if not storage.is_remote(out):
+        shutil.rmtree(out, ignore_errors=True)
+        return
+    for url in storage.find(out):
+        storage.remove(url)
+
+
+def _backfill_into(prior_dir, out, manifest, markers, new, runner, clock, prior_outputs, base, selection, staged,
+                   layout, *, force, max_record_bytes) -> BackfillSummary:
+    """The body of :func:`backfill` once the prior run is loaded and checked: the output directory
+    opened, the prior tasks remade into it, the manifest written."""
     with RunDirectory(out, new, force=force, foreign="refuse", selection=selection, layout=layout) as rd:
         # a task on another machine (or in a Spark worker's directory) needs absolute paths
         where = (_absolute(prior_dir), _absolute(out)) if runner.staged else (prior_dir, out)
+        rd.start([Task(m["task"], tuple(Shard(s["path"], s["shard"], s["start"], s["end"]) for s in m["shards"]))
+                  if "shards" in m else Task(stem_of(m["part"]), (Shard(m["path"], m["shard"], m["start"], m["end"]),))
+                  for m in markers])
         shard_fn = functools.partial(_backfill_task, *where, new, max_record_bytes, base=base, staged=staged,
-                                     prior_outputs=prior_outputs)
+                                     prior_outputs=prior_outputs, lock_id=rd.lock_id)
         done = map_shards(shard_fn, markers, runner,
                           description=f"redecode backfill {len(markers)} task(s) -> {out}")
         rd.add([marker for marker, _ in done])

@@ -48,6 +48,7 @@ import dataclasses
 import datetime as _dt
 import functools
 import json
+import logging
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -58,11 +59,14 @@ import duckdb
 import pyarrow as pa
 
 from . import mojibake, storage
-from .query import sql_string, check_part_versions, load_run, parquet_source, render_table, use_storage, wrap
+from .query import (sql_string, check_part_versions, load_run, parquet_source, reading_parts, render_table,
+                    use_storage, wrap)
 from .schema import COLUMNS, NoSchemaVersionError
 
 if TYPE_CHECKING:
     from .rules import Rules
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "CATEGORIES",
@@ -579,9 +583,15 @@ def _write(table: pa.Table, out: str, summary: DiffSummary, meta: dict[str, str]
             con.execute(
                 f"COPY d TO {sql_string(tmp)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {{{kv}}})"
             )
+            os.replace(tmp, final)
+        except duckdb.IOException as exc:  # DuckDB says "No space left on device" in words only
+            raise storage.output_error_of_message(str(exc), final) from None
+        except OSError as exc:
+            raise storage.output_error(exc, final) from None
         finally:
             con.close()
-        os.replace(tmp, final)
+            if os.path.exists(tmp):
+                os.unlink(tmp)
         text = json.dumps(summary.to_json(), indent=2, ensure_ascii=False, default=str).encode("utf-8")
         if remote:
             storage.publish_file(final, storage.join(out, DIFF_FILE))
@@ -708,6 +718,8 @@ def _present(con, source: str) -> set[str]:
 
 def _run_files(con, path: str) -> list[str]:
     run = load_run(path)
+    if run.unfinished:
+        log.warning("%s", run.unfinished)
     if not run.parts:
         return []
     use_storage(con, run.parts)
@@ -749,11 +761,12 @@ def _side_table(con, name: str, files: list[str], text_col: str = "text") -> Non
                     "NULL::VARCHAR AS file, NULL::BIGINT AS frow WHERE false")
         return
     src = _parquet_source(files)
-    present = _present(con, src)
-    cols = ", ".join((c if c in present else f"NULL::{_TYPES[c]} AS {c}") for c in _SIDE_COLUMNS)
-    text = f"md5({text_col})" if text_col in present else "NULL::VARCHAR"
-    con.execute(f"CREATE TEMP TABLE {name} AS SELECT {cols}, {text} AS text_md5, "
-                f"filename AS file, file_row_number AS frow FROM {src}")
+    with reading_parts(con, files):  # a part that does not read whole is named
+        present = _present(con, src)
+        cols = ", ".join((c if c in present else f"NULL::{_TYPES[c]} AS {c}") for c in _SIDE_COLUMNS)
+        text = f"md5({text_col})" if text_col in present else "NULL::VARCHAR"
+        con.execute(f"CREATE TEMP TABLE {name} AS SELECT {cols}, {text} AS text_md5, "
+                    f"filename AS file, file_row_number AS frow FROM {src}")
 
 
 _TYPES = {c: "VARCHAR" for c in _SIDE_COLUMNS} | {"warc_offset": "BIGINT", "decode_errors": "BIGINT"}

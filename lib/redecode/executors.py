@@ -51,7 +51,8 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 #: Environment variables copied from the driver to the Python workers of a Spark job, so that tasks
-#: reach the same object store with the same credentials as the driver (see ``forward_env``).
+#: reach the same object store with the same credentials as the driver, and retry its transient
+#: errors as the driver does (:mod:`redecode.storage`; see ``forward_env``).
 FORWARDED_ENV = (
     "AWS_ACCESS_KEY_ID",
     "AWS_SECRET_ACCESS_KEY",
@@ -62,6 +63,8 @@ FORWARDED_ENV = (
     "AWS_DEFAULT_REGION",
     "AWS_REGION",
     "REDECODE_S3_ANON",
+    "REDECODE_RETRIES",
+    "REDECODE_RETRY_WAIT",
 )
 
 
@@ -300,8 +303,11 @@ class Spark(Executor):
                 for name in FORWARDED_ENV:
                     if name in os.environ:
                         sc.environment[name] = os.environ[name]
-            results = _spark_map(sc, fn, items, on_progress, description, on_result, self.measure,
-                                 self.progress_seconds)
+            try:
+                results = _spark_map(sc, fn, items, on_progress, description, on_result, self.measure,
+                                     self.progress_seconds)
+            except Exception as exc:
+                raise _task_error(exc) from exc
             if self.info is None:
                 self.info = {
                     "name": "spark",
@@ -313,6 +319,37 @@ class Spark(Executor):
             if created:
                 session.stop()
         return results
+
+
+class TaskFailed(Exception):
+    """A Spark job failed because a task raised one of this package's errors that a command gives
+    an exit code of its own (:data:`TASK_ERRORS`): its message, and that ``exit_code``. Spark
+    reports a task's exception as text (the Python traceback inside a Java one)."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+#: Exceptions of a task -> a command's exit code (the output could not be written: 4; the run
+#: directory is another run's: 2; a prior run's part is damaged: 1).
+TASK_ERRORS = {"redecode.storage.OutputError": 4, "redecode.rundir.RunDirectoryLocked": 2,
+               "redecode.rundir.DamagedRunError": 1}
+
+
+def _task_error(exc: Exception) -> Exception:
+    """A failed Spark job's exception, as :class:`TaskFailed` when a task raised one of
+    :data:`TASK_ERRORS` (the last one named in the text Spark reports), else as it is."""
+    text = str(exc)
+    found = None
+    for name, code in TASK_ERRORS.items():
+        at = text.rfind(name + ": ")
+        if at >= 0 and (found is None or at > found[0]):
+            found = (at, name, code)
+    if found is None:
+        return exc
+    at, name, code = found
+    return TaskFailed(text[at + len(name) + 2:].splitlines()[0].strip(), code)
 
 
 #: Jobs a Spark map's items are cut into (consecutive items each, submitted at once: Spark's FIFO

@@ -58,8 +58,7 @@ from collections.abc import Iterable, Iterator
 from . import storage, wacz
 from .archive import INPUT_SUFFIXES
 
-__all__ = ["INPUT_SUFFIXES", "expand_inputs", "iter_inputs", "list_entry", "looks_like_archive", "outside",
-           "suffix_list"]
+__all__ = ["INPUT_SUFFIXES", "expand_inputs", "iter_inputs", "list_entry", "looks_like_archive", "suffix_list"]
 
 log = logging.getLogger(__name__)
 
@@ -435,12 +434,3 @@ def _with_wacz_members(paths: list[str], not_read: list[str] | None,
                 not_read.append(path)
     return sorted(out)
 
-
-def outside(paths: list[str], directory: str) -> list[str]:
-    """``paths`` without the local files inside ``directory`` (a run's own parts are not
-    raw-response inputs when ``redecode run . --out out`` runs twice); all of them when
-    ``directory`` is a URL."""
-    if storage.is_remote(directory):
-        return paths
-    inside = os.path.realpath(directory) + os.sep
-    return [p for p in paths if storage.is_remote(p) or not os.path.realpath(p).startswith(inside)]

@@ -40,7 +40,7 @@ from . import storage
 from .archive import ArchiveError, iter_records, read_records_at, reader_for
 from .executors import Executor, Local, map_shards, progress_reporter
 from .index import Index
-from .inputs import expand_inputs, outside
+from .inputs import expand_inputs
 from .record import DEFAULT_MAX_RECORD_BYTES, ArchiveRecord, Spans, synthetic_record_id
 from .row import NO_RECORD_TYPE, ROW_RECORD_TYPES, record_row
 from .rules import DEFAULT_RULES, RULES, Rules, as_rules
@@ -59,6 +59,7 @@ from .rundir import (
     files_not_read,
     input_entries,
     input_size,
+    is_run_output,
     part_stem,
     publish_shard,
     publish_task,
@@ -281,9 +282,10 @@ def plan(inputs: list[str], out: str, *, shard_bytes: int | None = None,
          list_prefix: str | None = None, whole_files: bool = False,
          index: Index | None = None, listed: dict[str, dict] | None = None) -> tuple[list[str], list[Shard]]:
     """``(paths, shards)``: ``inputs`` expanded (:func:`redecode.inputs.expand_inputs`, with
-    ``list_prefix`` before every ``@LIST`` line) without the files inside the run directory
-    ``out``, and their shards (:func:`plan_shards`; one per input with ``whole_files``, as a run
-    under ``--limit`` reads them). Files the inputs held under other names are appended to
+    ``list_prefix`` before every ``@LIST`` line) without the files a run writes in the run
+    directory ``out`` (:func:`redecode.rundir.is_run_output`: its parts, markers, manifest...; any
+    other file in it or below it is read), and their shards (:func:`plan_shards`; one per input
+    with ``whole_files``, as a run under ``--limit`` reads them). Files the inputs held under other names are appended to
     ``not_read``, directories and files that could not be read added to ``unreadable`` (path ->
     error). Raises :class:`FileNotFoundError` for an input that matches nothing.
 
@@ -298,7 +300,8 @@ def plan(inputs: list[str], out: str, *, shard_bytes: int | None = None,
                   for path, spans in index.files
                   for i, part in enumerate([spans] if whole_files else plan_spans(spans, shard_bytes=shard_bytes))]
         return paths, shards
-    paths = outside(expand_inputs(inputs, not_read, unreadable, list_prefix=list_prefix, listed=listed), out)
+    paths = [p for p in expand_inputs(inputs, not_read, unreadable, list_prefix=list_prefix, listed=listed)
+             if not is_run_output(out, p)]
     known = listed or {}
     shards = [Shard(path, index, start, end, listed=known.get(path))
               for path in paths
@@ -408,6 +411,14 @@ def read_shard(
         size = 0
         if outcome == "complete":
             outcome, error = "error", f"{shard.path}: no such file"
+    then = fingerprint.get("size") if fingerprint else None
+    if outcome in ("complete", "limited") and then is not None and size != then:
+        # What was read is the file only when its size when reading began and now are the same
+        # (the readers also check that they reached that size): cut short or appended to while it
+        # was read, it is read again by the next run.
+        outcome, error_offset = "truncated", min(size, then)
+        error = (f"{shard.path}: the file changed while it was read ({then} bytes when reading began, {size} "
+                 f"now): run again to read it whole")
     end = shard.end if shard.end is not None else size
     counts.bytes_read = shard.spans.bytes if shard.spans is not None else end - shard.start
     marker = completion_marker(
@@ -484,29 +495,41 @@ def _part_metadata(rules: Rules) -> dict[str, str]:
 
 
 def run_task(task: Task, *, out: str, rules: Rules, max_record_bytes: int, staged: bool,
-             selection: Selection = ALL, row_limit: int | None = None, layout: Layout = FLAT) -> dict:
+             selection: Selection = ALL, row_limit: int | None = None, layout: Layout = FLAT,
+             lock_id: str | None = None) -> dict:
     """The per-task function every executor runs: :func:`process_task` (with ``layout``,
     ``selection`` and ``row_limit``), published into run directory ``out``
     (:func:`redecode.rundir.publish_task`: staged for executors whose attempts may run twice and for
-    URLs). Returns the task's marker (a shard's in the flat layout). Errors reading the archives are
-    in the markers (``outcome``); other exceptions propagate (Spark retries the task)."""
-    return publish_task(out, task.key,
-                        lambda directory: process_task(task, directory, rules, max_record_bytes, layout,
-                                                       selection=selection, row_limit=row_limit),
-                        staged=staged)
+    URLs; ``lock_id``: the run's id in an object store's lock, checked before publishing). Returns
+    the task's marker (a shard's in the flat layout), with ``storage_retries`` on it (a bounded
+    layout's: on its first shard's): the transient errors of a remote store the task retried
+    (:func:`redecode.storage.retrying`; not in the published marker). Errors reading the archives
+    are in the markers (``outcome``); other exceptions propagate (Spark retries the task)."""
+    with storage.counting_retries() as retries:
+        marker = publish_task(out, task.key,
+                              lambda directory: process_task(task, directory, rules, max_record_bytes, layout,
+                                                             selection=selection, row_limit=row_limit),
+                              staged=staged, lock_id=lock_id)
+    (marker["shards"][0] if marker.get("shards") else marker)["storage_retries"] = retries.count
+    return marker
 
 
 def run_shard(shard: Shard, *, out: str, rules: Rules, max_record_bytes: int, staged: bool,
-              selection: Selection = ALL, row_limit: int | None = None) -> dict:
+              selection: Selection = ALL, row_limit: int | None = None, lock_id: str | None = None) -> dict:
     """The per-shard function every executor runs: :func:`process_shard` (with ``selection`` and
     ``row_limit``), published into run directory ``out`` (:func:`redecode.rundir.publish_shard`:
-    staged for executors whose attempts may run twice and for URLs). Returns the marker dict.
-    Errors reading the archive are in the marker (``outcome``); other exceptions propagate (Spark
-    retries the task)."""
-    return publish_shard(out, part_stem(shard.path, shard.index) + ".parquet",
-                         lambda directory: process_shard(shard, directory, rules, max_record_bytes,
-                                                         selection=selection, row_limit=row_limit),
-                         staged=staged)
+    staged for executors whose attempts may run twice and for URLs; ``lock_id``: the run's id in an
+    object store's lock, checked before publishing). Returns the marker dict, with
+    ``storage_retries``: the transient errors of a remote store the shard retried
+    (:func:`redecode.storage.retrying`). Errors reading the archive are in the marker
+    (``outcome``); other exceptions propagate (Spark retries the task)."""
+    with storage.counting_retries() as retries:
+        marker = publish_shard(out, part_stem(shard.path, shard.index) + ".parquet",
+                               lambda directory: process_shard(shard, directory, rules, max_record_bytes,
+                                                               selection=selection, row_limit=row_limit),
+                               staged=staged, lock_id=lock_id)
+    marker["storage_retries"] = retries.count
+    return marker
 
 
 # ---------------------------------------------------------------------------------------------
@@ -564,6 +587,14 @@ def run(
     :class:`redecode.rundir.RunDirectoryLocked`, :class:`redecode.rundir.RunDirectoryConflict`
     (output of other rules or of another selection in ``out``, local executor, without ``force``).
     """
+    with storage.counting_retries() as retries:
+        return _run(inputs, out, rules=rules, workers=workers, force=force, max_record_bytes=max_record_bytes,
+                    shard_bytes=shard_bytes, on_progress=on_progress, on_error=on_error, executor=executor,
+                    selection=selection, list_prefix=list_prefix, index=index, layout=layout, retries=retries)
+
+
+def _run(inputs, out, *, rules, workers, force, max_record_bytes, shard_bytes, on_progress, on_error, executor,
+         selection, list_prefix, index, layout, retries) -> RunSummary:
     clock = RunClock.start()
     rules = as_rules(rules)
     if index is not None:
@@ -590,10 +621,11 @@ def run(
         markers = state.markers if state is not None else {}
         task_fn = functools.partial(run_task, out=out, rules=rules, max_record_bytes=max_record_bytes,
                                     staged=executor.staged or storage.is_remote(out), selection=selection,
-                                    layout=layout)
+                                    layout=layout, lock_id=rd.lock_id)
         sizes = {url: int(entry.get("size") or 0) for url, entry in listed.items()}
         if limited:
             all_paths = paths
+            rd.start(plan_tasks([s for s in shards if (s.path, s.index) not in markers], layout, group=False))
             shards, results, skipped = _run_in_order(shards, markers, task_fn, executor, selection.limit,
                                                      on_progress, out, layout, rd)
             paths = sorted({s.path for s in shards})
@@ -603,6 +635,7 @@ def run(
         else:
             todo = [s for s in shards if (s.path, s.index) not in markers]
             tasks = plan_tasks(todo, layout, shard_bytes=shard_bytes, sizes=sizes)
+            rd.start(tasks)
             log.info("%d shard(s) complete in %s, %d to do in %d task(s)", len(shards) - len(todo), out, len(todo),
                      len(tasks))
             progress = _progress(shards, markers, on_progress)
@@ -628,11 +661,14 @@ def run(
         earlier_paths, earlier_shards, earlier_markers = rd.earlier_inputs(all_paths if limited else paths)
         markers.update(earlier_markers)
         manifest = rd.manifest(paths + earlier_paths, shards + earlier_shards, markers, clock)
-        manifest["files_not_read"] = files_not_read(outside(not_read, out), unreadable)
+        manifest["files_not_read"] = files_not_read([p for p in not_read if not is_run_output(out, p)],
+                                                    unreadable)
         if index is not None:
             manifest["index"] = index.to_json()
         if limited:
             manifest["selection"]["inputs_not_reached"] = files_not_read(sorted(set(all_paths) - set(paths)))
+        # transient errors of a remote store retried, by the shards and by this process
+        manifest["storage_retries"] = retries.count + sum(m.get("storage_retries", 0) for m in results)
         if executor.info is not None:
             task_cpu = sum(m.get("cpu_seconds", 0.0) for m in results)
             manifest["cpu_seconds"] = round(manifest["cpu_seconds"] + task_cpu, 3)

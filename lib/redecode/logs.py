@@ -19,6 +19,12 @@ repair, :mod:`redecode.warc`); :mod:`redecode.warc` silences that logger unless 
 before, and verbosity 2 lets it speak. Records logged with ``extra=FILE_ONLY`` (a command's summary,
 which it also prints) go to the log file only.
 
+Nothing an archive holds reaches the terminal raw: :func:`printable` writes control characters (and
+the other characters Python does not print: format characters such as bidi overrides, separators)
+as escapes, so that bytes of a damaged stretch quoted in a message cannot set the terminal's title
+or clear its screen (``ESC ] 0 ; ... BEL``, ``ESC [ 2 J``); :class:`redecode.record.ArchiveError`
+escapes its message, and the console handler escapes every record but for its line breaks.
+
 Deviations: none.
 """
 
@@ -27,7 +33,7 @@ from __future__ import annotations
 import logging
 import sys
 
-__all__ = ["FILE_ONLY", "LOGGER", "WARCIO_LOGGERS", "configure"]
+__all__ = ["FILE_ONLY", "LOGGER", "WARCIO_LOGGERS", "configure", "printable"]
 
 #: The library's logger; every module's logger is a child of it.
 LOGGER = "redecode"
@@ -39,13 +45,30 @@ FILE_ONLY = {"file_only": True}
 _MARK = "_redecode_handler"
 
 
+def printable(text: str, keep: str = "") -> str:
+    """``text`` with every character Python does not print (``str.isprintable``: C0 and C1
+    controls, DEL, format characters such as U+202E RIGHT-TO-LEFT OVERRIDE, line and paragraph
+    separators, lone surrogates) but those in ``keep`` written as a Python escape: ``\\x1b``,
+    ``\\u202e``, and a surrogate-escaped byte of a file name (``surrogateescape``) as ``\\xNN``, as
+    :func:`redecode.storage.path_text` shows it. Text that is printable is returned as it is."""
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() or c in keep
+        else f"\\x{ord(c) - 0xDC00:02x}" if "\udc80" <= c <= "\udcff"
+        else repr(c)[1:-1]
+        for c in text
+    )
+
+
 class _Console(logging.Formatter):
     """``redecode: warning: message`` (``warcio: ...`` for warcio's records), as the commands' own
-    messages read."""
+    messages read; what the message holds is made :func:`printable` (line breaks kept: a message
+    of several lines)."""
 
     def format(self, record: logging.LogRecord) -> str:
         who = "warcio" if record.name.startswith("warcio") else "redecode"
-        return f"{who}: {record.levelname.lower()}: {record.getMessage()}"
+        return f"{who}: {record.levelname.lower()}: {printable(record.getMessage(), keep=chr(10))}"
 
 
 def _not_file_only(record: logging.LogRecord) -> bool:

@@ -43,11 +43,13 @@ U+FFFD characters, as in the schema.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as _dt
 import decimal
 import io
 import json
+import logging
 import os
 import re
 import shutil
@@ -64,8 +66,8 @@ import pyarrow as pa
 from . import storage
 from .layout import parse_partition_folder
 from .row import IDENTITY_NOTE
-from .rundir import MANIFEST, list_parts, manifest_inputs
-from .schema import COLUMNS, PROVENANCE_COLUMNS, SCHEMA, check_schema_version
+from .rundir import MANIFEST, RUNNING, DamagedRunError, incomplete, list_parts, manifest_inputs
+from .schema import COLUMNS, PROVENANCE_COLUMNS, SCHEMA, TEXT_COLUMNS, check_schema_version, columns_of
 from .storage import path_text
 
 __all__ = [
@@ -73,8 +75,11 @@ __all__ = [
     "NOTHING_SHOWN",
     "LOW_CONFIDENCE",
     "RUNS_COLUMNS",
+    "DamagedRunError",
     "QueryError",
     "REPAIR_MANIFEST_NAME",
+    "check_part_versions",
+    "reading_parts",
     "Result",
     "Report",
     "RunDir",
@@ -96,6 +101,7 @@ __all__ = [
 ]
 
 MANIFEST_NAME = MANIFEST  # the run directory's manifest (redecode.rundir)
+log = logging.getLogger(__name__)
 
 #: Detector confidence (0..1) below which the report lists a detector decision as low-confidence.
 LOW_CONFIDENCE = 0.5
@@ -129,6 +135,8 @@ class RunDir:
     manifest: dict | None
     parts: tuple[str, ...]
     repair: bool = False
+    #: what is unfinished there (:func:`redecode.rundir.incomplete`), or None
+    unfinished: str | None = None
 
 
 def load_run(path: str) -> RunDir:
@@ -139,7 +147,11 @@ def load_run(path: str) -> RunDir:
     (:mod:`redecode.storage`; a ``file://`` URL is its local path), or the output directory of
     ``redecode repair`` (with :data:`REPAIR_MANIFEST_NAME` and no ``_run.json``: ``repair`` True).
     Raises :class:`QueryError` when the path does not exist, or is a directory with neither parts
-    nor ``_run.json``, and :class:`ImportError` for a URL without the ``[s3]`` extra.
+    nor ``_run.json``, and :class:`ImportError` for a URL without the ``[s3]`` extra. A directory
+    holding an unfinished run (:func:`redecode.rundir.incomplete`: a run that started and has not
+    written ``_run.json`` since, or parts without ``_run.json``) has ``unfinished`` set to the
+    sentence that says so and how many inputs it lacks (:func:`open_query` logs it as a warning);
+    its parts are read as they are.
     """
     path = storage.local_path(path)
     if storage.is_remote(path):
@@ -173,12 +185,12 @@ def load_run(path: str) -> RunDir:
             manifest = json.loads(storage.read_bytes(manifest_path))
         except (OSError, ValueError) as exc:
             raise QueryError(f"{manifest_path}: cannot read the run manifest: {exc}") from exc
-    if not parts and manifest is None:
+    if not parts and manifest is None and RUNNING not in names:
         raise QueryError(
             f"{path}: not a run directory (no *.parquet parts and no {MANIFEST_NAME}); "
             "give the --out DIR of `redecode run`"
         )
-    return RunDir(path=path, manifest=manifest, parts=parts)
+    return RunDir(path=path, manifest=manifest, parts=parts, unfinished=incomplete(path, names))
 
 
 def repair_advice(path: str) -> str:
@@ -202,20 +214,73 @@ def use_storage(con: duckdb.DuckDBPyConnection, paths: Iterable[str]) -> None:
 
 
 def check_part_versions(con: duckdb.DuckDBPyConnection, parts: Sequence[str]) -> None:
-    """Refuse parts whose schema major version this code does not know.
+    """Refuse parts whose schema major version this code does not know, and parts that cannot be
+    trusted: a footer that cannot be read (a part cut short or damaged), or a column missing that
+    the part's schema version has (renamed or dropped by another tool: a query would read NULL
+    where the run wrote values).
 
-    Raises :class:`redecode.schema.SchemaVersionError` naming the first bad part.
+    Raises :class:`redecode.schema.SchemaVersionError` naming the first part of an unknown
+    version, :class:`redecode.rundir.DamagedRunError` naming the first damaged one. The text
+    columns (:data:`redecode.schema.TEXT_COLUMNS`) may be missing: a copy of a run without them
+    still gives every provenance answer and the report.
     """
     if not parts:
         return
-    rows = con.execute(
-        "SELECT file_name, key, value FROM parquet_kv_metadata(?)", [list(parts)]
-    ).fetchall()
+    with reading_parts(con, parts):
+        rows = con.execute(
+            "SELECT file_name, key, value FROM parquet_kv_metadata(?)", [list(parts)]
+        ).fetchall()
+        names = con.execute("SELECT file_name, name FROM parquet_schema(?)", [list(parts)]).fetchall()
     meta: dict[str, dict[bytes, bytes]] = {p: {} for p in parts}
     for file_name, key, value in rows:
         meta.setdefault(file_name, {})[bytes(key)] = bytes(value)
+    present: dict[str, set[str]] = {p: set() for p in parts}
+    for file_name, name in names:
+        present.setdefault(file_name, set()).add(name)
     for part in parts:
-        check_schema_version(meta.get(part) or None, part)
+        version = check_schema_version(meta.get(part) or None, part)
+        # (the text columns may be left out: a provenance-only copy of a run still reports)
+        # (nor the column a bounded layout's partition folder names: DuckDB adds it from the folder)
+        folder = part.rstrip("/").rsplit("/", 2)[-2] if "/" in part else ""
+        named = parse_partition_folder(folder) if folder else None
+        missing = [c for c in columns_of(version) if c not in present.get(part, ()) and c not in TEXT_COLUMNS
+                   and (named is None or c != named[0])]
+        if missing:
+            raise DamagedRunError(part, f"lacks column(s) {', '.join(missing)}, which its schema version "
+                                        f"{version} has (renamed or removed by another tool)")
+
+
+@contextlib.contextmanager
+def reading_parts(con: duckdb.DuckDBPyConnection, parts: Sequence[str]) -> Iterator[None]:
+    """Run the body, which reads *parts* through *con*; when DuckDB fails, look for a part that
+    cannot be read whole (a footer or a page cut short or damaged) and raise
+    :class:`redecode.rundir.DamagedRunError` naming it, else let the error through (the SQL's own
+    error). Reads every part again on that path only."""
+    try:
+        yield
+    except duckdb.Error as exc:
+        bad = damaged_part(con, parts)
+        if bad is not None:
+            raise DamagedRunError(*bad) from exc
+        raise
+
+
+def damaged_part(con: duckdb.DuckDBPyConnection, parts: Sequence[str]) -> tuple[str, str] | None:
+    """``(part, what DuckDB says)`` of the first of *parts* that cannot be read whole (every column
+    of every row group), or None."""
+    for part in parts:
+        try:
+            result = con.execute("SELECT * FROM read_parquet(?)", [part])
+            while result.fetchmany(4096):
+                pass
+        except duckdb.Error as exc:
+            if isinstance(exc, duckdb.InterruptException):
+                raise
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]  # (not DuckDB's "LINE 1: ...")
+            if len(first) > 300:  # DuckDB quotes the value it could not read
+                first = first[:300] + "..."
+            return part, f"cannot be read ({first})"
+    return None
 
 
 _DUCKDB_TYPES = {
@@ -361,6 +426,9 @@ def open_query(
     repaired = [r for r in every if r.repair]
     if repaired and not repairs:
         raise QueryError(repair_advice(repaired[0].path))
+    for run in every:
+        if run.unfinished:
+            log.warning("%s", run.unfinished)
     loaded = [r for r in every if not r.repair] or [RunDir(path="", manifest=None, parts=())]
     # DuckDB draws a progress bar on stdout for queries over two seconds: stdout is for data here
     con = duckdb.connect(":memory:")
@@ -370,12 +438,17 @@ def open_query(
     _confine(con, [run.path for run in every if run.path and run.path not in single], single + list(also_read))
     for run in loaded:
         check_part_versions(con, run.parts)
-    selects = [_parts_select(con, run, columns) for run in loaded]
+    selects = []
+    for run in loaded:
+        with reading_parts(con, run.parts):
+            selects.append(_parts_select(con, run, columns))
     con.execute("CREATE VIEW decodes AS " + " UNION ALL ".join(selects))
     parts = [p for r in repaired for p in r.parts]
     if parts:
         source = "read_parquet([" + ", ".join(sql_string(p) for p in parts) + "], union_by_name=true)"
         con.execute(f"CREATE VIEW repairs AS SELECT * FROM {source}")
+    # the parts the views read, for execute() to name one that turns out damaged
+    con.register("_parts_arrow", pa.table({"part": [p for run in every for p in run.parts]}))
     con.register("_runs_arrow", _runs_table(loaded))
     con.execute("CREATE VIEW runs AS SELECT * FROM _runs_arrow")
     return con
@@ -429,7 +502,8 @@ def execute(con: duckdb.DuckDBPyConnection, sql: str) -> list[Result]:
     """Run the statements of *sql* (``SELECT`` / ``EXPLAIN`` only) and return one result each.
 
     Raises :class:`QueryError` for an empty *sql*, a statement of another type (the query layer
-    is read-only), or a DuckDB error (message included).
+    is read-only), or a DuckDB error (message included), :class:`redecode.rundir.DamagedRunError`
+    when the error comes from a part that cannot be read.
     """
     try:
         statements = con.extract_statements(sql)
@@ -447,13 +521,24 @@ def execute(con: duckdb.DuckDBPyConnection, sql: str) -> list[Result]:
     results = []
     for st in statements:
         try:
-            rel = con.execute(st.query)
-            cols = tuple(d[0] for d in rel.description or ())
-            rows = rel.fetchall()
+            with reading_parts(con, _parts_of(con)):
+                rel = con.execute(st.query)
+                cols = tuple(d[0] for d in rel.description or ())
+                rows = rel.fetchall()
+        except duckdb.InterruptException:
+            raise
         except duckdb.Error as exc:
             raise QueryError(str(exc)) from exc
         results.append(Result(columns=cols, rows=rows, sql=st.query.strip()))
     return results
+
+
+def _parts_of(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The parts :func:`open_query` gave *con*'s views (none for another connection)."""
+    try:
+        return [p for (p,) in con.execute("SELECT part FROM _parts_arrow").fetchall()]
+    except duckdb.Error:
+        return []
 
 
 def _statement_kind(con: duckdb.DuckDBPyConnection, statement) -> str:

@@ -31,6 +31,8 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from .logs import printable
+
 __all__ = [
     "DEFAULT_MAX_RECORD_BYTES",
     "MODES",
@@ -56,17 +58,20 @@ class ArchiveError(Exception):
     """An archive could not be read to its end.
 
     ``path`` (as given), ``offset`` (bytes: where the unreadable record starts, or the row index for
-    Parquet), ``message`` (what went wrong). ``str()`` gives one line naming all three.
+    Parquet), ``message`` (what went wrong, :func:`redecode.logs.printable`: the bytes of a damaged
+    stretch it quotes cannot drive a terminal). ``str()`` gives one line naming all three, the path
+    printable too.
     """
 
     def __init__(self, path: str, offset: int, message: str) -> None:
+        message = printable(message)
         super().__init__(path, offset, message)
         self.path = path
         self.offset = offset
         self.message = message
 
     def __str__(self) -> str:
-        return f"{self.path}: at offset {self.offset}: {self.message}"
+        return f"{printable(self.path)}: at offset {self.offset}: {self.message}"
 
 
 @dataclass(slots=True, kw_only=True)
@@ -93,6 +98,12 @@ class ArchiveRecord:
     the body as stored when its content coding failed because the body is not in that coding and
     sniffs as text (:attr:`redecode.http.BodyResult.identity`; ``error_kind`` is still
     ``content-encoding``; rules with ``identity_fallback`` decode it), else None.
+    ``missing_bytes`` (bytes): for a record cut short (a block shorter than its Content-Length: the
+    file ends inside it, or its gzip member ends before it), how many bytes of the block the archive
+    lacks; the payload is then what is there (decoded as usual, a ``warning`` says it is cut short)
+    unless the bytes there end inside the HTTP head or cannot be held (``error_kind``
+    ``truncated``). 0 when the block is whole but the file ends inside the record's gzip member
+    (its trailer or closing CRLFCRLF missing). None for a whole record.
     """
 
     warc_path: str
@@ -113,6 +124,7 @@ class ArchiveRecord:
     warning: str | None = None
     is_http: bool = False
     identity_payload: bytes | None = None
+    missing_bytes: int | None = None
 
 
 def synthetic_record_id(path: str, offset: int) -> str:
@@ -127,7 +139,8 @@ class Damage:
     member, garbage between records...): ``offset`` (bytes) where reading failed (the
     :class:`ArchiveError`'s offset), ``length`` (bytes) from there to the next record start, where
     reading went on (0 when a record starts right there: one swallowed by the Content-Length of
-    the record before, read on its own), ``error`` the reader's message."""
+    the record before, read on its own, at its own offset, which may lie before where reading
+    failed), ``error`` the reader's message."""
 
     offset: int
     length: int
@@ -233,11 +246,16 @@ class Reader:
     #: one ranged read each); else it reads the record itself, by :meth:`read_at`.
     reads_spans: bool = False
 
-    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool) -> ArchiveRecord:
+    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool,
+                  file_ends: bool | Callable[[], bool] = False) -> ArchiveRecord:
         """The record that starts at ``offset``, equal to :meth:`read_at`'s, made from ``data``:
         the file's bytes from ``offset`` on, as one ranged read gave them (the record's length as
         an index gives it; for a file that is not gzip, ``gz`` False, up to
         :data:`redecode.archive.SPAN_SLACK` bytes more, where the next record's first line is).
+        ``file_ends``: the file ends where ``data`` does (or a function that says so, called only
+        for a record that runs past ``data``): a record cut
+        short there is the archive's (its text kept, ``missing_bytes``); else a record that runs
+        past ``data`` is cut short by its index entry and fails (``truncated``).
         By default the record is read again by :meth:`read_at` (``data`` unused)."""
         return self.read_at(path, offset, cap=cap)
 

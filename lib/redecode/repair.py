@@ -15,8 +15,20 @@ Out (the directory ``out``):
   the version :data:`REPAIR_SCHEMA_VERSION` in its key-value metadata under
   ``redecode.repair_schema_version``; written under a temporary name and renamed when complete
   (:class:`redecode.writer.TableWriter`);
+- ``_done/<part stem>.json``: the input's completion marker (its manifest entry, the input's
+  :func:`redecode.storage.fingerprint` taken before it was read, and the repair's configuration:
+  text and key columns, ftfy's version and configuration, :data:`REPAIR_SCHEMA_VERSION`),
+  written after its part;
 - ``_repair.json``: the manifest (ftfy's version and configuration, the columns, per input its
-  outcome, rows and counts per status, and the totals).
+  outcome, rows and counts per status, and the totals);
+- ``_lock`` (held while a repair writes the directory, as ``redecode run`` holds its own) and
+  ``.tmp-*`` files being written, removed by the next repair into it.
+
+Resume, as ``redecode run``: a repair into a directory that holds an earlier repair of the same
+configuration skips the inputs whose marker says ``complete``, whose part is there and whose
+fingerprint is unchanged, and repairs the others (a repair stopped by SIGTERM, Ctrl-C or a full
+disk is finished by running it again). Output of another configuration, or files that are not a
+repair's, are refused unless ``force`` (which removes the repair's files and starts afresh).
 
 Nothing is lost: every input row gives one output row (``source_path``, ``source_row`` locate it);
 an input that cannot be read is listed with its error (outcome ``error``) and the others go on.
@@ -43,6 +55,7 @@ import pyarrow.parquet as pq
 
 from . import __version__, mojibake, storage
 from .executors import Local, map_shards
+from .rundir import LOCK, MARKERS, lock_directory, write_json
 from .writer import TableWriter
 
 __all__ = [
@@ -83,7 +96,8 @@ COLUMNS = tuple(name for name, _, _ in FIELDS)
 
 class RepairUsageError(ValueError):
     """The repair cannot start: no input, a missing or non-text column, a key column named like an
-    output column, or an ``out`` that holds another repair's output (without ``force``)."""
+    output column, or an ``out`` that holds another repair's output or other files (without
+    ``force``), or that another repair is writing."""
 
 
 def output_schema(key_fields: Sequence[pa.Field] = ()) -> pa.Schema:
@@ -109,11 +123,16 @@ class RepairSummary:
         """0 when every input was read, else 1."""
         return 1 if self.errors else 0
 
+    #: inputs found complete in ``out`` (an earlier repair of the same configuration): not read
+    resumed: list[str] = field(default_factory=list)
+
     def describe(self) -> str:
-        """One line, e.g. ``2 inputs, 1,000 rows: 120 repaired, 860 unchanged, 20 doubtful``."""
+        """One line, e.g. ``2 inputs, 1,000 rows: 120 repaired, 860 unchanged, 20 doubtful``
+        (``3 inputs (1 already complete, skipped), ...`` after a resume)."""
         c = self.manifest["counts"]
         n = len(self.manifest["inputs"])
-        return (f"{n} input{'s' if n != 1 else ''}, {c['rows']:,} rows: {c['repaired']:,} repaired, "
+        skipped = f" ({len(self.resumed)} already complete, skipped)" if self.resumed else ""
+        return (f"{n} input{'s' if n != 1 else ''}{skipped}, {c['rows']:,} rows: {c['repaired']:,} repaired, "
                 f"{c['unchanged']:,} unchanged, {c['doubtful']:,} doubtful")
 
 
@@ -182,9 +201,28 @@ def _plan_value(plan: tuple[tuple[str, str], ...]) -> list[dict]:
 
 
 def repair_file(path: str, out: str, text_col: str, key: Sequence[str] = ()) -> dict:
-    """Repair the text column of one Parquet file into ``out/part_name(path)``; return its manifest
-    entry ``{path, part, outcome, error, rows, counts}``. An input that cannot be read gives
-    outcome ``error`` (no part is written); a missing column raises :class:`RepairUsageError`."""
+    """Repair the text column of one Parquet file into ``out/part_name(path)`` and write its
+    completion marker ``out/_done/<part stem>.json`` after it; return its manifest entry ``{path,
+    part, outcome, error, rows, counts}``. An input that cannot be read gives outcome ``error``
+    (no part is written); a missing column raises :class:`RepairUsageError`."""
+    fingerprint = storage.fingerprint(path)  # before it is read: a rerun redoes a file that changed
+    entry = _repair_file(path, out, text_col, key)
+    write_json(_marker_path(out, part_name(path)), {
+        **entry, "input": fingerprint, "config": _config(text_col, key)})
+    return entry
+
+
+def _config(text_col: str, key: Sequence[str]) -> dict:
+    """What makes a repair's rows: the columns, ftfy's version and configuration, the schema."""
+    return {"text_col": text_col, "key": list(key), "ftfy": mojibake.FTFY_VERSION,
+            "ftfy_config": mojibake.config_json(), "repair_schema_version": REPAIR_SCHEMA_VERSION}
+
+
+def _marker_path(out: str, part: str) -> str:
+    return os.path.join(out, MARKERS, part[: -len(".parquet")] + ".json")
+
+
+def _repair_file(path: str, out: str, text_col: str, key: Sequence[str]) -> dict:
     entry = {"path": path, "part": None, "outcome": "complete", "error": None, "rows": 0}
     counts: Counter = Counter()
     part = part_name(path)
@@ -232,18 +270,51 @@ def repair_file(path: str, out: str, text_col: str, key: Sequence[str] = ()) -> 
 # the repair
 
 
-def _prepare_out(out: str, force: bool) -> None:
-    os.makedirs(out, exist_ok=True)
-    ours = [n for n in os.listdir(out)
-            if n == MANIFEST_NAME or n.endswith(".parquet") or n.startswith(storage.TMP_PREFIX)]
-    if not ours:
-        return
-    if not force:
-        raise RepairUsageError(
-            f"{out} already holds output ({', '.join(sorted(ours)[:3])}{', ...' if len(ours) > 3 else ''}); "
-            "write to another --out, or add --force to replace it")
-    for name in ours:
-        os.unlink(os.path.join(out, name))
+def _clean(out: str) -> None:
+    """Remove the temporary files a stopped repair left (``.tmp-*``, in ``out`` and ``_done``)."""
+    for directory in (out, os.path.join(out, MARKERS)):
+        for name in os.listdir(directory):
+            if name.startswith(storage.TMP_PREFIX):
+                os.unlink(os.path.join(directory, name))
+
+
+def _resume(out: str, files: list[str], config: dict, force: bool) -> dict[str, dict]:
+    """The manifest entries of *files* an earlier repair into *out* completed with this *config*
+    (its marker's outcome ``complete``, its part there, the input's fingerprint unchanged), by
+    path. Refuses (:class:`RepairUsageError`) a directory holding another configuration's output
+    or files a repair does not write, unless *force*, which removes the repair's files there."""
+    markers = {}
+    for name in os.listdir(os.path.join(out, MARKERS)):
+        if name.endswith(".json"):
+            try:
+                with open(os.path.join(out, MARKERS, name), encoding="utf-8") as f:
+                    markers[name[: -len(".json")]] = json.load(f)
+            except (OSError, ValueError):
+                markers[name[: -len(".json")]] = None  # unreadable: that input is done again
+    ours = {MANIFEST_NAME, MARKERS, LOCK} | {stem + ".parquet" for stem in markers} | {part_name(p) for p in files}
+    strangers = sorted(n for n in os.listdir(out) if n not in ours)
+    other = sorted(stem for stem, m in markers.items() if isinstance(m, dict) and m.get("config") != config)
+    if force:
+        for name in os.listdir(out):
+            if name in ours and name not in (MARKERS, LOCK):
+                os.unlink(os.path.join(out, name))
+        for name in os.listdir(os.path.join(out, MARKERS)):
+            os.unlink(os.path.join(out, MARKERS, name))
+        return {}
+    if strangers or other:
+        what = (f"files a repair does not write ({', '.join(strangers[:3])}{', ...' if len(strangers) > 3 else ''})"
+                if strangers else
+                f"the output of another repair (other columns or another ftfy: {', '.join(other[:3])})")
+        raise RepairUsageError(f"{out} holds {what}; write to another --out, or add --force to replace "
+                               "the repair's output there")
+    done = {}
+    for path in files:
+        part = part_name(path)
+        m = markers.get(part[: -len(".parquet")])
+        if (isinstance(m, dict) and m.get("outcome") == "complete" and m.get("path") == path
+                and os.path.exists(os.path.join(out, part)) and m.get("input") == storage.fingerprint(path)):
+            done[path] = {k: m[k] for k in ("path", "part", "outcome", "error", "rows", "counts")}
+    return done
 
 
 def repair(
@@ -261,10 +332,11 @@ def repair(
 
     Raises :class:`RepairUsageError` before writing anything when no input is found, a column is
     missing or is not text in a readable input, a key column is named like an output column
-    (:data:`COLUMNS`), or *out* already holds output and *force* is false (with *force*, the
-    earlier ``*.parquet`` and ``_repair.json`` there are removed). An input that cannot be read is
-    listed in the manifest with outcome ``error`` and the others are repaired
-    (:attr:`RepairSummary.exit_code` is then 1).
+    (:data:`COLUMNS`), another repair holds *out*'s lock, or *out* holds another configuration's
+    output or files a repair does not write and *force* is false (with *force*, the repair's files
+    there are removed). An earlier repair of the same configuration into *out* is resumed (see the
+    module docstring). An input that cannot be read is listed in the manifest with outcome
+    ``error`` and the others are repaired (:attr:`RepairSummary.exit_code` is then 1).
     """
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     wall = time.perf_counter()
@@ -280,9 +352,23 @@ def repair(
         except (OSError, pa.ArrowException):
             continue  # unreadable: repair_file records the error
         _check_columns(path, schema, text_col, key)
-    _prepare_out(out, force)
-    entries = map_shards(functools.partial(repair_file, out=out, text_col=text_col, key=key), files,
-                         Local(workers), description=f"redecode repair {len(files)} file(s) -> {out}")
+    storage.makedirs(os.path.join(out, MARKERS))
+    try:
+        lock = lock_directory(out)
+    except RuntimeError as exc:  # redecode.rundir.RunDirectoryLocked
+        raise RepairUsageError(str(exc)) from None
+    with lock:
+        try:
+            _clean(out)
+            done = _resume(out, files, _config(text_col, key), force)
+            todo = [p for p in files if p not in done]
+            new = map_shards(functools.partial(repair_file, out=out, text_col=text_col, key=key), todo,
+                             Local(workers), description=f"redecode repair {len(todo)} file(s) -> {out}")
+        except BaseException:
+            _clean(out)  # stopped (an interrupt, a full disk): what was being written goes
+            raise
+    by_path = {**done, **{e["path"]: e for e in new}}
+    entries = [by_path[p] for p in files]
     totals: Counter = Counter()
     for e in entries:
         totals["rows"] += e["rows"]
@@ -302,4 +388,5 @@ def repair(
     }
     storage.write_bytes(os.path.join(out, MANIFEST_NAME),
                         (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8"))
-    return RepairSummary(manifest=manifest, errors=[e["error"] for e in entries if e["error"]])
+    return RepairSummary(manifest=manifest, errors=[e["error"] for e in entries if e["error"]],
+                         resumed=[p for p in files if p in done])

@@ -132,9 +132,10 @@ class Section:
 
 
 # The failed and truncated records: the rows whose record failed (status failed, error_kind says
-# how), and any row that carries an error_kind (a record cut short whose text is kept).
-_FAILED_WHERE = "status = 'failed' OR error_kind IS NOT NULL"
-_FAILED_COLUMNS = "target_uri, warc_path, warc_offset, error_kind, error"
+# how), any row that carries an error_kind, and the records cut short whose text is kept
+# (missing_bytes; their warning says how much is there).
+_FAILED_WHERE = "status = 'failed' OR error_kind IS NOT NULL OR missing_bytes IS NOT NULL"
+_FAILED_COLUMNS = "target_uri, warc_path, warc_offset, error_kind, coalesce(error, warning) AS error"
 _FAILED_ORDER = "warc_path, warc_offset"
 
 # The encoding as shown: the WHATWG name, or the Python decoder in parentheses where the rules used
@@ -1406,8 +1407,10 @@ def write_report(runs: Sequence[str] | str, output: str, *, diff: str | None = N
     *output*: a local file (written under a temporary name, then renamed) or a URL (one upload,
     :func:`redecode.storage.write_bytes`). *runs* and *diff* may be URLs too.
 
-    Raises what :func:`collect` and :func:`render_html` raise, and :class:`ReportError` for an
-    *output* that is a directory or in a directory that does not exist (checked first).
+    Raises what :func:`collect` and :func:`render_html` raise, :class:`ReportError` for an
+    *output* that is a directory or in a directory that does not exist (checked first), and
+    :class:`redecode.storage.OutputError` when the operating system refuses to write it (nothing is
+    left under its name or a temporary one).
     """
     output = _check_output(output)
     data = collect(runs, diff=diff, examples=examples)
@@ -1420,6 +1423,8 @@ def write_report(runs: Sequence[str] | str, output: str, *, diff: str | None = N
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(page)
         os.replace(tmp, output)
+    except OSError as exc:  # disk full, quota...: the command's exit 4 (redecode.storage.OutputError)
+        raise storage.output_error(exc, output) from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -9,7 +9,11 @@ lost: every such record gives exactly one row whose ``status`` is ``decoded``, `
 decoder, which costs that row, never the run, or ``out-of-range`` for a number from the archive
 that its column's type cannot hold, such as ``Content-Length: 100000000000000000000``: every
 integer column is range-checked against :data:`redecode.schema.INT_RANGES` before the row leaves
-here, the value is set to null and the error names it, so one crafted header never costs the part). The columns of kind ``record`` are made here, before
+here, the value is set to null and the error names it, so one crafted header never costs the part).
+A record cut short (:attr:`redecode.record.ArchiveRecord.missing_bytes`) is decided like any other
+from the bytes that are there: its status says what became of them (``decoded`` with the partial
+text, as a browser shows a page cut short), ``missing_bytes`` how many are missing and ``warning``
+that it is cut short. The columns of kind ``record`` are made here, before
 any rule is consulted; the ``fact`` and ``decision`` columns by the rules' procedure
 (:mod:`redecode.procedures`); the ``derived`` ones, the text's lengths and forms, by
 :func:`text_columns` from the text the procedure made and the rules' output options.
@@ -64,6 +68,7 @@ _COPIED = {
     "record_id": "record_id", "warc_path": "warc_path", "warc_offset": "offset", "warc_length": "length",
     "target_uri": "target_uri", "warc_date": "warc_date", "http_status": "http_status",
     "payload_digest": "payload_digest", "record_type": "record_type", "warning": "warning",
+    "missing_bytes": "missing_bytes",
 }
 _COPIED_COLUMNS = tuple(_COPIED)
 _copied_values = attrgetter(*_COPIED.values())

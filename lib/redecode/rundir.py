@@ -6,7 +6,9 @@ Contract. A run directory ``OUT`` (a local path, or a URL of any fsspec filesyst
 - ``<archive name>.<8 hex>.<shard>.parquet`` (:func:`part_stem`): the rows of one shard of one
   input, in archive order. The 8 hex digits are the start of sha1 of the input path as given, so
   two inputs with the same name in different folders do not collide; the name is deterministic, so
-  a redone or retried shard replaces its part and never adds one.
+  a redone or retried shard replaces its part and never adds one. It never starts with ``.`` or
+  ``_`` (an archive name's leading dots and underscores are left out): DuckDB's, Spark's and Hive's
+  globs take such files for hidden, and a query would miss their rows.
 - ``_done/<part stem>.json``: the shard's completion marker (its byte range, or with an index the
   digest of the records it selects (``spans``), counts, outcome, rules digest,
   :data:`redecode.row.ROW_CODE_VERSION`, ``max_record_bytes``, the record selection of
@@ -37,12 +39,26 @@ Beside them:
   parts, outcome, error, counts), written at the end of every run; while a run goes on, the inputs
   finished so far are written in batches (``_inputs/batch-*.parquet``, :meth:`RunDirectory.record_inputs`),
   which the end of the run replaces. :func:`manifest_inputs` reads the inputs from either.
-- ``_lock`` (local only): held (``flock``) while a command writes the directory; it stays, and
-  means nothing by itself.
+- ``_lock``: held while a command writes the directory. Locally an ``flock`` on the file (it stays,
+  and means nothing by itself; a killed command's lock goes with its process). On an object store
+  (no ``flock``) an object created with a conditional PUT (``If-None-Match: *``, as S3 and moto
+  support: of two runs, one creates it, the other is refused) holding the run's id, host, pid and
+  a heartbeat the run rewrites every :data:`LOCK_HEARTBEAT` seconds; the run removes it at its end.
+  A lock whose heartbeat is older than :data:`LOCK_STALE` seconds (its run was killed) is taken
+  over by the next run. Every task checks, before it publishes its parts, that the lock still holds
+  its run's id, and the run checks it before writing ``_run.json`` (:class:`RemoteLock`), so a run
+  that lost its lock stops (:class:`RunDirectoryLocked`) rather than writing over another's work.
+- ``_running.json``: written when a run starts its tasks (its id, start time, and the marker each
+  task is to write with the inputs it reads) and removed once ``_run.json`` is written: while it is
+  there the directory holds an unfinished run (still running, or stopped), which ``query``,
+  ``report`` and ``diff`` say (:func:`incomplete`).
 - ``.tmp-*.tmp`` (local only, :func:`redecode.storage.temp_path`): files being written (a part or a
   JSON file before its rename; never matched by ``*.parquet``), and
   ``_staging/`` (local only): per-attempt directories of staged shards; both are removed when the
-  next command opens the directory.
+  next command opens the directory. Shards of a remote directory stage in
+  ``$TMPDIR/redecode-staging/<pid>-...`` on the machine that runs them: a directory whose process
+  is gone (a killed attempt, a Spark task lost with its worker) is removed by the next shard staged
+  on that machine and by the run's driver.
 
 Writing is atomic: a part or marker appears under its final name only complete (a temporary
 name and ``os.replace`` locally; one PUT on an object store, :func:`redecode.storage.publish_file`).
@@ -55,7 +71,10 @@ the markers once, applies the policy for parts made under other rules (or in ano
 answers the questions a command asks (which shards are complete, which inputs must be redone whole,
 which parts are stale, which inputs earlier runs left) before it writes the manifest.
 
-Deviations: none. Object stores have no locks: two runs into one URL are the caller's to avoid.
+Deviations: the object-store lock relies on the store honouring ``If-None-Match: *`` (AWS S3 since
+2024, moto, MinIO); on a store that ignores it two runs may both create it, and the first check
+before publishing stops the one whose id the object does not hold
+(``tests/test_s3_faults.py::test_two_runs_into_one_bucket``).
 """
 
 from __future__ import annotations
@@ -63,11 +82,14 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import os
 import platform
+import re
 import resource
 import shutil
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -87,7 +109,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FILES_NOT_READ_LISTED",
+    "DamagedRunError",
     "FINISHED",
+    "LOCK_HEARTBEAT",
+    "LOCK_STALE",
+    "RUNNING",
+    "RemoteLock",
+    "check_lock",
+    "incomplete",
     "MANIFEST",
     "MARKERS",
     "ROW_CODE_VERSION",
@@ -117,8 +146,11 @@ __all__ = [
     "input_size",
     "input_states",
     "is_part_name",
+    "is_run_output",
     "list_parts",
+    "lock_directory",
     "marker_is_current",
+    "marker_key_of",
     "marker_is_valid",
     "marker_path",
     "part_stem",
@@ -131,6 +163,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 PART_SUFFIX = ".parquet"
 MARKERS = "_done"
@@ -140,13 +173,21 @@ LOCK = "_lock"
 #: (``--limit``). Any other (``truncated``, ``damaged``, ``error``) is read again.
 FINISHED = frozenset({"complete", "limited"})
 STAGING = "_staging"
+RUNNING = "_running.json"
+#: Seconds between two heartbeats of a run's lock on an object store (``REDECODE_LOCK_HEARTBEAT``).
+LOCK_HEARTBEAT = 60.0
+#: Seconds without a heartbeat after which an object store's lock is taken for a killed run's and
+#: taken over (``REDECODE_LOCK_STALE``).
+LOCK_STALE = 600.0
 
 #: Version of the record -> row code outside the rules (:mod:`redecode.row`: status, skip reasons,
 #: and the archive, HTTP and MIME handling it relies on). Bump it whenever a change there can change
 #: a row for the same rules; it goes into every completion marker and the manifest, and backfill
 #: reads every record again when a prior run's version differs (the rules digest does not cover
 #: this code).
-ROW_CODE_VERSION = "2026.12.2"  # 2026.12.2: schema 1.3's derived columns (row.text_columns)
+ROW_CODE_VERSION = "2026.12.3"  # 2026.12.2: schema 1.3's derived columns (row.text_columns);
+#                                 2026.12.3: records cut short keep their text (missing_bytes, schema 1.4),
+#                                 records split over gzip members and records right after a block read
 
 #: How many names of files not read ``_run.json`` lists (the count is always complete).
 FILES_NOT_READ_LISTED = 100
@@ -158,6 +199,24 @@ INPUTS_TABLE = "_inputs"
 INPUTS_FILE = "inputs.parquet"
 INPUTS_BATCH = "batch-"
 
+
+
+class DamagedRunError(Exception):
+    """A part of a run directory cannot be read: cut short, damaged, or lacking a column its
+    schema version has (changed by another tool), so its rows cannot be trusted. ``str()`` names the
+    part and what to do; a command meeting it exits 1 (``exit_code``), as for a damaged input."""
+
+    exit_code = 1
+
+    def __init__(self, part: str, problem: str) -> None:
+        self.part, self.problem = part, problem
+        super().__init__(
+            f"{part}: {problem}; the run directory is damaged: remove the part and its completion marker "
+            f"({MARKERS}/{marker_key_of(part)}.json) and run the same `redecode run` again, which "
+            f"makes that part again")
+
+    def __reduce__(self):  # (it crosses process pools: rebuilt from its two arguments)
+        return type(self), (self.part, self.problem)
 
 
 class RunDirectoryLocked(RuntimeError):
@@ -201,9 +260,46 @@ def part_stem(path: str, shard_index: int) -> str:
     name>.<8 hex of sha1(path)>.<shard:04d>``. In the archive name, a byte that is not UTF-8
     (Python's surrogate escape) and a backslash are written ``%XX``: part names are UTF-8 (for the
     markers that name them) and DuckDB's glob (``DIR/*.parquet``) passes over a name with a
-    backslash; the digest, of the exact path, keeps such names apart."""
+    backslash; leading ``.`` and ``_`` are left out (``.crawl.warc.gz`` gives ``crawl.warc.gz...``;
+    a name of nothing else gives ``input...``): globs take such files for hidden. The digest, of
+    the exact path, keeps such names apart."""
     digest = hashlib.sha1(path.encode("utf-8", "surrogateescape")).hexdigest()[:8]
-    return f"{_name_for_part(os.path.basename(path))}.{digest}.{shard_index:04d}"
+    return f"{_name_for_part(os.path.basename(path)).lstrip('._') or 'input'}.{digest}.{shard_index:04d}"
+
+
+#: A part's file name as :func:`part_stem` makes it (the archive name, 8 hex, the shard, .parquet;
+#: a leading ``.`` or ``_`` too, as versions before issue 25 wrote them).
+_PART_FILE = re.compile(r".+\.[0-9a-f]{8}\.[0-9]{4,}\.parquet")
+#: A bounded layout's part file name (:func:`redecode.layout.part_name`: ``part-<task key>-<n>``).
+_TASK_PART_FILE = re.compile(r"part-[0-9a-f]{16}-[0-9]{5,}\.parquet")
+
+
+def is_run_output(out: str, path: str) -> bool:
+    """Whether ``path`` is a file a command writes in run directory ``out``: a part (a name
+    :func:`part_stem` makes, directly in ``out``, or a bounded layout's ``part-<task key>-<n>``
+    there or in a partition folder ``COLUMN=VALUE/``), anything under ``_done/``, ``_staging/`` or
+    ``_inputs/``, a temporary ``.tmp-*`` file, the manifest, the lock or :data:`RUNNING`. Such files
+    are never inputs of a run into ``out`` (a run's own parts would be read as raw-response
+    Parquet); every other file is, even in ``out`` or below it (``redecode run crawl --out crawl``)."""
+    if storage.is_remote(out) or storage.is_remote(path):
+        base = out.rstrip("/") + "/"
+        if not path.startswith(base):
+            return False
+        rel = path[len(base):].split("/")
+    else:
+        rel_path = os.path.relpath(os.path.realpath(path), os.path.realpath(out))
+        if rel_path == os.pardir or rel_path.startswith(os.pardir + os.sep):
+            return False
+        rel = rel_path.split(os.sep)
+    if rel[0] in (MARKERS, STAGING, INPUTS_TABLE):
+        return True
+    name = rel[-1]
+    if len(rel) == 2 and parse_partition_folder(rel[0]) is not None:
+        return name.startswith(".tmp-") or _TASK_PART_FILE.fullmatch(name) is not None
+    if len(rel) != 1:
+        return False
+    return (name in (MANIFEST, LOCK, RUNNING) or name.startswith(".tmp-") or _PART_FILE.fullmatch(name) is not None
+            or _TASK_PART_FILE.fullmatch(name) is not None)
 
 
 def _name_for_part(name: str) -> str:
@@ -217,6 +313,16 @@ def _name_for_part(name: str) -> str:
 def stem_of(part: str) -> str:
     """The stem of a part's file name (its name without ``.parquet``), which names its marker."""
     return part[: -len(PART_SUFFIX)] if part.endswith(PART_SUFFIX) else part
+
+
+def marker_key_of(part: str) -> str:
+    """The key of the completion marker that names ``part`` (a part's name or path): a bounded
+    layout's ``[folder/]part-<task key>-<n>.parquet`` is its task's, ``<task key>``; any other part
+    its own, :func:`stem_of` its file name."""
+    name = part.rpartition("/")[2]
+    if _TASK_PART_FILE.fullmatch(name):
+        return name[len("part-"):].rsplit("-", 1)[0]
+    return stem_of(name)
 
 
 def marker_path(out: str, stem: str) -> str:
@@ -480,16 +586,18 @@ _SUMS = (*_STATUS_SUMS, "records_total", "not_sampled")
 _BREAKDOWNS = ("by_record_type", "by_skip_reason", "by_error_kind")
 
 
-def publish_shard(out: str, part: str, work: Callable[[str], T], *, staged: bool) -> T:
+def publish_shard(out: str, part: str, work: Callable[[str], T], *, staged: bool, lock_id: str | None = None) -> T:
     """:func:`publish_task` of the flat layout's one-shard task whose part is ``part`` (its marker
     ``_done/<part stem>.json``)."""
-    return publish_task(out, stem_of(part), work, staged=staged)
+    return publish_task(out, stem_of(part), work, staged=staged, lock_id=lock_id)
 
 
-def publish_task(out: str, key: str, work: Callable[[str], T], *, staged: bool) -> T:
+def publish_task(out: str, key: str, work: Callable[[str], T], *, staged: bool, lock_id: str | None = None) -> T:
     """Run ``work(directory)``, which writes a task's parts and its marker ``_done/<key>.json``
     into the directory it is given, so that they all appear in ``out`` complete, the parts first;
     return what ``work`` returned (the marker: the parts it publishes are :func:`parts_of` it).
+    ``lock_id``: the id of the run holding an object store's lock (:class:`RemoteLock`): checked
+    before the parts are published (:class:`RunDirectoryLocked` when another run holds it).
 
     Not ``staged``: ``directory`` is ``out`` itself (a local directory; the part writer and
     :func:`write_json` rename complete files into place, the parts before the marker). ``staged``:
@@ -504,6 +612,8 @@ def publish_task(out: str, key: str, work: Callable[[str], T], *, staged: bool) 
     try:
         os.makedirs(os.path.join(staging, MARKERS), exist_ok=True)
         result = work(staging)
+        if lock_id is not None:
+            check_lock(out, lock_id)
         # parts first: a published marker always names published parts
         for part in parts_of(result):
             folder = part.rpartition("/")[0]
@@ -524,10 +634,228 @@ def _staging_dir(dest_dir: str, name: str) -> str:
     (``TMPDIR``). The caller removes it.
     """
     if storage.is_remote(dest_dir):
-        return tempfile.mkdtemp(prefix=f"redecode-{name}-")
+        parent = remote_staging_root()
+        remove_stale_staging()
+        for _ in range(3):  # (another process may remove the empty root between the two calls)
+            os.makedirs(parent, exist_ok=True)
+            try:
+                return tempfile.mkdtemp(prefix=f"{os.getpid()}-{name}-", dir=parent)
+            except FileNotFoundError:
+                continue
+        return tempfile.mkdtemp(prefix=f"{os.getpid()}-{name}-", dir=parent)
     parent = os.path.join(storage.local_path(dest_dir), STAGING)
     os.makedirs(parent, exist_ok=True)
     return tempfile.mkdtemp(prefix=f"{name}-", dir=parent)
+
+
+def remote_staging_root() -> str:
+    """Where shards of remote run directories stage on this machine: ``$TMPDIR/redecode-staging``."""
+    return os.path.join(tempfile.gettempdir(), "redecode-staging")
+
+
+def remove_stale_staging(*, root_too: bool = False) -> int:
+    """Remove the staging directories under :func:`remote_staging_root` whose process is gone (its
+    pid, the name's first field, names no live process): what killed attempts left; with
+    ``root_too``, the root as well once it is empty. Returns how many were removed."""
+    root = remote_staging_root()
+    removed = 0
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return 0
+    for name in names:
+        pid = name.split("-", 1)[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+        removed += 1
+    if root_too:
+        try:
+            os.rmdir(root)
+        except OSError:
+            pass  # not empty: a live process stages there
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# the object-store lock and the record of an unfinished run
+
+
+def _setting(name: str, default: float) -> float:
+    try:
+        return max(float(os.environ[name]), 0.0)
+    except (KeyError, ValueError):
+        return default
+
+
+class RemoteLock:
+    """The lock of a run directory on an object store (see the module docstring): :meth:`take`,
+    :meth:`check`, :meth:`release`. ``run_id``: this run's id (hex), which shards give
+    :func:`check_lock` before they publish."""
+
+    def __init__(self, out: str) -> None:
+        import uuid  # noqa: PLC0415
+
+        self.out = out
+        self.path = storage.join(out, LOCK)
+        self.run_id = uuid.uuid4().hex
+        self.started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.lost: str | None = None
+
+    def _body(self) -> bytes:
+        return json.dumps({"run_id": self.run_id, "host": platform.node(), "pid": os.getpid(),
+                           "started": self.started, "heartbeat": time.time()}).encode()
+
+    def take(self) -> None:
+        """Create the lock object (a conditional PUT); take over one whose heartbeat is older than
+        :data:`LOCK_STALE`; read it back. Raises :class:`RunDirectoryLocked` when another run holds
+        it."""
+        try:
+            storage.create_bytes(self.path, self._body())
+        except FileExistsError:
+            held = read_lock(self.out)
+            stale = _setting("REDECODE_LOCK_STALE", LOCK_STALE)
+            if (held or {}).get("run_id") != self.run_id:  # (else made by this run's own first attempt)
+                if held is not None and time.time() - _heartbeat(held) <= stale:
+                    raise RunDirectoryLocked(_locked_message(self.out, held, stale)) from None
+                if held is not None:
+                    log.warning("%s: taking over the lock of run %s, whose last heartbeat is %s old (a run "
+                                "killed before it finished)", self.path, held.get("run_id"), _age(held))
+                    storage.remove(self.path)
+                try:
+                    storage.create_bytes(self.path, self._body())
+                except FileExistsError:
+                    raise RunDirectoryLocked(_locked_message(self.out, read_lock(self.out) or {}, stale)) from None
+        self.check()  # a store that ignores If-None-Match: the object tells who won
+        self._thread = threading.Thread(target=self._beat, name="redecode-lock-heartbeat", daemon=True)
+        self._thread.start()
+
+    def _beat(self) -> None:
+        every = _setting("REDECODE_LOCK_HEARTBEAT", LOCK_HEARTBEAT)
+        while not self._stop.wait(every):
+            try:
+                held = read_lock(self.out)
+                if (held or {}).get("run_id") != self.run_id:
+                    self.lost = _taken_message(self.out, held)
+                    return
+                storage.write_bytes(self.path, self._body())
+            except Exception as exc:  # noqa: BLE001 - the next beat tries again; check() decides
+                log.debug("%s: heartbeat failed: %s", self.path, exc)
+
+    def check(self) -> None:
+        """Raise :class:`RunDirectoryLocked` unless the lock object holds this run's id."""
+        if self.lost is not None:
+            raise RunDirectoryLocked(self.lost)
+        check_lock(self.out, self.run_id)
+
+    def release(self) -> None:
+        """Stop the heartbeat and remove the lock object when it is still this run's."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        try:
+            if (read_lock(self.out) or {}).get("run_id") == self.run_id:
+                storage.remove(self.path)
+        except Exception as exc:  # noqa: BLE001 - a lock left behind goes stale and is taken over
+            log.warning("%s: could not remove the lock (%s); the next run takes it over after %d s",
+                        self.path, exc, int(_setting("REDECODE_LOCK_STALE", LOCK_STALE)))
+
+
+def read_lock(out: str) -> dict | None:
+    """The object-store lock of run directory ``out`` (its JSON), or None when there is none."""
+    try:
+        data = json.loads(storage.read_bytes(storage.join(out, LOCK)))
+    except FileNotFoundError:
+        return None
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def check_lock(out: str, run_id: str) -> None:
+    """Raise :class:`RunDirectoryLocked` unless the object-store lock of ``out`` holds ``run_id``
+    (what every shard does before it publishes its part)."""
+    held = read_lock(out)
+    if (held or {}).get("run_id") != run_id:
+        raise RunDirectoryLocked(_taken_message(out, held))
+
+
+def _heartbeat(held: dict) -> float:
+    """The time (seconds since the epoch) of a lock's last heartbeat; 0 when it has none (a lock
+    that cannot be read is taken for a dead run's)."""
+    try:
+        return float(held.get("heartbeat") or 0)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _age(held: dict) -> str:
+    try:
+        return f"{time.time() - float(held.get('heartbeat')):.0f} s"
+    except (TypeError, ValueError):
+        return "of unknown age"
+
+
+def _locked_message(out: str, held: dict, stale: float) -> str:
+    return (f"{out} is being written by another redecode run (lock {out}/{LOCK}: run {held.get('run_id')} on "
+            f"{held.get('host')}, pid {held.get('pid')}, started {held.get('started')}, last heartbeat "
+            f"{_age(held)} ago); wait for it to finish, or stop it. A run killed before it finished leaves its "
+            f"lock, which the next run takes over {stale:.0f} s after its last heartbeat (or remove {out}/{LOCK})")
+
+
+def _taken_message(out: str, held: dict | None) -> str:
+    who = (f"run {held.get('run_id')} on {held.get('host')}, pid {held.get('pid')}" if held
+           else "no run (it was removed)")
+    return (f"{out}: this run's lock ({out}/{LOCK}) is now held by {who}: another run writes this directory; "
+            "this run stops without publishing more")
+
+
+def write_running(out: str, run_id: str, tasks: dict[str, list[str]]) -> None:
+    """Record that a run (``run_id``) starts its tasks in ``out`` (:data:`RUNNING`): ``tasks`` maps
+    the key of each task's marker (a flat layout's part stem) to the inputs it reads."""
+    write_json(storage.join(out, RUNNING), {
+        "run_id": run_id, "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "host": platform.node(), "pid": os.getpid(), "tasks": dict(sorted(tasks.items()))})
+
+
+def incomplete(out: str, names: list[str] | None = None) -> str | None:
+    """What is unfinished in run directory ``out``, in one sentence, or None: a run that started
+    (:data:`RUNNING`) and has not written ``_run.json`` since (still running, or stopped: how many
+    of its inputs and tasks have no completion marker; in the flat layout a task is a shard), or
+    parts without any ``_run.json``. ``names``: ``out``'s listing, when the caller has it."""
+    names = storage.listdir(out) if names is None else names
+    if RUNNING in names:
+        try:
+            running = json.loads(storage.read_bytes(storage.join(out, RUNNING)))
+            tasks = {k: [p for p in v if isinstance(p, str)] for k, v in running.get("tasks", {}).items()
+                     if isinstance(k, str) and isinstance(v, list)}
+        except (OSError, ValueError, AttributeError):
+            running, tasks = {}, {}
+        done = {n[: -len(".json")] for n in storage.listdir(storage.join(out, MARKERS)) if n.endswith(".json")}
+        lacking = [k for k in tasks if k not in done]
+        inputs = {p for paths in tasks.values() for p in paths}
+        inputs_lacking = {p for k in lacking for p in tasks[k]}
+        when = running.get("started") or "an unknown time"
+        return (f"{out} holds an unfinished run (started {when}): {len(inputs_lacking)} of the {len(inputs)} inputs "
+                f"it was reading ({len(lacking)} of {len(tasks)} shards or tasks) have no completion marker; it is "
+                f"still running or was stopped: run the same command again to finish it (the rows here are those "
+                f"of the shards finished)")
+    if MANIFEST not in names and any(n.endswith(PART_SUFFIX) or parse_partition_folder(n) for n in names):
+        return (f"{out} has parts but no {MANIFEST}: a run stopped before it finished; run the same command again "
+                "to finish it (the rows here are those of the shards finished)")
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -665,6 +993,7 @@ class RunDirectory:
         self.layout = layout
         self.remote = storage.is_remote(out)
         self._lock = None
+        self._remote_lock: RemoteLock | None = None
         # task key (a flat layout's: the part stem) -> {"parts": [...], "shards": [shard markers]}
         self._tasks: dict[str, dict] = {}
         self._parts: set[str] | None = None  # the directory's parts, listed once (parts())
@@ -693,6 +1022,10 @@ class RunDirectory:
         if not self.remote:
             self._lock = _lock(self.out)
             self._clean()
+        else:
+            self._remote_lock = RemoteLock(self.out)
+            self._remote_lock.take()
+            remove_stale_staging()  # what killed attempts of earlier runs left on this machine
         self._tasks = self._read_tasks()
         foreign = {k: t for k, t in self._tasks.items() if not all(self._ours(m) for m in t["shards"])}
         if foreign and self.foreign == "refuse":
@@ -707,14 +1040,17 @@ class RunDirectory:
                 and marker.get("layout") == self.layout.to_json())
 
     def close(self) -> None:
-        if not self.remote:
-            try:
-                os.rmdir(os.path.join(self.out, STAGING))  # empty once every staged shard has published
-            except OSError:
-                pass
+        if not self.remote and self._lock is not None:
+            # every shard of this command has published or stopped (the lock keeps other commands
+            # out): what is left there is a killed attempt's (a Spark task lost with its worker)
+            shutil.rmtree(os.path.join(self.out, STAGING), ignore_errors=True)
         if self._lock is not None:
             self._lock.close()
             self._lock = None
+        if self._remote_lock is not None:
+            self._remote_lock.release()
+            self._remote_lock = None
+            remove_stale_staging(root_too=True)
 
     def _clean(self) -> None:
         folders = (self.out, os.path.join(self.out, MARKERS), os.path.join(self.out, INPUTS_TABLE),
@@ -1027,12 +1363,27 @@ class RunDirectory:
             manifest["layout"] = self.layout.to_json()
         return manifest
 
+    @property
+    def lock_id(self) -> str | None:
+        """The run's id in an object store's lock (shards check it before publishing), else None."""
+        return self._remote_lock.run_id if self._remote_lock is not None else None
+
+    def start(self, tasks: list[Task]) -> None:
+        """Before ``tasks`` run: record the run as unfinished (:data:`RUNNING`: the marker each
+        task writes and the inputs it reads, see :func:`incomplete`) until :meth:`write_manifest`.
+        (Their old markers are gone: :meth:`resume` removed every task not complete.)"""
+        write_running(self.out, self.lock_id or f"{platform.node()}-{os.getpid()}",
+                      {t.key: sorted({s.path for s in t.shards}) for t in tasks})
+
     def write_manifest(self, manifest: dict) -> None:
         """Write the per-input table (:data:`INPUTS_TABLE`, every entry of ``manifest["inputs"]``,
         replacing the batches written while the run went on), then ``OUT/_run.json``: the
         manifest, with the inputs inline only when there are at most :data:`INPUTS_LISTED` of
         them (else ``inputs`` is null: the table has them); ``input_count`` and ``inputs_table``
-        always."""
+        always. An object store's lock is checked first (still this run's); the record of an
+        unfinished run (:data:`RUNNING`) is removed last."""
+        if self._remote_lock is not None:
+            self._remote_lock.check()
         entries = manifest["inputs"]
         write_inputs_table(self.out, INPUTS_FILE, entries)
         for name in storage.listdir(storage.join(self.out, INPUTS_TABLE)):
@@ -1042,6 +1393,7 @@ class RunDirectory:
         if len(entries) > INPUTS_LISTED:
             doc["inputs"] = None
         write_json(storage.join(self.out, MANIFEST), doc)
+        storage.remove(storage.join(self.out, RUNNING))
 
     def record_inputs(self, entries: list[dict], clock: RunClock, seq: int) -> None:
         """Write the per-input records of inputs finished so far, ``entries`` (as
@@ -1247,6 +1599,14 @@ def _key_of(marker: dict) -> str:
 
 def _layout_note(layout: Layout) -> str:
     return "" if layout.flat else f", {layout.describe()}"
+
+
+def lock_directory(out: str):
+    """Take the exclusive lock on local directory ``out`` (``OUT/_lock``, ``flock``) that every
+    command writing a directory holds; returns the open file (closing it, or leaving it as a
+    context manager, releases the lock; so does the process's death). Raises
+    :class:`RunDirectoryLocked` when another command (or a worker it left) holds it."""
+    return _lock(out)
 
 
 def _lock(out: str):

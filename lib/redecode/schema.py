@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "1.3"  # 1.1: meta_source, xml_encoding (for backfill); 1.2: browser_encoding, validation;
-#                        1.3: text_bytes, grapheme_count, text_normalized
+SCHEMA_VERSION = "1.4"  # the columns each minor version added: COLUMNS_ADDED
 SCHEMA_VERSION_KEY = b"redecode.schema_version"
 
 #: Column kinds (the third element of each :data:`_FIELDS` entry): who makes the column.
@@ -107,6 +106,12 @@ _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
     ("text_normalized", pa.string(), DERIVED, "text in the normalization form the run was asked for (run "
                                               "--normalize NFC or NFKC; form and Unicode version in "
                                               "_run.json's rules); NULL when not asked"),
+    # -- 1.4: records cut short keep the text that is there --
+    ("missing_bytes", pa.int64(), RECORD, "bytes: how much of the record's block its archive lacks (the "
+                                          "file ends inside the record, or its gzip member ends before "
+                                          "its Content-Length); the text is what is there and warning "
+                                          "says so; 0 when only the record's gzip trailer is missing; "
+                                          "NULL for a whole record"),
 ]
 
 #: Column name -> description (used by docs/columns.md, generated, and ``redecode query``).
@@ -116,6 +121,28 @@ REQUIRED_COLUMNS: tuple[str, ...] = tuple(name for name, _, _, _ in _FIELDS[:23]
 
 #: Columns that never hold run timestamps or anything else that may differ between replays.
 COLUMNS: tuple[str, ...] = tuple(name for name, _, _, _ in _FIELDS)
+
+#: The columns each minor version of the schema added (1.0 has the others): a part of version 1.N
+#: holds those of 1.0 to 1.N, and a reader takes the later ones as NULL.
+COLUMNS_ADDED: dict[str, tuple[str, ...]] = {
+    "1.1": ("meta_source", "xml_encoding"),
+    "1.2": ("browser_encoding", "validation"),
+    "1.3": ("text_bytes", "grapheme_count", "text_normalized"),
+    "1.4": ("missing_bytes",),
+}
+
+
+def columns_of(version: str) -> tuple[str, ...]:
+    """The columns a part of schema ``version`` (``"1.3"``) holds, in :data:`COLUMNS` order: all of
+    them for this version or a later minor one; those its version had for an earlier one (a part
+    lacking one of these was changed by another tool: its rows cannot be trusted)."""
+    try:
+        minor = int(version.split(".")[1])
+    except (IndexError, ValueError):
+        minor = 0
+    later = {c for v, added in COLUMNS_ADDED.items() if int(v.split(".")[1]) > minor for c in added}
+    return tuple(c for c in COLUMNS if c not in later)
+
 
 #: Column name -> kind (:data:`RECORD`, :data:`FACT`, :data:`DECISION`, :data:`DERIVED`, :data:`RULES`).
 COLUMN_KINDS: dict[str, str] = {name: kind for name, _, kind, _ in _FIELDS}

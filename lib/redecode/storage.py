@@ -18,6 +18,7 @@ extra) never imports fsspec and behaves exactly as before.
 | publish a finished local file under its final name | `publish_file` |
 | what a URL names: file, "directory" (prefix), glob matches, every file under a prefix | `isfile`, `isdir`, `glob`, `find` |
 | bytes fetched from remote storage (for backfill's "bytes read" and tests) | `STATS`, `ReadStats` |
+| transient errors of a remote store retried (with backoff), and counted | `retrying`, `counting_retries`, `RETRIES`, `RETRY_WAIT` |
 | a file inside a WACZ (a zip): ``CRAWL.wacz#archive/data.warc.gz``, read where it lies | `split_member`, `zip_names`, `is_plain_file` |
 
 Files inside a WACZ. A path ``<container>.wacz#<member>`` (the last ``.wacz#`` splits it, any case)
@@ -34,6 +35,15 @@ Locally that is a temporary name and ``os.replace`` (same directory, so same fil
 PUT (and a multipart upload, at ``CompleteMultipartUpload``) is atomic: the object appears whole or
 not at all, and an overwrite replaces it whole. So remote outputs are written locally first and
 uploaded once complete (`publish_file`); nothing is ever streamed to a final remote name.
+
+Retries. Every call to a remote store goes through :func:`retrying`: an error a store or the
+network means as temporary (S3's ``SlowDown`` and ``ServiceUnavailable``, 500s, throttling, a
+connection refused, reset or timed out) is retried after a wait that starts at
+``REDECODE_RETRY_WAIT`` seconds (default 0.5), doubles at each attempt (at most 30 s, with random
+jitter, as AWS advises), up to ``REDECODE_RETRIES`` times (default 5; 0 turns retries off); botocore's
+and s3fs's own retries are turned off, so that these are the only ones and each is counted
+(:func:`counting_retries`: a run's closing line says how many). What still fails then is raised: an
+:class:`OutputError` for a write (a command's exit 4), the error itself for a read.
 
 Credentials and endpoint (S3). botocore reads ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``,
 ``AWS_SESSION_TOKEN``, ``AWS_PROFILE`` and the config files itself; `storage_options` adds the
@@ -52,14 +62,23 @@ import errno as _errno
 import io
 import os
 import posixpath
+import random
 import shutil
 import threading
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TypeVar
 
 __all__ = [
+    "RETRIES",
+    "RETRY_WAIT",
     "STATS",
     "OutputError",
+    "counting_retries",
+    "create_bytes",
+    "retrying",
     "RangedReader",
     "ReadStats",
     "etag_of",
@@ -147,6 +166,13 @@ def os_error_message(exc: OSError, action: str = "cannot write") -> str:
     return f"{action}{where}: {reason}{number}; {advice}"
 
 
+def _store_error(exc: BaseException, path: str) -> OutputError:
+    """An error of a remote store's client that is not an :class:`OSError` (botocore's, aiohttp's),
+    when writing ``path``, as an :class:`OutputError` (EIO, its message in one line)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return OutputError(_errno.EIO, f"{type(exc).__name__}: {text[:300]}", path)
+
+
 def output_error(exc: OSError, path: str) -> OutputError:
     """``exc``, an error writing ``path``, as an :class:`OutputError` (the errno of ``exc``; its
     file name if it has one, else ``path``). pyarrow puts the errno in ``errno`` but not the file
@@ -156,6 +182,16 @@ def output_error(exc: OSError, path: str) -> OutputError:
     # the system's words for the errno (pyarrow's strerror is a sentence of its own)
     reason = os.strerror(exc.errno) if exc.errno is not None else (exc.strerror or str(exc))
     return OutputError(exc.errno, reason, exc.filename if exc.filename is not None else path)
+
+
+def output_error_of_message(message: str, path: str) -> OutputError:
+    """An error writing ``path`` that a library reported as text only (DuckDB's ``IO Error: Could
+    not write file "...": No space left on device``) as an :class:`OutputError`: the errno whose
+    words (``os.strerror``) the text holds, else EIO."""
+    for code in (_errno.ENOSPC, _errno.EDQUOT, _errno.EFBIG, _errno.EROFS, _errno.EACCES, _errno.EPERM, _errno.EIO):
+        if os.strerror(code) in message:
+            return OutputError(code, os.strerror(code), path)
+    return OutputError(_errno.EIO, " ".join(message.split())[:300], path)
 
 
 def path_text(path: str) -> str:
@@ -239,7 +275,112 @@ def storage_options(protocol: str) -> dict:
         opts["client_kwargs"] = {"region_name": region}
     if os.environ.get("REDECODE_S3_ANON") == "1":
         opts["anon"] = True
+    # one attempt per call at botocore's level (and s3fs's: filesystem()): retrying() retries
+    opts["config_kwargs"] = {"retries": {"total_max_attempts": 1, "mode": "standard"}}
     return opts
+
+
+# ---------------------------------------------------------------------------------------------
+# retries
+
+T = TypeVar("T")
+
+#: Retries of a remote call that failed for a transient reason (``REDECODE_RETRIES``; 0: none).
+RETRIES = 5
+#: Seconds waited before the first retry (``REDECODE_RETRY_WAIT``); doubled at each, at most 30.
+RETRY_WAIT = 0.5
+_MAX_WAIT = 30.0
+
+#: errno values a store or the network gives for something temporary: s3fs makes SlowDown and
+#: ServiceUnavailable (503) EBUSY, InternalError (500) EREMOTEIO.
+_TRANSIENT_ERRNOS = frozenset(
+    getattr(_errno, name) for name in ("EBUSY", "EREMOTEIO", "ETIMEDOUT", "ECONNRESET", "ECONNREFUSED", "ECONNABORTED",
+                                       "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENETDOWN", "EAGAIN")
+    if hasattr(_errno, name))
+#: Exception classes of botocore, aiobotocore and aiohttp (by name: not imported here) that mean the
+#: connection, not the request, failed.
+_TRANSIENT_CLASSES = frozenset({
+    "EndpointConnectionError", "ConnectionClosedError", "ReadTimeoutError", "ConnectTimeoutError",
+    "ConnectionError", "ProxyConnectionError", "ResponseStreamingError", "IncompleteReadError",
+    "ClientPayloadError", "ServerDisconnectedError", "ClientConnectionError", "ClientOSError",
+    "ServerTimeoutError", "HTTPClientError",
+})
+#: S3 error codes that mean "try again later" (botocore's ClientError, when s3fs passes one on).
+_TRANSIENT_CODES = frozenset({"SlowDown", "Throttling", "ThrottlingException", "RequestTimeout", "InternalError",
+                              "ServiceUnavailable", "RequestLimitExceeded", "500", "502", "503", "504"})
+
+
+def _setting(name: str, default: float) -> float:
+    try:
+        return max(float(os.environ[name]), 0.0)
+    except (KeyError, ValueError):
+        return default
+
+
+def _transient(exc: BaseException) -> bool:
+    if isinstance(exc, (FileNotFoundError, FileExistsError, PermissionError, IsADirectoryError, NotADirectoryError)):
+        return False
+    if isinstance(exc, (TimeoutError, ConnectionError)):
+        return True
+    if isinstance(exc, OSError) and exc.errno in _TRANSIENT_ERRNOS:
+        return True
+    if {c.__name__ for c in type(exc).__mro__} & _TRANSIENT_CLASSES:
+        return True
+    code = (getattr(exc, "response", None) or {}).get("Error", {}).get("Code")
+    return code in _TRANSIENT_CODES
+
+
+class _Retries:
+    """The retries counted in one scope (:func:`counting_retries`)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+_COUNTERS: list[_Retries] = []  # the scopes open in this process, innermost last
+_COUNTERS_LOCK = threading.Lock()
+
+
+@contextmanager
+def counting_retries() -> Iterator[_Retries]:
+    """Count the retries :func:`retrying` makes in this process while the block runs, in
+    ``counter.count``; a scope opened inside another takes its retries from the outer one (a
+    shard's from its run's), so that nothing is counted twice."""
+    counter = _Retries()
+    with _COUNTERS_LOCK:
+        _COUNTERS.append(counter)
+    try:
+        yield counter
+    finally:
+        with _COUNTERS_LOCK:
+            _COUNTERS.remove(counter)
+
+
+def retrying(call: Callable[[], T], what: str = "") -> T:
+    """``call()``, called again after a transient error (see the module docstring) until it
+    succeeds or :data:`RETRIES` retries (``REDECODE_RETRIES``) failed too; then the last error is
+    raised. ``what`` names the call in the debug log."""
+    retries = int(_setting("REDECODE_RETRIES", RETRIES))
+    wait = _setting("REDECODE_RETRY_WAIT", RETRY_WAIT)
+    attempt = 0
+    while True:
+        try:
+            return call()
+        except Exception as exc:
+            if attempt >= retries or not _transient(exc):
+                raise
+            attempt += 1
+            with _COUNTERS_LOCK:
+                if _COUNTERS:
+                    _COUNTERS[-1].count += 1
+            pause = min(wait * 2 ** (attempt - 1), _MAX_WAIT) * random.uniform(0.5, 1.0)
+            import logging  # noqa: PLC0415
+
+            logging.getLogger(__name__).debug("%s: %s; retry %d of %d in %.1f s", what or "remote call",
+                                              " ".join(str(exc).split())[:200], attempt, retries, pause)
+            time.sleep(pause)
 
 
 #: How to get the [s3] extra (there is no PyPI release), for ImportError messages.
@@ -259,9 +400,12 @@ def filesystem(url: str):
                           f"install it from the checkout with {_S3_INSTALL}") from exc
     protocol = url.split("://", 1)[0].lower()
     try:
-        return fsspec.core.url_to_fs(url, **storage_options(protocol))
+        fs, path = fsspec.core.url_to_fs(url, **storage_options(protocol))
     except ImportError as exc:
         raise ImportError(f"{url}: {exc} (the [s3] extra: install it from the checkout with {_S3_INSTALL})") from exc
+    if hasattr(fs, "retries"):
+        fs.retries = 1  # s3fs's own retries of connection errors: retrying() does them, counted
+    return fs, path
 
 
 def join(base: str, *names: str) -> str:
@@ -281,7 +425,7 @@ def size(path: str) -> int:
     if known is not None:
         return known["size"]
     fs, p = filesystem(path)
-    return int(fs.size(p))
+    return int(retrying(lambda: fs.size(p), f"size of {path}"))
 
 
 #: Objects whose listing entry this process was given (:func:`remember`): URL -> size, ETag,
@@ -333,7 +477,7 @@ def fingerprint(path: str) -> dict | None:
     try:
         if is_remote(path):
             fs, p = filesystem(path)
-            info = fs.info(p)
+            info = retrying(lambda: fs.info(p), f"info of {path}")
             size = int(info["size"])
             tag = _etag(info)
             stamp = f"{info.get('LastModified') or info.get('mtime') or info.get('last_modified')}" \
@@ -342,7 +486,7 @@ def fingerprint(path: str) -> dict | None:
                 return {"size": size, "mtime": stamp, "etag": tag}
 
             def read(start: int, end: int) -> bytes:
-                return fs.cat_file(p, start=start, end=end) if end > start else b""
+                return retrying(lambda: fs.cat_file(p, start=start, end=end), f"read of {path}") if end > start else b""
         else:
             local = _local(path)
             st = os.stat(local)
@@ -415,7 +559,7 @@ def stat_objects(urls: list[str], listed: dict[str, dict] | None = None) -> dict
     def head(url: str) -> dict | None:
         try:
             fs, p = filesystem(url)
-            return _state(fs.info(p))
+            return _state(retrying(lambda: fs.info(p), f"info of {url}"))
         except (OSError, ValueError, KeyError):
             return None
 
@@ -436,7 +580,7 @@ def find_details(url: str, depth: int | None = None) -> dict[str, dict]:
     levels down; None: all), from one (paginated) listing: each entry has ``size`` and, on S3,
     ``ETag`` and ``LastModified``."""
     fs, p = filesystem(url)
-    entries = fs.find(p, maxdepth=depth, detail=True)
+    entries = retrying(lambda: fs.find(p, maxdepth=depth, detail=True), f"listing of {url}")
     fs.invalidate_cache(p)  # (s3fs keeps the listing: this process keeps what it needs of it)
     keep = ("size", "ETag", "etag", "LastModified", "mtime")
     return {fs.unstrip_protocol(name): {k: info[k] for k in keep if k in info}
@@ -453,7 +597,7 @@ def exists(path: str) -> bool:
     if not is_remote(path):
         return os.path.exists(_local(path))
     fs, p = filesystem(path)
-    return bool(fs.exists(p))
+    return bool(retrying(lambda: fs.exists(p), f"exists {path}"))
 
 
 def listdir(path: str) -> list[str]:
@@ -465,7 +609,7 @@ def listdir(path: str) -> list[str]:
             return []
     fs, p = filesystem(path)
     try:
-        entries = fs.ls(p, detail=False, refresh=True)
+        entries = retrying(lambda: fs.ls(p, detail=False, refresh=True), f"listing of {path}")
     except FileNotFoundError:
         return []
     return sorted(posixpath.basename(e.rstrip("/")) for e in entries)
@@ -474,26 +618,26 @@ def listdir(path: str) -> list[str]:
 def isfile(url: str) -> bool:
     """Whether remote ``url`` names an object (a file)."""
     fs, p = filesystem(url)
-    return bool(fs.isfile(p))
+    return bool(retrying(lambda: fs.isfile(p), f"isfile {url}"))
 
 
 def isdir(url: str) -> bool:
     """Whether remote ``url`` names a "directory": a prefix that other objects are under."""
     fs, p = filesystem(url)
-    return bool(fs.isdir(p))
+    return bool(retrying(lambda: fs.isdir(p), f"isdir {url}"))
 
 
 def find(url: str) -> list[str]:
     """Full URLs of every object under the remote prefix ``url``, recursively, in listing order."""
     fs, p = filesystem(url)
-    return [fs.unstrip_protocol(f) for f in fs.find(p)]
+    return [fs.unstrip_protocol(f) for f in retrying(lambda: fs.find(p), f"listing of {url}")]
 
 
 def glob(url: str) -> list[str]:
     """Full URLs of what the remote glob ``url`` matches (``*``, ``?``, ``[...]``, ``**``): objects and
     prefixes, in listing order."""
     fs, p = filesystem(url)
-    return [fs.unstrip_protocol(m) for m in fs.glob(p)]
+    return [fs.unstrip_protocol(m) for m in retrying(lambda: fs.glob(p), f"glob {url}")]
 
 
 def makedirs(path: str) -> None:
@@ -516,9 +660,13 @@ def remove(path: str) -> None:
         return
     fs, p = filesystem(path)
     try:
-        fs.rm_file(p)
+        retrying(lambda: fs.rm_file(p), f"removal of {path}")
     except FileNotFoundError:
         pass
+    except OSError as exc:
+        raise output_error(exc, path) from exc
+    except Exception as exc:  # noqa: BLE001 - botocore's own errors: the store refused or is gone
+        raise _store_error(exc, path) from exc
 
 
 def read_bytes(path: str) -> bytes:
@@ -527,7 +675,7 @@ def read_bytes(path: str) -> bytes:
         with open(_local(path), "rb") as f:
             return f.read()
     fs, p = filesystem(path)
-    return fs.cat_file(p)
+    return retrying(lambda: fs.cat_file(p), f"read of {path}")
 
 
 def temp_path(path: str) -> str:
@@ -542,7 +690,12 @@ def write_bytes(path: str, data: bytes) -> None:
     Raises :class:`OutputError` (locally; the temporary file is removed)."""
     if is_remote(path):
         fs, p = filesystem(path)
-        fs.pipe_file(p, data)
+        try:
+            retrying(lambda: fs.pipe_file(p, data), f"upload of {path}")
+        except OSError as exc:
+            raise output_error(exc, path) from exc
+        except Exception as exc:  # noqa: BLE001 - botocore's own errors: the store refused or is gone
+            raise _store_error(exc, path) from exc
         return
     path = _local(path)
     tmp = temp_path(path)
@@ -555,6 +708,32 @@ def write_bytes(path: str, data: bytes) -> None:
     except OSError as exc:
         _unlink_quietly(tmp)
         raise output_error(exc, path) from exc
+
+
+def create_bytes(path: str, data: bytes) -> None:
+    """Create a whole (small) file that must not exist yet: :class:`FileExistsError` when it does.
+    Remotely one conditional PUT (``If-None-Match: *``: of two writers, one creates it); locally
+    ``O_EXCL``. Other errors as :func:`write_bytes`."""
+    if is_remote(path):
+        fs, p = filesystem(path)
+        try:
+            retrying(lambda: fs.pipe_file(p, data, mode="create"), f"creation of {path}")
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            raise output_error(exc, path) from exc
+        except Exception as exc:  # noqa: BLE001 - botocore's own errors: the store refused or is gone
+            raise _store_error(exc, path) from exc
+        return
+    path = _local(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        raise output_error(exc, path) from exc
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
 
 
 def _unlink_quietly(path: str) -> None:
@@ -574,7 +753,12 @@ def publish_file(local_path: str, dest: str) -> None:
     """
     if is_remote(dest):
         fs, p = filesystem(dest)
-        fs.put_file(local_path, p)
+        try:
+            retrying(lambda: fs.put_file(local_path, p), f"upload of {dest}")
+        except OSError as exc:
+            raise output_error(exc, dest) from exc
+        except Exception as exc:  # noqa: BLE001 - botocore's own errors: the store refused or is gone
+            raise _store_error(exc, dest) from exc
         os.unlink(local_path)
         return
     dest = _local(dest)
@@ -675,7 +859,7 @@ class RangedReader(io.RawIOBase):
         sequential = bool(self._buf) and pos == self._buf_start + len(self._buf)
         self._block = min(self._block * 2, self._max_block) if sequential else self._min_block
         end = min(self._size, pos + max(self._block, want))
-        data = self._fs.cat_file(self._path, start=pos, end=end)
+        data = retrying(lambda: self._fs.cat_file(self._path, start=pos, end=end), f"read of {self.name}")
         self.stats.add(len(data))
         with _STATS_LOCK:
             STATS.add(len(data))
@@ -757,7 +941,7 @@ def read_ranges(path: str | os.PathLike[str], ranges: Iterable[tuple[int, int]])
     for offset, length in spans:
         _check_range(p, offset, length)
     fs, fp = filesystem(p)
-    size = _KNOWN[p]["size"] if p in _KNOWN else int(fs.size(fp))
+    size = _KNOWN[p]["size"] if p in _KNOWN else int(retrying(lambda: fs.size(fp), f"size of {p}"))
     # the GETs: runs of ranges close together, each one GET
     groups: list[tuple[int, int, int, int]] = []  # (start, stop, first span, end span)
     i = 0
@@ -793,7 +977,8 @@ def _fetch_many(fs, fp: str, ranges: list[tuple[int, int]]) -> list[bytes]:
     the filesystem can (fsspec's ``cat_ranges``; s3fs runs them on its event loop)."""
     wanted = [(a, b) for a, b in ranges if b > a]
     if len(wanted) > 1 and hasattr(fs, "cat_ranges"):
-        got = fs.cat_ranges([fp] * len(wanted), [a for a, _ in wanted], [b for _, b in wanted], on_error="raise")
+        got = retrying(lambda: fs.cat_ranges([fp] * len(wanted), [a for a, _ in wanted], [b for _, b in wanted],
+                                             on_error="raise"), f"ranged reads of {fp}")
         with _STATS_LOCK:
             for data in got:
                 STATS.add(len(data))
@@ -804,7 +989,7 @@ def _fetch_many(fs, fp: str, ranges: list[tuple[int, int]]) -> list[bytes]:
 
 
 def _fetch(fs, fp: str, start: int, end: int) -> bytes:
-    data = fs.cat_file(fp, start=start, end=end)
+    data = retrying(lambda: fs.cat_file(fp, start=start, end=end), f"read of {fp}")
     with _STATS_LOCK:
         STATS.add(len(data))
     return data
@@ -829,8 +1014,8 @@ def open_input(path: str | os.PathLike[str], *, min_block: int = MIN_BLOCK, max_
         return open(_local(p), "rb")
     fs, fp = filesystem(p)
     known = _KNOWN.get(p)
-    return RangedReader(fs, fp, known["size"] if known else int(fs.size(fp)), name=p, min_block=min_block,
-                        max_block=max_block)
+    size = known["size"] if known else int(retrying(lambda: fs.size(fp), f"size of {p}"))
+    return RangedReader(fs, fp, size, name=p, min_block=min_block, max_block=max_block)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -27,7 +27,21 @@ Offsets and lengths follow warcio's indexer (CDX ``offset``/``length``), see
 :class:`redecode.record.ArchiveRecord`.
 
 Memory is bounded: blocks are read with a cap; a record whose block is larger is reported with
-``error_kind="too-large"`` after parsing only its first bytes (for the HTTP head).
+``error_kind="too-large"`` after parsing only its first bytes (for the HTTP head). The rest of such a
+block is read through and counted, not kept, so a Content-Length over the cap never hides what
+follows it: a block shorter than it claims is a record cut short, and a record start inside it
+(``_EMBEDDED_RECORD``) is a record it swallowed, read on its own (issue 25, item 1;
+``test_records_kept.py::test_over_cap_*``).
+
+Records cut short (a block shorter than its Content-Length: the file ends inside it, or its gzip
+member ends first and the next member starts a record) keep the bytes that are there: the payload is
+decoded from them, :attr:`redecode.record.ArchiveRecord.missing_bytes` says how many are missing and
+``warning`` says so, unless the bytes end inside the HTTP head, or the block was claimed over the cap
+and is larger than the first bytes kept (``error_kind="truncated"``, no payload), or its gzip data is
+damaged (bytes inflated before a deflate error cannot be trusted). When the file ends inside the
+record the iteration raises ``ArchiveError`` at its offset after yielding it. A file cut short while
+it is read (it ends before the size it had when reading began, maybe at a record boundary) raises
+``ArchiveError`` where it ends (``test_records_kept.py::test_file_cut_*``).
 
 Deviations (each pinned by the tests named):
 
@@ -44,10 +58,21 @@ Deviations (each pinned by the tests named):
 - Where warcio ends quietly although the file is cut short or damaged (a block shorter than its
   Content-Length at the end of the file, a last gzip member that does not end, a gzip data error, a
   record without Content-Length, bytes after the last record that are not blank lines), the record
-  is yielded with ``error_kind="truncated"`` (no payload) and the iteration then raises
-  ``ArchiveError`` naming its offset. A short block followed by more records (a Content-Length
-  larger than the block inside a gzip member) only flags that record
-  (``test_archive.py::test_truncated_*``).
+  is yielded cut short (above: its bytes kept where they can be, else ``error_kind="truncated"``)
+  and the iteration then raises ``ArchiveError`` naming its offset. A short block followed by more
+  records (a Content-Length larger than the block inside a gzip member) only marks that record
+  (``missing_bytes``; ``test_archive.py::test_truncated_*``).
+- A block that ends with its gzip member before its Content-Length goes on in the next member when
+  that member does not start a record (a writer that split one record over members: RFC 1952 makes
+  a file's members one stream), with a ``warning``; warcio stops at the second member (warcio's
+  ``example-wrong-chunks.warc.gz``: header and HTTP head in one member, the body in the next;
+  ``test_records_kept.py::test_record_split_over_gzip_members_is_read``). A gzip member that starts
+  with blank lines (the CRLFCRLF of the record before) is read from its first record line, as
+  FastWARC reads it; warcio reads an empty record there and stops.
+- A version line right after a block (``WARC/1.0`` with no blank line before it: a Content-Length
+  that counts the record's closing CRLFCRLF) starts the next record, as FastWARC reads it; warcio
+  skips it as a stray line and stops (webarchive-commons' ``link-extraction-test.warc``;
+  ``test_records_kept.py::test_version_line_right_after_a_block_starts_a_record``).
 - warcio skips the first line after a block even when it is not blank (a Content-Length that is
   wrong). We look at what it skipped (``_tail_check``): when the block holds the start of another
   record (a Content-Length that swallows the next record), that record is failed as ``truncated``
@@ -70,7 +95,7 @@ import re
 import struct
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from fastwarc.warc import ArchiveIterator as _FastIterator
@@ -118,8 +143,14 @@ class _Raw:
     block: bytes | None  # None when not read (non-payload record types)
     block_complete: bool  # False when only a prefix was read (too large)
     is_arc: bool
-    cut: str | None = None  # why the record is known to be cut short, beyond a short block
+    cut: str | None = None  # why the record cannot be used (no payload), beyond a short block
     warning: str | None = None  # a tolerated oddity of the record's extent (see _tail_check)
+    #: bytes of the block there when the record is cut short (fewer than ``content_length``, or all
+    #: of them when the file ends inside its gzip member), else None; ``block`` holds them when
+    #: ``block_complete``
+    present: int | None = None
+    #: the file ends inside this record (why): the iteration raises ArchiveError after yielding it
+    ends_file: str | None = None
 
 
 def _wanted_fields(headers: list[tuple[str, str]]) -> dict[str, str]:
@@ -166,6 +197,12 @@ def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
         warning=raw.warning,
     )
     warc_ct = get("content-type")
+    if raw.present is not None:
+        rec.missing_bytes = max(raw.content_length - raw.present, 0)
+        if rec.missing_bytes == 0:
+            note = ("record cut short after its block: the file ends inside its gzip member (no byte of the "
+                    "block missing)")
+            rec.warning = f"{rec.warning}; {note}" if rec.warning else note
     if raw.cut:
         rec.error_kind = "truncated"
         rec.error = raw.cut
@@ -200,10 +237,20 @@ def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
         rec.error = f"record block of {raw.content_length} bytes is over the cap of {cap} bytes"
         return rec
     if len(block) < raw.content_length:
+        # Cut short (the file ends inside the record, or its gzip member ends early): the payload is
+        # what is there, unless the bytes end inside the HTTP head (nothing of the body is there).
         rec.payload_length = max(len(block) - body_start, 0)
-        rec.error_kind = "truncated"
-        rec.error = f"record block cut short: {len(block)} of {raw.content_length} bytes present"
-        return rec
+        rec.missing_bytes = missing = raw.content_length - len(block)
+        if rtype in _HTTP_TYPES and (
+            (head is not None and not head.terminated) or (head is None and _is_http_block(warc_ct))
+        ):
+            rec.error_kind = "truncated"
+            rec.error = (f"record block cut short inside its HTTP head: {len(block)} of "
+                         f"{raw.content_length} bytes present")
+            return rec
+        note = (f"record block cut short: {len(block)} of {raw.content_length} bytes present, {missing} "
+                f"missing; the payload is what is there")
+        rec.warning = f"{rec.warning}; {note}" if rec.warning else note
     body = block[body_start:] if body_start else block
     if head is None or not body or (not coded and len(body) <= cap):
         rec.payload = body  # (decode_body would return it as it is)
@@ -216,6 +263,11 @@ def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
     if res.warning:
         rec.warning = f"{rec.warning}; {res.warning}" if rec.warning else res.warning
     return rec
+
+
+def _is_http_block(warc_ct: str | None) -> bool:
+    """Whether a WARC record's Content-Type says its block is an HTTP message."""
+    return (warc_ct or "").lower().startswith("application/http")
 
 
 def _read_block(read, content_length: int, cap: int) -> tuple[bytes, bool]:
@@ -329,6 +381,13 @@ def _quiet_warcio_iterator():
                 if first_line and stripped and self.arc_lines and _ARC_HEADER_LINE.match(line):
                     self.gap = b""
                     return line, empty_size
+                if (first_line and not self.arc_lines and self.reader.decompressor is None
+                        and _VERSION_LINE.fullmatch(line)):
+                    # a version line right after the block: the next record, with no blank line
+                    # between (webarchive-commons' link-extraction-test.warc: a Content-Length that
+                    # counts the CRLFCRLF); warcio would skip it as a stray line and lose the record
+                    self.gap = b""
+                    return line, empty_size
                 if len(stripped) == 0 or first_line:
                     empty_size += len(line)
                     lines.append(line)
@@ -339,6 +398,19 @@ def _quiet_warcio_iterator():
                     continue
                 self.gap = b"".join(lines)
                 return line, empty_size
+
+        def _next_record(self, next_line):
+            if next_line is None and self.reader.decompressor is not None:
+                # a gzip member that starts with blank lines (the CRLFCRLF of the record before, in
+                # a writer that split records over members, as warcio's example-wrong-chunks):
+                # skip them, as FastWARC does, where warcio would read an empty record and stop
+                line = self.reader.readline()
+                skipped = 0
+                while line and not line.strip() and skipped < _MAX_GAP:
+                    skipped += len(line)
+                    line = self.reader.readline()
+                next_line = line or None
+            return super()._next_record(next_line)
 
     return _QuietWarcioIterator
 
@@ -416,13 +488,17 @@ _WARCIO_MEANINGS = (
 )
 
 
-def _check_tail(path: str, end: int) -> None:
-    """Raise ArchiveError when bytes after the last record read are more than blank lines.
+def _check_tail(path: str, end: int, expected: int | None = None) -> None:
+    """Raise ArchiveError when bytes after the last record read are more than blank lines, or when
+    the file ends before the ``expected`` size it had when reading began.
 
     warcio ends quietly when the last gzip member is cut before it inflates to anything, or when it
-    finds an empty record; the bytes it did not read mean the file was cut short or is damaged.
+    finds an empty record; the bytes it did not read mean the file was cut short or is damaged. A
+    file cut short while it is read ends early, maybe at a record boundary.
     """
     size = storage.size(path)
+    if expected is not None and end < expected and size < expected:
+        raise ArchiveError(path, end, _SHRUNK.format(end=end, expected=expected))
     if end >= size:
         return
     with storage.open_input(path) as fh:
@@ -446,10 +522,64 @@ def _check_tail(path: str, end: int) -> None:
 
 
 _EMBEDDED_RECORD = re.compile(rb"\n\r?\n(WARC/[0-9]+\.[0-9]+\r?\n[!-9;-~]+:)")
+_SCAN_OVERLAP = 256  # bytes of a block kept between the reads _drain scans (a record start across them)
+
+#: A file that ends before the size it had when reading began.
+_SHRUNK = ("the file ends at offset {end} but held {expected} bytes when reading began: it was cut short "
+           "while being read (run again to read it whole)")
+
+
+def _drain(read, total: int, carry: bytes, base: int) -> tuple[int, int | None, bytes]:
+    """Read and drop up to ``total`` bytes of a block through ``read(n)``, 1 MiB at a time (the part
+    of a block over the cap, not kept: memory stays bounded). ``carry``: the block's last bytes
+    before them, ``base``: the block offset of the first byte read. Returns ``(bytes there were,
+    the block offset of the first record start seen (_EMBEDDED_RECORD) or None, the new carry)``."""
+    seen = 0
+    found = None
+    while seen < total:
+        b = read(min(total - seen, 1 << 20))
+        if not b:
+            break
+        if found is None:
+            data = carry + b
+            if b"WARC/" in data:
+                m = _EMBEDDED_RECORD.search(data)
+                if m is not None:
+                    found = base + seen - len(carry) + m.start(1)
+            carry = data[-_SCAN_OVERLAP:]
+        seen += len(b)
+    return seen, found, carry
+
+
+def _member_goes_on(reader, fh) -> bool:
+    """After a block that ended with its gzip member before its Content-Length: whether the next
+    member goes on with the block (it inflates, to bytes that do not start a record after blank
+    lines), as when a writer split one record over several members (warcio's
+    example-wrong-chunks.warc.gz: header in one member, body in the next). Then warcio's
+    ``reader`` is moved into that member. ``fh``: the file under the reader (its position is kept)."""
+    dec = reader.decompressor
+    if (dec is None or not getattr(dec, "eof", False) or reader.inflate_error is not None
+            or reader.starting_data or not reader.empty()):
+        return False
+    raw = dec.unused_data
+    if len(raw) < 4096:
+        here = fh.tell()
+        raw += fh.read(4096)
+        fh.seek(here)
+    try:
+        head = zlib.decompressobj(31).decompress(raw, 256)
+    except zlib.error:
+        return False
+    rest = head.lstrip(b"\r\n")
+    if not rest or rest.startswith(b"WARC/"):
+        return False
+    if not reader.read_next_member():
+        reader.set_decomp(reader.decomp_type)  # the member ended with a read: the next one starts afresh
+    return True
 
 
 def _tail_check(
-    block: bytes, clen: int, gap: bytes, gap_odd: bool, block_start: int | None
+    block: bytes, clen: int, gap: bytes, gap_odd: bool, block_start: int | None, embedded: int | None = None
 ) -> tuple[str | None, str | None, int | None]:
     """What the bytes after a block that are not exactly CRLFCRLF (ISO 28500 section 4) mean.
 
@@ -460,12 +590,14 @@ def _tail_check(
     would be lost silently otherwise), with ``lost`` its file offset (uncompressed files); else
     ``warning`` when bytes that are not blank lines were skipped (a
     Content-Length shorter than the block, or garbage after it); else neither (LF-only or extra blank
-    lines, tolerated as warcio does).
+    lines, tolerated as warcio does). ``embedded``: where (bytes into the block) a record start was
+    seen in a part of the block not in ``block`` (over the cap: :func:`_drain`), or None.
     """
     m = _EMBEDDED_RECORD.search(block)
-    if m is not None:
-        lost = None if block_start is None else block_start + m.start(1)
-        where = f"offset {lost}" if lost is not None else f"byte {m.start(1)} of the block"
+    at = m.start(1) if m is not None else embedded
+    if at is not None:
+        lost = None if block_start is None else block_start + at
+        where = f"offset {lost}" if lost is not None else f"byte {at} of the block"
         return (
             f"Content-Length {clen} runs past the end of this record: its block holds the start of "
             f"another record (at {where})",
@@ -487,14 +619,19 @@ def _iter_warcio(
     is_arc: bool,
     limit: int | None = None,
     ends: list[int] | None = None,
+    size: int | None = None,
     span: _Span | None = None,
 ) -> Iterator[_Raw]:
     """Records from ``start`` on via warcio; raises ArchiveError where warcio stops with an error.
 
     ``ends``, when given, gets the position after each record (blank lines included) appended
-    before the record is yielded: where the next record starts. ``span``: the file's bytes from
-    ``start`` on as already read (:func:`_read_span`), instead of opening ``path``.
+    before the record is yielded: where the next record starts. ``size``: the file's size when
+    reading it began (default: now; with ``span``, where its bytes end); a file that ends before it
+    was cut short while being read. ``span``: the file's bytes from ``start`` on as already read
+    (:func:`_read_span`), instead of opening ``path``.
     """
+    if size is None:
+        size = span.end if span is not None else storage.size(path)
     with span if span is not None else storage.open_input(path) as fh:
         gz = span.gz if span is not None else fh.read(2) == b"\x1f\x8b"
         fh.seek(start)
@@ -522,7 +659,7 @@ def _iter_warcio(
             try:
                 record = next(it, None)
                 if record is None:
-                    _check_tail(path, end_pos)
+                    _check_tail(path, end_pos, size if span is None else None)
                     return
                 where = it.offset
                 fields = _wanted_fields([(k.strip(), v.strip()) for k, v in record.rec_headers.headers])
@@ -530,35 +667,87 @@ def _iter_warcio(
                 clen = record.length if isinstance(record.length, int) and record.length > 0 else 0
                 block: bytes | None = None
                 complete = True
+                present = clen  # bytes of the block there
+                embedded: int | None = None  # a record start seen in the part of the block not kept
+                members = 1  # gzip members the block was read from
                 if rtype in _PAYLOAD_TYPES or not is_arc:
                     # other types' blocks too: the tail check looks into them
-                    block, complete = _read_block(record.raw_stream.read, clen, cap)
+                    read = record.raw_stream.read
+                    block, complete = _read_block(read, clen, cap)
+                    present = len(block)
+                    carry = block[-_SCAN_OVERLAP:]
+                    while True:
+                        if not complete and present < clen:
+                            # over the cap: count the rest (a short block hides no record), and
+                            # look in it for a record start (a Content-Length that swallows records)
+                            seen, found, carry = _drain(read, clen - present, carry, present)
+                            present += seen
+                            if embedded is None:
+                                embedded = found
+                        if present >= clen or not gz or not _member_goes_on(it.reader, fh):
+                            break
+                        members += 1  # the block goes on in the next gzip member
+                        if complete:
+                            more, _ = _read_block(read, clen - present, cap)
+                            block += more
+                            present = len(block)
+                    if not complete and present == len(block):
+                        complete = True  # the prefix read is all the block there is: it is held
                 it.read_to_end(record)
                 offset, length = it.member_info
                 last_offset = offset
                 end_pos = it.offset
+                plain = it.reader.decompressor is None
                 cut = None
+                ends_file = None
+                short = block is not None and present < clen
                 dec = it.reader.decompressor
                 if it.reader.inflate_error is not None:
-                    # warcio stops reading here: the rest of the file is out of its reach
+                    # warcio stops reading here: the rest of the file is out of its reach (and the
+                    # bytes inflated before the error cannot be trusted: no text is kept)
                     cut = f"gzip data error in this record's member: {it.reader.inflate_error}"
                 elif dec is not None and not getattr(dec, "eof", True) and not it.next_line:
-                    # the input ended inside this gzip member (warcio returns what it inflated)
-                    cut = "the file ends inside this record's gzip member"
+                    # the input ended inside this gzip member: what inflated is kept
+                    ends_file = "the file ends inside this record's gzip member"
+                    short = block is not None
                 elif not is_arc and record.rec_headers.get_header("Content-Length") is None:
                     cut = "WARC record without a Content-Length field (cut short in its header, or damaged)"
-                elif rtype not in _PAYLOAD_TYPES and block is not None and complete and len(block) < clen:
-                    # (a payload record's short block is flagged by _build, on its row)
-                    cut = f"record block cut short: {len(block)} of {clen} bytes present"
                 warning = None
                 lost: int | None = None  # where a record swallowed by this one starts
-                if cut is None and not is_arc and it.gap != b"\r\n\r\n" and len(block) >= clen:
-                    plain = it.reader.decompressor is None
-                    cut, warning, lost = _tail_check(
-                        block, clen, it.gap, it.gap_odd, offset + length - clen if plain else None
-                    )
+                block_start = offset + length - present if plain else None
+                if cut is None and short and present < clen:
+                    # A block shorter than its Content-Length: the file (or the block's last gzip
+                    # member) ends first. When it holds another record's start, the Content-Length
+                    # swallowed that record; else the record is cut short: its bytes are kept.
+                    if complete and ends_file is None and block.endswith(b"\r\n\r\n"):
+                        # the record's closing blank lines (ISO 28500 section 4), not its block
+                        block = block[:-4]
+                        present -= 4
+                    if not is_arc:
+                        cut, _, lost = _tail_check(block, clen, b"", False, block_start, embedded)
+                        if cut is not None and lost is None:
+                            lost = it.offset  # gzip: the member after this one
+                    if cut is None and not complete:
+                        cut = (f"record block cut short: {present} of {clen} bytes present (a block "
+                               f"claimed over the cap of {cap} bytes is not kept)")
+                    if ends_file is None and lost is None and end_pos >= size:
+                        ends_file = f"record block cut short: {present} of {clen} bytes present"
+                if cut is None and ends_file is None and not is_arc and it.gap != b"\r\n\r\n" and present >= clen:
+                    cut, warning, lost = _tail_check(block, clen, it.gap, it.gap_odd, block_start, embedded)
                     if cut is not None and lost is None:
                         lost = it.offset  # gzip: the member after this one
+                if (span is not None and not span.file_ends and cut is None
+                        and (ends_file is not None or (short and lost is None))):
+                    # the bytes an index entry gives end inside the record: its offset or length is
+                    # wrong (or the file changed since it was indexed); nothing says the archive
+                    # lacks the rest, and a record is never made of less than its block here
+                    cut = (f"record cut short by the length its index entry gives: {present} of its block's "
+                           f"{clen} bytes in it (the entry's offset or length is wrong, or the file changed)")
+                    short, ends_file = False, None
+                if members > 1:
+                    split = (f"the record is split over {members} gzip members (ISO 28500 Annex D: one "
+                             f"record per member); read across them")
+                    warning = f"{warning}; {split}" if warning else split
                 if rtype not in _PAYLOAD_TYPES:
                     block = None
                 if length < 0:
@@ -578,7 +767,9 @@ def _iter_warcio(
             count += 1
             if ends is not None:
                 ends.append(end_pos)
-            yield _Raw(offset, length, fields, clen, block, complete, is_arc, cut, warning)
+            # (a block that swallowed records is not cut short: it claimed too much, nothing is missing)
+            yield _Raw(offset, length, fields, clen, block, complete, is_arc, cut, warning,
+                       present if short and lost is None else None, ends_file)
             if lost is not None:
                 # the records after this one are not where warcio would look for them: stop here
                 raise ArchiveError(
@@ -707,12 +898,15 @@ def _member_is_record(fd: int, start: int, end: int, head: bytes, clen: int) -> 
     )
 
 
-def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0) -> Iterator[_Raw]:
+def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0, size: int | None = None) -> Iterator[_Raw]:
     """Records via FastWARC from byte ``start`` (a record start) on.
 
-    With ``checked``, raises _Diverged at the first record warcio could read otherwise.
+    With ``checked``, raises _Diverged at the first record warcio could read otherwise. ``size``:
+    the file's size when reading it began (default: now); a file that ends before it was cut short
+    while being read (checked: warcio says where).
     """
-    size = storage.size(path)
+    if size is None:
+        size = storage.size(path)
     fd = os.open(path, os.O_RDONLY)
     source = None
     try:
@@ -831,7 +1025,12 @@ def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0) -> Iterat
                         crc, seen = _crc_rest(rec.reader.read, crc, seen, clen)
                         if seen < clen:
                             raise _Diverged(pos)
-                pending = (_Raw(pos, 0, fields, clen, block, complete, False), head, clen, crc)
+                raw = _Raw(pos, 0, fields, clen, block, complete, False)
+                if block is not None and complete and len(block) < clen:
+                    # (unchecked: FastWARC reads gzip members as one stream, so its stream ended)
+                    raw.present = len(block)
+                    raw.ends_file = f"record block cut short: {len(block)} of {clen} bytes present"
+                pending = (raw, head, clen, crc)
             except _Diverged:
                 raise
             except Exception as exc:  # FastWARC raises OSError/ValueError on bad input
@@ -840,6 +1039,12 @@ def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0) -> Iterat
                     raise _Diverged(pending[0].offset if pending else resume) from None
                 where = pending[0].offset if pending else resume
                 raise ArchiveError(path, where, f"{exc} (FastWARC)") from None
+        if os.fstat(fd).st_size < size:
+            # cut short while being read: FastWARC may have stopped at a record boundary
+            if checked:
+                raise _Diverged(pending[0].offset if pending else resume)
+            raise ArchiveError(path, pending[0].offset if pending else resume,
+                               _SHRUNK.format(end=os.fstat(fd).st_size, expected=size))
         if pending is not None:
             yield finish(size)
         elif checked and start < size:
@@ -873,12 +1078,13 @@ def _iter_warc_auto(path: str, cap: int, start: int = 0) -> Iterator[_Raw]:
 
     After ``_MAX_HANDOVERS`` hand-overs (a file whose records are all odd) warcio reads the rest.
     """
+    size = storage.size(path)  # when reading began: a file cut short while being read is told
     with storage.open_input(path) as fh:
         gz = fh.read(2) == b"\x1f\x8b"
     handovers = 0
     while True:
         try:
-            yield from _iter_fastwarc(path, cap, checked=True, start=start)
+            yield from _iter_fastwarc(path, cap, checked=True, start=start, size=size)
             return
         except _Diverged as d:
             diverged = d.offset
@@ -886,13 +1092,14 @@ def _iter_warc_auto(path: str, cap: int, start: int = 0) -> Iterator[_Raw]:
         log.debug("%s: the record at offset %d goes to warcio (FastWARC cannot vouch for it; hand-over %d)",
                   path, diverged, handovers)
         ends: list[int] = []
-        wit = _iter_warcio(path, diverged, cap, is_arc=False, ends=ends)
+        wit = _iter_warcio(path, diverged, cap, is_arc=False, ends=ends, size=size)
         for raw in wit:
             yield raw
             end = ends[-1]
             if (
                 handovers <= _MAX_HANDOVERS
                 and raw.cut is None  # after a cut or damaged record warcio stops; so must we
+                and raw.ends_file is None
                 and end > raw.offset
                 and _is_record_start(path, end, gz)
             ):
@@ -918,6 +1125,9 @@ def _read(p: str, raws: Iterator[_Raw], stream: RecordStream, cap: int, end: int
             return
         last = _build(p, raw, cap)
         yield last
+        if raw.ends_file is not None:
+            raws.close()
+            raise ArchiveError(p, raw.offset, f"the archive is cut short or damaged here: {raw.ends_file}")
     # A short block followed by more records is a lying Content-Length inside a gzip member (the
     # record alone is flagged); a short last block means the file itself was cut short.
     if last is not None and last.error_kind == "truncated":
@@ -1005,12 +1215,26 @@ def _read_at(p: str, offset: int, cap: int, is_arc: bool) -> ArchiveRecord:
 class _Span(io.RawIOBase):
     """The bytes of a file from ``base`` on, as one ranged read gave them, read like the file
     itself (positions are the file's; nothing before ``base``, the end of ``data`` is the end of
-    the file). ``gz``: whether the file is gzip (its first two bytes are RFC 1952's magic)."""
+    the file). ``gz``: whether the file is gzip (its first two bytes are RFC 1952's magic);
+    ``file_ends``: whether the file itself ends there (else the bytes stop where an index entry's
+    length does), or a function that says so (called once, when asked)."""
 
-    def __init__(self, data: bytes, base: int, gz: bool) -> None:
+    def __init__(self, data: bytes, base: int, gz: bool, file_ends: bool | Callable[[], bool] = False) -> None:
         super().__init__()
-        self._data, self._base, self.gz = data, base, gz
+        self._data, self._base, self.gz, self._file_ends = data, base, gz, file_ends
+
+    @property
+    def file_ends(self) -> bool:
+        """Whether the file ends where the bytes read do."""
+        if callable(self._file_ends):
+            self._file_ends = bool(self._file_ends())
+        return self._file_ends
         self._pos = base
+
+    @property
+    def end(self) -> int:
+        """The position after the last byte read (the end of the file, as far as it is known)."""
+        return self._base + len(self._data)
 
     def readable(self) -> bool:
         return True
@@ -1044,12 +1268,14 @@ class _Span(io.RawIOBase):
         return len(data)
 
 
-def _read_span(p: str, offset: int, data: bytes, cap: int, is_arc: bool, gz: bool) -> ArchiveRecord:
+def _read_span(p: str, offset: int, data: bytes, cap: int, is_arc: bool, gz: bool,
+               file_ends: bool | Callable[[], bool] = False) -> ArchiveRecord:
     """The record at ``offset`` of ``p`` from ``data``, the file's bytes from ``offset`` on as one
     ranged read gave them (at least the record; for an uncompressed file, the bytes after it up to
     the next record's first line too, which warcio reads to find where the record ends): what
-    :func:`_read_at` reads there, without opening the file. ``gz``: whether the file is gzip."""
-    for raw in _iter_warcio(p, offset, cap, is_arc=is_arc, limit=1, span=_Span(data, offset, gz)):
+    :func:`_read_at` reads there, without opening the file. ``gz``: whether the file is gzip;
+    ``file_ends``: whether the file ends where ``data`` does (see :meth:`redecode.record.Reader.read_span`)."""
+    for raw in _iter_warcio(p, offset, cap, is_arc=is_arc, limit=1, span=_Span(data, offset, gz, file_ends)):
         return _build(p, raw, cap)
     raise ArchiveError(p, offset, "no record at this offset")
 
@@ -1187,10 +1413,17 @@ def _iter_lz4(path: str, cap: int, start: int = 0, limit: int | None = None) -> 
             if cut is not None:
                 block = None
             pending = _Raw(pos, 0, fields, clen, block, complete, False, cut)
+            if cut is None and block is not None and complete and len(block) < clen:
+                pending.present = len(block)  # the file ends inside the record: what is there is kept
+                pending.ends_file = f"record block cut short: {len(block)} of {clen} bytes present"
             if cut is not None:
                 pending.length = size - pos
                 yield pending
                 raise ArchiveError(path, pos, f"the archive is cut short or damaged here: {cut}")
+        if limit is None and storage.size(path) < size:
+            # cut short while being read: FastWARC may have stopped at a frame boundary
+            raise ArchiveError(path, pending.offset if pending is not None else start,
+                               _SHRUNK.format(end=storage.size(path), expected=size))
         if pending is not None and (limit is None or count < limit):
             pending.length = size - pending.offset
             yield pending
@@ -1269,8 +1502,9 @@ class WarcReader(Reader):
     def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
         return _read_at(path, offset, cap, is_arc=False)
 
-    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool) -> ArchiveRecord:
-        return _read_span(path, offset, data, cap, is_arc=False, gz=gz)
+    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool,
+                  file_ends: bool | Callable[[], bool] = False) -> ArchiveRecord:
+        return _read_span(path, offset, data, cap, is_arc=False, gz=gz, file_ends=file_ends)
 
 
 class ArcReader(Reader):
@@ -1297,8 +1531,9 @@ class ArcReader(Reader):
     def read_at(self, path: str, offset: int, *, cap: int) -> ArchiveRecord:
         return _read_at(path, offset, cap, is_arc=True)
 
-    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool) -> ArchiveRecord:
-        return _read_span(path, offset, data, cap, is_arc=True, gz=gz)
+    def read_span(self, path: str, offset: int, data: bytes, *, cap: int, gz: bool,
+                  file_ends: bool | Callable[[], bool] = False) -> ArchiveRecord:
+        return _read_span(path, offset, data, cap, is_arc=True, gz=gz, file_ends=file_ends)
 
 
 class Lz4WarcReader(Reader):
