@@ -11,6 +11,7 @@ run's rows, and ``read_record_at`` on an ``s3://`` URL reads the record with ran
 
 from __future__ import annotations
 
+import collections
 import glob
 import io
 import json
@@ -376,3 +377,103 @@ def test_wacz_in_the_bucket(s3, tmp_path):
     assert job.run([url], "s3://run-out/wacz").resumed == [f"{url}#archive/example-collection.warc"]
     indexed = job.run([], "s3://run-out/wacz-index", index=read_index(url))
     assert indexed.counts["selected"] == indexed.counts["read"] == 1
+
+
+class _ServerRequests:
+    """The requests moto's server (werkzeug) logs, as (method, bucket, prefix of a listing or key)."""
+
+    def __init__(self) -> None:
+        import logging
+        import threading
+
+        self.seen: list[tuple[str, str, str]] = []
+        self._lock = threading.Lock()
+        handler = logging.Handler()
+        handler.emit = self._emit  # type: ignore[method-assign]
+        self.handler = handler
+
+    def _emit(self, record) -> None:
+        import re
+        from urllib.parse import parse_qs, unquote, urlsplit
+
+        m = re.search(r'"(GET|PUT|HEAD|POST|DELETE) (\S+) HTTP', re.sub(r"\x1b\[[0-9;]*m", "", record.getMessage()))
+        if not m:
+            return
+        method, target = m.groups()
+        url = urlsplit(target)
+        bucket, _, key = unquote(url.path).lstrip("/").partition("/")
+        query = parse_qs(url.query)
+        if method == "GET" and ("list-type" in query or "delimiter" in query or (not key and "location" not in url.query)):
+            method, key = "LIST", query.get("prefix", [""])[0]
+        with self._lock:
+            self.seen.append((method, bucket, key))
+
+    def __enter__(self) -> "_ServerRequests":
+        import logging
+
+        log = logging.getLogger("werkzeug")
+        self._level, self._propagate = log.level, log.propagate
+        log.setLevel(logging.INFO)
+        log.addHandler(self.handler)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import logging
+
+        log = logging.getLogger("werkzeug")
+        log.removeHandler(self.handler)
+        log.setLevel(self._level)
+
+
+def _tiny_warc(i: int) -> bytes:
+    """One gzip member: one WARC response record with a small UTF-8 page."""
+    import gzip
+    import uuid
+
+    body = f"<html><head><meta charset=\"utf-8\"><title>page {i}</title></head><body><p>Grüße {i}</p></body></html>".encode()
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+    head = (f"WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{uuid.UUID(int=i)}>\r\n"
+            f"WARC-Date: 2026-01-01T00:00:00Z\r\nWARC-Target-URI: http://example{i}.test/\r\n"
+            f"Content-Type: application/http; msgtype=response\r\nContent-Length: {len(http)}\r\n\r\n").encode()
+    return gzip.compress(head + http + b"\r\n\r\n", mtime=0)
+
+
+@pytest.mark.slow
+def test_a_rerun_with_nothing_to_do_lists_each_output_directory_once(s3, tmp_path):
+    """Issue 26, done when: a rerun with nothing to do makes at most one listing request per output
+    directory, no request per input (no HEAD, no GET of an input: sizes and ETags come from the
+    inputs' listing) and one GET per task marker, besides the few requests of the run's lock.
+    Counted on the server, in a fresh process (no listing cached from the first run), over 60 tiny
+    inputs in 3 folders of a prefix."""
+    import subprocess
+    import sys
+
+    n = 60
+    for i in range(n):
+        s3.pipe_file(f"arc-in/many/seg-{i % 3}/in-{i:03d}.warc.gz", _tiny_warc(i))
+    out = "s3://run-out/many"
+    command = [sys.executable, "-c", "from redecode_jobs.cli import main; main()", "run", "s3://arc-in/many/",
+               "--out", out, "--max-part-bytes", str(16 << 20), "--workers", "1"]
+    first = subprocess.run([*command, "--json"], capture_output=True, text=True, env=dict(os.environ))
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["counts"]["records_seen"] == n
+    markers = [name for name in storage.listdir(f"{out}/_done") if name.endswith(".json")]
+    assert 1 <= len(markers) < n  # a task holds many inputs
+    with _ServerRequests() as requests:
+        again = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ))
+    assert again.returncode == 0, again.stderr
+    assert f"{n} already complete, skipped" in " ".join(again.stderr.split()), again.stderr
+    # the run's lock (issue 25: a conditional PUT, its checks and its removal): a few requests a run
+    lock = [r for r in requests.seen if r[1:] == ("run-out", "many/_lock")]
+    assert len(lock) <= 10, lock
+    seen = [r for r in requests.seen if r[1:] != ("run-out", "many/_lock")]
+    listings = collections.Counter((b, k) for m, b, k in seen if m == "LIST")
+    ours = {k: c for (b, k), c in listings.items() if b == "run-out"}
+    assert ours and all(c == 1 for c in ours.values()), listings  # once per output directory
+    assert set(ours) <= {"many/", "many/_done/", "many/_inputs/"}, ours
+    assert sum(c for (b, _), c in listings.items() if b == "arc-in") == 1, listings  # the inputs: one page
+    assert not [r for r in seen if r[0] == "HEAD"], seen
+    reads = [(b, k) for m, b, k in seen if m == "GET" and not (b == "run-out" and k.startswith("many/_done/"))]
+    assert reads == [], reads  # no input read or fingerprinted, no part read
+    assert sorted(k for m, b, k in seen if m == "GET" and b == "run-out") == sorted(
+        f"many/_done/{name}" for name in markers)
