@@ -26,12 +26,35 @@ SUBCOMMANDS = {
     "rules": "redecode_jobs.rules_cmd:rules",
 }
 
+#: Subcommand -> the first paragraph of its help, what `redecode --help` lists (click shortens it
+#: to the width), so that the group's help imports no command module (each imports what its
+#: command runs: the decoders, pyarrow, duckdb...). tests/test_cli_startup.py checks that each is
+#: its command's own.
+SUMMARIES = {
+    "run": "Re-decode every record of INPUT... into UTF-8 Parquet with provenance in --out.",
+    "diff": "Compare two decodes: OLD NEW run directories, or --rules A --rules B INPUT...",
+    "backfill": "Write to --out what `redecode run --rules RULES` over PRIOR_DIR's inputs would write, "
+                "reading again only the records whose result can change under RULES.",
+    "query": "Query run outputs with DuckDB (read-only, confined to the run directories), or print the "
+             "standard report.",
+    "report": "Write an HTML report with charts of a run's provenance (and of a diff).",
+    "repair": "Repair mojibake in old decoded text whose raw bytes are gone, with ftfy's encoding fixes "
+              "only (no cosmetic fixes), and record how.",
+    "rules": "List the rule sets `redecode run --rules NAME` accepts: name, description, digest and every "
+             "parameter. The digest changes whenever anything that can change the output does (a "
+             "parameter, the Encoding Standard tables, the detector version, the decision code). Lines "
+             "are broken to fit the terminal ($COLUMNS; piped output is not broken).",
+}
+
 
 class LazyGroup(click.Group):
-    """A click group whose subcommands are imported when used (click's documented pattern), and
-    the last net under every command: an exception no command turned into its exit code gives one
-    line on stderr and exit 1 (an unreadable input is 1; anything else is a bug to report), the
-    traceback only with ``-vv``."""
+    """A click group whose subcommands are imported when used (click's documented pattern); its
+    help lists them from :data:`SUMMARIES` without importing them. It is the last net under every
+    command: an exception no command turned into its exit code gives one line on stderr and exit 1
+    (an unreadable input is 1; anything else is a bug to report), the traceback only with
+    ``-vv``."""
+
+    _summaries_only = False
 
     def invoke(self, ctx: click.Context):
         try:
@@ -66,8 +89,17 @@ class LazyGroup(click.Group):
         target = SUBCOMMANDS.get(name)
         if target is None:
             return None
+        if self._summaries_only:
+            return click.Command(name, help=SUMMARIES[name])
         module, attribute = target.split(":")
         return getattr(importlib.import_module(module), attribute)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self._summaries_only = True
+        try:
+            super().format_commands(ctx, formatter)
+        finally:
+            self._summaries_only = False
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

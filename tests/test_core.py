@@ -163,6 +163,22 @@ def test_utf8_sequences():
     check([b"x" * 13 + bytes([a, b]) + b"y" * 9 for a in range(0x80, 0x100) for b in edge], "UTF-8")
 
 
+def test_utf8_sequences_in_long_inputs():
+    # The wide validity check (32 bytes a step, for inputs of 64 bytes or more): every 1- and 2-byte
+    # sequence, and the 3- and 4-byte ones of edge bytes, at each position around a 32-byte step
+    # (a sequence across two steps reads the step before) and at the very end.
+    edge = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0,
+            0xF4, 0xF5, 0xFF]  # fmt: skip
+    seqs = [bytes([a, b]) for a in range(0x80, 0x100) for b in range(256)]
+    seqs += [bytes([a, b, c]) for a in range(0xC0, 0x100) for b in edge for c in edge]
+    seqs += [bytes([a, b, c, e]) for a in range(0xE0, 0xF8) for b in edge for c in edge for e in edge]
+    for at in (0, 29, 30, 31, 32, 63):
+        check([b"x" * at + q + b"y" * (96 - at) for q in seqs[at % 7::7]], "UTF-8")
+    check([b"z" * 90 + q for q in seqs[::5]], "UTF-8")  # cut at the end of the input
+    text = "Ωμέγα 日本語 😀 ".encode()
+    check([text * 20, text * 20 + b"\xe6", b"\xf0" + text * 20, text * 9 + b"\xed\xa0\x80" + text * 9], "UTF-8")
+
+
 # ------------------------------------------------------------------------------------------------
 # Property tests: arbitrary bytes
 
@@ -211,6 +227,16 @@ def test_decode_to_utf8_with_bom_sniff(data, bom):
             continue
         assert (got.utf8, got.length, got.encoding, got.errors, got.bom_removed) == (
             ref.text.encode("utf-8"), len(ref.text), ref.encoding, ref.errors, ref.bom_removed)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["a", "é", "€", "日", "😀", "\n"]), min_size=20, max_size=120).map(
+    lambda cs: "".join(cs).encode()), st.integers(0, 400), st.sampled_from(INTERESTING))
+def test_utf8_validity_of_long_text_with_one_byte_changed(data, at, byte):
+    # valid UTF-8 of 20 to 480 bytes, and the same with one byte replaced: both widths of the check
+    changed = bytearray(data)
+    changed[at % len(changed)] = byte
+    check([data, bytes(changed)], "UTF-8")
 
 
 @settings(max_examples=500, deadline=None)
@@ -297,3 +323,103 @@ def test_the_notice_without_a_built_core_says_so(monkeypatch):
     core, notice = native._load()
     assert core is None
     assert notice.startswith("the compiled decode core was not built (no redecode._core in the installed package)")
+
+
+# ------------------------------------------------------------------------------------------------
+# HTTP response heads (redecode.http.parse_response_head)
+
+from redecode import http  # noqa: E402
+
+_HEAD_PIECES = [
+    b"HTTP/1.1 200 OK", b"HTTP/1.0 302", b"HTTP/1.1  404  Not Found ", b"HTTP/2 2x0 odd", b" HTTP/1.1\t301\t",
+    b"HTTP/1.1 20", b"HTTP/1.1 \xb2\xb3\xb9 latin digits", b"\r\n", b"\n", b"\r", b"\r\r\n", b" ", b"\t", b":",
+    b"Content-Type: text/html; charset=utf-8", b"content-type:text/plain", b"X-Empty:", b" folded",
+    b"\tmore", b"Name : value ", b"no colon here", b"\x00\x80\xff\xe9", b"Set-Cookie: a=b; c=d",
+    b"\n\n", b"\n\r\n", b"body",
+]
+
+
+def _both(block: bytes) -> None:
+    got = http.parse_response_head(block)
+    want = http._parse_response_head_pure(block)
+    assert got == want, (block, got, want)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_HEAD_PIECES), max_size=24))
+def test_http_head_is_the_pure_parse(pieces):
+    block = b"".join(pieces)
+    _both(block)
+    _both(b"HTTP/" + block)
+    _both(b"HTTP/1.1 200 OK\r\n" + block)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=80))
+def test_http_head_on_arbitrary_bytes(data):
+    _both(data)
+    _both(b"HTTP/" + data)
+
+
+# ------------------------------------------------------------------------------------------------
+# The author's-text byte profile (redecode.validate): compiled measures against the pure ones
+
+import contextlib  # noqa: E402
+
+from redecode import validate  # noqa: E402
+
+
+@contextlib.contextmanager
+def _pure_validate():
+    saved = validate._core
+    validate._core = None
+    try:
+        yield
+    finally:
+        validate._core = saved
+
+
+def _profile_measures(data: bytes, start: int, window: int, min_bytes: int, tries: int) -> tuple:
+    p = dataclasses.replace(validate.BASELINE, signal_tries=tries, signal_window=max(window, 4))
+    return (
+        validate.binary_bytes(data),
+        validate.runs_share(data, start, window=window, min_bytes=min_bytes),
+        validate.symbols_in_words(data, start, window=window, min_bytes=min_bytes),
+        validate.script_letters(data, "windows-1251", start, window=window, min_bytes=min_bytes),
+        validate.script_letters(data, "windows-1253", start, window=window, min_bytes=min_bytes),
+        validate._utf8_signal(data, p),
+        validate.ByteProfile(data, "html").first_high,
+    )
+
+
+import dataclasses  # noqa: E402
+
+_PROFILE_PIECES = [b"a", b" ", b"<p>", b"\x00", b"\x07", b"\x1b", b"\x0b", b"\xc3\xa9", b"\xe6\x97\xa5",
+                   b"\xf0\x9f\x98\x80", b"\xe9", b"\xa3", b"\xd7", b"\xb9", b"\xff", b"\x80", b"\xc3",
+                   b"\xe6\x97", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\xcf\xf0\xe8",
+                   b"\xc1\xd2\xc9", b"\xa4\xa4\xa4\xe5"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_PROFILE_PIECES), max_size=60).map(b"".join) | st.binary(max_size=120),
+       st.integers(0, 40), st.integers(0, 200), st.integers(1, 12), st.integers(1, 5))
+def test_byte_profile_measures_are_the_pure_ones(data, start, window, min_bytes, tries):
+    got = _profile_measures(data, start, window, min_bytes, tries)
+    with _pure_validate():
+        want = _profile_measures(data, start, window, min_bytes, tries)
+    assert got == want, data
+
+
+def test_byte_profile_measures_on_the_sample_payloads():
+    from redecode.archive import iter_records
+
+    for path in sorted((ROOT / "sample_warcs").glob("*.warc.gz")):
+        for record in iter_records(str(path)):
+            if not record.payload:
+                continue
+            data = record.payload
+            for start in (0, validate.ByteProfile(data, "html").first_high):
+                got = _profile_measures(data, start, validate.RUNS_WINDOW, validate.RUNS_MIN_BYTES, 3)
+                with _pure_validate():
+                    want = _profile_measures(data, start, validate.RUNS_WINDOW, validate.RUNS_MIN_BYTES, 3)
+                assert got == want, (path.name, record.offset)

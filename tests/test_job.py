@@ -441,16 +441,18 @@ def test_outcome_truncated_when_rows_came_before_the_damage(tmp_path):
 @pytest.mark.parametrize("outputs", [{}, {"normalize": "NFC", "graphemes": True}], ids=["plain", "outputs"])
 @pytest.mark.parametrize("rules", sorted(RULES))
 def test_rows_with_utf8_text_are_the_rows(rules, outputs):
-    """process_archive(utf8_text=True), what the Parquet writer is given, makes the same rows as
-    without, its text carried as UTF-8 bytes (writer.TEXT_UTF8_KEY) where the compiled core could
+    """process_archive(utf8_text=True), what the Parquet writer is given (lists of values,
+    row.record_values), makes the same rows as without, its text carried as UTF-8 bytes
+    (writer.TEXT_UTF8_KEY) where the compiled core could
     skip building a str: every column equal once the text is taken from those bytes (the derived
     columns too, with and without the output options)."""
+    from redecode.row import as_dict
     from redecode.writer import TEXT_UTF8_KEY
 
     r = RULES[rules].with_outputs(**outputs)
     for path in sorted(glob.glob(os.path.join(SAMPLE, "*.warc.gz"))):
         plain = list(job.process_archive(path, r))
-        fast = list(job.process_archive(path, r, utf8_text=True))
+        fast = [as_dict(values) for values in job.process_archive(path, r, utf8_text=True)]
         assert len(plain) == len(fast)
         for a, b in zip(plain, fast):
             if b["text"] is None and b.get(TEXT_UTF8_KEY) is not None:

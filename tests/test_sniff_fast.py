@@ -183,3 +183,17 @@ def test_decide_equals_choose_of_gather(payload, content_type, url, kind, utf8_s
     facts = gather(payload, **kw)
     assert got == choose(facts, detection=det, utf8_step=utf8_step)
     assert decide(payload, **kw) == choose(facts, detection=None, utf8_step=utf8_step)
+
+
+def test_amend_is_dataclasses_replace():
+    d = sniff.decide(b"<meta charset=koi8-r><p>\xf0\xd2\xc9\xd7\xc5\xd4", content_type=("text/html",),
+                     url="http://example.ru/")
+    for changes in ({}, {"encoding": "windows-1251"}, {"validation": "overridden: x", "browser_encoding": "KOI8-R"},
+                    {name: None for name in sniff._DECISION_FIELDS}):
+        assert sniff.amend(d, **changes) == dataclasses.replace(d, **changes)
+    try:
+        sniff.amend(d, not_a_field=1)
+    except TypeError:
+        pass
+    else:
+        raise AssertionError("amend took a name that is not a Decision field")

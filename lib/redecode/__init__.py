@@ -26,14 +26,40 @@ concept (docs/DESIGN.md has the table and where to change what): ``labels``, ``d
 ``api`` (the entry points above).
 """
 
-# Before the imports below: modules imported by them read it (``from . import __version__``).
 __version__ = "0.1.0"
 
-from .api import DecodedPayload, decode_payload  # noqa: E402
-from .archive import ArchiveError, ArchiveRecord, iter_records  # noqa: E402
-from .procedures import Decoded  # noqa: E402
-from .rules import DEFAULT_RULES, RULES, Rules, get_rules  # noqa: E402
-from .sniff import Decision  # noqa: E402
+#: The public names and the module each comes from. They are imported on first use (PEP 562
+#: module ``__getattr__``): ``import redecode`` (and ``redecode --version``, which reads
+#: ``__version__``) loads no decoder, detector, pyarrow or archive reader.
+_EXPORTS = {
+    "DecodedPayload": "api",
+    "decode_payload": "api",
+    "ArchiveError": "archive",
+    "ArchiveRecord": "archive",
+    "iter_records": "archive",
+    "Decoded": "procedures",
+    "DEFAULT_RULES": "rules",
+    "RULES": "rules",
+    "Rules": "rules",
+    "get_rules": "rules",
+    "Decision": "sniff",
+}
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'redecode' has no attribute {name!r}")
+    import importlib  # noqa: PLC0415
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # (later lookups do not come here)
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __all__ = [
     "DEFAULT_RULES",

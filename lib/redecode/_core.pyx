@@ -39,14 +39,21 @@ Deviations: none. Input is ``bytes`` only (the callers convert).
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_DECREF
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memchr, memcmp, memcpy
 
 cdef extern from "Python.h":
+    # a bytes object written in place, then cut to its length without a copy (_PyBytes_Resize)
+    PyObject *_raw_bytes "PyBytes_FromStringAndSize"(const char *v, Py_ssize_t n)
+    char *_raw_bytes_data "PyBytes_AS_STRING"(PyObject *o)
+    int _PyBytes_Resize(PyObject **pv, Py_ssize_t newsize)
     object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
     object PyUnicode_New(Py_ssize_t size, uint32_t maxchar)
     void *PyUnicode_DATA(object o)
     object PyUnicode_DecodeASCII(const char *s, Py_ssize_t size, const char *errors)
+    object PyUnicode_DecodeLatin1(const char *s, Py_ssize_t size, const char *errors)
     int PyUnicode_1BYTE_KIND
     int PyUnicode_2BYTE_KIND
     int PyUnicode_4BYTE_KIND
@@ -198,6 +205,199 @@ cdef extern from *:
         return -1;
     }
 
+    /* The code points of s[:n] when it is valid UTF-8 (Encoding Standard "UTF-8 decoder" without
+       an error), else -1. One pass: ASCII a word at a time; a 2- or 3-byte sequence checked in one
+       step (the ranges of the standard's UTF-8 decoder: C2..DF; E0 then A0..BF, ED then 80..9F,
+       other E1..EF then 80..BF; F0 then 90..BF, F4 then 80..8F, F1..F3 then 80..BF; every other
+       continuation byte 80..BF). The count is n less the continuation bytes. */
+    static Py_ssize_t rd_utf8_valid_count_scalar(const uint8_t *s, Py_ssize_t n) {
+        Py_ssize_t i = 0, cont = 0;
+        uint64_t w, m;
+        while (i < n) {
+            uint8_t b = s[i];
+            if (b < 0x80) {
+                i++;
+    #ifdef RD_SSE2
+                /* long ASCII runs (markup) 32 bytes at a time */
+                while (i + 32 <= n) {
+                    __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+                    __m128i y = _mm_loadu_si128((const __m128i *)(s + i + 16));
+                    if (_mm_movemask_epi8(_mm_or_si128(x, y)))
+                        break;
+                    i += 32;
+                }
+    #endif
+                while (i + 8 <= n) {
+                    memcpy(&w, s + i, 8);
+                    m = w & RD_HIGH;
+                    if (m) {
+    #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                        i += __builtin_ctzll(m) >> 3;
+    #endif
+                        break;
+                    }
+                    i += 8;
+                }
+                continue;
+            }
+            if (b >= 0xC2 && b <= 0xDF) {
+                if (i + 1 < n && (s[i + 1] & 0xC0) == 0x80) {
+                    i += 2;
+                    cont += 1;
+                    continue;
+                }
+                return -1;
+            }
+            if ((b & 0xF0) == 0xE0) {
+                if (i + 2 < n) {
+                    uint8_t c1 = s[i + 1], c2 = s[i + 2];
+                    uint8_t lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
+                    if (c1 >= lo && c1 <= hi && (c2 & 0xC0) == 0x80) {
+                        i += 3;
+                        cont += 2;
+                        continue;
+                    }
+                }
+                return -1;
+            }
+            if (b >= 0xF0 && b <= 0xF4) {
+                if (i + 3 < n) {
+                    uint8_t c1 = s[i + 1], c2 = s[i + 2], c3 = s[i + 3];
+                    uint8_t lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
+                    if (c1 >= lo && c1 <= hi && (c2 & 0xC0) == 0x80 && (c3 & 0xC0) == 0x80) {
+                        i += 4;
+                        cont += 3;
+                        continue;
+                    }
+                }
+                return -1;
+            }
+            return -1;
+        }
+        return n - cont;
+    }
+
+    #if defined(__GNUC__) && defined(__x86_64__) && !defined(RD_NO_AVX2)
+    #include <immintrin.h>
+    #define RD_AVX2 1
+    /* UTF-8 validity 32 bytes at a time: the "lookup" algorithm of Keiser and Lemire, "Validating
+       UTF-8 in less than one instruction per byte" (Software: Practice and Experience, 2021). Each
+       byte and the one before it are classified by three 16-entry tables (the high nibble of the
+       byte before, its low nibble, the high nibble of this byte); a bit set in all three is an error
+       of a 2-byte window (too short, too long, overlong, surrogate, above U+10FFFF, two
+       continuations), and bytes 2 and 3 after a 3- or 4-byte lead must be continuations. Its
+       notion of valid is RFC 3629's, which is the Encoding Standard UTF-8 decoder's "no error". */
+    #define RD_TOO_SHORT   (1 << 0)
+    #define RD_TOO_LONG    (1 << 1)
+    #define RD_OVERLONG_3  (1 << 2)
+    #define RD_TOO_LARGE   (1 << 3)
+    #define RD_SURROGATE   (1 << 4)
+    #define RD_OVERLONG_2  (1 << 5)
+    #define RD_TOO_LARGE_1000 (1 << 6)
+    #define RD_OVERLONG_4  (1 << 6)
+    #define RD_TWO_CONTS   (1 << 7)
+    #define RD_CARRY (RD_TOO_SHORT | RD_TOO_LONG | RD_TWO_CONTS)
+    #define RD_T16(a, b, c, d, e, f, g, h, i, j, k, l, m, n2, o, q) \
+        _mm256_setr_epi8(a, b, c, d, e, f, g, h, i, j, k, l, m, n2, o, q, \
+                         a, b, c, d, e, f, g, h, i, j, k, l, m, n2, o, q)
+
+    __attribute__((target("avx2"))) static inline __m256i rd_prev(__m256i input, __m256i prev, int k) {
+        __m256i shifted = _mm256_permute2x128_si256(prev, input, 0x21);
+        switch (k) {
+        case 1: return _mm256_alignr_epi8(input, shifted, 15);
+        case 2: return _mm256_alignr_epi8(input, shifted, 14);
+        default: return _mm256_alignr_epi8(input, shifted, 13);
+        }
+    }
+
+    __attribute__((target("avx2"))) static inline __m256i rd_utf8_errors32(__m256i input, __m256i prev_input) {
+        const __m256i low = _mm256_set1_epi8(0x0F);
+        __m256i prev1 = rd_prev(input, prev_input, 1);
+        __m256i byte_1_high = _mm256_shuffle_epi8(RD_T16(
+            RD_TOO_LONG, RD_TOO_LONG, RD_TOO_LONG, RD_TOO_LONG, RD_TOO_LONG, RD_TOO_LONG, RD_TOO_LONG, RD_TOO_LONG,
+            RD_TWO_CONTS, RD_TWO_CONTS, RD_TWO_CONTS, RD_TWO_CONTS,
+            RD_TOO_SHORT | RD_OVERLONG_2, RD_TOO_SHORT, RD_TOO_SHORT | RD_OVERLONG_3 | RD_SURROGATE,
+            RD_TOO_SHORT | RD_TOO_LARGE | RD_TOO_LARGE_1000 | RD_OVERLONG_4),
+            _mm256_and_si256(_mm256_srli_epi16(prev1, 4), low));
+        __m256i byte_1_low = _mm256_shuffle_epi8(RD_T16(
+            RD_CARRY | RD_OVERLONG_3 | RD_OVERLONG_2 | RD_OVERLONG_4, RD_CARRY | RD_OVERLONG_2, RD_CARRY, RD_CARRY,
+            RD_CARRY | RD_TOO_LARGE, RD_CARRY | RD_TOO_LARGE | RD_TOO_LARGE_1000,
+            RD_CARRY | RD_TOO_LARGE | RD_TOO_LARGE_1000, RD_CARRY | RD_TOO_LARGE | RD_TOO_LARGE_1000,
+            RD_CARRY | RD_TOO_LARGE | RD_TOO_LARGE_1000, RD_CARRY | RD_TOO_LARGE | RD_TOO_LARGE_1000,
+            RD_CARRY | RD_TOO_LARGE | RD_TOO_LARGE_1000, RD_CARRY | RD_TOO_LARGE | RD_TOO_LARGE_1000,
+            RD_CARRY | RD_TOO_LARGE | RD_TOO_LARGE_1000, RD_CARRY | RD_TOO_LARGE | RD_TOO_LARGE_1000 | RD_SURROGATE,
+            RD_CARRY | RD_TOO_LARGE | RD_TOO_LARGE_1000, RD_CARRY | RD_TOO_LARGE | RD_TOO_LARGE_1000),
+            _mm256_and_si256(prev1, low));
+        __m256i byte_2_high = _mm256_shuffle_epi8(RD_T16(
+            RD_TOO_SHORT, RD_TOO_SHORT, RD_TOO_SHORT, RD_TOO_SHORT, RD_TOO_SHORT, RD_TOO_SHORT, RD_TOO_SHORT,
+            RD_TOO_SHORT,
+            RD_TOO_LONG | RD_OVERLONG_2 | RD_TWO_CONTS | RD_OVERLONG_3 | RD_TOO_LARGE_1000 | RD_OVERLONG_4,
+            RD_TOO_LONG | RD_OVERLONG_2 | RD_TWO_CONTS | RD_OVERLONG_3 | RD_TOO_LARGE,
+            RD_TOO_LONG | RD_OVERLONG_2 | RD_TWO_CONTS | RD_SURROGATE | RD_TOO_LARGE,
+            RD_TOO_LONG | RD_OVERLONG_2 | RD_TWO_CONTS | RD_SURROGATE | RD_TOO_LARGE,
+            RD_TOO_SHORT, RD_TOO_SHORT, RD_TOO_SHORT, RD_TOO_SHORT),
+            _mm256_and_si256(_mm256_srli_epi16(input, 4), low));
+        __m256i special = _mm256_and_si256(_mm256_and_si256(byte_1_high, byte_1_low), byte_2_high);
+        /* bytes 2 and 3 after a 3- and 4-byte lead must be continuations (their 0x80 bit in special) */
+        __m256i prev2 = rd_prev(input, prev_input, 2), prev3 = rd_prev(input, prev_input, 3);
+        __m256i must23 = _mm256_or_si256(_mm256_subs_epu8(prev2, _mm256_set1_epi8((char)(0xE0 - 0x80))),
+                                         _mm256_subs_epu8(prev3, _mm256_set1_epi8((char)(0xF0 - 0x80))));
+        return _mm256_xor_si256(_mm256_and_si256(must23, _mm256_set1_epi8((char)0x80)), special);
+    }
+
+    /* rd_utf8_valid_count's answer with AVX2: 32 bytes a step, continuation bytes counted as it goes. */
+    __attribute__((target("avx2,popcnt"))) static Py_ssize_t rd_utf8_valid_count_avx2(const uint8_t *s, Py_ssize_t n) {
+        /* a sequence may not be cut at the end: the last 3 bytes are checked against leads */
+        const __m256i max_end = _mm256_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                 -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                 (char)(0xF0 - 1), (char)(0xE0 - 1), (char)(0xC0 - 1));
+        const __m256i cont_below = _mm256_set1_epi8(-64);  /* (int8) 0x80..0xBF < -64 */
+        __m256i error = _mm256_setzero_si256(), prev = _mm256_setzero_si256(), incomplete = _mm256_setzero_si256();
+        Py_ssize_t i = 0, cont = 0;
+        uint8_t tail[32];
+        while (i < n) {
+            __m256i input;
+            if (i + 32 <= n) {
+                input = _mm256_loadu_si256((const __m256i *)(s + i));
+            } else {
+                memset(tail, 0, 32);  /* ASCII padding: the end of input */
+                memcpy(tail, s + i, (size_t)(n - i));
+                input = _mm256_loadu_si256((const __m256i *)tail);
+            }
+            if (_mm256_movemask_epi8(input) == 0) {
+                /* all ASCII: only a sequence the block before left open is an error */
+                error = _mm256_or_si256(error, incomplete);
+            } else {
+                error = _mm256_or_si256(error, rd_utf8_errors32(input, prev));
+                incomplete = _mm256_subs_epu8(input, max_end);
+                cont += __builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_cmpgt_epi8(cont_below, input)));
+            }
+            prev = input;
+            i += 32;
+            if ((i & 1023) == 0 && !_mm256_testz_si256(error, error))
+                return -1;
+        }
+        error = _mm256_or_si256(error, incomplete);
+        return _mm256_testz_si256(error, error) ? n - cont : -1;
+    }
+
+    static int rd_have_avx2 = -1;
+    #endif
+
+    /* The code points of s[:n] when it is valid UTF-8 (Encoding Standard "UTF-8 decoder" without
+       an error), else -1: AVX2 where the processor has it, else the scalar loop. */
+    static Py_ssize_t rd_utf8_valid_count(const uint8_t *s, Py_ssize_t n) {
+    #ifdef RD_AVX2
+        if (rd_have_avx2 < 0) {
+            __builtin_cpu_init();
+            rd_have_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+        }
+        if (rd_have_avx2 && n >= 64)
+            return rd_utf8_valid_count_avx2(s, n);
+    #endif
+        return rd_utf8_valid_count_scalar(s, n);
+    }
+
     /* Bytes of u[:n] that are not UTF-8 continuation bytes (10xxxxxx): the code points of valid
        UTF-8. */
     static Py_ssize_t rd_utf8_count(const uint8_t *u, Py_ssize_t n) {
@@ -214,6 +414,7 @@ cdef extern from *:
     """
     Py_ssize_t rd_ascii_len(const uint8_t *s, Py_ssize_t n) nogil
     Py_ssize_t rd_utf8_count(const uint8_t *u, Py_ssize_t n) nogil
+    Py_ssize_t rd_utf8_valid_count(const uint8_t *s, Py_ssize_t n) nogil
     Py_ssize_t rd_put8(uint8_t *out, Py_ssize_t o, uint32_t cp) nogil
     Py_ssize_t rd_lower_count_lf(const uint8_t *s, uint8_t *low, Py_ssize_t n) nogil
     bint rd_ascii16(const uint8_t *p) nogil
@@ -319,9 +520,11 @@ def utf8_errors(bytes data, bint stop=False):
     (returns at the first error). A BOM is not special here."""
     cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
     cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
-    cdef Py_ssize_t r
-    r = _utf8_errors(s, n, stop)
-    return r
+    if rd_utf8_valid_count(s, n) >= 0:  # (the wide check first: most inputs asked about are valid)
+        return 0
+    if stop:
+        return 1
+    return _utf8_errors(s, n, False)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -431,6 +634,34 @@ cdef inline Py_ssize_t _ascii_run(const uint8_t *s, Py_ssize_t *pi, Py_ssize_t n
     return o + k
 
 
+cdef inline Py_ssize_t _pair_run(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint32_t *pairs,
+                                out_t *out, Py_ssize_t *po) noexcept nogil:
+    """The two-byte fast path of the stateless multi-byte decoders (Shift_JIS, EUC-JP, EUC-KR,
+    Big5, gb18030/GBK), shared: from s[i] (a byte above 0x7F) on, each two-byte sequence whose
+    *pairs* entry (see :class:`_Pairs`) is a code point is written to out[po[0]:] as its decoder's
+    slow path would write it, for as long as they follow one another. Returns the index of the
+    first byte not decoded (i itself when s[i:i+2] is not such a pair: the decoder's own path
+    takes it), or -1 when out_t is 16-bit and a code point above U+FFFF came up (the caller
+    decodes again into 32-bit units); po[0] is the next output index."""
+    cdef Py_ssize_t o = po[0]
+    cdef uint32_t cp
+    while i + 1 < n and s[i] >= 0x80:
+        cp = pairs[((s[i] & 0x7F) << 8) | s[i + 1]]
+        if cp == 0:
+            break
+        if out_t is ucs2_t:
+            if cp > 0xFFFF:
+                return -1
+        if out_t is uint8_t:
+            o = rd_put8(out, o, cp)
+        else:
+            out[o] = cp
+            o += 1
+        i += 2
+    po[0] = o
+    return i
+
+
 # --------------------------------------------------------------------------------------------------
 # The multi-byte decoders. Each writes to *out* (room for 4 * n + 8 units) and returns the number of
 # units written, or -1 when out_t is 16-bit and a code point above U+FFFF came up (the caller decodes
@@ -440,26 +671,19 @@ cdef inline Py_ssize_t _ascii_run(const uint8_t *s, Py_ssize_t *pi, Py_ssize_t n
 cdef Py_ssize_t _shift_jis(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
                            const uint32_t *jis, Py_ssize_t jis_n,
         const uint32_t *pairs) noexcept nogil:
-    cdef Py_ssize_t i = 0, o = 0, err = 0, pointer
+    cdef Py_ssize_t i = 0, o = 0, err = 0, j, pointer
     cdef uint32_t b, t, cp, lead_offset, offset
     while i < n:
         b = s[i]
         if b < 0x80:
             o = _ascii_run(s, &i, n, out, o)
             continue
-        if pairs != NULL and i + 1 < n:
-            # a valid two-byte character (the table holds the slow path's own answer for it)
-            cp = pairs[((b & 0x7F) << 8) | s[i + 1]]
-            if cp:
-                if out_t is ucs2_t:
-                    if cp > 0xFFFF:
-                        return -1
-                if out_t is uint8_t:
-                    o = rd_put8(out, o, cp)
-                else:
-                    out[o] = cp
-                    o += 1
-                i += 2
+        if pairs != NULL:
+            j = _pair_run(s, i, n, pairs, out, &o)
+            if j < 0:
+                return -1
+            if j > i:
+                i = j
                 continue
         if b == 0x80:
             cp = 0x80
@@ -509,26 +733,19 @@ cdef Py_ssize_t _euc_jp(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *
                         const uint32_t *jis, Py_ssize_t jis_n,
                         const uint32_t *jis12, Py_ssize_t jis12_n,
         const uint32_t *pairs) noexcept nogil:
-    cdef Py_ssize_t i = 0, o = 0, err = 0
+    cdef Py_ssize_t i = 0, o = 0, err = 0, j
     cdef uint32_t b, t, u, cp
     while i < n:
         b = s[i]
         if b < 0x80:
             o = _ascii_run(s, &i, n, out, o)
             continue
-        if pairs != NULL and i + 1 < n:
-            # a valid two-byte character (the table holds the slow path's own answer for it)
-            cp = pairs[((b & 0x7F) << 8) | s[i + 1]]
-            if cp:
-                if out_t is ucs2_t:
-                    if cp > 0xFFFF:
-                        return -1
-                if out_t is uint8_t:
-                    o = rd_put8(out, o, cp)
-                else:
-                    out[o] = cp
-                    o += 1
-                i += 2
+        if pairs != NULL:
+            j = _pair_run(s, i, n, pairs, out, &o)
+            if j < 0:
+                return -1
+            if j > i:
+                i = j
                 continue
         if not (b == 0x8E or b == 0x8F or 0xA1 <= b <= 0xFE):
             o = _put(out, o, FFFD)
@@ -586,26 +803,19 @@ cdef Py_ssize_t _euc_jp(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *
 cdef Py_ssize_t _euc_kr(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
                         const uint32_t *kr, Py_ssize_t kr_n,
         const uint32_t *pairs) noexcept nogil:
-    cdef Py_ssize_t i = 0, o = 0, err = 0
+    cdef Py_ssize_t i = 0, o = 0, err = 0, j
     cdef uint32_t b, t, cp
     while i < n:
         b = s[i]
         if b < 0x80:
             o = _ascii_run(s, &i, n, out, o)
             continue
-        if pairs != NULL and i + 1 < n:
-            # a valid two-byte character (the table holds the slow path's own answer for it)
-            cp = pairs[((b & 0x7F) << 8) | s[i + 1]]
-            if cp:
-                if out_t is ucs2_t:
-                    if cp > 0xFFFF:
-                        return -1
-                if out_t is uint8_t:
-                    o = rd_put8(out, o, cp)
-                else:
-                    out[o] = cp
-                    o += 1
-                i += 2
+        if pairs != NULL:
+            j = _pair_run(s, i, n, pairs, out, &o)
+            if j < 0:
+                return -1
+            if j > i:
+                i = j
                 continue
         if not (0x81 <= b <= 0xFE):
             o = _put(out, o, FFFD)
@@ -638,26 +848,19 @@ cdef Py_ssize_t _euc_kr(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *
 cdef Py_ssize_t _big5(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
                       const uint32_t *big5, Py_ssize_t big5_n,
         const uint32_t *pairs) noexcept nogil:
-    cdef Py_ssize_t i = 0, o = 0, err = 0, pointer
+    cdef Py_ssize_t i = 0, o = 0, err = 0, j, pointer
     cdef uint32_t b, t, cp, offset
     while i < n:
         b = s[i]
         if b < 0x80:
             o = _ascii_run(s, &i, n, out, o)
             continue
-        if pairs != NULL and i + 1 < n:
-            # a valid two-byte character (the table holds the slow path's own answer for it)
-            cp = pairs[((b & 0x7F) << 8) | s[i + 1]]
-            if cp:
-                if out_t is ucs2_t:
-                    if cp > 0xFFFF:
-                        return -1
-                if out_t is uint8_t:
-                    o = rd_put8(out, o, cp)
-                else:
-                    out[o] = cp
-                    o += 1
-                i += 2
+        if pairs != NULL:
+            j = _pair_run(s, i, n, pairs, out, &o)
+            if j < 0:
+                return -1
+            if j > i:
+                i = j
                 continue
         if not (0x81 <= b <= 0xFE):
             o = _put(out, o, FFFD)
@@ -701,26 +904,19 @@ cdef Py_ssize_t _big5(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *er
 cdef Py_ssize_t _gb18030(const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssize_t *errors,
                          const uint32_t *gb, Py_ssize_t gb_n,
         const uint32_t *pairs) noexcept nogil:
-    cdef Py_ssize_t i = 0, o = 0, err = 0
+    cdef Py_ssize_t i = 0, o = 0, err = 0, j
     cdef uint32_t b, t, u, v, cp, offset
     while i < n:
         b = s[i]
         if b < 0x80:
             o = _ascii_run(s, &i, n, out, o)
             continue
-        if pairs != NULL and i + 1 < n:
-            # a valid two-byte character (the table holds the slow path's own answer for it)
-            cp = pairs[((b & 0x7F) << 8) | s[i + 1]]
-            if cp:
-                if out_t is ucs2_t:
-                    if cp > 0xFFFF:
-                        return -1
-                if out_t is uint8_t:
-                    o = rd_put8(out, o, cp)
-                else:
-                    out[o] = cp
-                    o += 1
-                i += 2
+        if pairs != NULL:
+            j = _pair_run(s, i, n, pairs, out, &o)
+            if j < 0:
+                return -1
+            if j > i:
+                i = j
                 continue
         if b == 0x80 or b == 0xFF:
             if b == 0x80:
@@ -1053,8 +1249,19 @@ cdef void _load(int enc) except *:
     _LOADED.add(enc)
 
 
-cdef object _new_bytes(Py_ssize_t size):
-    return PyBytes_FromStringAndSize(NULL, size)
+cdef PyObject *_new_out(Py_ssize_t size) except NULL:
+    """A new bytes object of *size* bytes to write into (a reference :func:`_cut` takes over)."""
+    return _raw_bytes(NULL, size)
+
+
+cdef object _cut(PyObject *out, Py_ssize_t length):
+    """The bytes object *out* (from :func:`_new_out`, nothing else refers to it) cut to its first
+    *length* bytes in place (no copy of what was written, unlike a slice)."""
+    if _PyBytes_Resize(&out, length) < 0:
+        raise MemoryError()
+    result = <object>out
+    Py_DECREF(result)  # (the reference _new_out made is now result's)
+    return result
 
 
 cdef inline Py_ssize_t _count_chars(const uint8_t *u, Py_ssize_t n) noexcept nogil:
@@ -1250,47 +1457,11 @@ cdef Py_ssize_t _utf8_repair(const uint8_t *s, Py_ssize_t n, uint8_t *out, Py_ss
     return o
 
 
-cdef Py_ssize_t _utf8_chars(const uint8_t *s, Py_ssize_t n, Py_ssize_t *errors) noexcept nogil:
+cdef inline Py_ssize_t _utf8_chars(const uint8_t *s, Py_ssize_t n, Py_ssize_t *errors) noexcept nogil:
     """Code points of the valid UTF-8 s[:n] (errors[0] = 0), or errors[0] = 1 at the first error."""
-    cdef Py_ssize_t i = 0, cont = 0
-    cdef uint8_t b, lo, hi
-    cdef int needed
-    errors[0] = 0
-    while i < n:
-        b = s[i]
-        if b < 0x80:
-            i += rd_ascii_len(s + i, n - i)
-            continue
-        i += 1
-        lo = 0x80
-        hi = 0xBF
-        if 0xC2 <= b <= 0xDF:
-            needed = 1
-        elif 0xE0 <= b <= 0xEF:
-            needed = 2
-            if b == 0xE0:
-                lo = 0xA0
-            elif b == 0xED:
-                hi = 0x9F
-        elif 0xF0 <= b <= 0xF4:
-            needed = 3
-            if b == 0xF0:
-                lo = 0x90
-            elif b == 0xF4:
-                hi = 0x8F
-        else:
-            errors[0] = 1
-            return 0
-        cont += needed
-        while needed:
-            if i >= n or s[i] < lo or s[i] > hi:
-                errors[0] = 1
-                return 0
-            lo = 0x80
-            hi = 0xBF
-            i += 1
-            needed -= 1
-    return n - cont
+    cdef Py_ssize_t chars = rd_utf8_valid_count(s, n)
+    errors[0] = chars < 0
+    return chars if chars >= 0 else 0
 
 
 def decode_to_utf8(bytes data, str name):
@@ -1306,15 +1477,16 @@ def decode_to_utf8(bytes data, str name):
     cdef uint8_t *o
     cdef uint8_t b
     cdef _SingleByte t
+    cdef PyObject *out
     if name == "UTF-8":
         chars = _utf8_chars(s, n, &errors)
         if errors == 0:
             return data, chars, 0
-        out = _new_bytes(3 * n + 8)
-        o = <uint8_t *>PyBytes_AS_STRING(out)
+        out = _new_out(3 * n + 8)
+        o = <uint8_t *>_raw_bytes_data(out)
         length = _utf8_repair(s, n, o, &errors)
         chars = _count_chars(o, length)
-        return out[:length], chars, errors
+        return _cut(out, length), chars, errors
     enc = _ENCODINGS.get(name, 0)
     if enc == 0:
         if name not in _tables.SINGLE_BYTE and name != "x-user-defined":
@@ -1323,8 +1495,8 @@ def decode_to_utf8(bytes data, str name):
         if i == n:
             return data, n, 0
         t = _single(name)
-        out = _new_bytes(3 * n + 8)
-        o = <uint8_t *>PyBytes_AS_STRING(out)
+        out = _new_out(3 * n + 8)
+        o = <uint8_t *>_raw_bytes_data(out)
         memcpy(o, s, i)
         length = i
         while i < n:
@@ -1340,15 +1512,15 @@ def decode_to_utf8(bytes data, str name):
                 length += t.utf8_len[b]
                 errors += t.table[b] == FFFD
                 i += 1
-        return out[:length], n, errors
+        return _cut(out, length), n, errors
     if enc != ENC_ISO2022JP and _ascii_prefix(s, n) == n:
         return data, n, 0
     _load(enc)
-    out = _new_bytes(3 * n + 8)
-    o = <uint8_t *>PyBytes_AS_STRING(out)
+    out = _new_out(3 * n + 8)
+    o = <uint8_t *>_raw_bytes_data(out)
     length = _run(enc, s, n, o, &errors)
     chars = _count_chars(o, length)
-    return out[:length], chars, errors
+    return _cut(out, length), chars, errors
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1417,6 +1589,291 @@ def warc_fields(bytes head, tuple names, Py_ssize_t lines):
         return out
     finally:
         PyMem_Free(low)
+
+
+# --------------------------------------------------------------------------------------------------
+# HTTP response heads (redecode.http.parse_response_head)
+
+
+cdef inline bint _field_space(uint8_t c) noexcept nogil:
+    # what redecode.http strips around field names and values: SP, HTAB, CR
+    return c == 0x20 or c == 0x09 or c == 0x0D
+
+
+cdef inline object _latin1(const uint8_t *s, Py_ssize_t a, Py_ssize_t b):
+    """s[a:b] decoded as ISO-8859-1 after stripping SP, HTAB and CR from both ends."""
+    while a < b and _field_space(s[a]):
+        a += 1
+    while b > a and _field_space(s[b - 1]):
+        b -= 1
+    return PyUnicode_DecodeLatin1(<const char *>(s + a), b - a, NULL)
+
+
+cdef inline Py_ssize_t _line_end(const uint8_t *s, Py_ssize_t i, Py_ssize_t end) noexcept nogil:
+    """The index of the first line feed in s[i:end], or end."""
+    cdef const void *p
+    if i >= end:
+        return end
+    p = memchr(s + i, 0x0A, <size_t>(end - i))
+    return end if p == NULL else <Py_ssize_t>((<const uint8_t *>p) - s)
+
+
+def http_head(bytes block):
+    """The compiled twin of :func:`redecode.http.parse_response_head` (RFC 9112 "Message Format"
+    for a response, with that function's deviations): None when *block* (bytes) does not start
+    with ``HTTP/``, else ``(version, status, reason, headers, head_length, terminated)`` as its
+    :class:`redecode.http.HttpHead` holds them. Names and values are ISO-8859-1 ``str``, stripped
+    of SP, HTAB and CR; obs-fold lines joined to the value before with one space."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(block)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(block)
+    cdef Py_ssize_t crlf, lf, fe, bs, e0, a, b, sp, r, ls, le, colon
+    cdef bint terminated = True, folded = False
+    cdef const void *p
+    if n < 5 or memcmp(s, b"HTTP/", 5) != 0:
+        return None
+    # the first empty line: CRLF, or a bare LF one before it (never the whole body scanned for it)
+    crlf = rd_find(s, n, <const uint8_t *>"\n\r\n", 3)
+    lf = rd_find(s, crlf + 2 if crlf >= 0 else n, <const uint8_t *>"\n\n", 2)
+    if lf >= 0:
+        fe, bs = lf + 1, lf + 2
+    elif crlf >= 0:
+        fe, bs = crlf + 1, crlf + 3
+    else:
+        fe = bs = n
+        terminated = False
+    # the status-line: version, the first 3 digits after it, the reason phrase
+    e0 = _line_end(s, 0, fe)
+    a, b = 0, e0
+    while a < b and _field_space(s[a]):
+        a += 1
+    while b > a and _field_space(s[b - 1]):
+        b -= 1
+    p = memchr(s + a, 0x20, <size_t>(b - a)) if b > a else NULL
+    sp = b if p == NULL else <Py_ssize_t>((<const uint8_t *>p) - s)
+    version = PyUnicode_DecodeLatin1(<const char *>(s + a), sp - a, NULL)
+    r = sp + 1 if sp < b else b
+    while r < b and (s[r] == 0x20 or s[r] == 0x09):
+        r += 1
+    status = None
+    if b - r >= 3 and 0x30 <= s[r] <= 0x39 and 0x30 <= s[r + 1] <= 0x39 and 0x30 <= s[r + 2] <= 0x39:
+        status = (s[r] - 0x30) * 100 + (s[r + 1] - 0x30) * 10 + (s[r + 2] - 0x30)
+        r += 3
+        while r < b and (s[r] == 0x20 or s[r] == 0x09):
+            r += 1
+    reason = PyUnicode_DecodeLatin1(<const char *>(s + r), b - r, NULL)
+    # obs-fold: some line of the head starts with SP or HTAB
+    ls = e0
+    while ls < fe:
+        if ls + 1 < fe and (s[ls + 1] == 0x20 or s[ls + 1] == 0x09):
+            folded = True
+            break
+        ls = _line_end(s, ls + 1, fe)
+    headers = []
+    ls = e0 + 1
+    while ls < fe:
+        le = _line_end(s, ls, fe)
+        if folded and (s[ls] == 0x20 or s[ls] == 0x09):
+            if headers:  # (the module is compiled without wraparound: no headers[-1])
+                last = len(headers) - 1
+                name, value = headers[last]
+                cont = _latin1(s, ls, le)
+                headers[last] = (name, f"{value} {cont}" if value else cont)
+            ls = le + 1
+            continue
+        p = memchr(s + ls, 0x3A, <size_t>(le - ls)) if le > ls else NULL
+        if p != NULL:
+            colon = <Py_ssize_t>((<const uint8_t *>p) - s)
+            headers.append((_latin1(s, ls, colon), _latin1(s, colon + 1, le)))
+        ls = le + 1
+    return version, status, reason, headers, bs, terminated
+
+
+# --------------------------------------------------------------------------------------------------
+# Byte search (redecode.warc)
+
+
+def find(bytes haystack, bytes needle):
+    """``haystack.find(needle)`` (bytes; *needle* not empty): the offset of its first occurrence,
+    or -1. A memchr for the needle's first byte, then a compare: fast where that byte is rare
+    (``WARC/`` in a payload), where ``bytes.find`` steps through every byte."""
+    cdef Py_ssize_t m = PyBytes_GET_SIZE(needle)
+    if m == 0:
+        raise ValueError("empty needle")
+    return rd_find(<const uint8_t *>PyBytes_AS_STRING(haystack), PyBytes_GET_SIZE(haystack),
+                   <const uint8_t *>PyBytes_AS_STRING(needle), m)
+
+
+# --------------------------------------------------------------------------------------------------
+# The author's-text byte profile (redecode.validate): each measure in one pass over its bytes
+
+
+cdef inline void _window(Py_ssize_t n, Py_ssize_t start, Py_ssize_t window, Py_ssize_t *a,
+                         Py_ssize_t *b) noexcept nogil:
+    """payload[start:start + window]'s bounds for start >= 0 and window >= 0, as Python slices."""
+    a[0] = start if start < n else n
+    b[0] = start + window if start + window < n else n
+    if b[0] < a[0]:
+        b[0] = a[0]
+
+
+def first_non_ascii(bytes data):
+    """The offset of *data*'s first byte above 0x7F (``re.search(rb"[\\x80-\\xff]", data)``'s
+    start), or -1 when there is none."""
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t i = rd_ascii_len(<const uint8_t *>PyBytes_AS_STRING(data), n)
+    return i if i < n else -1
+
+
+cdef uint8_t _BINARY_BYTE[256]
+for _b in range(256):
+    # MIME Sniffing's "binary data bytes": C0 controls but TAB, LF, FF, CR and ESC
+    _BINARY_BYTE[_b] = _b < 0x20 and _b not in (0x09, 0x0A, 0x0C, 0x0D, 0x1B)
+
+
+def binary_bytes(bytes data):
+    """How many of *data*'s bytes are MIME Sniffing "binary data bytes" (0x00-0x08, 0x0B,
+    0x0E-0x1A, 0x1C-0x1F): :func:`redecode.validate.binary_bytes`."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data), i, c = 0
+    for i in range(n):
+        c += _BINARY_BYTE[s[i]]
+    return c
+
+
+def runs_share(bytes payload, Py_ssize_t start, Py_ssize_t window, Py_ssize_t min_bytes):
+    """:func:`redecode.validate.runs_share` (start and window >= 0): twice the non-overlapping
+    pairs of adjacent bytes above 0x7F over those bytes, in ``payload[start:start + window]``;
+    0.0 with fewer than *min_bytes* of them."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(payload)
+    cdef Py_ssize_t a, b, i, high = 0, pairs = 0, run = 0
+    _window(PyBytes_GET_SIZE(payload), start, window, &a, &b)
+    for i in range(a, b):
+        if s[i] >= 0x80:
+            run += 1
+        else:
+            high += run
+            pairs += run >> 1
+            run = 0
+    high += run
+    pairs += run >> 1
+    if high < min_bytes:
+        return 0.0
+    return <double>(2 * pairs) / <double>high
+
+
+cdef Py_ssize_t _count(const uint8_t *t, Py_ssize_t n, const char *pat, Py_ssize_t m) noexcept nogil:
+    """Non-overlapping occurrences of pat[:m] in t[:n], left to right (``bytes.count``)."""
+    cdef Py_ssize_t i = 0, c = 0, j
+    while i + m <= n:
+        j = 0
+        while j < m and t[i + j] == <uint8_t>pat[j]:
+            j += 1
+        if j == m:
+            c += 1
+            i += m
+        else:
+            i += 1
+    return c
+
+
+def symbols_in_words(bytes payload, bytes table, Py_ssize_t start, Py_ssize_t window, Py_ssize_t min_bytes):
+    """:func:`redecode.validate.symbols_in_words` (start and window >= 0), *table* its 256-byte
+    translation (letters to ``a``, the symbols to ``s``, the rest to a space)."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(payload)
+    cdef const uint8_t *tab = <const uint8_t *>PyBytes_AS_STRING(table)
+    cdef Py_ssize_t a, b, i, high = 0, k
+    cdef uint8_t *t
+    _window(PyBytes_GET_SIZE(payload), start, window, &a, &b)
+    for i in range(a, b):
+        high += s[i] >= 0x80
+    if high < min_bytes:
+        return 0.0
+    t = <uint8_t *>PyMem_Malloc(b - a + 1)
+    if t == NULL:
+        raise MemoryError()
+    try:
+        for i in range(a, b):
+            t[i - a] = tab[s[i]]
+        k = _count(t, b - a, b"asa", 3) + _count(t, b - a, b"asasa", 5)
+    finally:
+        PyMem_Free(t)
+    return <double>k / <double>high
+
+
+def script_letters(bytes payload, bytes table, Py_ssize_t start, Py_ssize_t window, Py_ssize_t min_bytes):
+    """:func:`redecode.validate.script_letters` (start and window >= 0), *table* its 256-byte
+    translation (ASCII to ``a``, lower-case letters ``l``, upper-case ``u``, other letters ``o``,
+    the rest ``s``): ``(non_letters, case_flips)``."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(payload)
+    cdef const uint8_t *tab = <const uint8_t *>PyBytes_AS_STRING(table)
+    cdef Py_ssize_t a, b, i, high = 0, other = 0, flips = 0
+    cdef uint8_t c, prev = 0
+    _window(PyBytes_GET_SIZE(payload), start, window, &a, &b)
+    for i in range(a, b):
+        c = tab[s[i]]
+        high += c != 0x61  # "a"
+        other += c == 0x73  # "s"
+        flips += prev == 0x6C and c == 0x75  # "lu" ("l" then "u": no overlap possible)
+        prev = c
+    if high < min_bytes:
+        return 0.0, 0.0
+    return <double>other / <double>high, <double>flips / <double>high
+
+
+def utf8_signal(bytes payload, Py_ssize_t tries):
+    """The plain cases of :func:`redecode.validate._utf8_signal` (check e) in one pass: ``(True,
+    0)`` for valid UTF-8; ``(False, first)`` when no valid multi-byte sequence comes before the
+    *tries*-th invalid one (or the end), *first* being the offset of the first invalid one; None
+    when a valid multi-byte sequence comes before that (then the Python function decides: mostly
+    valid UTF-8 or not). Invalid sequences are the Encoding Standard UTF-8 decoder's errors (a
+    maximal invalid subpart each, as Python's decoder reports them)."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(payload)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(payload), i = 0, p, first = -1, skipped = 0
+    cdef uint8_t b, lo, hi
+    cdef int needed
+    if rd_utf8_valid_count(s, n) >= 0:
+        return True, 0
+    while i < n:
+        b = s[i]
+        if b < 0x80:
+            i += rd_ascii_len(s + i, n - i)
+            continue
+        p = i
+        i += 1
+        lo = 0x80
+        hi = 0xBF
+        if 0xC2 <= b <= 0xDF:
+            needed = 1
+        elif 0xE0 <= b <= 0xEF:
+            needed = 2
+            if b == 0xE0:
+                lo = 0xA0
+            elif b == 0xED:
+                hi = 0x9F
+        elif 0xF0 <= b <= 0xF4:
+            needed = 3
+            if b == 0xF0:
+                lo = 0x90
+            elif b == 0xF4:
+                hi = 0x8F
+        else:
+            needed = -1  # not a lead byte: an invalid sequence of one byte
+        while needed > 0:
+            if i >= n or s[i] < lo or s[i] > hi:
+                needed = -1  # (the byte that ends it is read again)
+                break
+            lo = 0x80
+            hi = 0xBF
+            i += 1
+            needed -= 1
+        if needed == 0:
+            return None  # a valid multi-byte sequence, then (the payload is not valid) an invalid one
+        if first < 0:
+            first = p
+        skipped += 1
+        if skipped >= tries:
+            return False, first
+    return False, first  # (invalid sequences only, fewer than tries: not UTF-8)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1497,7 +1954,7 @@ cdef extern from *:
     Py_ssize_t rd_word_start(const uint8_t *s, Py_ssize_t i) nogil
 
 
-cdef inline bint _cut(uint8_t b) noexcept nogil:
+cdef inline bint _is_cut(uint8_t b) noexcept nogil:
     # ASCII controls, space, !"#$%&'()*+,-./ and :;<=>?: bytes that no legacy decoder consumes as
     # part of a multi-byte sequence (redecode.decode's safe cuts; digits are gb18030's)
     return b <= 0x2F or 0x3A <= b <= 0x3F
@@ -1515,7 +1972,7 @@ cdef Py_ssize_t _word_utf8(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, Py_ssiz
     while i < n:
         b = s[i]
         if b < 0x80:
-            if _cut(b):
+            if _is_cut(b):
                 return i
             i += 1
             continue

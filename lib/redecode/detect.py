@@ -187,6 +187,29 @@ def _version(dist: str) -> str:
     return versions.version(dist) or "unknown"
 
 
+_VERSION_LITERAL = re.compile(r"""^__version__\s*=\s*["']([^"']+)["']\s*$""", re.M)
+
+
+@cache
+def _source_version(package: str) -> str | None:
+    """The ``__version__ = "..."`` literal of the package *package* an import would load (its
+    ``__init__.py``, found without importing it), or None when there is no such literal."""
+    import importlib.util  # noqa: PLC0415
+
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    try:
+        with open(spec.origin, encoding="utf-8") as f:
+            m = _VERSION_LITERAL.search(f.read())
+    except (OSError, UnicodeDecodeError):
+        return None
+    return m.group(1) if m else None
+
+
 def detector_id(engine: str) -> str:
     """``name@version`` of *engine*'s installed package, e.g. ``chardetng@0.3.5``.
 
@@ -532,10 +555,15 @@ class _Cchardet(Engine):
 
     def id(self) -> str:
         # faust-cchardet and cchardet install the same import package; record the one whose
-        # code is actually loaded.
-        import cchardet  # noqa: PLC0415
+        # code an import loads: its __version__, read from the package's source when it is a
+        # literal there (every run needs the id for the rules digest, and most never consult
+        # cchardet), else from the imported module.
+        version = _source_version("cchardet")
+        if version is None:
+            import cchardet  # noqa: PLC0415
 
-        return f"cchardet@{getattr(cchardet, '__version__', _version(self.dist))}"
+            version = getattr(cchardet, "__version__", _version(self.dist))
+        return f"cchardet@{version}"
 
     def load(self) -> None:
         import cchardet  # noqa: F401, PLC0415

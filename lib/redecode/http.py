@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 
 import brotli
 
+from . import native
 from .mime import sniff_unknown_mime_type
 
 __all__ = [
@@ -68,6 +69,9 @@ __all__ = [
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 """Default cap on a decoded payload, in bytes (64 MiB)."""
+
+#: The compiled core's ``http_head`` (the twin of parse_response_head), or None.
+_core_head = native.core.http_head if native.core is not None else None
 
 _CHUNK = 1 << 20  # decompression step (bytes of output per call), bounds memory overshoot
 
@@ -141,8 +145,19 @@ def parse_response_head(block: bytes) -> HttpHead | None:
 
     ``block``: the WARC record block (bytes). Returns None when the block does not start with
     ``HTTP/`` (an HTTP/0.9-like response: the whole block is the body). Never raises. Linear in the
-    size of the head; a single field line may be megabytes long.
+    size of the head; a single field line may be megabytes long. With the compiled core
+    (:mod:`redecode.native`) its twin ``http_head`` parses (``tests/test_core.py``: the same
+    result); :func:`_parse_response_head_pure` is the reference.
     """
+    if _core_head is not None and type(block) is bytes:
+        r = _core_head(block)
+        if r is None:
+            return None
+        return HttpHead(version=r[0], status=r[1], reason=r[2], headers=r[3], head_length=r[4], terminated=r[5])
+    return _parse_response_head_pure(block)
+
+
+def _parse_response_head_pure(block: bytes) -> HttpHead | None:
     if not block.startswith(b"HTTP/"):
         return None
     fields_end, body_start = _head_end(block)

@@ -42,7 +42,7 @@ from .executors import Executor, Local, map_shards, progress_reporter
 from .index import Index
 from .inputs import expand_inputs
 from .record import DEFAULT_MAX_RECORD_BYTES, ArchiveRecord, Spans, synthetic_record_id
-from .row import NO_RECORD_TYPE, ROW_RECORD_TYPES, record_row
+from .row import NO_RECORD_TYPE, ROW_RECORD_TYPES, record_row, record_values
 from .rules import DEFAULT_RULES, RULES, Rules, as_rules
 from .layout import FLAT, Layout, PartSequence
 from .rundir import (
@@ -68,6 +68,7 @@ from .rundir import (
     task_marker,
     write_marker,
 )
+from .schema import COLUMN_INDEX
 from .selection import ALL, Selection
 from .writer import PartWriter
 
@@ -97,8 +98,10 @@ def process_archive(
     utf8_text: bool = False,
     selection: Selection = ALL,
     row_limit: int | None = None,
-) -> Iterator[dict]:
-    """Yield one row dict (keys: :data:`redecode.schema.COLUMNS`) per row record of ``path``.
+) -> Iterator[dict | list]:
+    """Yield one row (a dict keyed by :data:`redecode.schema.COLUMNS`; with ``utf8_text``, the
+    Parquet writer's list of their values, :func:`redecode.row.record_values`) per row record of
+    ``path``.
 
     ``start``/``end`` restrict to records whose offset (bytes) lies in ``[start, end)``. Records of
     other types are only counted in ``counts``. Row records ``selection``'s sample leaves out are
@@ -110,8 +113,9 @@ def process_archive(
     ``boundary["next_offset"]`` is set to the offset of the first record at or after ``end`` (None
     when the file was read to its end), and ``boundary["damaged"]`` is the list of
     :class:`redecode.record.Damage` s skipped (filled as they are met, so it is there when
-    ``ArchiveError`` is raised too). ``utf8_text``: see
-    :func:`redecode.row.record_row` (for rows going to :class:`redecode.writer.PartWriter`).
+    ``ArchiveError`` is raised too). ``utf8_text``: rows for :class:`redecode.writer.PartWriter`
+    (:func:`redecode.row.record_values`: no dict per row, the text as UTF-8 bytes where it comes
+    so).
     """
     counts = counts if counts is not None else ShardCounts()
     stream = iter_records(path, max_record_bytes=max_record_bytes, start=start, end=end, resync=True)
@@ -181,9 +185,10 @@ def process_records(
     utf8_text: bool = False,
     selection: Selection = ALL,
     row_limit: int | None = None,
-) -> Generator[dict, None, bool]:
-    """The per-record loop every kind of shard runs: yield one row dict per row record of
-    ``records`` (records of one archive ``path``, in file order), counting every record in
+) -> Generator[dict | list, None, bool]:
+    """The per-record loop every kind of shard runs: yield one row per row record of ``records``
+    (records of one archive ``path``, in file order; a dict, or with ``utf8_text`` the Parquet
+    writer's list of values, :func:`redecode.row.record_values`), counting every record in
     ``counts``; records of other types give no row, records ``selection``'s sample leaves out are
     counted (``not_sampled``). ``on_bytes(n)`` is called with the bytes (of the file, from
     ``start``) passed since the last record. Returns (the generator's value) True when it stopped
@@ -215,11 +220,19 @@ def process_records(
         if not kept:
             counts.not_sampled += 1
             continue
-        row = record_row(record, rules, utf8_text=utf8_text)
-        counts.add_row(row)
+        if utf8_text:
+            row = record_values(record, rules, utf8_text=True)
+            counts.add_status(row[_STATUS], row[_SKIP_REASON], row[_ERROR_KIND])
+        else:
+            row = record_row(record, rules)
+            counts.add_row(row)
+        record = None  # (a record of hundreds of MB is not kept while its row is written)
         yield row
         full = row_limit is not None and counts.records_seen >= row_limit
     return False
+
+
+_STATUS, _SKIP_REASON, _ERROR_KIND = COLUMN_INDEX["status"], COLUMN_INDEX["skip_reason"], COLUMN_INDEX["error_kind"]
 
 
 #: Default shard size (bytes of archive file). Shards are cut at fixed sizes so that the parts and
@@ -316,14 +329,15 @@ def plan(inputs: list[str], out: str, *, shard_bytes: int | None = None,
 
 def read_shard(
     shard: Shard,
-    write: Callable[[dict], None],
+    write: Callable[[dict | list], None],
     rules: Rules,
     max_record_bytes: int,
     on_bytes: Callable[[int], None] | None = None,
     selection: Selection = ALL,
     row_limit: int | None = None,
 ) -> dict:
-    """Decode one shard, handing each row to ``write(row)`` (a part's writer), and return its
+    """Decode one shard, handing each row to ``write(row)`` (a part's writer; the row is the
+    writer's list of values, :func:`redecode.row.record_values`), and return its
     completion marker (:func:`redecode.rundir.completion_marker`; ``part`` its part in the flat
     layout). ``on_bytes(n)``: progress, bytes (default: the executor's
     :func:`redecode.executors.progress_reporter`). ``selection``'s sample is applied; reading
@@ -457,6 +471,7 @@ def process_shard(
     with PartWriter(
         os.path.join(out, part_stem(shard.path, shard.index) + ".parquet"),
         extra_metadata=_part_metadata(rules),
+        late_flush=True,  # (a row group is written once the record that filled it is gone)
     ) as writer:
         marker = read_shard(shard, writer.write, rules, max_record_bytes, on_bytes, selection, row_limit)
     write_marker(out, marker)

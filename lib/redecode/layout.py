@@ -36,7 +36,7 @@ import os
 from dataclasses import dataclass
 
 from . import storage
-from .schema import SCHEMA
+from .schema import COLUMN_INDEX, SCHEMA
 from .writer import DEFAULT_ROW_GROUP_BYTES, PartWriter
 
 __all__ = [
@@ -200,9 +200,14 @@ class PartSequence:
         self._last_group: dict[str, int] = {}
         self.parts: list[str] = []
 
-    def write(self, row: dict) -> None:
+    def write(self, row: dict | list) -> None:
         column = self.layout.partition_by
-        folder = partition_folder(column, row.get(column)) if column else ""
+        if column:
+            # (a row as a dict, or as the writer's list of values: redecode.row.record_values)
+            value = row[COLUMN_INDEX[column]] if type(row) is list else row.get(column)
+            folder = partition_folder(column, value)
+        else:
+            folder = ""
         entry = self._open.get(folder)
         if entry is None:
             entry = self._begin(folder)

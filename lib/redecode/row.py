@@ -31,20 +31,29 @@ Deviations: none.
 
 from __future__ import annotations
 
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
 from .archive import ArchiveRecord
 from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
 from .procedures import DecodedUtf8
 from .rules import Rules
-from .schema import FACT_COLUMNS, INT_RANGES, SCHEMA, STATUS_DECODED, STATUS_FAILED, STATUS_SKIPPED, empty_row
+from .schema import (
+    COLUMN_INDEX,
+    COLUMNS,
+    FACT_COLUMNS,
+    INT_RANGES,
+    SCHEMA,
+    STATUS_DECODED,
+    STATUS_FAILED,
+    STATUS_SKIPPED,
+)
 from .sniff import tld_of
 from .storage import path_text
 from .textforms import grapheme_count, normalize
-from .writer import TEXT_UTF8_KEY
+from .writer import ROW_WIDTH, TEXT_UTF8_KEY, TEXT_UTF8_SLOT
 
-__all__ = ["IDENTITY_NOTE", "IDENTITY_VALIDATION", "NO_CONTENT_STATUSES", "NO_RECORD_TYPE", "ROW_RECORD_TYPES", "record_row",
-           "text_columns"]
+__all__ = ["IDENTITY_NOTE", "IDENTITY_VALIDATION", "NO_CONTENT_STATUSES", "NO_RECORD_TYPE", "ROW_RECORD_TYPES",
+           "as_dict", "record_row", "record_values", "text_columns"]
 
 #: Record types that give a row (every other type is only counted).
 ROW_RECORD_TYPES = frozenset({"response", "resource", "revisit"})
@@ -83,50 +92,102 @@ def record_row(record: ArchiveRecord, rules: Rules, *, utf8_text: bool = False) 
     row with ``error_kind`` ``out-of-range``. With *utf8_text* (the Parquet writer's rows), a
     decoded row may carry its text only as UTF-8 bytes under :data:`redecode.writer.TEXT_UTF8_KEY`,
     with ``text`` None (:meth:`redecode.procedures.Procedure.decode_utf8`: no ``str`` is built);
-    the part written is the same.
+    the part written is the same. The same row as :func:`record_values` makes, as a dict.
     """
+    return as_dict(record_values(record, rules, utf8_text=utf8_text))
+
+
+def record_values(record: ArchiveRecord, rules: Rules, *, utf8_text: bool = False) -> list:
+    """:func:`record_row`'s row as the Parquet writer takes it, without a dict: a list of
+    :data:`redecode.writer.ROW_WIDTH` values, those of :data:`redecode.schema.COLUMNS` in order
+    (:data:`redecode.schema.COLUMN_INDEX` gives each column's position), then the text as UTF-8
+    bytes or None (:data:`redecode.writer.TEXT_UTF8_SLOT`, what :data:`TEXT_UTF8_KEY` holds in
+    the dict). What the job's per-record loop makes (:func:`redecode.job.process_records`)."""
     return _in_range(_row(record, rules, utf8_text))
 
 
-def _in_range(row: dict) -> dict:
+def as_dict(values: list) -> dict:
+    """The dict row (keys :data:`redecode.schema.COLUMNS`, and :data:`TEXT_UTF8_KEY` when the row
+    carries its text's UTF-8 bytes) of a row of :func:`record_values`."""
+    row = dict(zip(COLUMNS, values))
+    raw = values[TEXT_UTF8_SLOT]
+    if raw is not None:
+        row[TEXT_UTF8_KEY] = raw
+    return row
+
+
+# the positions of the columns this module reads and writes in a row of record_values
+_I = COLUMN_INDEX
+_RECORD_ID, _WARC_PATH, _CONTENT_TYPE, _MIME_TYPE = _I["record_id"], _I["warc_path"], _I["content_type"], _I["mime_type"]
+_PAYLOAD_LENGTH, _RULES, _RULES_DIGEST, _TLD = _I["payload_length"], _I["rules"], _I["rules_digest"], _I["tld"]
+_HEADER_CHARSET, _WARNING, _STATUS, _ERROR = _I["header_charset"], _I["warning"], _I["status"], _I["error"]
+_ERROR_KIND, _SKIP_REASON, _TEXT, _TEXT_LENGTH = _I["error_kind"], _I["skip_reason"], _I["text"], _I["text_length"]
+_TEXT_BYTES, _GRAPHEMES, _NORMALIZED = _I["text_bytes"], _I["grapheme_count"], _I["text_normalized"]
+_BROWSER_ENCODING, _VALIDATION, _RAW = _I["browser_encoding"], _I["validation"], TEXT_UTF8_SLOT
+_COPIED_SLOTS = tuple(_I[c] for c in _COPIED_COLUMNS)
+_FACT_SLOTS = tuple(_I[c] for c in FACT_COLUMNS)
+_INT_RANGE_SLOTS = tuple((name, _I[name], lowest, highest) for name, (lowest, highest) in INT_RANGES.items())
+
+
+def _values_at(slots: list[int]):
+    """A function giving the values at *slots* of a row, always as a tuple."""
+    get = itemgetter(*slots)
+    return get if len(slots) > 1 else (lambda row: (get(row),))
+
+
+#: The integer columns grouped by the magnitude every value below fits (int32, int64): the usual
+#: row is checked a group at a time, without a Python step per column.
+_INT_GROUPS = tuple(
+    (bound, _values_at([slot for _, slot, lo, hi in _INT_RANGE_SLOTS if min(-lo, hi + 1) == bound]))
+    for bound in sorted({min(-lo, hi + 1) for _, _, lo, hi in _INT_RANGE_SLOTS}))
+#: A row of record_values before any column is set: nulls, the list columns empty.
+_EMPTY = [None] * ROW_WIDTH
+_EMPTY[_I["ignored_labels"]] = ()
+_EMPTY[_I["conflict"]] = ()
+
+
+def _in_range(row: list) -> list:
     """``row``, or, when an integer column holds a value outside its type
     (:data:`redecode.schema.INT_RANGES`), the row failed with ``out-of-range``: each such value
     set to null and named in ``error`` (before any earlier error of the row)."""
+    for bound, values in _INT_GROUPS:
+        if max(map(abs, filter(None, values(row))), default=0) >= bound:
+            break
+    else:
+        return row  # (the usual row: every value well inside its type)
     bad = None
-    for name, (lowest, highest) in _INT_RANGE_ITEMS:
-        value = row[name]
+    for name, slot, lowest, highest in _INT_RANGE_SLOTS:
+        value = row[slot]
         if value is not None and not lowest <= value <= highest:
             bad = bad or []
             bad.append(f"{name} {value} is outside the range of {SCHEMA.field(name).type}")
-            row[name] = None
+            row[slot] = None
     if bad is None:
         return row
     message = "; ".join(bad) + " (a number in the record's headers that cannot be stored)"
-    if row["error"]:
-        message += f"; {row['error']}"
-    row.pop(TEXT_UTF8_KEY, None)
-    row["text"] = None
-    row["skip_reason"] = None
+    if row[_ERROR]:
+        message += f"; {row[_ERROR]}"
+    row[_RAW] = None
+    row[_TEXT] = None
+    row[_SKIP_REASON] = None
     return _fail(row, "out-of-range", message)
 
 
-_INT_RANGE_ITEMS = tuple(INT_RANGES.items())
-
-
-def _row(record: ArchiveRecord, rules: Rules, utf8_text: bool) -> dict:
-    row = empty_row()
-    row.update(zip(_COPIED_COLUMNS, _copied_values(record)))
-    row["warc_path"] = path_text(record.warc_path)  # a file name that is not UTF-8: \xNN escapes
+def _row(record: ArchiveRecord, rules: Rules, utf8_text: bool) -> list:
+    row = _EMPTY.copy()
+    put = row.__setitem__
+    # (any() runs the stores, each returning None, without a Python step per column)
+    any(map(put, _COPIED_SLOTS, _copied_values(record)))
+    row[_WARC_PATH] = path_text(record.warc_path)  # a file name that is not UTF-8: \xNN escapes
     values = record.content_type_values
-    row["content_type"] = ", ".join(values) if values else None
-    row["payload_length"] = len(record.payload) if record.payload is not None else record.payload_length
-    row["rules"] = rules.name
-    row["rules_digest"] = rules.digest
-    row["tld"] = tld_of(record.target_uri) if record.target_uri else None
+    row[_CONTENT_TYPE] = ", ".join(values) if values else None
+    row[_PAYLOAD_LENGTH] = len(record.payload) if record.payload is not None else record.payload_length
+    row[_RULES], row[_RULES_DIGEST] = _identity(rules)
+    row[_TLD] = tld_of(record.target_uri) if record.target_uri else None
     mime, header_charset = extract_mime_type(values or ())
-    row["header_charset"] = header_charset
+    row[_HEADER_CHARSET] = header_charset
     if mime is not None:
-        row["mime_type"] = mime.essence
+        row[_MIME_TYPE] = mime.essence
 
     if record.record_type == "revisit":
         return _skip(row, "revisit")
@@ -141,7 +202,7 @@ def _row(record: ArchiveRecord, rules: Rules, utf8_text: bool) -> dict:
             # kept the field over the decoded body): the author's rules take the body as is.
             payload, identity = record.identity_payload, True
             note = f"{record.error}; {IDENTITY_NOTE}"
-            row["warning"] = f"{row['warning']}; {note}" if row["warning"] else note
+            row[_WARNING] = f"{row[_WARNING]}; {note}" if row[_WARNING] else note
         else:
             return _fail(row, record.error_kind, record.error or record.error_kind)
     if record.http_status is not None and (record.http_status < 200 or record.http_status in NO_CONTENT_STATUSES):
@@ -152,8 +213,8 @@ def _row(record: ArchiveRecord, rules: Rules, utf8_text: bool) -> dict:
     if not payload:
         return _skip(row, "no-payload")
     if mime is None:
-        row["mime_type"] = sniff_unknown_mime_type(payload)
-    kind = text_kind(row["mime_type"])
+        row[_MIME_TYPE] = sniff_unknown_mime_type(payload)
+    kind = text_kind(row[_MIME_TYPE])
     if kind is None:
         return _skip(row, "not-text")
 
@@ -169,21 +230,38 @@ def _row(record: ArchiveRecord, rules: Rules, utf8_text: bool) -> dict:
         return _fail(row, "decode", f"{type(exc).__name__}: {exc}")
 
     # the declaration columns, whatever the rules (backfill replays decisions from them)
-    row.update(zip(FACT_COLUMNS, _fact_values(facts)))
+    any(map(put, _FACT_SLOTS, _fact_values(facts)))
     if identity:
-        row["browser_encoding"] = None  # a browser fails such a response: it shows no text
-    row["status"] = STATUS_DECODED
-    steps.fill(row, decision, decoded)
-    if identity and row["validation"] is None:
-        row["validation"] = IDENTITY_VALIDATION
+        row[_BROWSER_ENCODING] = None  # a browser fails such a response: it shows no text
+    row[_STATUS] = STATUS_DECODED
+    # the procedure sets the decision columns by name (its fill is the one for dict rows too)
+    filled: dict = {}
+    steps.fill(filled, decision, decoded)
+    any(map(put, map(_I.__getitem__, filled), filled.values()))
+    if identity and row[_VALIDATION] is None:
+        row[_VALIDATION] = IDENTITY_VALIDATION
     if type(decoded) is DecodedUtf8:
-        row[TEXT_UTF8_KEY] = decoded.utf8
+        row[_RAW] = decoded.utf8
     elif (decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8")
           and not decision.stretches):
         # A valid UTF-8 payload is its own UTF-8 text: hand the writer the bytes (no re-encode;
         # not for a page read in parts, whose stretches another decoder read).
-        row[TEXT_UTF8_KEY] = payload[3:] if decoded.bom_removed else payload
-    return text_columns(row, rules)
+        row[_RAW] = payload[3:] if decoded.bom_removed else payload
+    (row[_TEXT], row[_RAW], row[_TEXT_LENGTH], row[_TEXT_BYTES], row[_GRAPHEMES],
+     row[_NORMALIZED]) = _derived(row[_TEXT], row[_RAW], row[_TEXT_LENGTH], rules)
+    return row
+
+
+def _identity(rules: Rules) -> tuple[str, str]:
+    """``(rules.name, rules.digest)``, remembered per rule set object (the digest is cached by
+    value, which hashes every field of the rules: too slow for every row)."""
+    hit = _IDENTITIES.get(id(rules))
+    if hit is None or hit[0] is not rules:
+        hit = _IDENTITIES[id(rules)] = (rules, rules.name, rules.digest)
+    return hit[1], hit[2]
+
+
+_IDENTITIES: dict[int, tuple[Rules, str, str]] = {}
 
 
 def text_columns(row: dict, rules: Rules) -> dict:
@@ -202,35 +280,44 @@ def text_columns(row: dict, rules: Rules) -> dict:
     ``text_bytes`` is their length, and the text is decoded from them only if the rules ask for a
     grapheme count or a normalised form (:func:`record_row` does not make such rows then).
     """
-    text = row["text"]
-    raw = row.get(TEXT_UTF8_KEY)
+    text, raw, length, size, graphemes, normalized = _derived(row["text"], row.get(TEXT_UTF8_KEY),
+                                                              row.get("text_length"), rules)
+    if text is not row["text"]:
+        row["text"] = text  # (decoded from the row's UTF-8 bytes for the output options)
+    if raw is not None:
+        row[TEXT_UTF8_KEY] = raw
+    row["text_length"] = length
+    row["text_bytes"] = size
+    row["grapheme_count"] = graphemes
+    row["text_normalized"] = normalized
+    return row
+
+
+def _derived(text: str | None, raw: bytes | None, length: int | None, rules: Rules) -> tuple:
+    """``(text, raw, text_length, text_bytes, grapheme_count, text_normalized)`` of a row whose
+    text is *text* (str or None) and/or *raw* (its UTF-8 bytes, or None), *length* its length in
+    code points when the text is only *raw* (see :func:`text_columns`)."""
     if text is None and raw is not None:
         if not (rules.graphemes or rules.normalize):
-            row["text_bytes"] = len(raw)
-            row["grapheme_count"] = row["text_normalized"] = None
-            return row
-        text = row["text"] = raw.decode("utf-8")
+            return None, raw, length, len(raw), None, None
+        text = raw.decode("utf-8")
     if text is None:
-        row["text_length"] = row["text_bytes"] = row["grapheme_count"] = row["text_normalized"] = None
-        return row
+        return None, raw, None, None, None, None
     if raw is None:
         # "replace": as the writer would (a lone surrogate never reaches Parquet as invalid UTF-8)
-        raw = row[TEXT_UTF8_KEY] = text.encode("utf-8", "replace")
-    row["text_length"] = len(text)
-    row["text_bytes"] = len(raw)
-    row["grapheme_count"] = grapheme_count(text) if rules.graphemes else None
-    row["text_normalized"] = normalize(text, rules.normalize) if rules.normalize else None
+        raw = text.encode("utf-8", "replace")
+    return (text, raw, len(text), len(raw), grapheme_count(text) if rules.graphemes else None,
+            normalize(text, rules.normalize) if rules.normalize else None)
+
+
+def _skip(row: list, reason: str) -> list:
+    row[_STATUS] = STATUS_SKIPPED
+    row[_SKIP_REASON] = reason
     return row
 
 
-def _skip(row: dict, reason: str) -> dict:
-    row["status"] = STATUS_SKIPPED
-    row["skip_reason"] = reason
-    return row
-
-
-def _fail(row: dict, kind: str, message: str) -> dict:
-    row["status"] = STATUS_FAILED
-    row["error_kind"] = kind
-    row["error"] = message
+def _fail(row: list, kind: str, message: str) -> list:
+    row[_STATUS] = STATUS_FAILED
+    row[_ERROR_KIND] = kind
+    row[_ERROR] = message
     return row

@@ -541,16 +541,20 @@ class ShardCounts:
     missing: int = 0
 
     def add_row(self, row: dict) -> None:
+        """Count one row (a dict row: its ``status``, ``skip_reason``, ``error_kind``)."""
+        self.add_status(row["status"], row["skip_reason"], row["error_kind"])
+
+    def add_status(self, status: str, skip_reason: str | None, error_kind: str | None) -> None:
+        """Count one row of *status* (with its *skip_reason* or *error_kind*)."""
         self.records_seen += 1
-        status = row["status"]
         if status == STATUS_DECODED:
             self.decoded += 1
         elif status == STATUS_SKIPPED:
             self.skipped += 1
-            self.by_skip_reason[row["skip_reason"]] += 1
+            self.by_skip_reason[skip_reason] += 1
         else:
             self.failed += 1
-            self.by_error_kind[row["error_kind"]] += 1
+            self.by_error_kind[error_kind] += 1
 
     def merge(self, other: ShardCounts) -> None:
         for name in (*_SUMS, "bytes_read", "missing"):

@@ -122,6 +122,9 @@ REQUIRED_COLUMNS: tuple[str, ...] = tuple(name for name, _, _, _ in _FIELDS[:23]
 #: Columns that never hold run timestamps or anything else that may differ between replays.
 COLUMNS: tuple[str, ...] = tuple(name for name, _, _, _ in _FIELDS)
 
+#: Column name -> its position in :data:`COLUMNS` (and in a row of :func:`redecode.row.record_values`).
+COLUMN_INDEX: dict[str, int] = {name: i for i, name in enumerate(COLUMNS)}
+
 #: The columns each minor version of the schema added (1.0 has the others): a part of version 1.N
 #: holds those of 1.0 to 1.N, and a reader takes the later ones as NULL.
 COLUMNS_ADDED: dict[str, tuple[str, ...]] = {

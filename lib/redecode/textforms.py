@@ -33,8 +33,9 @@ length less its CR LF pairs (checked against ``\\X`` by ``tests/test_textforms.p
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import unicodedata
+
+from .versions import version as _installed_version
 
 __all__ = ["FORMS", "UNICODE_VERSION", "grapheme_count", "grapheme_version", "normalize"]
 
@@ -49,8 +50,9 @@ UNICODE_VERSION = unicodedata.unidata_version
 @functools.cache
 def grapheme_version() -> str:
     """``regex@<version>``: the package (and so the Unicode data) that :func:`grapheme_count`
-    uses. Read from the installed distribution, without importing it."""
-    return f"regex@{importlib.metadata.version('regex')}"
+    uses. Read from the installed distribution, without importing it
+    (:func:`redecode.versions.version`)."""
+    return f"regex@{_installed_version('regex')}"
 
 
 @functools.cache

@@ -153,6 +153,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import decode as _decode
+from . import native
 from . import stretches as _stretches
 from ._tables import SINGLE_BYTE
 from .aliases import FIREFOX_TLD_FALLBACKS, alias_encoding
@@ -383,6 +384,8 @@ _NOT_BINARY = bytes(b for b in range(256) if b not in _BINARY)
 def binary_bytes(payload: bytes) -> int:
     """How many MIME Sniffing "binary data bytes" (C0 controls other than TAB, LF, FF, CR and ESC)
     *payload* holds: characters no text has, in every ASCII-compatible reading of it. Never raises."""
+    if _core is not None and type(payload) is bytes:
+        return _core.binary_bytes(payload)
     return len(payload.translate(None, _NOT_BINARY))
 
 
@@ -420,6 +423,12 @@ def _utf8_signal(payload: bytes, params: "AuthorParams") -> tuple[bool, int]:
     *offset* is that of the first invalid byte when no UTF-8 came before it (where the page's
     non-ASCII text starts), else 0. *params*: ``signal_window`` and ``signal_tries``."""
     tries, size = params.signal_tries, params.signal_window
+    if _core is not None and type(payload) is bytes:
+        # the compiled twin answers valid UTF-8 and the plain legacy page in one pass (the same
+        # answers: tests/test_core.py); what it leaves (UTF-8 before an invalid sequence) is below
+        answer = _core.utf8_signal(payload, tries)
+        if answer is not None:
+            return answer
     view = memoryview(payload)
     first = -1
     n = len(payload)
@@ -500,6 +509,8 @@ def runs_share(payload: bytes, start: int = 0, *, window: int = RUNS_WINDOW,
     adjacent non-ASCII bytes over the non-ASCII bytes, in the *window* bytes from *start* (0 with
     fewer than *min_bytes* non-ASCII bytes there). Near 0 for Latin-script text, near 1 for text
     in other scripts' legacy encodings. Never raises."""
+    if _core is not None and type(payload) is bytes and start >= 0 and window >= 0 and min_bytes >= 1:
+        return _core.runs_share(payload, start, window, min_bytes)
     t = payload[start : start + window].translate(_RUNS_MAP)
     high = t.count(b"\x80")
     if high < min_bytes:
@@ -531,6 +542,8 @@ def symbols_in_words(payload: bytes, start: int = 0, *, window: int = RUNS_WINDO
     *start* (0 with fewer than *min_bytes* non-ASCII bytes). 0 for text in windows-1252, whose
     characters between letters are letters; high for Polish, Croatian or Slovene in ISO-8859-2 or
     windows-1250. Never raises."""
+    if _core is not None and type(payload) is bytes and start >= 0 and window >= 0 and min_bytes >= 1:
+        return _core.symbols_in_words(payload, _SYMBOLS_MAP, start, window, min_bytes)
     part = payload[start : start + window]
     high = len(part) - len(part.translate(None, _HIGH))
     if high < min_bytes:
@@ -585,6 +598,8 @@ def script_letters(payload: bytes, encoding: str, start: int = 0, *, window: int
     table = _LETTER_CLASSES.get(encoding)
     if table is None:
         table = _LETTER_CLASSES[encoding] = _letter_classes(encoding)
+    if _core is not None and type(payload) is bytes and start >= 0 and window >= 0 and min_bytes >= 1:
+        return _core.script_letters(payload, table, start, window, min_bytes)
     t = payload[start : start + window].translate(table)
     high = len(t) - t.count(b"a")
     if high < min_bytes:
@@ -610,6 +625,9 @@ def _unknown_labels(facts) -> list[tuple[str, str]]:
 
 _NON_ASCII_RUN = re.compile(rb"[\x80-\xff]+")
 _UTF16 = frozenset(("UTF-16LE", "UTF-16BE"))
+#: The compiled core (:mod:`redecode.native`): one-pass twins of the byte measures above (the same
+#: answers, tests/test_core.py), or None for the pure-Python code.
+_core = native.core
 
 
 # --- the parameters ---------------------------------------------------------------------------
@@ -774,8 +792,11 @@ class ByteProfile:
     def first_high(self) -> int:
         """Offset (bytes) of the first non-ASCII byte, 0 when there is none."""
         if self._first_high < 0:
-            m = _NON_ASCII_RUN.search(self.data)
-            self._first_high = m.start() if m else 0
+            if _core is not None and type(self.data) is bytes:
+                self._first_high = max(_core.first_non_ascii(self.data), 0)
+            else:
+                m = _NON_ASCII_RUN.search(self.data)
+                self._first_high = m.start() if m else 0
         return self._first_high
 
     @property

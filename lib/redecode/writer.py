@@ -18,7 +18,7 @@ from collections.abc import Iterable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .schema import COLUMNS, SCHEMA, TEXT_COLUMNS
+from .schema import COLUMN_INDEX, COLUMNS, SCHEMA, TEXT_COLUMNS
 from .storage import output_error, temp_path
 
 #: Default row-group budget in bytes of (uncompressed) text; the text column dominates row size.
@@ -45,21 +45,42 @@ def compression() -> str:
     return codec
 
 
+def row_cost(text_length: int) -> int:
+    """What one row adds to a row group's budget (``row_group_bytes``, bytes): 512 for its other
+    columns and twice its text's length in code points (*text_length*: about the bytes its text
+    holds while buffered); a row group is written once the buffered rows' costs reach the budget."""
+    return 512 + 2 * text_length
+
+
 #: Row key holding a row's text already encoded as UTF-8 (bytes), when the job has it for free (a
 #: valid UTF-8 payload is its own UTF-8 text): the writer then skips re-encoding the str.
 TEXT_UTF8_KEY = "_text_utf8"
 
+#: A row as :meth:`PartWriter.write` takes it without a dict (:func:`redecode.row.record_values`):
+#: a list of ``ROW_WIDTH`` values, those of :data:`redecode.schema.COLUMNS` in order, then at
+#: ``TEXT_UTF8_SLOT`` what :data:`TEXT_UTF8_KEY` holds in a dict row (or None).
+TEXT_UTF8_SLOT = len(COLUMNS)
+ROW_WIDTH = len(COLUMNS) + 1
+_TEXT, _TEXT_LENGTH, _NORMALIZED = COLUMN_INDEX["text"], COLUMN_INDEX["text_length"], COLUMN_INDEX["text_normalized"]
+
 
 class PartWriter:
-    """Write rows (dicts keyed by :data:`redecode.schema.COLUMNS`) to one Parquet part.
+    """Write rows (dicts keyed by :data:`redecode.schema.COLUMNS`, or lists of their values, see
+    :data:`TEXT_UTF8_SLOT`) to one Parquet part.
 
     ``path`` is the final name. Rows are buffered until about ``row_group_bytes`` bytes of text (and
-    other strings) have accumulated, then written as one row group, so memory stays bounded by the
-    row-group budget whatever the input size. ``drop``: a column left out of the file (a Hive-style
-    partition column, which the part's folder names: :mod:`redecode.layout`). ``bytes_written``:
-    the file's size after the last row group (bytes); ``rows_buffered``: rows not yet in one. Use
-    as a context manager: on normal exit the file is completed and renamed; on an exception the
-    temporary file is removed and the final name is not created.
+    other strings) have accumulated (:func:`row_cost`), then written as one row group, so memory
+    stays bounded by the row-group budget whatever the input size; the rows of a group are turned
+    into Arrow columns in one go (no per-row conversion). With ``late_flush`` the group is written
+    when the next row comes (or the part is closed), not while the row that filled it is still
+    being made: the record it came from is gone by then, which matters for a record of hundreds of
+    MB (the flat layout's parts, :func:`redecode.job.process_shard`); without it, right after that
+    row (a :class:`redecode.layout.PartSequence` cuts parts by ``bytes_written``). ``drop``: a
+    column left out of the file (a Hive-style partition column, which the part's folder names:
+    :mod:`redecode.layout`). ``bytes_written``: the file's size after the last row group (bytes);
+    ``rows_buffered``: rows not yet in one. Use as a context manager: on normal exit the file is
+    completed and renamed; on an exception the temporary file is removed and the final name is not
+    created.
     """
 
     def __init__(
@@ -70,8 +91,10 @@ class PartWriter:
         compression_level: int = DEFAULT_COMPRESSION_LEVEL,
         extra_metadata: dict[str, str] | None = None,
         drop: str | None = None,
+        late_flush: bool = False,
     ) -> None:
         self.path = path
+        self.late_flush = late_flush
         directory, name = os.path.split(path)
         self.tmp_path = temp_path(path)
         self.row_group_bytes = row_group_bytes
@@ -85,6 +108,8 @@ class PartWriter:
             meta.update({k.encode(): v.encode() for k, v in extra_metadata.items()})
             schema = schema.with_metadata(meta)
         self.schema = schema
+        # (index in a value row, name, Arrow type) of each column the file holds, in its order
+        self._kept = [(COLUMN_INDEX[c], c, SCHEMA.field(c).type) for c in self._columns]
         codec = compression()
         try:
             self._writer = pq.ParquetWriter(
@@ -100,7 +125,7 @@ class PartWriter:
         except OSError as exc:  # no inodes left, no space, no permission: the output's error
             _remove(self.tmp_path)
             raise output_error(exc, self.tmp_path) from exc
-        self._buffer: list[dict] = []
+        self._buffer: list[list] = []
         self._buffered_bytes = 0
         self.rows_written = 0
         self.bytes_written = 0
@@ -110,19 +135,25 @@ class PartWriter:
         """Rows written but not yet in a row group."""
         return len(self._buffer)
 
-    def write(self, row: dict) -> None:
-        """Buffer one row; flush a row group when the byte budget is reached. A row may hold its
-        text as UTF-8 bytes under :data:`TEXT_UTF8_KEY` (``text`` then None or the same text, and
-        ``text_length`` its length in code points)."""
+    def write(self, row: dict | list) -> None:
+        """Buffer one row; the buffered rows are written as a row group once the byte budget is
+        reached (right after this row, or with ``late_flush`` when the next row comes or at close).
+        A dict row may hold its text as UTF-8
+        bytes under :data:`TEXT_UTF8_KEY` (``text`` then None or the same text, and
+        ``text_length`` its length in code points); a list row at :data:`TEXT_UTF8_SLOT`."""
+        if self._buffered_bytes >= self.row_group_bytes:
+            self.flush()
+        if type(row) is not list:
+            row = [*map(row.get, COLUMNS), row.get(TEXT_UTF8_KEY)]
         self._buffer.append(row)
-        text = row.get("text")
-        # (a row may carry its text only as TEXT_UTF8_KEY bytes: then text_length is its length)
-        length = len(text) if text is not None else row.get("text_length") or 0
-        self._buffered_bytes += 512 + length * 2
-        normalized = row.get("text_normalized")
+        text = row[_TEXT]
+        # (a row may carry its text only as UTF-8 bytes: then text_length is its length)
+        length = len(text) if text is not None else row[_TEXT_LENGTH] or 0
+        self._buffered_bytes += row_cost(length)
+        normalized = row[_NORMALIZED]
         if normalized is not None and normalized is not text:
             self._buffered_bytes += len(normalized) * 2
-        if self._buffered_bytes >= self.row_group_bytes:
+        if not self.late_flush and self._buffered_bytes >= self.row_group_bytes:
             self.flush()
 
     def write_many(self, rows: Iterable[dict]) -> None:
@@ -133,10 +164,18 @@ class PartWriter:
         """Write the buffered rows as one row group."""
         if not self._buffer:
             return
-        columns = {c: [r.get(c) for r in self._buffer] for c in self._columns if c not in TEXT_COLUMNS}
-        columns["text"] = _text_array(self._buffer)
-        columns["text_normalized"] = _normalized_array(self._buffer)
-        table = pa.Table.from_pydict({c: columns[c] for c in self._columns}, schema=self.schema)
+        columns = list(zip(*self._buffer))  # (the rows' values, column by column)
+        raw = columns[TEXT_UTF8_SLOT]
+        arrays = []
+        for i, name, kind in self._kept:
+            if name == "text":
+                arrays.append(_text_array(columns[i], raw))
+            elif name == "text_normalized":
+                arrays.append(_normalized_array(columns[i], columns[_TEXT], raw))
+            else:
+                arrays.append(pa.array(columns[i], type=kind))
+        table = pa.Table.from_arrays(arrays, schema=self.schema)
+        columns = raw = arrays = None  # (only the table holds the values while it is written)
         try:
             self._writer.write_table(table, row_group_size=len(self._buffer))
             self.bytes_written = os.path.getsize(self.tmp_path)
@@ -190,42 +229,40 @@ def _remove(path: str) -> None:
         pass
 
 
-def _text_array(rows: list[dict]) -> pa.StringArray:
-    """The text column of ``rows`` as one Arrow string array built from a single buffer.
+def _text_array(texts: tuple, raw: tuple) -> pa.StringArray:
+    """The text column as one Arrow string array built from a single buffer: *texts* the rows'
+    ``text`` (str or None), *raw* their UTF-8 bytes where the row carries them (else None).
 
     Converting Python str objects one by one costs ~10x more than joining UTF-8 bytes and handing
-    Arrow the offsets (measured: 0.21 s vs 0.02 s for 29 MB of text); rows carrying
-    :data:`TEXT_UTF8_KEY` skip the encode entirely. Offsets are int32: a row group holds far less
-    than 2 GiB of text (the budget is ``row_group_bytes``; one record is capped at 64 MiB by default).
+    Arrow the offsets (measured: 0.21 s vs 0.02 s for 29 MB of text); rows carrying their UTF-8
+    skip the encode entirely. Offsets are int32: a row group holds far less than 2 GiB of text (the
+    budget is ``row_group_bytes``; one record is capped at 64 MiB by default).
     """
     values: list[bytes | None] = []
-    for row in rows:
-        raw = row.get(TEXT_UTF8_KEY)
-        if raw is None:
-            text = row.get("text")
+    for text, utf8 in zip(texts, raw):
+        if utf8 is None and text is not None:
             # The decoders emit Unicode scalar values only; "replace" guards against a lone
             # surrogate ever reaching Parquet as invalid UTF-8.
-            raw = None if text is None else text.encode("utf-8", "replace")
-        values.append(raw)
+            utf8 = text.encode("utf-8", "replace")
+        values.append(utf8)
     return _string_array(values)
 
 
-def _normalized_array(rows: list[dict]) -> pa.Array:
-    """The ``text_normalized`` column of ``rows``: all nulls when the run did not ask for it; else
-    built as :func:`_text_array` does, reusing a row's UTF-8 text where the normalised text is the
-    text itself (already in the form: :func:`redecode.textforms.normalize` returns the same object)."""
-    if all(row.get("text_normalized") is None for row in rows):
-        return pa.nulls(len(rows), pa.string())
+def _normalized_array(normalized: tuple, texts: tuple, raw: tuple) -> pa.Array:
+    """The ``text_normalized`` column: all nulls when the run did not ask for it; else built as
+    :func:`_text_array` does, reusing a row's UTF-8 text where the normalised text is the text
+    itself (already in the form: :func:`redecode.textforms.normalize` returns the same object)."""
+    if all(n is None for n in normalized):
+        return pa.nulls(len(normalized), pa.string())
     values: list[bytes | None] = []
-    for row in rows:
-        normalized = row.get("text_normalized")
-        raw = None
-        if normalized is not None:
-            if normalized is row.get("text"):
-                raw = row.get(TEXT_UTF8_KEY)
-            if raw is None:
-                raw = normalized.encode("utf-8", "replace")
-        values.append(raw)
+    for n, text, utf8 in zip(normalized, texts, raw):
+        out = None
+        if n is not None:
+            if n is text:
+                out = utf8
+            if out is None:
+                out = n.encode("utf-8", "replace")
+        values.append(out)
     return _string_array(values)
 
 
@@ -234,7 +271,9 @@ def _string_array(values: list[bytes | None]) -> pa.StringArray:
     n = len(values)
     offsets = array.array("i", [0])
     offsets.extend(itertools.accumulate(len(v) if v is not None else 0 for v in values))
-    data = b"".join(v for v in values if v is not None)
+    present = [v for v in values if v is not None]
+    # (one value, as a record of hundreds of MB makes alone: its bytes are the buffer, no copy)
+    data = present[0] if len(present) == 1 and type(present[0]) is bytes else b"".join(present)
     null_count = sum(v is None for v in values)
     validity = pa.array([v is not None for v in values], pa.bool_()).buffers()[1] if null_count else None
     return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data), validity, null_count)

@@ -291,6 +291,79 @@ def task_floor(outdir: str, shards: list[str]) -> dict:
     return {"text_records": n_text}
 
 
+def task_floor_parquet(outdir: str, shards: list[str]) -> dict:
+    """The floor that counts: inflate every record (FastWARC), touch every payload byte of the
+    records the job decodes, and write those payload bytes as the job's text column, in the job's
+    Parquet: its schema (every column; those a record gives for free filled, the rest null), its
+    codec and level, its dictionary and statistics settings and its row-group budget
+    (:class:`redecode.writer.PartWriter`'s, counted the same way). No decision, no decode, no
+    check: any job that writes this Parquet from these records pays at least this."""
+    import array
+    import itertools
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from fastwarc.warc import ArchiveIterator, WarcRecordType
+    from redecode.schema import COLUMNS, SCHEMA, TEXT_COLUMNS
+    from redecode.writer import DEFAULT_COMPRESSION_LEVEL, DEFAULT_ROW_GROUP_BYTES, row_cost
+
+    filled = ("record_id", "warc_path", "warc_offset", "target_uri", "warc_date", "http_status",
+              "content_type", "payload_length", "payload_digest", "record_type", "status")
+    index = {c: i for i, c in enumerate(filled)}
+    small = [c for c in COLUMNS if c not in TEXT_COLUMNS]
+    n_rows = n_text = 0
+    for i, shard in enumerate(shards):
+        writer = pq.ParquetWriter(os.path.join(outdir, f"part-{i:03d}.parquet"), SCHEMA, compression="zstd",
+                                  compression_level=DEFAULT_COMPRESSION_LEVEL, use_dictionary=small,
+                                  write_statistics=small)
+        cols: list[list] = [[] for _ in filled]
+        texts: list[bytes | None] = []
+        size = 0
+
+        def flush() -> None:
+            n = len(texts)
+            offsets = array.array("i", [0])
+            offsets.extend(itertools.accumulate(len(t) if t is not None else 0 for t in texts))
+            valid = pa.array([t is not None for t in texts]).buffers()[1]
+            arrays = []
+            for name, typ, in zip(SCHEMA.names, SCHEMA.types):
+                if name == "text":
+                    arrays.append(pa.StringArray.from_buffers(
+                        n, pa.py_buffer(offsets), pa.py_buffer(b"".join(t for t in texts if t is not None)), valid))
+                elif name in index:
+                    arrays.append(pa.array(cols[index[name]], typ))
+                else:
+                    arrays.append(pa.nulls(n, typ))
+            writer.write_table(pa.Table.from_arrays(arrays, schema=SCHEMA))
+            for c in cols:
+                c.clear()
+            texts.clear()
+
+        kinds = WarcRecordType.response | WarcRecordType.resource | WarcRecordType.revisit
+        for record in ArchiveIterator(shard, record_types=kinds):
+            body = record.reader.read()
+            text = None
+            if record.is_http and is_text_mime(record.http_content_type):
+                body.count(0)  # every payload byte read once, as any decision or decoder must
+                text = body
+            h = record.headers
+            for col, value in zip(cols, (record.record_id, shard, record.stream_pos, h.get("WARC-Target-URI"),
+                                         h.get("WARC-Date"), record.http_headers.status_code if record.is_http else None,
+                                         record.http_content_type, len(body), h.get("WARC-Payload-Digest"),
+                                         h.get("WARC-Type"), "decoded" if text is not None else "skipped")):
+                col.append(value)
+            texts.append(text)
+            n_rows += 1
+            n_text += text is not None
+            size += row_cost(len(text) if text is not None else 0)
+            if size >= DEFAULT_ROW_GROUP_BYTES:
+                flush()
+                size = 0
+        flush()
+        writer.close()
+    return {"rows": n_rows, "text_records": n_text}
+
+
 # --------------------------------------------------------------------------------------------
 # floors: inflate only, read only
 # --------------------------------------------------------------------------------------------
@@ -362,6 +435,7 @@ TASKS = {
     "baseline-a": task_baseline_a,
     "baseline-b": task_baseline_b,
     "floor": task_floor,
+    "floor-parquet": task_floor_parquet,
 }
 
 

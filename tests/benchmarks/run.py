@@ -65,13 +65,16 @@ BENCH_SCRIPT = os.path.join(answer_key.SHARED, "bench", "make_bench_warc.py")
 PY = sys.executable
 BASELINES = os.path.join(HERE, "baselines.py")
 
-# Targets of issue 9 (A, 2 workers, memory, accuracy) and issue 20 (B, the floor, per-byte slope).
+# Targets of issue 9 (A, 2 workers, accuracy), issue 20 (B on the whole run) and issue 27 (per MB
+# against the floor that counts, floor+Parquet, and against B; fixed costs; memory).
 TARGET_VS_A = 2.0
-TARGET_VS_B = 1.2
-TARGET_OVER_FLOOR = 1.08  # redecode 1 worker / floor, at most (instructions; CPU printed beside)
-TARGET_SLOPE_OVER_FLOOR = 1.05  # per-byte slope (instructions per MB) redecode 1 worker / floor, at most
+TARGET_VS_B = 1.2  # baseline B / job, CPU of the whole run (issue 27: on the 100 MB crawl)
+TARGET_SLOPE_OVER_FLOOR_PARQUET = 1.15  # per MB (instructions): job / floor+Parquet, at most
+TARGET_SLOPE_B_OVER_JOB = 1.35  # per MB (instructions): baseline B / job, at least
+TARGET_EMPTY_RUN_G = 0.35  # instructions of `redecode run` on an empty WARC, at most (G)
+TARGET_VERSION_G = 0.1  # instructions of `redecode --version`, at most (G)
 TARGET_WALL_2W = 0.6
-TARGET_RSS_MB = 400
+TARGET_RSS_MB = 250
 TARGET_DECLARED = 1.0
 TARGET_UNDECLARED_LEGACY = 0.995
 
@@ -442,6 +445,8 @@ def row_command(row: str, shards: list[str], out: str) -> tuple[list[str], dict 
     ok, script = redecode_available()
     if not ok:
         raise RuntimeError(script)
+    if row == "redecode-version":
+        return [script, "--version"], None
     parts = row.split("-")  # redecode-<N>w[-<codec>]
     workers = int(parts[1].rstrip("w"))
     env = None
@@ -647,8 +652,80 @@ def profile_redecode(meta: dict, workdir: str, workers: int = 1, rate: int = 200
             "self_pct_by_file": top(self_file, 20), "self_pct_by_function": top(leaf_fn, 25)}
 
 
-ALL_ROWS = ["gzip-zlib", "gzip-isal", "warcio", "fastwarc", "floor", "baseline-a", "baseline-b",
+ALL_ROWS = ["gzip-zlib", "gzip-isal", "warcio", "fastwarc", "floor", "floor-parquet", "baseline-a", "baseline-b",
             "redecode-1w", "redecode-2w", "redecode-1w-snappy"]
+
+#: Rows whose fixed cost is measured on an empty WARC (one warcinfo record), and the command that
+#: answers without reading anything (``redecode --version``).
+FIXED_ROWS = ("floor-parquet", "baseline-b", "redecode-1w", "redecode-version")
+
+
+def empty_crawl(workdir: str) -> dict:
+    """A WARC holding one ``warcinfo`` record (gzip), for the fixed costs: what a row pays before
+    and after reading anything (interpreter, imports, its output's set-up and close)."""
+    import gzip  # noqa: PLC0415
+
+    path = os.path.join(workdir, "empty", "empty.warc.gz")
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        block = b"software: tests/benchmarks/run.py (an empty crawl)\r\n"
+        record = (b"WARC/1.1\r\nWARC-Type: warcinfo\r\nWARC-Date: 2024-06-01T00:00:00Z\r\n"
+                  b"WARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-000000000000>\r\n"
+                  b"Content-Type: application/warc-fields\r\nContent-Length: %d\r\n\r\n%s\r\n\r\n"
+                  % (len(block), block))
+        with open(path + ".tmp", "wb") as fh:
+            fh.write(gzip.compress(record, mtime=0))
+        os.replace(path + ".tmp", path)
+    return {"name": "empty", "size_mb": 0, "shards": [path], "uncompressed_bytes": 0}
+
+
+def run_fixed(rows: list[str], repeat: int, workdir: str, instructions: bool) -> dict:
+    """Fixed costs: each of :data:`FIXED_ROWS` that ``rows`` asks for (``redecode-version`` with any
+    redecode row) on :func:`empty_crawl`, ``repeat`` times (CPU s, median), and with
+    ``instructions`` once under callgrind."""
+    meta = empty_crawl(workdir)
+    wanted = [r for r in FIXED_ROWS if r in rows or (r == "redecode-version" and any(
+        x.startswith("redecode") for x in rows))]
+    ok, script = redecode_available()
+    out: dict[str, dict] = {}
+    for row in wanted:
+        if row.startswith("redecode") and not ok:
+            out[row] = {"skipped": script}
+            continue
+        cpu = []
+        for _ in range(repeat):
+            dest = os.path.join(workdir, "out", f"empty-{row}")
+            shutil.rmtree(dest, ignore_errors=True)
+            os.makedirs(dest)
+            cmd, env = row_command(row, meta["shards"], dest)
+            m = measure(cmd, env=env)
+            if m["returncode"]:
+                out[row] = {"failed": f"exit code {m['returncode']}", "stderr": m["stderr"][-2000:]}
+                break
+            cpu.append(m["cpu_s"])
+        else:
+            out[row] = {"cpu_s": statistics.median(cpu), "cpu_runs": [round(c, 3) for c in cpu]}
+            log(f"fixed cost of {row}: cpu {out[row]['cpu_s']:.2f} s")
+    if instructions:
+        import instructions as counter  # noqa: PLC0415 - (this directory's instructions.py)
+
+        why = counter.available()
+        for row, res in out.items():
+            if why or "cpu_s" not in res:
+                continue
+            log(f"callgrind {row} on the empty crawl ...")
+            res["instructions"], _objs = counter.count(row, meta["shards"], os.path.join(workdir, "empty"))
+    return out
+
+
+def add_cpu_slopes(results: dict, slope_results: dict, mb: float, slope_mb: float) -> None:
+    """Each row's CPU seconds per MB of crawl (``cpu_s_per_mb``) from its medians on two crawls."""
+    for row, res in results.items():
+        other = slope_results.get(row, {})
+        if "cpu_s" in res and "cpu_s" in other and slope_mb != mb:
+            (m1, c1), (m2, c2) = sorted(((mb, res["cpu_s"]), (slope_mb, other["cpu_s"])))
+            res["cpu_s_per_mb"] = (c2 - c1) / (m2 - m1)
+            res["cpu_slope_crawls_mb"] = [m1, m2]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -691,6 +768,8 @@ LABELS = {
     "warcio": "warcio, every record and payload",
     "fastwarc": "FastWARC, every record and payload",
     "floor": "floor: FastWARC + one decode + Parquet zstd-1 (no decision)",
+    "floor-parquet": "floor+Parquet: FastWARC, every payload byte read, the payloads as the job's Parquet",
+    "redecode-version": "redecode --version",
     "baseline-a": "baseline A: warcio + decode_html + Parquet",
     "baseline-b": "baseline B: FastWARC + resiliparse + Parquet",
     "redecode-1w": "redecode run, 1 worker",
@@ -747,8 +826,12 @@ def derived(results: dict) -> dict:
 def table_lines(meta: dict, results: dict) -> list[str]:
     counted = any("instructions" in res for res in results.values())
     sloped = any("instructions_per_mb" in res for res in results.values())
+    cpu_sloped = any("cpu_s_per_mb" in res for res in results.values())
     head = "| pipeline | CPU s | MB/s (CPU) |"
     rule = "|---|---:|---:|"
+    if cpu_sloped:
+        head += " CPU ms / MB |"
+        rule += "---:|"
     if counted:
         head += " G instructions |"
         rule += "---:|"
@@ -762,12 +845,15 @@ def table_lines(meta: dict, results: dict) -> list[str]:
         label = LABELS.get(row, row)
         if "skipped" in res or "failed" in res:
             note = res.get("skipped") or res.get("failed")
-            lines.append(f"| {label} | - | - |" + " - |" * (counted + 2 * sloped) + f" - | - | - | {note} | | |")
+            lines.append(f"| {label} | - | - |" + " - |" * (cpu_sloped + counted + 2 * sloped)
+                         + f" - | - | - | {note} | | |")
             continue
         peak = f"{max(res['maxrss_mb'], res['child_peak_mb']):.0f}"
         if res["n_children"]:
             peak += f" (largest of {res['n_children']} child processes: {res['child_peak_mb']:.0f})"
         cells = f"| {label} | {res['cpu_s']:.2f} | {res['mb_per_cpu_s']:.0f} |"
+        if cpu_sloped:
+            cells += f" {1e3 * res['cpu_s_per_mb']:.2f} |" if res.get("cpu_s_per_mb") else " |"
         if counted:
             cells += f" {res['instructions'] / 1e9:.2f} |" if res.get("instructions") else " |"
         if sloped:
@@ -783,33 +869,51 @@ def table_lines(meta: dict, results: dict) -> list[str]:
     return lines
 
 
-def instruction_target_lines(counts: dict[str, int], slopes: dict[str, tuple[float, float] | None]) -> list[str]:
-    """The issue-20 targets in instructions: ``counts`` row -> instructions on one crawl, ``slopes``
-    row -> (instructions per MB, fixed instructions) from two crawls (or None)."""
+def instruction_target_lines(counts: dict[str, int], slopes: dict[str, tuple[float, float] | None],
+                             fixed: dict[str, int] | None = None) -> list[str]:
+    """The targets in instructions: ``counts`` row -> instructions on one crawl, ``slopes`` row ->
+    (instructions per MB, intercept) from two crawls (or None), ``fixed`` row -> instructions on
+    the empty crawl (and of ``redecode --version``)."""
     out = []
 
     def mark(ok: bool) -> str:
         return "met" if ok else "NOT met"
 
-    job, floor = counts.get("redecode-1w"), counts.get("floor")
-    if job and floor:
-        r = job / floor
-        out.append(f"- instructions redecode 1 worker / floor: {r:.3f}x (target <= {TARGET_OVER_FLOOR}x: "
-                   f"{mark(r <= TARGET_OVER_FLOOR)}; at most {floor * TARGET_OVER_FLOOR / 1e9:.2f} G)")
+    job = counts.get("redecode-1w")
     for row, target in (("baseline-b", TARGET_VS_B), ("baseline-a", TARGET_VS_A)):
         if job and counts.get(row):
             r = counts[row] / job
-            out.append(f"- instructions {row} / redecode 1 worker: {r:.3f}x (target >= {target}x: {mark(r >= target)}; "
-                       f"the job may execute at most {counts[row] / target / 1e9:.2f} G)")
-    sj, sf = slopes.get("redecode-1w"), slopes.get("floor")
+            out.append(f"- instructions {row} / redecode 1 worker, whole run: {r:.3f}x (for reference; the "
+                       f"CPU target on the whole run is >= {target}x)")
+    sj, sp, sb = slopes.get("redecode-1w"), slopes.get("floor-parquet"), slopes.get("baseline-b")
+    if sj and sp:
+        r = sj[0] / sp[0]
+        out.append(f"- per MB, redecode 1 worker / floor+Parquet: {sj[0] / 1e6:.1f} / {sp[0] / 1e6:.1f} M instructions "
+                   f"= {r:.3f}x (target <= {TARGET_SLOPE_OVER_FLOOR_PARQUET}x: "
+                   f"{mark(r <= TARGET_SLOPE_OVER_FLOOR_PARQUET)}; at most "
+                   f"{sp[0] * TARGET_SLOPE_OVER_FLOOR_PARQUET / 1e6:.1f} M per MB)")
+    if sj and sb:
+        r = sb[0] / sj[0]
+        out.append(f"- per MB, baseline B / redecode 1 worker: {sb[0] / 1e6:.1f} / {sj[0] / 1e6:.1f} M instructions "
+                   f"= {r:.3f}x (target >= {TARGET_SLOPE_B_OVER_JOB}x: {mark(r >= TARGET_SLOPE_B_OVER_JOB)})")
+    sf = slopes.get("floor")
     if sj and sf:
-        r = sj[0] / sf[0]
-        out.append(f"- per-byte slope redecode 1 worker / floor: {sj[0] / 1e6:.1f} / {sf[0] / 1e6:.1f} M instructions "
-                   f"per MB = {r:.3f}x (target <= {TARGET_SLOPE_OVER_FLOOR}x: {mark(r <= TARGET_SLOPE_OVER_FLOOR)}); "
-                   f"fixed costs {sj[1] / 1e9:.2f} G and {sf[1] / 1e9:.2f} G")
-    for row in ("redecode-1w-snappy",):
-        if job and counts.get(row):
-            out.append(f"- {row} / redecode 1 worker: {counts[row] / job:.3f}x the instructions")
+        out.append(f"- per MB, for reference: the old floor (one decode, 4 columns) {sf[0] / 1e6:.1f} M instructions; "
+                   f"intercepts (start-up plus first uses) redecode {sj[1] / 1e9:.2f} G, floor+Parquet "
+                   f"{sp[1] / 1e9 if sp else float('nan'):.2f} G, baseline B {sb[1] / 1e9 if sb else float('nan'):.2f} G")
+    fixed = fixed or {}
+    if fixed.get("redecode-1w"):
+        g = fixed["redecode-1w"] / 1e9
+        others = ", ".join(f"{row} {fixed[row] / 1e9:.2f} G" for row in ("floor-parquet", "baseline-b")
+                           if fixed.get(row))
+        out.append(f"- fixed: redecode run on an empty WARC {g:.3f} G instructions (target <= {TARGET_EMPTY_RUN_G} G: "
+                   f"{mark(g <= TARGET_EMPTY_RUN_G)})" + (f"; on the same file {others}" if others else ""))
+    if fixed.get("redecode-version"):
+        g = fixed["redecode-version"] / 1e9
+        out.append(f"- fixed: `redecode --version` {g:.3f} G instructions (target <= {TARGET_VERSION_G} G: "
+                   f"{mark(g <= TARGET_VERSION_G)})")
+    if job and counts.get("redecode-1w-snappy"):
+        out.append(f"- redecode-1w-snappy / redecode 1 worker: {counts['redecode-1w-snappy'] / job:.3f}x the instructions")
     return out
 
 
@@ -826,17 +930,24 @@ def target_lines(results: dict, d: dict, double: dict | None) -> list[str]:
     if "redecode_1w_vs_a" in d:
         out.append(f"- redecode 1 worker vs baseline A (CPU throughput): {d['redecode_1w_vs_a']:.3f}x "
                    f"(target >= {TARGET_VS_A}x: {mark(d['redecode_1w_vs_a'] >= TARGET_VS_A)})")
-    if "redecode_1w_over_floor" in d:
-        r = d["redecode_1w_over_floor"]
-        out.append(f"- redecode 1 worker / floor (CPU): {r:.3f}x (target <= {TARGET_OVER_FLOOR}x: "
-                   f"{mark(r <= TARGET_OVER_FLOOR)})")
-    if "floor_vs_b" in d:
-        out.append(f"- for reference, the floor (FastWARC, one plain decode, the same Parquet writer, no decision) "
-                   f"vs baseline B (CPU): {d['floor_vs_b']:.3f}x")
+    cpu = {row: res["cpu_s_per_mb"] for row, res in results.items() if res.get("cpu_s_per_mb")}
+    if cpu.get("redecode-1w") and cpu.get("floor-parquet"):
+        out.append(f"- per MB (CPU), redecode 1 worker / floor+Parquet: {1e3 * cpu['redecode-1w']:.2f} / "
+                   f"{1e3 * cpu['floor-parquet']:.2f} ms = {cpu['redecode-1w'] / cpu['floor-parquet']:.3f}x "
+                   "(beside the instructions below)")
+    if cpu.get("redecode-1w") and cpu.get("baseline-b"):
+        out.append(f"- per MB (CPU), baseline B / redecode 1 worker: {cpu['baseline-b'] / cpu['redecode-1w']:.3f}x")
     counts = {row: res["instructions"] for row, res in results.items() if res.get("instructions")}
     slopes = {row: (res["instructions_per_mb"], res["fixed_instructions"]) for row, res in results.items()
               if res.get("instructions_per_mb")}
-    out += instruction_target_lines(counts, slopes)
+    fixed_results = (d.get("fixed") or {})
+    fixed_counts = {row: res["instructions"] for row, res in fixed_results.items() if res.get("instructions")}
+    for row in ("redecode-1w", "redecode-version", "floor-parquet", "baseline-b"):
+        res = fixed_results.get(row, {})
+        if "cpu_s" in res:
+            where = "" if row == "redecode-version" else " on an empty WARC"
+            out.append(f"- fixed (CPU): {LABELS.get(row, row)}{where}: {res['cpu_s']:.3f} s")
+    out += instruction_target_lines(counts, slopes, fixed_counts)
     snappy = results.get("redecode-1w-snappy", {})
     if snappy.get("output_mb") and r1.get("output_mb"):
         out.append(f"- output size: {r1['output_mb']:.1f} MB with zstd level 1 (default), "
@@ -913,7 +1024,9 @@ def markdown(meta: dict, results: dict, d: dict, double: dict | None, mach: dict
         "# Benchmarks",
         "",
         f"Measured {date} with `.venv/bin/python tests/benchmarks/run.py --size {args.size:g} "
-        f"--repeat {args.repeat}{' --double' if args.double else ''}` "
+        f"--repeat {args.repeat}{' --double' if args.double else ''}"
+        f"{f' --slope-size {args.slope_size:g}' if args.slope_size else ''}"
+        f"{' --instructions' if args.instructions else ''}` "
         "(see `tests/benchmarks/README.md`).",
         "",
         f"Machine: {mach['cpu_model']}, {mach['nproc']} cores available (shared with other jobs: "
@@ -934,7 +1047,9 @@ def markdown(meta: dict, results: dict, d: dict, double: dict | None, mach: dict
         "",
         *table_lines(meta, results),
         "",
-        "Targets (issues 9 and 20; instructions counted with callgrind, one run each, next to the CPU medians):",
+        "Targets (issues 9, 20 and 27; instructions counted with callgrind, one run each, next to the CPU "
+        "medians; per MB = the difference between two crawl sizes over the difference in MB; fixed = the "
+        "row on a WARC holding one warcinfo record):",
         "",
         *target_lines(results, d, double),
         "",
@@ -970,8 +1085,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="also count every row's instructions once under callgrind (instructions.py), "
                          "printed next to the CPU medians; needs valgrind")
     ap.add_argument("--slope-size", type=float, default=None, metavar="MB",
-                    help="with --instructions: count again on a crawl of this size, for each row's "
-                         "per-byte slope (instructions per MB) and fixed cost")
+                    help="run the rows again on a crawl of this size, for each row's cost per MB of crawl "
+                         "(CPU, and with --instructions instructions) and the intercept")
+    ap.add_argument("--no-fixed", action="store_true",
+                    help="do not measure the fixed costs (the rows on an empty WARC, `redecode --version`)")
     args = ap.parse_args(argv)
 
     rows = ALL_ROWS if not args.only else [r.strip() for r in args.only.split(",") if r.strip()]
@@ -985,9 +1102,15 @@ def main(argv: list[str] | None = None) -> int:
     meta = prepare_crawl(args.workdir, args.size, args.seed, args.shards, script)
     log(f"crawl: {meta['uncompressed_bytes'] / 1e6:.1f} MB uncompressed in {len(meta['shards'])} shards")
     results = run_rows(meta, rows, args.repeat, os.path.join(args.workdir, f"run-{args.size:g}mb"))
+    smeta = prepare_crawl(args.workdir, args.slope_size, args.seed, args.shards, script) if args.slope_size else None
+    if smeta is not None:
+        # the same rows on a second crawl: each row's CPU per MB (and, below, instructions per MB)
+        slope_results = run_rows(smeta, [r for r in rows if r in results and "cpu_s" in results[r]], args.repeat,
+                                 os.path.join(args.workdir, f"run-{args.slope_size:g}mb"))
+        add_cpu_slopes(results, slope_results, meta["uncompressed_bytes"] / 1e6, smeta["uncompressed_bytes"] / 1e6)
     if args.instructions:
-        smeta = prepare_crawl(args.workdir, args.slope_size, args.seed, args.shards, script) if args.slope_size else None
         count_instructions(meta, smeta, results, os.path.join(args.workdir, f"run-{args.size:g}mb"))
+    fixed = None if args.no_fixed else run_fixed(rows, args.repeat, args.workdir, args.instructions)
     double = None
     if args.double:
         dmeta = prepare_crawl(args.workdir, args.size * 2, args.seed, args.shards, script)
@@ -1002,6 +1125,7 @@ def main(argv: list[str] | None = None) -> int:
         log("profiling redecode run --workers 1 with py-spy ...")
         profile = profile_redecode(meta, os.path.join(args.workdir, f"run-{args.size:g}mb"))
     d = derived(results)
+    d["fixed"] = fixed
     report = {"machine": mach, "crawl": meta, "results": results, "derived": d, "double": double,
               "profile": profile, "seconds": time.time() - t_start}
     path = os.path.join(args.workdir, f"results-{args.size:g}mb.json")
