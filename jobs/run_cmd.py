@@ -64,7 +64,7 @@ log = logging.getLogger("redecode.cli")
     One --out directory holds one rule set's output, made with one --limit/--sample: a run with
     other rules or another selection into it is refused (use another --out, or --force to replace
     it). Inputs completed there by earlier runs with the same rules stay and are listed in _run.json.
-    --normalize and --graphemes are part of the rules (their digest): a run with other such options
+    --normalize, --graphemes and --language are part of the rules (their digest): a run with other such options
     into the same --out is refused too.
 
     \b
@@ -92,6 +92,9 @@ log = logging.getLogger("redecode.cli")
                    "(the form and Unicode version go into the rules digest).")
 @click.option("--graphemes", is_flag=True,
               help="Also write grapheme_count (extended grapheme clusters; costs CPU: see docs/columns.md).")
+@click.option("--language", is_flag=True,
+              help="Also write language and language_confidence (CLD2 on a sample of the visible text; "
+                   "costs CPU: see docs/columns.md).")
 @executor_options("one Spark task per archive")
 @click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N",
               help="Stop after N rows (response, resource and revisit records), inputs read in order.")
@@ -113,13 +116,13 @@ log = logging.getLogger("redecode.cli")
 @fail_on_failed_option
 @output_options("No progress bar and no summary on stderr (warnings and errors still).")
 @click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON on stdout.")
-def run(inputs, out, rules, workers, force, max_record_bytes, normalize, graphemes, executor, master, limit,
+def run(inputs, out, rules, workers, force, max_record_bytes, normalize, graphemes, language, executor, master, limit,
         sample, max_part_bytes, max_part_rows, partition_by, index_paths, where, list_prefix, fail_on_failed,
         quiet, as_json) -> None:
     """``redecode run``: parse the options, call :func:`redecode.job.run` (or the Spark executor),
     report on stderr (help text: the command's ``help`` above)."""
     # the output options are the rules' parameters: resolved here, once, with the rule set
-    rules = rules.with_outputs(normalize=normalize, graphemes=graphemes)
+    rules = rules.with_outputs(normalize=normalize, graphemes=graphemes, language=language)
     show_bar = not quiet and sys.stderr.isatty()
     bar = None
 

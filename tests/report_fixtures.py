@@ -82,11 +82,12 @@ def _cli(args: list[str]) -> None:
     assert result.exit_code == 0, result.output
 
 
-def sample_run(out: Path, rules: str = "browser-2026.11") -> str:
-    """``redecode run sample_warcs --out OUT --rules RULES`` (skips when sample_warcs/ is absent)."""
+def sample_run(out: Path, rules: str = "browser-2026.11", *options: str) -> str:
+    """``redecode run sample_warcs --out OUT --rules RULES [OPTIONS]`` (skips when sample_warcs/ is
+    absent)."""
     if not SAMPLES.is_dir() or not any(SAMPLES.iterdir()):
         pytest.skip(f"{SAMPLES} is empty or absent")
-    _cli(["run", str(SAMPLES), "--out", str(out), "--rules", rules, "--workers", "1", "--quiet"])
+    _cli(["run", str(SAMPLES), "--out", str(out), "--rules", rules, "--workers", "1", "--quiet", *options])
     return str(out)
 
 

@@ -15,7 +15,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from redecode import job
 from redecode.schema import COLUMNS, REQUIRED_COLUMNS, SCHEMA, SCHEMA_VERSION, SCHEMA_VERSION_KEY
-from redecode.rules import RULES
+from redecode.rules import DEFAULT_RULES, RULES
 from redecode_jobs.cli import cli
 
 import shared_paths
@@ -103,7 +103,7 @@ def test_manifest_counts_reconcile(good_run):
         assert entry["size"] == os.path.getsize(entry["path"])
         ec = entry["counts"]
         assert ec["records_seen"] == ec["decoded"] + ec["skipped"] + ec["failed"] == entry["rows"]
-    assert manifest["rules"]["name"] == "author-2026.12"
+    assert manifest["rules"]["name"] == DEFAULT_RULES
     assert len(manifest["rules"]["digest"]) == 64
     for dep in ("warcio", "pyarrow", "charset-normalizer", "python"):
         assert manifest["dependencies"][dep]
@@ -115,7 +115,7 @@ def test_rows_carry_provenance(good_run):
     assert rows
     for r in rows:
         assert r["encoding"] and r["source"] and r["confidence"] in ("certain", "tentative", "irrelevant")
-        assert r["rules"] == "author-2026.12" and len(r["rules_digest"]) == 64
+        assert r["rules"] == DEFAULT_RULES and len(r["rules_digest"]) == 64
         assert r["decode_errors"] >= 0 and r["text_length"] == len(r["text"])
         assert not r["text"].startswith("\ufeff")
         assert r["warc_offset"] >= 0 and r["warc_length"] > 0
@@ -170,7 +170,7 @@ def test_json_summary_on_stdout(tmp_path):
     assert result.exit_code == 0
     summary = json.loads(result.stdout)
     assert summary["counts"]["records_seen"] == len(rows_of(out))
-    assert summary["rules"] == "author-2026.12"
+    assert summary["rules"] == DEFAULT_RULES
 
 
 def test_directory_and_glob_inputs(tmp_path):
@@ -300,7 +300,7 @@ def test_the_refusal_names_the_rule_sets_and_the_first_difference(tmp_path):
 
     out = str(tmp_path / "out")
     assert invoke("run", GOOD[0], "--out", out, "-q").exit_code == 0
-    author, browser = get_rules("author-2026.12"), get_rules("browser-2026.11")
+    author, browser = get_rules(DEFAULT_RULES), get_rules("browser-2026.11")
     differ = [k for here, there in ((browser.parameters(), author.parameters()),
                                     (browser.versions(), author.versions()))
               for k in set(here) | set(there) if here.get(k) != there.get(k)]
@@ -326,7 +326,7 @@ def test_other_rules_into_the_same_directory_is_refused(tmp_path):
     result = CliRunner().invoke(cli, ["run", GOOD[0], "--out", out, "-q", "--rules", "seed-2026.10"])
     assert result.exit_code == 2
     assert "other rules" in result.output and "--force" in result.output
-    assert {r["rules"] for r in rows_of(out)} == {"author-2026.12"}
+    assert {r["rules"] for r in rows_of(out)} == {DEFAULT_RULES}
     # --force replaces them
     assert invoke("run", GOOD[0], "--out", out, "-q", "--rules", "seed-2026.10", "--force").exit_code == 0
     assert {r["rules"] for r in rows_of(out)} == {"seed-2026.10"}

@@ -10,7 +10,7 @@ declared with each confusable sibling's label, undeclared; short and long pages)
   for the rules being tested, each with its measured reason (the test fails when the misses are
   not exactly those: a fix must move a page out of the list);
 - on the test split, each figure of :data:`FLOORS` is reached (the figures measured with
-  ``author-2026.12``, the default when the corpus landed; raise a floor when rules improve on it,
+  ``author-2026.12.2``, the default since issue 30; raise a floor when rules improve on it,
   never lower one to let a change pass).
 """
 
@@ -36,15 +36,16 @@ KNOWN: dict[str, dict[str, str]] = {
                     "sr django:4 x-mac-cyrillic short header:x-mac-cyrillic")},
 }
 
-#: (row, column) -> pages right at least, on the test split (author-2026.12, 2026-12-04: see
-#: ``python tools/eval_language.py --split test``). Columns: kept, lies, undecl, all.
+#: (row, column) -> pages right at least, on the test split (author-2026.12.2, 2026-12-05: see
+#: ``python tools/eval_language.py --split test``; author-2026.12 had lies 4,620, undecl 1,813, all
+#: 18,719). Columns: kept, lies, undecl, all.
 FLOORS: dict[tuple[str, str], int] = {
-    ("all", "lies"): 4620, ("all", "undecl"): 1813, ("all", "all"): 18719,
-    ("lies cyrillic", "lies"): 2245, ("lies latin", "lies"): 1939,
-    ("lies japanese", "lies"): 332, ("lies chinese", "lies"): 28, ("lies arabic", "lies"): 76,
-    ("family south-european", "lies"): 0, ("family baltic", "lies"): 80,
-    ("family central", "lies"): 1449, ("family turkish", "lies"): 36,
-    ("family vietnamese", "lies"): 22,
+    ("all", "lies"): 24636, ("all", "undecl"): 2502, ("all", "all"): 39426,
+    ("lies cyrillic", "lies"): 6660, ("lies latin", "lies"): 17200,
+    ("lies japanese", "lies"): 360, ("lies chinese", "lies"): 236, ("lies arabic", "lies"): 180,
+    ("family south-european", "lies"): 780, ("family baltic", "lies"): 2990,
+    ("family central", "lies"): 8186, ("family turkish", "lies"): 1200,
+    ("family vietnamese", "lies"): 40,
 }
 
 

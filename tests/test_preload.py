@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from redecode.rules import RULES
+from redecode.rules import DEFAULT_RULES, RULES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAMPLES = os.path.join(ROOT, "sample_warcs")
@@ -81,4 +81,4 @@ def test_the_job_preloads_before_forking_workers_only(tmp_path, monkeypatch):
     job.run([SAMPLES], str(tmp_path / "one"), workers=1)
     assert calls == []
     job.run([SAMPLES], str(tmp_path / "two"), workers=2)
-    assert calls == ["author-2026.12"]
+    assert calls == [DEFAULT_RULES]

@@ -25,6 +25,7 @@ from redecode.report import (
     DIFF_SECTIONS,
     EXTRA_HINT,
     MAX_INPUTS_SHOWN,
+    MAX_LANGUAGES_SHOWN,
     MAX_RECORDS_LISTED,
     MAX_TLDS_SHOWN,
     RUN_SECTIONS,
@@ -37,6 +38,7 @@ from redecode.report import (
     visible,
     write_report,
 )
+from redecode.rules import DEFAULT_RULES
 from redecode.schema import PROVENANCE_COLUMNS
 from redecode_jobs.cli import cli
 from report_fixtures import NASTY, make_report_run, report_rows, sample_diff, sample_run
@@ -125,6 +127,25 @@ def _expected(rows: list[dict], manifests: dict[str, dict]) -> dict[str, Counter
         for k, v in grouped(lambda r: ((r["tld"] if r["tld"] is not None else "(none)")
                                        if (r["tld"] if r["tld"] is not None else "(none)") in top
                                        else "(other)", _label(r))).items())
+    # the language column (runs made with run --language); no chart when no row has one
+    if any(r.get("language") is not None for r in rows):
+        per_lang = Counter(r.get("language") or "(none)" for r in dec)
+        langs = {t for t, _ in sorted(per_lang.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_LANGUAGES_SHOWN]}
+        exp["languages"] = Counter(
+            k + (len(v), sum(r["decode_errors"] for r in v))
+            for k, v in grouped(lambda r: ((r.get("language") or "(none)") if (r.get("language") or "(none)") in langs
+                                           else "(other)", _label(r))).items())
+    else:
+        exp["languages"] = Counter()
+
+    def outcome(r):
+        return r.get("verdict") or (r["validation"].split(":")[0] if r["validation"] is not None else None)
+
+    review = sorted((r for r in dec if outcome(r) == "unresolved"
+                     or (outcome(r) in ("overridden", "kept") and r["confidence"] == "tentative")),
+                    key=lambda r: (r["warc_path"], r["warc_offset"]))
+    exp["review"] = [(r["target_uri"], r["warc_path"], r["warc_offset"], r["browser_encoding"], r["encoding"],
+                      outcome(r), r["validation"], len(review)) for r in review[:MAX_RECORDS_LISTED]]
     inputs = [(run, i) for run, m in manifests.items() for i in m["inputs"]]
     exp["outcomes"] = Counter(
         (o, n, sum(i["rows"] for _, i in inputs if i["outcome"] == o))
@@ -152,7 +173,7 @@ def _check(data, rows, manifests):
     assert [s.key for s in RUN_SECTIONS] == list(expected)
     for key, exp in expected.items():
         got = data.sections[key].rows
-        if key in ("inputs", "failed"):  # ordered: inputs not read to the end first; by input, offset
+        if key in ("inputs", "failed", "review"):  # ordered: inputs not read to the end first; by input, offset
             assert got == exp, key
         else:
             assert Counter(got) == exp, key
@@ -267,6 +288,25 @@ def test_sample_runs_of_every_rule_set(tmp_path):
         if rules.startswith("author-"):  # the sample has lying declarations the author rules fix
             assert any(not r[0].startswith("(nothing shown)") and r[1] != "kept"
                        for r in data.sections["overrides"].rows), rules
+
+
+def test_encodings_by_language_and_the_review_list(tmp_path):
+    """A run with the language columns (run --language) gets the encodings-by-language chart, the
+    same counts as the rows; the author rules' uncertain decisions are listed for review."""
+    run = sample_run(tmp_path / "lang", DEFAULT_RULES, "--language")
+    data = collect(run)
+    _check(data, _rows(run), {run: _manifest(run)})
+    languages = {r[0] for r in data.sections["languages"].rows}
+    assert {"en", "ru", "ja"} <= languages, languages
+    # the sample's lying declarations are overridden: each is for review, with its readings
+    review = data.sections["review"]
+    assert review.rows and all(r[5] in ("overridden", "kept", "unresolved") for r in review.rows)
+    page = render_html(data)
+    assert 'id="chart-languages"' in page and 'data-records="review"' in page
+    # without --language there is no language chart, and the section says why
+    plain = collect(sample_run(tmp_path / "plain", DEFAULT_RULES))
+    assert not plain.sections["languages"].rows
+    assert "run --language" in render_html(plain)
 
 
 def test_several_runs(report_run, tmp_path):

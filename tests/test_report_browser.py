@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from redecode.report import DIFF_SECTIONS, RUN_SECTIONS, collect, query_line, write_report
+from redecode.rules import DEFAULT_RULES
 from report_fixtures import NASTY, clueweb_run, make_report_run, sample_diff, sample_run
 from runs_fixtures import make_run, row
 
@@ -162,6 +163,17 @@ def test_sample_report_with_diff(browser, tmp_path):
     # one circle per (encoding, detector, confidence) row of the detector chart's data
     assert result["detector_circles"] == len(data.sections["detector"].rows) > 0
     assert "old and new text side by side" in result["text"]
+
+
+def test_sample_report_with_languages(browser, tmp_path):
+    """The default rules with run --language: the encodings-by-language heatmap is drawn, and the
+    decisions for review are listed."""
+    run = sample_run(tmp_path / "run", DEFAULT_RULES, "--language")
+    data = write_report(run, str(tmp_path / "r.html"))
+    result = load(browser, str(tmp_path / "r.html"))
+    assert_clean(result, data)
+    assert "languages" in {c["key"] for c in result["charts"]}
+    assert data.sections["review"].rows and "For review" in result["text"]
 
 
 @pytest.mark.parametrize("rules", ["seed-2026.10", "requests-2.32"])

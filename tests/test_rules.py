@@ -41,8 +41,10 @@ def page(body: str, head: str = "") -> str:
 
 
 def test_shipped_rules_and_default():
-    assert list(R.RULES) == ["author-2026.12", "browser-2026.11", "seed-2026.10", "requests-2.32"]
-    assert R.DEFAULT_RULES == "author-2026.12"  # issue 16: the author's text by default
+    assert list(R.RULES) == ["author-2026.12.2", "author-2026.12", "browser-2026.11", "seed-2026.10",
+                             "requests-2.32"]
+    # issue 16: the author's text by default; issue 30: with language as evidence
+    assert R.DEFAULT_RULES == "author-2026.12.2"
     assert R.BROWSER_RULES == "browser-2026.11"
     for name, rules in R.RULES.items():
         assert R.get_rules(name) is rules and rules.name == name and rules.description
@@ -51,7 +53,7 @@ def test_shipped_rules_and_default():
 def test_unknown_rules_message():
     with pytest.raises(KeyError) as e:
         R.get_rules("browser-1999")
-    assert e.value.args[0] == ("unknown rules 'browser-1999'; known rules: author-2026.12, "
+    assert e.value.args[0] == ("unknown rules 'browser-1999'; known rules: author-2026.12.2, author-2026.12, "
                                "browser-2026.11, seed-2026.10, requests-2.32")
 
 
@@ -104,17 +106,18 @@ def test_any_parameter_change_changes_digest(rules):
     # when set, so a shipped rule set keeps its digest; set, every field is one.
     unset = {f for f in R.OMITTED_WHEN_UNSET if not getattr(rules, f)}
     assert set(fields) - unset == set(rules.parameters())
-    with_all = dataclasses.replace(rules.with_outputs(normalize="NFC", graphemes=True),
+    with_all = dataclasses.replace(rules.with_outputs(normalize="NFC", graphemes=True, language=True),
                                    author=rules.author or V.BASELINE)
     assert set(fields) == set(with_all.parameters())
     seen = {rules.digest}
     for f in fields:
         old = getattr(rules, f)
-        new = _changed(old)
-        if f == "detector":
-            new = "cchardet" if old != "cchardet" else "chardetng"
         if f == "author":
             new = dataclasses.replace(old or V.BASELINE, defect_rate=(old or V.BASELINE).defect_rate + 1)
+        else:
+            new = _changed(old)
+        if f == "detector":
+            new = "cchardet" if old != "cchardet" else "chardetng"
         other = dataclasses.replace(rules, **{f: new})
         assert other.digest not in seen, f
         seen.add(other.digest)
@@ -153,7 +156,7 @@ def test_version_changes_change_digest(monkeypatch, target, attr):
         R._digest.cache_clear()
     changed = {n for n in before if before[n] != after[n]}
     if attr == "DECODER_VERSION":
-        assert changed == {"author-2026.12", "browser-2026.11"}  # Python-codec rules do not use it
+        assert changed == {"author-2026.12.2", "author-2026.12", "browser-2026.11"}  # Python-codec rules do not use it
     else:
         assert changed == set(R.RULES)
 
@@ -166,7 +169,7 @@ def test_tld_default_table_changes_browser_digest(monkeypatch):
         after = {n: r.digest for n, r in R.RULES.items()}
     finally:
         R._digest.cache_clear()
-    assert {n for n in before if before[n] != after[n]} == {"author-2026.12", "browser-2026.11"}
+    assert {n for n in before if before[n] != after[n]} == {"author-2026.12.2", "author-2026.12", "browser-2026.11"}
 
 
 def test_author_tables_change_only_the_author_digest(monkeypatch):
@@ -181,7 +184,22 @@ def test_author_tables_change_only_the_author_digest(monkeypatch):
     finally:
         R._digest.cache_clear()
         procedures._author_tables_digest.cache_clear()
-    assert {n for n in before if before[n] != after[n]} == {"author-2026.12"}
+    assert {n for n in before if before[n] != after[n]} == {"author-2026.12.2", "author-2026.12"}
+
+
+def test_the_siblings_table_changes_only_the_digest_of_rules_that_read_it(monkeypatch):
+    from redecode import siblings
+
+    before = {n: r.digest for n, r in R.RULES.items()}
+    R._digest.cache_clear()
+    siblings.table_digest.cache_clear()
+    monkeypatch.setitem(siblings.SIBLING_FAMILIES, "extra", (("KOI8-R", "windows-1252"), "a test"))
+    try:
+        after = {n: r.digest for n, r in R.RULES.items()}
+    finally:
+        R._digest.cache_clear()
+        siblings.table_digest.cache_clear()
+    assert {n for n in before if before[n] != after[n]} == {"author-2026.12.2"}
 
 
 def test_detector_version_changes_digest(monkeypatch):
@@ -497,7 +515,7 @@ def test_cli_rules_json():
     res = CliRunner().invoke(rules_cmd, ["--json"])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
-    assert doc["default"] == "author-2026.12"
+    assert doc["default"] == "author-2026.12.2"
     assert [d["name"] for d in doc["rules"]] == list(R.RULES)
     for d in doc["rules"]:
         rules = R.get_rules(d["name"])
@@ -509,7 +527,7 @@ def test_cli_rules_json():
 def test_cli_rules_text():
     res = CliRunner().invoke(rules_cmd, [])
     assert res.exit_code == 0
-    assert res.output.startswith("author-2026.12 (default)\n")
+    assert res.output.startswith("author-2026.12.2 (default)\n")
     for rules in R.RULES.values():
         assert rules.name in res.output and f"digest: {rules.digest}" in res.output
     assert CliRunner().invoke(rules_cmd, ["--help"]).exit_code == 0
@@ -524,7 +542,8 @@ def test_output_options_unset_keep_the_digest(rules):
     same = rules.with_outputs()
     assert same == rules and same.digest == rules.digest
     assert "unicode" not in rules.versions() and "graphemes" not in rules.versions()
-    assert rules.outputs() == {"normalize": None, "graphemes": False}
+    assert "language_identifier" not in rules.versions()
+    assert rules.outputs() == {"normalize": None, "graphemes": False, "language": False}
 
 
 @pytest.mark.parametrize("rules", list(R.RULES.values()), ids=list(R.RULES))
@@ -538,14 +557,16 @@ def test_each_output_option_changes_the_digest(rules):
         "nfkc": rules.with_outputs(normalize="NFKC"),
         "graphemes": rules.with_outputs(graphemes=True),
         "both": rules.with_outputs(normalize="NFC", graphemes=True),
+        "language": rules.with_outputs(language=True),
     }
     digests = {rules.digest} | {v.digest for v in variants.values()}
-    assert len(digests) == 5
+    assert len(digests) == 6
     assert all(v.name == rules.name and v.procedure == rules.procedure for v in variants.values())
     assert variants["nfc"].parameters()["normalize"] == "NFC"
     assert variants["nfc"].versions()["unicode"] == unicodedata.unidata_version
     assert variants["graphemes"].versions()["graphemes"] == f"regex@{regex.__version__}"
-    assert variants["both"].outputs() == {"normalize": "NFC", "graphemes": True}
+    assert variants["both"].outputs() == {"normalize": "NFC", "graphemes": True, "language": False}
+    assert variants["language"].versions()["language_identifier"].startswith("pycld2 ")
     # the rule set with the same options, rebuilt from its outputs, is the same rule set
     assert rules.with_outputs(**variants["both"].outputs()).digest == variants["both"].digest
 

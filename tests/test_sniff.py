@@ -322,7 +322,7 @@ def test_decision_shape():
         # not in DESIGN.md's list: what backfill needs to replay a decision from a row
         "meta_source", "xml_encoding",
         # the author's-text rules (redecode.validate)
-        "browser_encoding", "validation",
+        "browser_encoding", "validation", "verdict",
         # pages in two encodings (redecode.stretches)
         "stretches",
     ]

@@ -94,11 +94,13 @@ def test_without_options_text_bytes_only(plain):
 def test_schema_version_and_columns(plain):
     (part,) = sorted(Path(plain).glob("*.parquet"))
     schema = pq.read_schema(part)
-    assert schema.metadata[SCHEMA_VERSION_KEY] == SCHEMA_VERSION.encode() == b"1.4"
+    assert schema.metadata[SCHEMA_VERSION_KEY] == SCHEMA_VERSION.encode() == b"1.5"
     assert schema.names == list(COLUMNS)
-    # 1.3's columns, then 1.4's (issue 25: missing_bytes of a record cut short)
-    assert COLUMNS[-4:] == ("text_bytes", "grapheme_count", "text_normalized", "missing_bytes")
-    assert DERIVED_COLUMNS == ("text_length", "text_bytes", "grapheme_count", "text_normalized")
+    # 1.3's columns, then 1.4's (issue 25: missing_bytes of a record cut short), then 1.5's (issue 30)
+    assert COLUMNS[-7:] == ("text_bytes", "grapheme_count", "text_normalized", "missing_bytes", "verdict",
+                            "language", "language_confidence")
+    assert DERIVED_COLUMNS == ("text_length", "text_bytes", "grapheme_count", "text_normalized", "language",
+                               "language_confidence")
     assert "text_normalized" not in PROVENANCE_COLUMNS and "text" not in PROVENANCE_COLUMNS
     assert "text_bytes" in PROVENANCE_COLUMNS and "grapheme_count" in PROVENANCE_COLUMNS
 

@@ -67,8 +67,10 @@ def browser(payload: bytes, ct: str = "text/html", url: str | None = "http://exa
     return BROWSER.decide_and_decode(payload, content_type=[ct] if ct else [], url=url, kind=kind)
 
 
-def test_author_rules_are_the_default():
-    assert DEFAULT_RULES == "author-2026.12" and AUTHOR.procedure == "author"
+def test_author_rules_are_shipped_and_their_successor_is_the_default():
+    # author-2026.12 stays replayable as it is; author-2026.12.2 (language as evidence) is the default
+    assert DEFAULT_RULES == "author-2026.12.2" and AUTHOR.procedure == "author"
+    assert get_rules(DEFAULT_RULES).procedure == "author" and AUTHOR.author is None
 
 
 # --- the issue's cases: each recovers the author's text; the browser's answer pinned too ------
@@ -908,7 +910,9 @@ def test_the_baseline_is_frozen():
         "utf16_window": 1024, "utf16_min_units": 8, "utf16_zero_share": 16, "utf16_other_ratio": 3,
         "window": 8192, "min_high_bytes": 32, "runs_implausible": 0.6, "symbols_implausible": 0.2,
         "non_letters_implausible": 0.05, "case_flips_implausible": 0.03, "signal_tries": 3,
-        "signal_window": 8192,
+        "signal_window": 8192, "siblings": False, "language": False, "language_margin": 0.0, "language_floor": 0.0,
+        "language_min_chars": 0, "language_window": 0, "language_words": 0, "compare_defects": False,
+        "python_codecs": False,
     }
 
 

@@ -7,6 +7,8 @@ Inputs (``tests/data/author/``, see its README for sources and licences):
   labels resolved with the Encoding Standard's "get an encoding" (``gbk`` -> GBK,
   ``Big5-HKSCS`` -> Big5).
 * ``aliases-curated.tsv``: labels outside the Encoding Standard seen on the web.
+* ``siblings.tsv``: the confusable siblings (families of encodings whose texts read in each other
+  without U+FFFD), each family with its reason; every name must be an Encoding Standard name.
 * The Encoding Standard's labels (``lib/redecode/_tables.py``) and Python's codec registry
   (``encodings.aliases`` and the codecs they name, on the Python that runs this script; the version
   is recorded in the output).
@@ -25,6 +27,8 @@ removed (:func:`redecode.aliases.alias_key`) and ``how`` is
   equivalent (UTF-32, UTF-7, EUC-TW...) are left out.
 
 Earlier sources win: a key is taken from the first of the three that has it.
+
+Output ``SIBLING_FAMILIES``: family -> ``(encodings, reason)``, in the file's order.
 
 Run: ``python tools/gen_author_tables.py``; ``--check`` exits 1 when the committed module differs
 from what this would write (run by tests/test_aliases.py).
@@ -95,6 +99,21 @@ def aliases() -> dict[str, tuple[str, str]]:
     return {k: v for k, v in sorted(out.items()) if k not in LABELS}
 
 
+def sibling_families() -> dict[str, tuple[tuple[str, ...], str]]:
+    out: dict[str, tuple[tuple[str, ...], str]] = {}
+    names = set(LABELS.values())
+    for line in (SRC / "siblings.tsv").read_text("utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        family, encs, why = line.split("\t")
+        members = tuple(encs.split())
+        bad = [e for e in members if e not in names or e == "replacement"]
+        if bad or len(members) < 2 or len(set(members)) != len(members) or family in out:
+            raise SystemExit(f"siblings.tsv, family {family!r}: bad row ({bad or members})")
+        out[family] = (members, why)
+    return out
+
+
 def render() -> str:
     fb = tld_fallbacks()
     al = aliases()
@@ -117,6 +136,17 @@ def render() -> str:
         "ALIASES: dict[str, tuple[str, str]] = {",
     ]
     lines += [f"    {k!r}: ({v[0]!r}, {v[1]!r})," for k, v in al.items()]
+    lines += [
+        "}",
+        "",
+        "# Confusable siblings (siblings.tsv): family -> (Encoding Standard names, why they are confused).",
+        "SIBLING_FAMILIES: dict[str, tuple[tuple[str, ...], str]] = {",
+    ]
+    for k, (encs, why) in sibling_families().items():
+        lines.append(f"    {k!r}: (")
+        lines.append(f"        {encs!r},")
+        lines.append(f"        {why!r},")
+        lines.append("    ),")
     lines += ["}", ""]
     return "\n".join(lines)
 

@@ -7,7 +7,8 @@ them.
 Does what docs/report.md shows, in a temporary folder (so the pages name `out`, `sample_warcs/...`,
 as a user's would), and saves:
 
-- ``report-sample.png``, the whole page of the sample run: `redecode run sample_warcs --out out`,
+- ``report-sample.png``, the whole page of the sample run: `redecode run sample_warcs --out out
+  --language`,
   `redecode report out -o report.html`;
 - ``report-failures.png``, the head of the report of a run with failures, down to the failed and
   truncated records: resiliparse's ClueWeb09 responses (stored decoded under `Content-Encoding:
@@ -70,7 +71,7 @@ def make_reports(folder: Path) -> dict[str, Path]:
     old = os.getcwd()
     os.chdir(folder)
     try:
-        _redecode("run", "sample_warcs", "--out", "out", "--quiet")
+        _redecode("run", "sample_warcs", "--out", "out", "--language", "--quiet")
         _redecode("report", "out", "-o", "sample.html", "-q")
         # exit 1: inputs cut short (that is the point)
         _redecode("run", *(f"inputs/{p.name}" for p in FAILING), "--rules", "browser-2026.11",

@@ -273,3 +273,39 @@ ALIASES: dict[str, tuple[str, str]] = {
     'xwindows949': ('EUC-KR', 'curated'),
     'xxbig5': ('Big5', 'punctuation'),
 }
+
+# Confusable siblings (siblings.tsv): family -> (Encoding Standard names, why they are confused).
+SIBLING_FAMILIES: dict[str, tuple[tuple[str, ...], str]] = {
+    'cyrillic': (
+        ('KOI8-R', 'KOI8-U', 'windows-1251', 'ISO-8859-5', 'IBM866', 'x-mac-cyrillic'),
+        'each puts the Cyrillic alphabet in the high half in its own order: text in one reads in another as Cyrillic letters, reordered and case-flipped (KOI8-R under windows-1251: 70-100% of the letters wrong), with no U+FFFD and no C1 control in most pairs',
+    ),
+    'latin': (
+        ('windows-1252', 'ISO-8859-2', 'windows-1250', 'windows-1254', 'windows-1257', 'windows-1258', 'ISO-8859-13', 'ISO-8859-3', 'ISO-8859-4', 'ISO-8859-15', 'ISO-8859-16', 'macintosh'),
+        'Latin-1 letters sit at the same bytes in most of them and each puts its own accented letters (š ş ł ő ė ĉ ğ ơ) where another has symbols or other letters (š is ¹ in windows-1252, ł is ³): a lie reads as the right text with a few wrong letters; macintosh (Mac OS Roman) has the Latin-1 letters at other bytes (é is 8E), undeclared in text from old Mac editors',
+    ),
+    'greek': (
+        ('ISO-8859-7', 'windows-1253'),
+        "68 of ISO-8859-7's 70 letters sit at the same bytes (Ά is B6 in ISO-8859-7, A2 in windows-1253); windows-1253's quotes and dashes are C1 controls in ISO-8859-7",
+    ),
+    'hebrew': (
+        ('ISO-8859-8', 'ISO-8859-8-I', 'windows-1255'),
+        'the Hebrew letters sit at the same bytes; windows-1255 adds the vowel points (C0-D2), which ISO-8859-8 does not have',
+    ),
+    'arabic': (
+        ('ISO-8859-6', 'windows-1256'),
+        "both hold the Arabic letters, 22 of ISO-8859-6's 37 at the same bytes; windows-1256 puts French letters between its Arabic ones: ISO-8859-6 text reads in windows-1256 with a quarter or more of its letters wrong, windows-1256 text in ISO-8859-6 with U+FFFD",
+    ),
+    'japanese': (
+        ('Shift_JIS', 'EUC-JP', 'ISO-2022-JP'),
+        'the same character set (JIS X 0208) in three byte forms: Shift_JIS under EUC-JP makes U+FFFD, EUC-JP under Shift_JIS makes U+FFFD and half-width katakana, ISO-2022-JP is 7-bit',
+    ),
+    'chinese': (
+        ('GBK', 'gb18030', 'Big5'),
+        "GBK and Big5 are both pairs of bytes 81/A1-FE: Big5 text reads as GBK characters (some private-use) without U+FFFD, GBK as Big5 with a few; gb18030 is GBK's superset",
+    ),
+    'double-byte': (
+        ('EUC-KR', 'GBK', 'Big5'),
+        "EUC-style double-byte encodings: a text's A1-FE byte pairs are valid characters (Hangul, Hanzi) in each of the others (EUC-JP is not here: its kana sit at the same pairs as GB2312's, so a kana text reads the same in GBK)",
+    ),
+}

@@ -162,6 +162,7 @@ def replay_row(row: dict, old: Rules, new: Rules, *, replayable: bool) -> dict |
     out.update(columns, rules=new.name, rules_digest=new.digest)
     if out["validation"] is None and IDENTITY_NOTE in (row.get("warning") or ""):
         out["validation"] = IDENTITY_VALIDATION  # as record_row gives a body decoded as identity
+        out["verdict"] = "identity"
     if old.outputs() == new.outputs() and out["text"] == row["text"] and row.get("text_bytes") is not None:
         # The same text under the same output options (and Unicode data: both digests are this
         # code's): the prior derived columns are the new ones, grapheme clusters included.
@@ -292,7 +293,7 @@ def _remake(rows: Iterator[dict], new: Rules, stats: dict, *, replayable: bool, 
             return
         made: list[dict | None] = []
         for row in batch:
-            for c in REPLAY_COLUMNS + ("validation",):
+            for c in REPLAY_COLUMNS + ("validation", "verdict"):
                 row.setdefault(c, None)
             new_row = None
             if not same_code:
@@ -526,7 +527,8 @@ def _prior_outputs(manifest: dict) -> dict:
     """The output options (:meth:`redecode.rules.Rules.with_outputs` keywords) a prior run was made
     with, from its manifest's rules parameters (absent: none)."""
     params = (manifest.get("rules") or {}).get("parameters") or {}
-    return {"normalize": params.get("normalize"), "graphemes": bool(params.get("graphemes"))}
+    return {"normalize": params.get("normalize"), "graphemes": bool(params.get("graphemes")),
+            "language": bool(params.get("language"))}
 
 
 def backfill(
@@ -580,7 +582,7 @@ def backfill(
         raise BackfillError("--out must differ from the prior run directory")
     manifest, markers = _load_prior(prior_dir)
     prior_outputs = _prior_outputs(manifest)
-    if not (new.normalize or new.graphemes):
+    if not (new.normalize or new.graphemes or new.language):
         new = new.with_outputs(**prior_outputs)
     base = manifest.get("cwd")
     # the prior run's record selection (--limit, --sample): the output is what `run` with it gives

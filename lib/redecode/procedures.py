@@ -47,6 +47,7 @@ import dataclasses
 import hashlib
 import json
 import re
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ from typing import Any
 from . import aliases as _aliases
 from . import detect as _detect
 from . import sniff as _sniff
+from . import siblings as _siblings
 from . import stretches as _stretches
 from . import validate as _validate
 from .decode import Utf8DecodeResult, bom_sniff, decode, decode_to_utf8, decoder_family
@@ -63,7 +65,7 @@ from .equivalence import decoder_key, same_text
 from .labels import get_encoding
 from .mime import text_kind
 from .prescan import META_REMAP
-from .sniff import NEEDED, Decision, Detection, Facts, choose
+from .sniff import NEEDED, CodecDecision, Decision, Detection, Facts, choose
 
 #: What the methods take as ``rules``: a :class:`redecode.rules.Rules` (its parameters, ``name``,
 #: ``decide``/``decode``/``versions``). Not imported here: the rules module is built on this one.
@@ -115,14 +117,6 @@ class DecodedUtf8:
     decoder: str
     errors: int
     bom_removed: bool
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CodecDecision(Decision):
-    """A :class:`~redecode.sniff.Decision` made by a Python-codec rule set: ``codec`` is the
-    Python codec (``codecs.lookup(x).name``) that decodes the payload."""
-
-    codec: str
 
 
 # --- decoding with Python codecs ---------------------------------------------------------
@@ -292,6 +286,7 @@ class Procedure:
         else:
             row["text"] = decoded.text
         row["validation"] = decision.validation
+        row["verdict"] = decision.verdict
 
     def replay(self, row: dict, old: Rules, new: Rules) -> dict | None:
         """The :data:`redecode.schema.DECISION_COLUMNS` that ``new`` (whose procedure this is) gives
@@ -344,6 +339,7 @@ class Procedure:
             "decode_errors": row["decode_errors"],
             "text": row["text"],
             "validation": None,
+            "verdict": None,
         }
 
 
@@ -443,11 +439,17 @@ class Author(Browser):
 
     def versions(self, rules: Rules) -> dict[str, str]:
         v = {**super().versions(rules), "author_tables": _author_tables_digest()}
-        if _author_params(rules).stretches:
-            # the judge of the stretches' readings (pages in two encodings)
-            from . import language as _language  # noqa: PLC0415 - only rule sets that read it
+        params = _author_params(rules)
+        if params.siblings:
+            v["siblings"] = _siblings.table_digest()
+        if params.language or params.stretches:
+            from . import language as _language  # noqa: PLC0415 - only rule sets that read language
 
+            # the plausibility model (language evidence, the judge of a page's stretches)
             v["language"] = _language.versions()["language"]
+        if params.python_codecs:
+            # Python's hz and iso2022_kr codecs can change between feature releases
+            v["python_codecs"] = f"python@{sys.version_info.major}.{sys.version_info.minor}"
         return v
 
     def decide(self, rules: Rules, payload: bytes, content_type: Sequence[str], url: str | None,
@@ -460,6 +462,9 @@ class Author(Browser):
         # (the validation decoded the payload to check it: that decode is the row's text)
         v = self._validated(rules, payload, content_type, url, kind, utf8_text=utf8_text)
         r = v.decoded
+        if isinstance(v.decision, CodecDecision):  # HZ-GB-2312, ISO-2022-KR (Python's codecs)
+            return v.decision, Decoded(text=r.text, encoding=None, decoder=f"python:{v.decision.codec}",
+                                       errors=r.errors, bom_removed=r.bom_removed)
         if type(r) is Utf8DecodeResult:
             return v.decision, DecodedUtf8(utf8=r.utf8, length=r.length, encoding=r.encoding, decoder="whatwg",
                                            errors=r.errors, bom_removed=r.bom_removed)
@@ -477,6 +482,12 @@ class Author(Browser):
                 [_stretches.Stretch(o - bom, n, e) for o, n, e in decision.stretches])
             return Decoded(text=text, encoding=decision.encoding, decoder="whatwg", errors=errors,
                            bom_removed=bom > 0)
+        if isinstance(decision, CodecDecision):  # HZ-GB-2312, ISO-2022-KR (Python's codecs)
+            data = bytes(payload)
+            body = data[_BOM_CODECS[decision.bom][1]:] if decision.bom else data
+            text, errors = python_decode(body, decision.codec)
+            return Decoded(text=text, encoding=None, decoder=f"python:{decision.codec}", errors=errors,
+                           bom_removed=decision.bom is not None)
         if decision.source == "validated" and decision.bom is not None:
             # The author's rules overrode a BOM: its bytes are dropped, the rest decoded.
             data = bytes(payload)[_BOM_CODECS[decision.bom][1]:]

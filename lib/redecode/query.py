@@ -682,7 +682,8 @@ REPORT_SECTIONS: tuple[tuple[str, str, str], ...] = (
         "(browser_encoding -> encoding, and why)",
         f"SELECT CASE WHEN browser_encoding IS NULL AND contains(warning, {sql_string(_IDENTITY_PREFIX)}) "
         f"THEN {sql_string(NOTHING_SHOWN)} ELSE browser_encoding END AS browser_encoding, "
-        "encoding, source, split_part(validation, ':', 1) AS verdict, "
+        # the verdict column (schema 1.5); runs written before it: validation's first word
+        "encoding, source, coalesce(verdict, split_part(validation, ':', 1)) AS verdict, "
         "count(*) AS records, sum(decode_errors) AS replacement_chars FROM decodes "
         "WHERE status = 'decoded' AND (encoding IS DISTINCT FROM browser_encoding "
         "OR validation IS NOT NULL) "

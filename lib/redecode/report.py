@@ -94,6 +94,8 @@ EXTRA_HINT = "the HTML report needs the [report] extra: pip install 'warc-redeco
 
 #: Top-level domains given a row of their own in the TLD x encoding chart; the rest are "(other)".
 MAX_TLDS_SHOWN = 30
+#: Languages given a row of their own in the encodings-by-language chart (the others are summed).
+MAX_LANGUAGES_SHOWN = 30
 #: Inputs given a bar of their own in the per-input chart (those not read to the end first).
 MAX_INPUTS_SHOWN = 40
 #: Characters of a table cell shown before it is cut in the middle (the full text is its tooltip).
@@ -136,6 +138,16 @@ class Section:
 # (missing_bytes; their warning says how much is there).
 _FAILED_WHERE = "status = 'failed' OR error_kind IS NOT NULL OR missing_bytes IS NOT NULL"
 _FAILED_COLUMNS = "target_uri, warc_path, warc_offset, error_kind, coalesce(error, warning) AS error"
+
+# The decisions for a person to review: where the author's-text rules were not sure (their
+# verdict, as data since schema 1.5, else validation's first word): no reading decoded cleanly
+# (unresolved), another encoding than a browser's was chosen (overridden, always tentative), or the
+# browser's choice was kept although a competing reading read close to it (kept, tentative).
+_REVIEW_WHERE = ("status = 'decoded' AND (coalesce(verdict, split_part(validation, ':', 1)) = 'unresolved' "
+                 "OR (coalesce(verdict, split_part(validation, ':', 1)) IN ('overridden', 'kept') "
+                 "AND confidence = 'tentative'))")
+_REVIEW_COLUMNS = ("target_uri, warc_path, warc_offset, browser_encoding, encoding, "
+                   "coalesce(verdict, split_part(validation, ':', 1)) AS verdict, validation")
 _FAILED_ORDER = "warc_path, warc_offset"
 
 # The encoding as shown: the WHATWG name, or the Python decoder in parentheses where the rules used
@@ -206,11 +218,12 @@ RUN_SECTIONS: tuple[Section, ...] = (
                  "the same encoding on both sides, the text a browser shows), where did no reading "
                  "decode cleanly (unresolved: the browser's choice stands, tentative), and which does a "
                  "browser show no text for (identity: a body not in its declared content coding, "
-                 "decoded as stored; browser_encoding is null)? The colour is the verdict, the word "
-                 "before the colon in the validation column ((none): validation is null, as in rule "
+                 "decoded as stored; browser_encoding is null)? The colour is the verdict column (the word "
+                 "before the colon in validation, for runs made before it; (none): nothing checked, as in rule "
                  "sets that check nothing); rule sets that follow the browser have no such rows.",
         sql=f"SELECT coalesce(browser_encoding, {sql_string(NOTHING_SHOWN)}) || ' -> ' || {_ENCODING} AS change, "
-            "coalesce(split_part(validation, ':', 1), '(none)') AS verdict, "
+            # the verdict column (schema 1.5); runs written before it say it only in validation's first word
+            "coalesce(verdict, split_part(validation, ':', 1), '(none)') AS verdict, "
             "count(*) AS records, "
             "sum(decode_errors) AS replacement_chars FROM decodes WHERE status = 'decoded' "
             "AND (validation IS NOT NULL "
@@ -252,6 +265,38 @@ RUN_SECTIONS: tuple[Section, ...] = (
             "count(*) AS records, sum(decode_errors) AS replacement_chars FROM t "
             "GROUP BY ALL ORDER BY tld, encoding",
         view="decodes",
+    ),
+    Section(
+        key="languages",
+        title="Encodings by language",
+        question=f"Which encodings do the pages of each language use? (the language column, which runs "
+                 f"made with run --language have: CLD2 on a sample of the visible text; the "
+                 f"{MAX_LANGUAGES_SHOWN} languages with most decoded records, the others summed as "
+                 "(other); (none): CLD2 named no language)",
+        sql="WITH t AS (SELECT coalesce(language, '(none)') AS language, "
+            f"{_ENCODING} AS encoding, decode_errors FROM decodes WHERE status = 'decoded' "
+            "AND (SELECT count(language) FROM decodes) > 0), "
+            "top AS (SELECT language FROM t GROUP BY language ORDER BY count(*) DESC, language "
+            f"LIMIT {MAX_LANGUAGES_SHOWN}) "
+            "SELECT CASE WHEN language IN (SELECT language FROM top) THEN language ELSE '(other)' END "
+            "AS language, encoding, count(*) AS records, sum(decode_errors) AS replacement_chars FROM t "
+            "GROUP BY ALL ORDER BY language, encoding",
+        view="decodes",
+    ),
+    Section(
+        key="review",
+        title="For review: the decisions the rules were not sure of",
+        question="Which decoded records should a person check? Those where no reading decoded cleanly "
+                 "(unresolved), where the rules chose another encoding than a browser would "
+                 "(overridden: browser_encoding -> encoding) and where they kept the browser's choice "
+                 "although a competing reading came close (kept, confidence tentative). validation "
+                 "names every reading the rules weighed, with the language each reads as; redecode "
+                 "diff --rules browser-2026.11 --rules <these rules> shows the two texts side by side.",
+        sql=f"SELECT {_REVIEW_COLUMNS}, count(*) OVER () AS records FROM decodes "
+            f"WHERE {_REVIEW_WHERE} ORDER BY warc_path, warc_offset LIMIT {MAX_RECORDS_LISTED}",
+        view="decodes",
+        kind="records",
+        query=f"SELECT {_REVIEW_COLUMNS} FROM decodes WHERE {_REVIEW_WHERE} ORDER BY warc_path, warc_offset",
     ),
     Section(
         key="outcomes",
@@ -777,6 +822,14 @@ def _chart_tld(alt, rows):
                     y_sort=tlds, x_sort=_by_records(rows))
 
 
+def _chart_languages(alt, rows):
+    languages = _by_records(rows, "language")
+    if "(other)" in languages:  # the sum of the rest goes last
+        languages = [t for t in languages if t != "(other)"] + ["(other)"]
+    return _heatmap(alt, rows, x="encoding", y="language", x_title="encoding", y_title="language",
+                    y_sort=languages, x_sort=_by_records(rows))
+
+
 def _chart_outcomes(alt, rows):
     present = [r["outcome"] for r in rows]
     top = max((r["inputs"] for r in rows), default=0)
@@ -853,6 +906,7 @@ _BUILDERS = {
     "errors": _chart_errors,
     "errors_by_encoding": _chart_errors_by_encoding,
     "tld": _chart_tld,
+    "languages": _chart_languages,
     "outcomes": _chart_outcomes,
     "inputs": _chart_inputs,
     "diff_categories": _chart_diff_categories,
@@ -932,6 +986,13 @@ def _caption_tld(rows) -> Caption:
                           f"{_n(len({r['encoding'] for r in rows}), 'encoding')}.")
 
 
+def _caption_languages(rows) -> Caption:
+    total = sum(r["records"] for r in rows)
+    return Caption(total, f"decoded {'record' if total == 1 else 'records'}: "
+                          f"{_n(len({r['language'] for r in rows}), 'language row')} x "
+                          f"{_n(len({r['encoding'] for r in rows}), 'encoding')}.")
+
+
 def _caption_outcomes(rows) -> Caption:
     by = _totals(rows, "outcome", "inputs")
     total = sum(by.values())
@@ -975,6 +1036,7 @@ _CAPTIONS = {
     "errors": _caption_errors,
     "errors_by_encoding": _caption_errors_by_encoding,
     "tld": _caption_tld,
+    "languages": _caption_languages,
     "outcomes": _caption_outcomes,
     "inputs": _caption_inputs,
     "diff_categories": _caption_diff_categories,
@@ -1003,6 +1065,9 @@ _EMPTY = {
     "errors": "No decoded records.",
     "errors_by_encoding": "No decoder inserted a U+FFFD.",
     "tld": "No decoded records.",
+    "languages": "No record has a language: the runs were made without run --language (or before "
+                 "schema 1.5, which added the column).",
+    "review": "No decision to review: the rules were sure of every one (or checked none).",
     "outcomes": f"No inputs (or no {MANIFEST_NAME}).",
     "inputs": f"No inputs (or no {MANIFEST_NAME}).",
     "diff_categories": "No record changed.",
@@ -1250,6 +1315,10 @@ def _caption_html(section: Section, result: Result) -> str:
             f"{html.escape(c.text)}</p>")
 
 
+#: What a records section's query line shows whole that its table may cut.
+_WHOLE = {"failed": "error", "review": "validation"}
+
+
 def _records_html(section: Section, result: Result, runs: Sequence[str]) -> str:
     """A ``records`` section: how many, the ``redecode query`` line that lists them all, and the
     first :data:`MAX_RECORDS_LISTED` as a table."""
@@ -1265,7 +1334,7 @@ def _records_html(section: Section, result: Result, runs: Sequence[str]) -> str:
              else f"the first {shown:,} listed below, by input and offset")
     parts.append(f'<p class="caption" data-total="{total}"><b class="total">{total:,}</b> '
                  f"{'record' if total == 1 else 'records'} ({which}). Every one of them, with the "
-                 f"whole error, in a terminal:</p>")
+                 f"whole {_WHOLE.get(section.key, 'row')}, in a terminal:</p>")
     parts.append(f'<pre class="cmd"><code>{html.escape(query_line(section.query or "", runs))}</code></pre>')
     columns = [c for c in result.columns if c != "records"]
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)

@@ -99,13 +99,13 @@ __all__ = [
 #: text; it is part of every digest.
 DECISION_CODE_VERSION = "2026.12.6"
 
-DEFAULT_RULES = "author-2026.12"
+DEFAULT_RULES = "author-2026.12.2"
 
 #: The rule set whose answer every row records as ``browser_encoding``: what a browser picks.
 BROWSER_RULES = "browser-2026.11"
 
 #: Fields of :class:`Rules` that are output options (:meth:`Rules.with_outputs`), not a procedure's.
-OUTPUT_OPTIONS = ("normalize", "graphemes")
+OUTPUT_OPTIONS = ("normalize", "graphemes", "language")
 
 #: Fields that enter :meth:`Rules.parameters` (and so the digest) only when set: the output options,
 #: and parameters added after rule sets that do not use them were shipped (``author``), so that
@@ -165,6 +165,7 @@ class Rules:
     # -- output options (with_outputs): no shipped rule set sets them --
     normalize: Literal["NFC", "NFKC"] | None = None
     graphemes: bool | None = None
+    language: bool | None = None
 
     # -- identity --
 
@@ -186,17 +187,18 @@ class Rules:
             out[f.name] = v
         return out
 
-    def with_outputs(self, *, normalize: str | None = None, graphemes: bool = False) -> "Rules":
+    def with_outputs(self, *, normalize: str | None = None, graphemes: bool = False, language: bool = False) -> "Rules":
         """This rule set asked also to write ``text_normalized`` in form *normalize* (``NFC`` or
         ``NFKC``, Unicode UAX #15; None: no such column) and ``grapheme_count`` (*graphemes*).
         Same name; another digest when either is set. Raises ``ValueError`` for another form."""
         if normalize is not None and normalize not in _textforms.FORMS:
             raise ValueError(f"unknown normalization form {normalize!r}: {' or '.join(_textforms.FORMS)}")
-        return dataclasses.replace(self, normalize=normalize, graphemes=True if graphemes else None)
+        return dataclasses.replace(self, normalize=normalize, graphemes=True if graphemes else None,
+                                   language=True if language else None)
 
     def outputs(self) -> dict[str, Any]:
         """The output options as :meth:`with_outputs` keywords (``normalize``, ``graphemes``)."""
-        return {"normalize": self.normalize, "graphemes": bool(self.graphemes)}
+        return {"normalize": self.normalize, "graphemes": bool(self.graphemes), "language": bool(self.language)}
 
     def versions(self) -> dict[str, str]:
         """Versions of everything outside the parameters that can change this rule set's output.
@@ -228,6 +230,10 @@ class Rules:
             v["unicode"] = _textforms.UNICODE_VERSION
         if self.graphemes:
             v["graphemes"] = _textforms.grapheme_version()
+        if self.language:
+            from . import language as _language  # noqa: PLC0415 - only runs asked for the columns
+
+            v["language_identifier"] = _language.versions()["language_identifier"]
         return v
 
     @property
@@ -333,7 +339,7 @@ _AUTHOR = dataclasses.replace(
     _BROWSER,
     name="author-2026.12",
     description=(
-        "The author's text (the default): the browser's decision checked against the payload "
+        "The author's text (the default until author-2026.12.2): the browser's decision checked against the payload "
         "and overridden where the bytes show a declaration, default or detector answer to be "
         "wrong: every candidate (declarations, aliases of unknown labels such as MacCyrillic, "
         "UTF-8, UTF-16 without BOM, ISO-2022-JP escapes, the detector with the TLD as tie-break) "
@@ -345,6 +351,37 @@ _AUTHOR = dataclasses.replace(
     tld_vote="firefox",
     min_errors=_validate.DEFAULT_MIN_ERRORS,
     identity_fallback=True,
+)
+
+# author-2026.12 with language as evidence (issue 30): the confusable siblings of the primary and of
+# the declarations are candidates; check k sends a page to the weighing where a sibling reads
+# better as language; the weighing puts a reading that reads language_margin worse than the best
+# after every other, and one with min_errors defects more than the cleanest after the rest;
+# HZ-GB-2312 and ISO-2022-KR decoded with Python's codecs (the language columns: run --language).
+_AUTHOR_2 = dataclasses.replace(
+    _AUTHOR,
+    name="author-2026.12.2",
+    description=(
+        "The author's text (the default): author-2026.12's checks and candidates, plus language as "
+        "evidence: the declared or detected encoding's confusable siblings (KOI8-R and "
+        "windows-1251, ISO-8859-2 and windows-1252, Big5 and GBK...) are candidates, a reading "
+        "that reads worse as language by the margin loses wherever it was declared, a reading with "
+        "U+FFFD never beats a clean one for where it was declared, a reading that loses on "
+        "language is never certain; HZ-GB-2312 and ISO-2022-KR decoded with Python's codecs; "
+        "rows carry the verdict (and language, language_confidence with run --language). Encoding "
+        "Standard decoders otherwise."
+    ),
+    author=_validate.AuthorParams(
+        siblings=True,
+        language=True,
+        language_margin=12.0,
+        language_floor=-30.0,
+        language_min_chars=4,
+        language_window=4096,
+        language_words=24,
+        compare_defects=True,
+        python_codecs=True,
+    ),
 )
 
 _SEED = Rules(
@@ -380,7 +417,7 @@ _REQUESTS = Rules(
 )
 
 #: The shipped rule sets by name.
-RULES: dict[str, Rules] = {r.name: r for r in (_AUTHOR, _BROWSER, _SEED, _REQUESTS)}
+RULES: dict[str, Rules] = {r.name: r for r in (_AUTHOR_2, _AUTHOR, _BROWSER, _SEED, _REQUESTS)}
 
 
 def get_rules(name: str) -> Rules:
@@ -398,13 +435,14 @@ def as_rules(rules: Rules | str) -> Rules:
 
 
 @cache
-def known_rules(name: str, digest: str, normalize: str | None = None, graphemes: bool = False) -> Rules | None:
+def known_rules(name: str, digest: str, normalize: str | None = None, graphemes: bool = False,
+                language: bool = False) -> Rules | None:
     """The shipped rule set called *name*, with the output options *normalize* and *graphemes*
     (:meth:`Rules.with_outputs`), if it still has *digest* (the rules that made a stored row, as
     this code has them), else None."""
     rules = RULES.get(name)
-    if rules is not None and (normalize or graphemes):
-        rules = rules.with_outputs(normalize=normalize, graphemes=graphemes)
+    if rules is not None and (normalize or graphemes or language):
+        rules = rules.with_outputs(normalize=normalize, graphemes=graphemes, language=language)
     return rules if rules is not None and rules.digest == digest else None
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "1.4"  # the columns each minor version added: COLUMNS_ADDED
+SCHEMA_VERSION = "1.5"  # the columns each minor version added: COLUMNS_ADDED
 SCHEMA_VERSION_KEY = b"redecode.schema_version"
 
 #: Column kinds (the third element of each :data:`_FIELDS` entry): who makes the column.
@@ -112,6 +112,18 @@ _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
                                           "its Content-Length); the text is what is there and warning "
                                           "says so; 0 when only the record's gzip trailer is missing; "
                                           "NULL for a whole record"),
+    # -- 1.5: language as evidence (issue 30) --
+    ("verdict", pa.string(), DECISION, "author's-text rules: the outcome of the check that validation explains: "
+                                       "overridden, kept or unresolved (validation's first word, as data), "
+                                       "identity for a body decoded as stored (a browser shows no text); "
+                                       "null when nothing was checked"),
+    ("language", pa.string(), DERIVED, "language of text (ISO 639-1 where one exists, else ISO 639-3), "
+                                       "identified by CLD2 on 256 characters of its visible text; NULL "
+                                       "unless the run was asked for it (run --language), and where "
+                                       "CLD2 finds none"),
+    ("language_confidence", pa.float64(), DERIVED, "0..1: CLD2's share of that sample in that language, "
+                                                   "halved when it calls the answer unreliable; not a "
+                                                   "probability; NULL with language"),
 ]
 
 #: Column name -> description (used by docs/columns.md, generated, and ``redecode query``).
@@ -132,6 +144,7 @@ COLUMNS_ADDED: dict[str, tuple[str, ...]] = {
     "1.2": ("browser_encoding", "validation"),
     "1.3": ("text_bytes", "grapheme_count", "text_normalized"),
     "1.4": ("missing_bytes",),
+    "1.5": ("verdict", "language", "language_confidence"),
 }
 
 

@@ -92,6 +92,7 @@ __all__ = [
     "DEFAULT_ENCODING",
     "SOURCES",
     "TLD_DEFAULTS",
+    "CodecDecision",
     "Decision",
     "Detection",
     "Detector",
@@ -165,7 +166,8 @@ class Decision:
     browser rules pick for the same record (:func:`decide` and :func:`choose` set it to their own
     ``encoding``; the author's-text rules keep the browser's there); ``validation``: why the
     author's-text rules kept or overrode a declaration (:mod:`redecode.validate`), None otherwise;
-    ``stretches``: where those rules read a page in parts (``source`` ``parts``), each stretch
+    ``verdict``: its outcome (``overridden``, ``kept``, ``unresolved``; :attr:`redecode.validate.Verdict.outcome`),
+    None when nothing was checked; ``stretches``: where those rules read a page in parts (``source`` ``parts``), each stretch
     read with another encoding than ``encoding`` as ``(offset, length, encoding)`` (bytes of the
     payload, a BOM included; :mod:`redecode.stretches`), else ``()``.
     """
@@ -192,9 +194,22 @@ class Decision:
     # Added for the author's-text rules (redecode.validate).
     browser_encoding: str | None = None
     validation: str | None = None
+    # Added for language as evidence (issue 30).
+    verdict: str | None = None
     # Added for pages in two encodings (issue 29).
     stretches: tuple[tuple[int, int, str], ...] = ()
 
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CodecDecision(Decision):
+    """A :class:`Decision` whose text a Python codec makes: ``codec`` is the Python codec
+    (``codecs.lookup(x).name``) that decodes the payload; ``encoding`` the Encoding Standard
+    encoding that names it, or None where none does. Made by the Python-codec rule sets
+    (:mod:`redecode.procedures`) and by the author's-text rules for HZ-GB-2312 and ISO-2022-KR
+    (:mod:`redecode.validate`)."""
+
+    codec: str
 
 def tld_of(url: str | None) -> str | None:
     """The top-level domain of *url*'s host, lower case without the dot (``"jp"``), or None for
@@ -551,6 +566,7 @@ def _choose(
         facts.meta_source,
         xml_enc,
         encoding,  # browser_encoding: this is the browser's decision
+        None,
         None,
         (),
     )

@@ -108,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-record-bytes", type=int, default=DEFAULT_MAX_RECORD_BYTES)
     parser.add_argument("--normalize", choices=("NFC", "NFKC"), default=None)
     parser.add_argument("--graphemes", action="store_true")
+    parser.add_argument("--language", action="store_true")
     parser.add_argument("--index", action="append", default=[])
     parser.add_argument("--where", default=None)
     parser.add_argument("--prefix", default=None)
@@ -125,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     summary = run_spark(
         args.inputs,
         args.out,
-        rules=as_rules(args.rules).with_outputs(normalize=args.normalize, graphemes=args.graphemes),
+        rules=as_rules(args.rules).with_outputs(normalize=args.normalize, graphemes=args.graphemes,
+                                                language=args.language),
         master=args.master,
         force=args.force,
         max_record_bytes=args.max_record_bytes,

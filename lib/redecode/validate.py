@@ -87,6 +87,10 @@ The order (the steps of :mod:`redecode.sniff` with a check after them):
       alias, another encoding than the primary (:func:`redecode.aliases.alias_encoding`);
    j. ``detected``: the primary came from the detector, and the payload may be mostly valid UTF-8.
 
+   k. ``language`` (from ``author-2026.12.2`` on, ``AuthorParams.language``; also where j fired):
+      a confusable sibling of the primary encoding (:mod:`redecode.siblings`) reads the payload
+      better as language than the primary (:func:`language_check`, :mod:`redecode.language`).
+
    Pure-ASCII payloads stop after g (every ASCII-compatible encoding reads the same text).
 
 5. Candidates, each with its evidence: every declaration (for XML and plain text too, and the late
@@ -111,6 +115,15 @@ The order (the steps of :mod:`redecode.sniff` with a check after them):
    evidence wins; ties go to declarations (in step order), then structure, then the detector, then
    the default. When no candidate is clean the primary stays (the replacement encoding gives way
    to the least damaged reading).
+
+   From ``author-2026.12.2`` on (:class:`AuthorParams`): the siblings of the primary and of every
+   declaration are candidates too (evidence of weight 0); the clean candidates' readings of the
+   payload's excerpt are scored as language, and the one score (``_score``) puts first the
+   readings within ``language_margin`` bits of the best, then those without ``min_errors``
+   defects more than the cleanest (``compare_defects``), then evidence, rank and order as above;
+   a primary kept although another reading read better is ``tentative``. HZ-GB-2312 and
+   ISO-2022-KR are candidates decoded with Python's codecs where a label names them
+   (``python_codecs``; :class:`redecode.sniff.CodecDecision`).
 
 6. Pages in two encodings (rule sets whose :class:`AuthorParams` set ``stretches``): the chosen
    reading's stretches (UTF-8 runs in a legacy reading, legacy runs in a UTF-8 one) are read with
@@ -138,7 +151,10 @@ Measured: chardet's real test pages served without a charset, 207 of 209 right
 Slovak or Turkish text under ``iso-8859-1`` fire no check; against one declaration, three GBK
 words that are all valid UTF-8 overrule it.
 
-Deviations: this is not a browser's algorithm; :func:`decide` departs from what a browser shows
+Deviations: HZ-GB-2312 and ISO-2022-KR, which the Encoding Standard maps to the replacement
+encoding, are decoded with Python's codecs under ``python_codecs``
+(``tests/test_language_evidence.py::test_hz_and_iso_2022_kr_are_decoded_with_pythons_codecs``).
+Otherwise this is not a browser's algorithm; :func:`decide` departs from what a browser shows
 exactly where the steps above say (that is its purpose). The browser's answer is kept in
 ``browser_encoding``.
 """
@@ -148,8 +164,10 @@ from __future__ import annotations
 import codecs
 import dataclasses
 import re
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from . import decode as _decode
@@ -158,7 +176,8 @@ from . import stretches as _stretches
 from ._tables import SINGLE_BYTE
 from .aliases import FIREFOX_TLD_FALLBACKS, alias_encoding
 from .prescan import head_scan, prescan
-from .sniff import Decision, Detection, Facts, amend, choose, default_encoding, gather
+from . import siblings as _siblings
+from .sniff import CodecDecision, Decision, Detection, Facts, amend, choose, default_encoding, gather
 
 __all__ = [
     "BASELINE",
@@ -223,6 +242,13 @@ RUNS_MIN_BYTES = 32
 #: windows of this many bytes.
 SIGNAL_TRIES = 3
 SIGNAL_WINDOW = 8192
+
+#: Words kept on each side of a word whose readings differ in :meth:`ByteProfile.excerpt` (the
+#: words around a non-ASCII one tell the language model which language it is reading).
+EXCERPT_CONTEXT_WORDS = 3
+#: Bytes :meth:`ByteProfile.excerpt` looks at on each side of a run for those words (a longer word
+#: is cut: CJK text runs without spaces).
+EXCERPT_REACH = 256
 
 
 # --- the byte-level checks ------------------------------------------------------------------
@@ -585,6 +611,28 @@ def _letter_classes(encoding: str) -> bytes:
 
 
 _LETTER_CLASSES: dict[str, bytes] = {}
+_WORD_CLASSES: dict[str, bytes] = {}
+
+
+def _word_classes(encoding: str) -> bytes:
+    """:func:`_letter_classes` with ASCII letters by case too (``l``/``u``) and other ASCII bytes
+    as spaces: a case flip inside a word counts across ASCII and non-ASCII letters."""
+    table = _WORD_CLASSES.get(encoding)
+    if table is None:
+        t = bytearray(_letter_classes(encoding))
+        for b in range(128):
+            t[b] = ord("l") if 0x61 <= b <= 0x7A else ord("u") if 0x41 <= b <= 0x5A else ord(" ")
+        table = _WORD_CLASSES[encoding] = bytes(t)
+    return table
+
+
+def anomalies(data: bytes, encoding: str) -> int:
+    """How many non-ASCII bytes the single-byte *encoding* reads as something other than a letter
+    or mark, plus how many upper-case letters it reads right after a lower-case one (``пРИВЕТ``,
+    ``ZaĽó``): what a wrong single-byte reading of text has more of than the right one. Counts,
+    not shares. Raises ``KeyError`` for an encoding that is not single-byte."""
+    t = data.translate(_word_classes(encoding))
+    return t.count(b"s") + t.count(b"lu")
 
 
 def script_letters(payload: bytes, encoding: str, start: int = 0, *, window: int = RUNS_WINDOW,
@@ -624,6 +672,52 @@ def _unknown_labels(facts) -> list[tuple[str, str]]:
 
 
 _NON_ASCII_RUN = re.compile(rb"[\x80-\xff]+")
+
+# the words around a run (ByteProfile.excerpt): the rest of the run's word, then up to
+# EXCERPT_CONTEXT_WORDS words, each after whitespace or tags; _WORDS_BEFORE reads reversed bytes
+_WORDS_AFTER = re.compile(rb"([^\s<>]*)(?:(?:\s|<[^<>]{0,%d}>)+[^\s<>]+){0,%d}" % (EXCERPT_REACH, EXCERPT_CONTEXT_WORDS))
+_WORDS_BEFORE = re.compile(rb"[^\s<>]*(?:(?:\s|>[^<>]{0,%d}<)+[^\s<>]+){0,%d}" % (EXCERPT_REACH, EXCERPT_CONTEXT_WORDS))
+_TAG = re.compile(rb"<[^<>]*>")
+
+
+#: Bytes of payload :func:`_runs_from` tests at once for ASCII before searching them for runs.
+SCAN_CHUNK = 1024
+
+
+def _runs_from(runs: "re.Pattern[bytes]", data: bytes, pos: int):
+    """``runs.finditer(data, pos)``, faster over long ASCII stretches (a page's scripts and style
+    sheets between its words): a chunk of :data:`SCAN_CHUNK` bytes that is all ASCII is skipped
+    whole (``bytes.isascii`` tests it at C speed; the regular expression tests each byte), since
+    every byte *runs* matches is non-ASCII. Yields the same matches, each a whole run."""
+    n = len(data)
+    while pos < n:
+        end = min(n, pos + SCAN_CHUNK)
+        if data[pos:end].isascii():
+            pos = end
+            continue
+        m = runs.search(data, pos, end)
+        if m is None:
+            pos = end
+            continue
+        if m.end() == end < n:
+            m = runs.match(data, m.start())  # the run goes on past the chunk: take it whole
+        yield m
+        pos = m.end()
+
+
+@cache
+def differing_bytes(encodings: frozenset[str]) -> "re.Pattern[bytes] | None":
+    """A pattern for the runs of bytes that *encodings* (Encoding Standard names) read as
+    different characters: where all are single-byte, the bytes 0x80-0xFF at which their tables
+    (:data:`redecode._tables.SINGLE_BYTE`) differ (None when there is none: every reading is the
+    same text); otherwise every non-ASCII byte."""
+    if all(e in SINGLE_BYTE for e in encodings):
+        tables = [SINGLE_BYTE[e] for e in encodings]
+        diff = bytes(0x80 + i for i in range(128) if len({t[i] for t in tables}) > 1)
+        if not diff:
+            return None
+        return re.compile(b"[" + b"".join(b"\\x%02x" % b for b in diff) + b"]+")
+    return _NON_ASCII_RUN
 _UTF16 = frozenset(("UTF-16LE", "UTF-16BE"))
 #: The compiled core (:mod:`redecode.native`): one-pass twins of the byte measures above (the same
 #: answers, tests/test_core.py), or None for the pure-Python code.
@@ -654,6 +748,23 @@ class AuthorParams:
     0..1): check h's thresholds. ``signal_tries`` and ``signal_window`` (bytes): how far check e
     looks for UTF-8 past stray bytes.
 
+    From ``author-2026.12.2`` on (their defaults are ``author-2026.12``'s behaviour): ``siblings``:
+    the primary's and the declarations' confusable siblings (:mod:`redecode.siblings`) are
+    candidates; ``language``: language evidence (:mod:`redecode.language`) is read, by check k
+    (a clean sibling reads better than the primary) and by the weighing; ``language_margin``
+    (bits, log2): how much better a reading of the excerpt must read to win on language;
+    ``language_floor`` (bits per character): a best reading that reads worse than this is no
+    language (every reading is nonsense to the model: language says nothing);
+    ``language_min_chars`` (characters): the evidence below which language says nothing;
+    ``language_window`` (bytes) and ``language_words``: at most how many bytes, and how many words
+    whose readings differ, of the payload the readings are scored on (:meth:`ByteProfile.excerpt`,
+    with the words around them); ``compare_defects``: between clean candidates
+    that language does not separate, fewer defects win before the evidence is counted (a
+    declared reading with U+FFFD never beats a clean sibling because of where it was declared);
+    ``python_codecs``: HZ-GB-2312 and ISO-2022-KR, which the Encoding Standard maps to the
+    replacement encoding, are decoded with Python's codecs where the label names them and the
+    bytes parse.
+
     Pages in two encodings (step 6; off in :data:`BASELINE`): ``stretches``: the chosen reading's
     stretches are read with the encoding that reads each best; ``stretch_min_invalid``: U+FFFD a
     run of a UTF-8 reading needs to be a legacy stretch (2: a lone invalid byte stays U+FFFD);
@@ -681,6 +792,16 @@ class AuthorParams:
     case_flips_implausible: float = CASE_FLIPS_IMPLAUSIBLE
     signal_tries: int = SIGNAL_TRIES
     signal_window: int = SIGNAL_WINDOW
+    # -- from author-2026.12.2 on; the defaults are author-2026.12's behaviour --
+    siblings: bool = False
+    language: bool = False
+    language_margin: float = 0.0
+    language_floor: float = 0.0
+    language_min_chars: int = 0
+    language_window: int = 0
+    language_words: int = 0
+    compare_defects: bool = False
+    python_codecs: bool = False
     # -- pages in two encodings (issue 29; step 6) --
     stretches: bool = False
     stretch_min_invalid: int = 2
@@ -725,7 +846,7 @@ class ByteProfile:
     """
 
     __slots__ = ("data", "kind", "params", "_ascii_only", "_utf8_valid", "_nul", "_utf16", "_escapes",
-                 "_signal", "_first_high", "_binary", "_shares")
+                 "_signal", "_first_high", "_binary", "_shares", "_excerpts", "_readings", "language")
 
     def __init__(self, data: bytes, kind: str, params: AuthorParams = BASELINE, *,
                  ascii_only: bool | None = None, utf8_valid: bool | None = None):
@@ -741,6 +862,10 @@ class ByteProfile:
         self._first_high = -1
         self._binary = -1
         self._shares: dict[tuple[str, int], Any] = {}
+        self._excerpts: dict[frozenset[str], bytes] = {}
+        self._readings: dict[tuple[str, frozenset[str]], _decode.DecodeResult] = {}
+        #: what check k found (:class:`LanguageFinding`), for the weighing; None before it ran
+        self.language: LanguageFinding | None = None
 
     def after(self, n: int) -> "ByteProfile":
         """The profile of ``data[n:]`` (the payload after an *n*-byte BOM); this one for 0."""
@@ -836,6 +961,66 @@ class ByteProfile:
                                                    min_bytes=p.min_high_bytes)
         return v
 
+    def excerpt(self, encodings: Sequence[str]) -> bytes:
+        """The bytes language evidence reads of the *encodings*' readings: the words (runs of bytes
+        between ASCII whitespace and tags) holding a byte that the readings decode differently
+        (:func:`differing_bytes`: for single-byte encodings the bytes where their tables differ,
+        else every non-ASCII byte), the first ``language_words`` of them with
+        :data:`EXCERPT_CONTEXT_WORDS` words on each side (a word is read at most
+        :data:`EXCERPT_REACH` bytes from its run; a run at most ``language_window`` bytes, cut
+        after an even number of bytes), in order, joined by a newline, tags inside replaced by a
+        space, at most ``language_window`` bytes in all. ``b""`` when no byte differs. The cuts
+        fall at ASCII whitespace or a tag, where every ASCII-compatible decoder is in step (no
+        trail byte of Shift_JIS, GBK, Big5 or EUC-KR is below 0x40), so each encoding's decode
+        of the excerpt is its reading of those words of the payload; a word read only in part
+        (longer than the reach) may start or end with a broken character, the same bytes in
+        every reading. Made once per set of encodings; costs a search of the payload up to the
+        last word taken, and a few matches per word."""
+        key = frozenset(encodings)
+        found = self._excerpts.get(key)
+        if found is None:
+            found = self._excerpts[key] = self._cut(differing_bytes(key))
+        return found
+
+    def _cut(self, runs: "re.Pattern[bytes] | None") -> bytes:
+        if runs is None or self.ascii_only:
+            return b""
+        data, p = self.data, self.params
+        n, reach, cap = len(data), EXCERPT_REACH, p.language_window
+        spans: list[list[int]] = []
+        word_end = total = 0
+        words = 0
+        for m in _runs_from(runs, data, self.first_high):
+            s, e = m.span()
+            if s < word_end:
+                continue  # another run of the same word
+            if e - s > cap:
+                e = s + (cap & ~1)  # a long run of double-byte text: cut between two characters
+            after = _WORDS_AFTER.match(data, e, min(n, e + reach))
+            word_end, end = after.end(1), after.end()
+            if spans and s <= spans[-1][1]:
+                total += max(0, end - spans[-1][1])
+                spans[-1][1] = max(spans[-1][1], end)
+            else:
+                lo = max(s - reach, spans[-1][1] if spans else 0)
+                start = s - _WORDS_BEFORE.match(data[lo:s][::-1]).end()
+                spans.append([start, end])
+                total += end - start
+            words += 1
+            if words >= p.language_words or total >= cap:
+                break
+        if total > cap:
+            spans[-1][1] -= total - cap
+        return _TAG.sub(b" ", b"\n".join(data[a:b] for a, b in spans))
+
+    def reading(self, encoding: str, encodings: Sequence[str]) -> _decode.DecodeResult:
+        """*encoding*'s decode of the :meth:`excerpt` of *encodings* (no BOM sniffing), made once."""
+        key = (encoding, frozenset(encodings))
+        r = self._readings.get(key)
+        if r is None:
+            r = self._readings[key] = _decode.decode(self.excerpt(encodings), encoding, bom_sniff=False)
+        return r
+
     def implausible(self, encoding: str, start: int) -> bool:
         """Whether *encoding*'s reading cannot be the author's text, whatever its decoder made
         (checks c and h, and the weighing's): UTF-16 over HTML/XML without a NUL byte in the
@@ -865,8 +1050,10 @@ class ByteProfile:
 #: Evidence kinds, in the order of the weighing's tie-break (lower wins a tie): a declaration
 #: (BOM, transport, meta, XML declaration), an alias of an unknown label, structure (valid or
 #: mostly valid UTF-8, the UTF-16 NUL pattern, ISO-2022-JP escape sequences, the browser's
-#: ``utf8-valid`` step), the detector, the default.
-EVIDENCE_KINDS = ("declaration", "alias", "structure", "detector", "default")
+#: ``utf8-valid`` step; HZ or ISO-2022-KR escapes under a label naming them), the detector, the
+#: default; from ``author-2026.12.2`` on, a confusable sibling of the primary or a declaration
+#: (weight 0: a candidate, no vote) and language (weight 0: what the reading reads as).
+EVIDENCE_KINDS = ("declaration", "alias", "structure", "detector", "default", "sibling", "language")
 _RANK = {kind: i for i, kind in enumerate(EVIDENCE_KINDS)}
 
 
@@ -898,12 +1085,17 @@ class Candidate:
     (U+FFFD, C1 controls, private-use and binary-data characters, not counting a U+FFFD that is
     the last character); ``clean`` (at most one defect per ``defect_rate`` non-ASCII characters,
     and plausible); ``implausible`` (:meth:`ByteProfile.implausible`, or a reading checks c/h
-    named)."""
+    named); ``language`` (its plausibility as text, when language evidence was read); ``codec``
+    (a Python codec for the encodings the Encoding Standard does not decode, else None)."""
 
-    __slots__ = ("encoding", "evidence", "result", "defects", "clean", "implausible")
+    __slots__ = ("encoding", "evidence", "result", "defects", "clean", "implausible", "language", "codec")
 
-    def __init__(self, encoding: str):
+    def __init__(self, encoding: str, codec: str | None = None):
         self.encoding = encoding
+        #: the Python codec that decodes it (HZ-GB-2312, ISO-2022-KR), else None
+        self.codec = codec
+        #: its :class:`redecode.language.Plausibility` among the clean candidates, when read
+        self.language: Any = None
         self.evidence: list[Evidence] = []
         self.result: _decode.DecodeResult | None = None
         self.defects = 0
@@ -941,7 +1133,8 @@ class Candidate:
 
 
 #: The checks of step 4 by name (:func:`check`'s answers).
-CHECKS = ("replacement", "errors", "implausible", "utf-8", "nul", "escapes", "disagree", "detected")
+CHECKS = ("replacement", "errors", "implausible", "utf-8", "nul", "escapes", "disagree", "detected",
+          "language")
 #: The outcomes a :class:`Verdict` records (the first word of ``validation``).
 OUTCOMES = ("overridden", "kept", "unresolved")
 
@@ -1008,6 +1201,19 @@ class Validated:
     verdict: Verdict | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class LanguageFinding:
+    """What check k found: the plausibility (:class:`redecode.language.Plausibility`) of the
+    primary's reading and of its clean siblings' readings of :meth:`ByteProfile.excerpt`, by
+    encoding (``scores``); ``best``: the sibling that reads best, and by how much (``lead``, bits)
+    it reads better than the primary (negative: worse)."""
+
+    primary: str
+    scores: dict[str, Any]
+    best: str | None
+    lead: float  # bits
+
+
 # --- the decision ---------------------------------------------------------------------------
 
 #: ``detector(payload, tld) -> Detection | None`` as :func:`redecode.sniff.decide` calls it.
@@ -1041,6 +1247,12 @@ def decide(
     encoding and error count); the decision is the same either way. Raises ValueError for an
     unknown *kind*; never raises because of the payload.
     """
+    return _decide(payload, content_type, url, kind, browser_detector, author_detector, params, utf8_text)
+
+
+def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: str,
+            browser_detector: Detector | None, author_detector: Detector | None, params: AuthorParams,
+            utf8_text: bool) -> Validated:
     if type(payload) is not bytes:
         payload = bytes(payload)
     facts = gather(payload, content_type=content_type, url=url, kind=kind)
@@ -1067,6 +1279,8 @@ def decide(
     profile = ByteProfile(payload, facts.kind, params, ascii_only=facts.ascii_only,
                           utf8_valid=facts.utf8_valid)
     reason = check(profile, facts, primary, result)
+    if reason in (None, "detected") and params.language and language_check(profile, primary):
+        reason = "language"
     if reason is None:
         v = Validated(primary, result)
     else:
@@ -1125,6 +1339,47 @@ def check(profile: ByteProfile, facts: Facts, primary: Decision,
     return None
 
 
+def language_check(profile: ByteProfile, primary: Decision) -> bool:
+    """Check k (``author-2026.12.2`` on): whether a confusable sibling of the *primary* encoding
+    (:func:`redecode.siblings.siblings`) reads the payload better as language than the primary
+    does. Language work is done only where a sibling's reading differs: the readings of
+    :meth:`ByteProfile.excerpt` identical to the primary's, with more U+FFFD than it, or
+    structurally implausible (:meth:`ByteProfile.implausible`) are dropped first; the rest are
+    scored by :func:`redecode.language.plausibility` on that same excerpt (one per record). Fires
+    when the best sibling's score is higher, with at least ``language_min_chars`` characters of evidence (the weighing then
+    applies ``language_margin``). Sets ``profile.language`` (:class:`LanguageFinding`) whenever
+    readings were scored. Pure-ASCII payloads and encodings without siblings never fire."""
+    sibs = _siblings.siblings(primary.encoding)
+    if not sibs or profile.ascii_only:
+        return False
+    every = (primary.encoding, *sibs)
+    prim = profile.reading(primary.encoding, every)
+    if not prim.text:
+        return False  # no byte that the siblings read differently
+    excerpt = profile.excerpt(every)
+    start = profile.first_high
+    mine = anomalies(excerpt, primary.encoding) if primary.encoding in SINGLE_BYTE else None
+    kept = [primary.encoding]
+    for sib in sibs:
+        r = profile.reading(sib, every)
+        if r.text == prim.text or r.errors > prim.errors or profile.implausible(sib, start):
+            continue
+        if mine is not None and sib in SINGLE_BYTE and anomalies(excerpt, sib) > mine:
+            continue  # more symbols, controls or case flips than the decision's reading: not text
+        kept.append(sib)
+    if len(kept) == 1:
+        return False
+    from . import language as _language  # noqa: PLC0415 - its model loads on first use
+
+    scores = _language.plausibility({e: profile.reading(e, every).text for e in kept})
+    ours = scores[primary.encoding]
+    best = max(kept[1:], key=lambda e: (scores[e].bits, e))
+    lead = scores[best].bits - ours.bits
+    profile.language = LanguageFinding(primary.encoding, scores, best, lead)
+    p = profile.params
+    return lead > 0 and ours.evidence >= p.language_min_chars and scores[best].score >= p.language_floor
+
+
 def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decode.DecodeResult,
            reason: str, author_detection: Callable[[], Detection | None]) -> Validated:
     """Step 5: gather the candidates, pick the winner, record why."""
@@ -1147,14 +1402,14 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
 
     cands: dict[str, Candidate] = {}
 
-    def add(encoding: str | None, kind: str, where: str) -> Candidate | None:
+    def add(encoding: str | None, kind: str, where: str, weight: int = 1, codec: str | None = None) -> Candidate | None:
         if encoding is None or encoding == "replacement":
             return None
         c = cands.get(encoding)
         if c is None:
-            c = cands[encoding] = Candidate(encoding)
+            c = cands[encoding] = Candidate(encoding, codec)
         if all(e.where != where for e in c.evidence):
-            c.evidence.append(Evidence(kind, where, encoding))
+            c.evidence.append(Evidence(kind, where, encoding, weight))
         return c
 
     # Declarations, in step order (the BOM first), then aliases of unknown labels.
@@ -1187,17 +1442,35 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
     escapes = body_profile.escapes()
     if escapes == "ISO-2022-JP":
         add(escapes, "structure", "ISO-2022-JP escape sequences")
+    if params.python_codecs and (primary.encoding == "replacement" or escapes == "ISO-2022-KR"):
+        # HZ-GB-2312 and ISO-2022-KR: the Encoding Standard decodes neither; Python's codecs do
+        # (a documented deviation), where a label names them (or the KR escapes are there)
+        found = _python_codec(facts, escapes)
+        if found is not None:
+            add(found[0], "structure", found[1], codec=found[2])
     if primary.encoding == "replacement" or reason == "implausible":
         # The label names the replacement encoding (ISO-2022-KR, HZ...), which decodes nothing,
         # or a reading that cannot be the author's: the page's text is what its bytes say in
         # another encoding, the TLD's default at least.
         add(default_encoding(facts.tld), "default", "default")
+    if params.siblings:
+        # the confusable siblings of the primary and of each declaration: candidates without a
+        # vote, which win only on language or on defects
+        for enc in [primary.encoding] + [c.encoding for c in declared]:
+            for sib in _siblings.siblings(enc):
+                add(sib, "sibling", f"sibling of {enc}", 0)
 
     start = body_profile.first_high
+    # With language evidence, a single-byte reading of another script that check h finds
+    # implausible (non-letters, case flips: „quotes“ in a short Serbian page) stays a candidate
+    # and language weighs it against its siblings; CJK bytes under such a label read as nonsense
+    # and lose on language anyway.
+    language_decides = params.language and params.siblings
 
     def judge(c: Candidate) -> None:
         if c.result is None:
-            c.result = _decode.decode(body, c.encoding, bom_sniff=False)
+            c.result = (_codec_decode(body, c.codec) if c.codec is not None
+                        else _decode.decode(body, c.encoding, bom_sniff=False))
         text = c.result.text
         c.defects = (c.result.errors + _not_text(c.encoding, body, text)
                      + (0 if c.encoding in _UTF16 else body_profile.binary))
@@ -1208,13 +1481,13 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
         if c.encoding == "UTF-8" and utf8 is not None and utf8.mostly_valid:
             c.clean = True
         c.implausible = body_profile.implausible(c.encoding, start)
-        if c.implausible:
+        if c.implausible and not (language_decides and c.encoding in _NON_LATIN):
             c.clean = False
 
     for c in cands.values():
         judge(c)
 
-    why = _against(primary, result, reason, body)
+    why = _against(primary, result, reason, body, profile.language)
     notes = (_KR_NOTE,) if escapes == "ISO-2022-KR" else ()
     # Decisive structure wins outright when clean: UTF-16's NUL pattern, ISO-2022-JP's escape
     # sequences (both are also ASCII-only or 'valid UTF-8' to the other checks), and valid UTF-8
@@ -1255,6 +1528,11 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
         else:
             groups.append(c)
     clean = [c for c in groups if c.clean]
+    top = least = None
+    if params.language and len(clean) > 1:
+        top = _read_language(body_profile, clean)
+    if params.compare_defects and clean:
+        least = min(c.defects for c in clean)
     if not clean and primary.encoding == "replacement" and groups:
         # the replacement decoder gives no text at all: the least damaged reading is better
         best = min(groups, key=lambda c: (c.defects, c.rank, order.index(c.encoding)))
@@ -1266,16 +1544,95 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
         det = {}
         if detection is not None and primary.detector is None:
             det = {"detector": detection.detector, "detector_confidence": detection.confidence}
-        return Validated(amend(primary, confidence="tentative", validation=verdict.render(), **det), result,
-                         verdict)
-    best = max(clean, key=lambda c: _score(c, order))
-    return _outcome(facts, primary, result, best, reason, why, groups, detection, notes)
+        return Validated(amend(primary, confidence="tentative", validation=verdict.render(), verdict="unresolved",
+                               **det), result, verdict)
+    best = max(clean, key=lambda c: _score(c, order, params, top, least))
+    lost = top is not None and best.language is not None and best.language.bits < top
+    return _outcome(facts, primary, result, best, reason, why, groups, detection, notes, lost)
 
 
-def _score(c: Candidate, order: list[str]) -> tuple:
-    """The weighing's one score of a clean candidate (the highest wins): the weight of its
-    evidence, then its rank (declarations first), then the order it was found in."""
-    return (c.weight, -c.rank, -order.index(c.encoding))
+def _score(c: Candidate, order: list[str], params: AuthorParams, top: float | None = None,
+           least: int | None = None) -> tuple:
+    """The weighing's one score of a clean candidate (the highest wins). ``author-2026.12``: the
+    weight of its evidence, then its rank (declarations first), then the order it was found in.
+    With language evidence (*top*: the best plausibility score among the clean candidates), a
+    candidate that reads at least ``language_margin`` bits per character worse than the best
+    comes after every other, wherever it was declared; with ``compare_defects`` (*least*: the
+    fewest defects of a clean candidate), so does one with ``min_errors`` defects more than that,
+    before the evidence is counted."""
+    tail = (c.weight, -c.rank, -order.index(c.encoding))
+    if top is None and least is None:
+        return tail
+    readable = 1
+    if (top is not None and c.language is not None and c.language.evidence >= params.language_min_chars
+            and top - c.language.bits >= params.language_margin):
+        readable = 0
+    sound = 0 if least is None or c.defects < least + params.min_errors else -1
+    return (readable, sound, *tail)
+
+
+def _read_language(profile: ByteProfile, clean: list[Candidate]) -> float | None:
+    """Score the clean candidates' readings of the excerpt as language (each gets its
+    ``language``, and a ``language`` piece of evidence of weight 0); the best score, or None when
+    fewer than two could be read."""
+    readable = [c for c in clean if c.codec is None and c.encoding not in _UTF16]
+    if len(readable) < 2:
+        return None
+    from . import language as _language  # noqa: PLC0415 - its model loads on first use
+
+    every = [c.encoding for c in readable]
+    scores = _language.plausibility({e: profile.reading(e, every).text for e in every})
+    for c in readable:
+        pl = c.language = scores[c.encoding]
+        if pl.language is not None:
+            c.evidence.append(Evidence("language", f"reads as {pl.language} ({pl.bits:.0f} bits)", c.encoding, 0))
+    best = max(readable, key=lambda c: c.language.bits).language
+    if best.score < profile.params.language_floor:
+        for c in readable:  # every reading is nonsense to the model: language says nothing
+            c.language = None
+        return None
+    return best.bits
+
+
+#: labels of the replacement encoding that Python has a codec for -> (name, codec)
+_PYTHON_CODECS = {"hz-gb-2312": ("HZ-GB-2312", "hz"), "iso-2022-kr": ("ISO-2022-KR", "iso2022_kr"),
+                  "csiso2022kr": ("ISO-2022-KR", "iso2022_kr")}
+
+
+def _python_codec(facts: Facts, escapes: str | None) -> tuple[str, str, str] | None:
+    """``(name, evidence, codec)`` for HZ-GB-2312 or ISO-2022-KR when a declared label names it
+    (or, for ISO-2022-KR, its escape sequences are in the payload), else None."""
+    for where, label in (("transport", facts.header_charset), (facts.meta_source or "meta", facts.meta_charset),
+                         ("xml-declaration", facts.xml_charset)):
+        found = _PYTHON_CODECS.get((label or "").strip().lower())
+        if found is not None:
+            return found[0], f"{where}:{label} (Python's {found[1]})", found[1]
+    if escapes == "ISO-2022-KR":
+        return "ISO-2022-KR", "ISO-2022-KR escape sequences (Python's iso2022_kr)", "iso2022_kr"
+    return None
+
+
+_codec_errors = threading.local()
+
+
+def _count_errors(exc: UnicodeError) -> tuple[str, int]:
+    # Python's "replace" for decoding (one U+FFFD, resume after the flagged bytes), counted
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    _codec_errors.n += 1
+    return "\ufffd", exc.end
+
+
+codecs.register_error("redecode-validate-count", _count_errors)
+
+
+def _codec_decode(body: bytes, codec: str) -> _decode.DecodeResult:
+    """*body* decoded with Python's *codec*, one U+FFFD per error (Python's ``replace``, counted;
+    ``encoding`` None: no Encoding Standard encoding made the text)."""
+    _codec_errors.n = 0
+    text = body.decode(codec, errors="redecode-validate-count")
+    errors = _codec_errors.n
+    return _decode.DecodeResult(text, None, errors, False)
 
 
 def _runs_at_least(body: bytes, n: int) -> bool:
@@ -1317,9 +1674,13 @@ def _metas(payload: bytes, facts: Facts) -> list[tuple[str, str, str]]:
     return out
 
 
-def _against(primary: Decision, result: _decode.DecodeResult, reason: str, body: bytes) -> str:
+def _against(primary: Decision, result: _decode.DecodeResult, reason: str, body: bytes,
+             finding: LanguageFinding | None = None) -> str:
     """Why the primary was checked, in words."""
     what = _step_name(primary)
+    if reason == "language" and finding is not None:
+        return (f"{what} reads worse as language than its sibling {finding.best} "
+                f"(by {finding.lead:.1f} bits)")
     made = [f"{result.errors} U+FFFD"] if result.errors else []
     c1 = c1_controls(result.encoding, body) if result.encoding in _C1_BYTES else 0
     if c1:
@@ -1363,14 +1724,18 @@ def _conflict(facts: Facts, encoding: str) -> tuple[str, ...]:
 
 
 def _outcome(facts: Facts, primary: Decision, result: _decode.DecodeResult, winner: Candidate, reason: str,
-             why: str, shown: list[Candidate], detection: Detection | None, notes: tuple[str, ...]) -> Validated:
-    """The decision and text for *winner*: kept when it is the primary's encoding, else overridden
-    (tentative, its decode the text); *shown*: the candidates the verdict names besides it."""
+             why: str, shown: list[Candidate], detection: Detection | None, notes: tuple[str, ...],
+             lost: bool = False) -> Validated:
+    """The decision and text for *winner*: kept when it is the primary's encoding (tentative when
+    it *lost* on language), else overridden (tentative, its decode the text); *shown*: the
+    candidates the verdict names besides it."""
     others = tuple(c for c in shown if c is not winner and c.encoding != winner.encoding)
     if winner.encoding == primary.encoding:
         verdict = Verdict(outcome="kept", check=reason, against=why, primary=primary.encoding,
                           winner=winner, others=others)
-        return Validated(amend(primary, validation=verdict.render()), result, verdict)
+        kept = amend(primary, validation=verdict.render(), verdict="kept",
+                     **({"confidence": "tentative"} if lost else {}))
+        return Validated(kept, result, verdict)
     verdict = Verdict(outcome="overridden", check=reason, against=why, primary=primary.encoding,
                       winner=winner, others=others, notes=notes)
     text = winner.result
@@ -1379,8 +1744,15 @@ def _outcome(facts: Facts, primary: Decision, result: _decode.DecodeResult, winn
     det = {}
     if detection is not None:
         det = {"detector": detection.detector, "detector_confidence": detection.confidence}
+    if winner.codec is not None:
+        # no Encoding Standard encoding made the text: the decision names the Python codec
+        fields = {f.name: getattr(primary, f.name) for f in dataclasses.fields(primary)}
+        fields.update(encoding=None, source="validated", confidence="tentative", verdict="overridden",
+                      conflict=_conflict(facts, "replacement"), validation=verdict.render(), **det)
+        return Validated(CodecDecision(**fields, codec=winner.codec), text, verdict)
     decision = amend(primary, encoding=winner.encoding, source="validated", confidence="tentative",
-                     conflict=_conflict(facts, winner.encoding), validation=verdict.render(), **det)
+                     conflict=_conflict(facts, winner.encoding), validation=verdict.render(),
+                     verdict="overridden", **det)
     return Validated(decision, text, verdict)
 
 
