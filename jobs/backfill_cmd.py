@@ -18,6 +18,7 @@ from redecode_jobs.options import (
     rules_option,
     workers_option,
 )
+from redecode_jobs.printing import print_data
 from redecode_jobs.stops import stopping_cleanly
 from redecode.logs import printable
 from redecode.record import DEFAULT_MAX_RECORD_BYTES
@@ -79,7 +80,7 @@ def backfill(prior_dir, rules, out, workers, max_record_bytes, executor, master,
             raise click.UsageError(str(exc)) from exc
     if as_json:
         m = summary.manifest
-        click.echo(json.dumps({"backfill": m["backfill"], "counts": m["counts"], "rules": m["rules"]["name"],
+        print_data(json.dumps({"backfill": m["backfill"], "counts": m["counts"], "rules": m["rules"]["name"],
                                "rules_digest": m["rules"]["digest"], "summary": summary.describe()},
                               indent=2, sort_keys=True))
     elif not quiet:

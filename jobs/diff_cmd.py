@@ -8,6 +8,7 @@ import os
 import click
 
 from redecode_jobs.options import CONTEXT_SETTINGS, expanded_option, list_prefix_option, output_options, table_width
+from redecode_jobs.printing import print_data
 from redecode_jobs.stops import stopping_cleanly
 from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary, input_error_message
 from redecode.logs import printable
@@ -130,9 +131,9 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
         except (DiffError, QueryError, ImportError) as exc:
             raise click.UsageError(str(exc)) from exc
     if as_json:
-        click.echo(json.dumps(summary.to_json(), indent=2, ensure_ascii=False, default=str))
+        print_data(json.dumps(summary.to_json(), indent=2, ensure_ascii=False, default=str))
     elif not quiet:
-        click.echo(format_summary(summary, width=table_width(), expanded=expanded))
+        print_data(format_summary(summary, width=table_width(), expanded=expanded))
     for e in summary.input_errors:
         click.echo(f"redecode: error: {printable(input_error_message(e))}", err=True)
     click.get_current_context().exit(summary.exit_code(check=check, check_text=check_text))

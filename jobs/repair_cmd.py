@@ -8,6 +8,7 @@ import sys
 import click
 
 from redecode_jobs.options import CONTEXT_SETTINGS, output_options, workers_option
+from redecode_jobs.printing import print_data
 from redecode_jobs.stops import stopping_cleanly
 from redecode.logs import printable
 
@@ -50,7 +51,7 @@ def repair(inputs, text_col, key, out, workers, force, quiet, as_json) -> None:
             raise click.UsageError(str(exc)) from exc
     if as_json:
         m = summary.manifest
-        click.echo(json.dumps({"counts": m["counts"], "inputs": [
+        print_data(json.dumps({"counts": m["counts"], "inputs": [
             {k: e[k] for k in ("path", "part", "outcome", "error", "rows")} for e in m["inputs"]],
             "ftfy": m["ftfy"]["version"], "summary": summary.describe()}, indent=2, sort_keys=True))
     elif not quiet:

@@ -20,6 +20,7 @@ from redecode_jobs.options import (
     workers_option,
 )
 from redecode import native
+from redecode_jobs.printing import print_data
 from redecode_jobs.stops import EXIT_HELP, stopping_cleanly
 from redecode.inputs import suffix_list
 from redecode.job import run as run_job
@@ -221,7 +222,7 @@ def _report(summary, out: str, quiet: bool, as_json: bool, fail_on_failed: bool)
     line = _summary_line(summary, out)
     log.info(line, extra=FILE_ONLY)
     if as_json:
-        click.echo(json.dumps(_summary_json(manifest), indent=2, sort_keys=True))
+        print_data(json.dumps(_summary_json(manifest), indent=2, sort_keys=True))
     elif not quiet:
         click.echo(line, err=True)
     if summary.exit_code:

@@ -9,7 +9,8 @@ cause or meet (issue 25, items 9 and 10).
   and ``report -o`` is exit 4 (on main: 1); SIGTERM while DuckDB works under ``diff --out`` is the
   stop's exit 143 and line (on main: "RuntimeError: Query interrupted", exit 1).
 - item 10: ``query`` whose output cannot be written (``> file`` on a full disk) exits 4 and says
-  so (on main: 73,728 of 1,486,981 bytes written, exit 0, nothing said).
+  so (on main: 73,728 of 1,486,981 bytes written, exit 0, nothing said); so do ``diff``, ``rules``
+  and every ``--json`` when a file under ``> file`` reaches a full disk or ``ulimit -f`` midway.
 """
 
 from __future__ import annotations
@@ -230,6 +231,43 @@ def test_query_output_that_cannot_be_written(good):
         proc = subprocess.run([sys.executable, "-c", _CLI, "query", str(good)], stdout=full, stderr=subprocess.PIPE,
                               text=True, timeout=300)
     assert proc.returncode == 4, proc.stderr
+
+
+def _limit_file_size_to(limit: int):
+    def preexec() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))  # (Python ignores SIGXFSZ)
+    return preexec
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [
+    ("query", "{good}", "SELECT * FROM decodes"),
+    ("query", "{good}", "SELECT * FROM decodes", "--format", "csv"),
+    ("query", "{good}", "SELECT * FROM decodes", "--format", "json"),
+    ("query", "{good}"),  # the standard report
+    ("diff", "{good}", "{good}"),
+    ("diff", "{good}", "{good}", "--json"),
+    ("rules",),
+    ("rules", "--json"),
+], ids=lambda a: " ".join(a).replace("{good}", "DIR"))
+def test_stdout_to_a_file_that_reaches_the_size_limit(good, tmp_path, args):
+    """Item 10 as a user met it: ``redecode query out "select * from decodes" > q.txt`` on a full
+    tmpfs, or under ``ulimit -f``, where the operating system takes the first part of a large write
+    and refuses the rest (ENOSPC, EFBIG; not /dev/full, which takes nothing): exit 4 and one line,
+    for every command that prints data (on main: exit 0, the bytes that fit, nothing said; Python's
+    buffered stdout returned the short count and dropped the rest)."""
+    args = [a.replace("{good}", str(good)) for a in args]
+    whole = _redecode(*args)
+    assert whole.returncode == 0, whole.stderr
+    size = len(whole.stdout.encode("utf-8"))
+    limit = min(1024, size // 2)  # the output does not fit, and the first write is taken in part
+    target = tmp_path / "out.txt"
+    with open(target, "wb") as f:
+        proc = subprocess.run([sys.executable, "-c", _CLI, *args], stdout=f, stderr=subprocess.PIPE, text=True,
+                              timeout=600, preexec_fn=_limit_file_size_to(limit))
+    assert target.stat().st_size == limit  # (what the limit let through)
+    assert proc.returncode == 4, proc.stderr
+    _one_line(proc, "cannot write <stdout>", f"errno {errno.EFBIG}, EFBIG")
 
 
 def test_no_traceback_without_vv_but_with_it(good, tmp_path, monkeypatch):

@@ -254,6 +254,12 @@ class Shard:
     #: the listing's entry of the object ``path`` (``size``, ``ETag``...), when a run listed it:
     #: the task then asks the store nothing more about it (:func:`redecode.storage.remember`)
     listed: dict | None = field(default=None, compare=False, hash=False)
+    #: the input's fingerprint (:func:`redecode.storage.fingerprint`) taken when this run first read
+    #: it, for a whole-file shard that redoes an input whose shards did not meet
+    #: (:meth:`RunDirectory.redo_bad_boundaries`): the redo is ``complete`` only when the file still
+    #: has that size, so a file cut short (or appended to) while the run read it is ``truncated``
+    #: and read again by the next run, not taken whole at its new size
+    began: dict | None = field(default=None, compare=False, hash=False)
 
 
 def part_stem(path: str, shard_index: int) -> str:
@@ -1262,7 +1268,9 @@ class RunDirectory:
         not all complete (a later cut may lie inside a damaged record's block) loses its tasks
         (markers first, then parts) and gets one whole-file shard, returned in ``to_redo`` for the
         caller to run with the other shards those tasks held, so that rows never depend on how a
-        file was cut."""
+        file was cut. The whole-file shard carries the input's fingerprint from its first shard's
+        marker (``began``): a file that changed while the run read it (the reason its shards did not
+        meet) is then ``truncated``, never ``complete`` at its new size."""
         counts = Counter(s.path for s in shards)
         bad = {
             s.path
@@ -1285,9 +1293,12 @@ class RunDirectory:
                 redo.append(s)  # (a bounded task shared with a bad input: its other shards too)
             kept.append(s)
         for path in sorted(bad):
-            for s in [s for s in shards if s.path == path]:
+            began = None
+            for s in sorted((s for s in shards if s.path == path), key=lambda s: s.index):
+                # (the first shard's fingerprint: the file as the run first found it)
+                began = began or markers[(s.path, s.index)].get("input")
                 del markers[(s.path, s.index)]
-            whole = Shard(path, 0, 0, None)
+            whole = Shard(path, 0, 0, None, began=began)
             kept.append(whole)
             redo.append(whole)
         return kept, redo
