@@ -268,7 +268,7 @@ def test_pure_path_suite():
     )
     assert probe.stdout.split() == ["pure", "None"]
     modules = ["test_decode.py", "test_decode_fastpath.py", "test_decode_vectors.py", "test_sniff.py",
-               "test_sniff_fast.py", "test_properties.py", "test_sample_answer_key.py"]
+               "test_sniff_fast.py", "test_properties.py", "test_sample_answer_key.py", "test_stretches.py"]
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-x",
          *(str(ROOT / "tests" / m) for m in modules)],

@@ -103,8 +103,8 @@ def test_precedence(row):
 
 def test_precedence_table_covers_every_step():
     # every step of the browser's algorithm; "validated" is the author's-text rules' override
-    # (tests/test_validate.py has its own table)
-    assert {r[6] for r in PRECEDENCE} == set(SOURCES) - {"validated"}
+    # (tests/test_validate.py has its own table), "parts" their reading in parts (test_stretches.py)
+    assert {r[6] for r in PRECEDENCE} == set(SOURCES) - {"validated", "parts"}
 
 
 def test_boundary_rows_are_where_they_say():
@@ -323,6 +323,8 @@ def test_decision_shape():
         "meta_source", "xml_encoding",
         # the author's-text rules (redecode.validate)
         "browser_encoding", "validation", "verdict",
+        # pages in two encodings (redecode.stretches)
+        "stretches",
     ]
     d = decide(b"")
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -15,9 +15,11 @@ Encoding Standard                               here
   "EUC-KR decoder", "Big5 decoder",
   "gb18030 decoder" (GBK's is the same),
   "ISO-2022-JP decoder"
+"UTF-8 decoder" over a page's words, their      :func:`utf8_runs` (for :mod:`redecode.stretches`,
+  sequences and errors                            whose ``_utf8_runs_pure`` is its twin)
 ==============================================  ==================================================
 
-Every function has a pure-Python twin in :mod:`redecode.decode`, which stays the reference: the
+Every decoder has a pure-Python twin in :mod:`redecode.decode`, which stays the reference: the
 tables here are built from the same generated module (:mod:`redecode._tables`, the pinned WHATWG
 indexes) when a decoder is first used, and ``tests/test_core.py`` proves the two give identical
 text and error counts, exhaustively over every 1- and 2-byte sequence of each legacy encoding,
@@ -2649,3 +2651,202 @@ cdef bint _same_ascii_words(list texts, _Words *words, Py_ssize_t ntexts) except
             x += 1
             y += 1
     return True
+
+
+# --------------------------------------------------------------------------------------------------
+# Words as the UTF-8 decoder reads them (redecode.stretches: pages in two encodings)
+
+
+cdef extern from *:
+    """
+    /* The first offset i in [i, n - 1) where s[i] is a byte C0..FF followed by a continuation byte
+       80..BF (where a valid multi-byte UTF-8 sequence can start: its lead is C2..F4), or n. Eight
+       bytes at a time where none is: text in a legacy encoding rarely has one. */
+    static Py_ssize_t rd_lead_cont(const uint8_t *s, Py_ssize_t i, Py_ssize_t n) {
+        uint64_t a, b;
+        while (i + 1 < n) {
+            if (i + 9 <= n) {
+                memcpy(&a, s + i, 8);
+                memcpy(&b, s + i + 1, 8);
+                if (!((a & (a << 1)) & (b & ~(b << 1)) & 0x8080808080808080ULL)) {
+                    i += 8;
+                    continue;
+                }
+            }
+            if (s[i] >= 0xC0 && (s[i + 1] & 0xC0) == 0x80)
+                return i;
+            i++;
+        }
+        return n;
+    }
+
+    /* Whether b is a cut: an ASCII control, space, !"#$%&'()*+,-./ or :;<=>? (bytes no legacy
+       decoder consumes as part of a multi-byte sequence; digits are gb18030's). */
+    static inline int rd_cut(uint8_t b) {
+        return b <= 0x2F || (b >= 0x3A && b <= 0x3F);
+    }
+
+    /* The first offset j in [i, n) with a cut byte, or n; eight bytes at a time while none of them
+       is below 0x40 (words of CJK text are long). */
+    static Py_ssize_t rd_word_end(const uint8_t *s, Py_ssize_t i, Py_ssize_t n) {
+        uint64_t x;
+        for (;;) {
+            while (i + 8 <= n) {
+                memcpy(&x, s + i, 8);
+                if ((x - 0x4040404040404040ULL) & ~x & 0x8080808080808080ULL)
+                    break;
+                i += 8;
+            }
+            Py_ssize_t stop = i + 8 <= n ? i + 8 : n;
+            for (; i < stop; i++)
+                if (rd_cut(s[i]))
+                    return i;
+            if (i >= n)
+                return n;
+        }
+    }
+
+    /* The start of the word holding s[i] (s[i] not a cut): the offset after the last cut byte
+       before i, or 0. */
+    static Py_ssize_t rd_word_start(const uint8_t *s, Py_ssize_t i) {
+        uint64_t x;
+        for (;;) {
+            while (i >= 8) {
+                memcpy(&x, s + i - 8, 8);
+                if ((x - 0x4040404040404040ULL) & ~x & 0x8080808080808080ULL)
+                    break;
+                i -= 8;
+            }
+            Py_ssize_t stop = i >= 8 ? i - 8 : 0;
+            for (; i > stop; i--)
+                if (rd_cut(s[i - 1]))
+                    return i;
+            if (i <= 0)
+                return 0;
+        }
+    }
+    """
+    Py_ssize_t rd_lead_cont(const uint8_t *s, Py_ssize_t i, Py_ssize_t n) nogil
+    Py_ssize_t rd_word_end(const uint8_t *s, Py_ssize_t i, Py_ssize_t n) nogil
+    Py_ssize_t rd_word_start(const uint8_t *s, Py_ssize_t i) nogil
+
+
+cdef inline bint _is_cut(uint8_t b) noexcept nogil:
+    # ASCII controls, space, !"#$%&'()*+,-./ and :;<=>?: bytes that no legacy decoder consumes as
+    # part of a multi-byte sequence (redecode.decode's safe cuts; digits are gb18030's)
+    return b <= 0x2F or 0x3A <= b <= 0x3F
+
+
+cdef Py_ssize_t _word_utf8(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t *seqs,
+                           Py_ssize_t *bad, bint stop) noexcept nogil:
+    """Read the word from s[i] (no cut byte before its end) with the standard's UTF-8 decoder:
+    its valid multi-byte sequences into seqs[0], its errors into bad[0]; returns where it ends (a
+    cut byte, or n). With *stop*, the counting stops at the first error (the end is the word's all
+    the same)."""
+    cdef uint8_t b, lo, hi
+    cdef int needed
+    seqs[0] = bad[0] = 0
+    while i < n:
+        b = s[i]
+        if b < 0x80:
+            if _is_cut(b):
+                return i
+            i += 1
+            continue
+        i += 1
+        lo = 0x80
+        hi = 0xBF
+        if 0xC2 <= b <= 0xDF:
+            needed = 1
+        elif 0xE0 <= b <= 0xEF:
+            needed = 2
+            if b == 0xE0:
+                lo = 0xA0
+            elif b == 0xED:
+                hi = 0x9F
+        elif 0xF0 <= b <= 0xF4:
+            needed = 3
+            if b == 0xF0:
+                lo = 0x90
+            elif b == 0xF4:
+                hi = 0x8F
+        else:
+            needed = -1
+        while needed > 0:
+            if i >= n or s[i] < lo or s[i] > hi:
+                # end of queue, or a byte that is restored (read again from the initial state)
+                needed = -1
+                break
+            lo = 0x80
+            hi = 0xBF
+            i += 1
+            needed -= 1
+        if needed == 0:
+            seqs[0] += 1
+            continue
+        bad[0] += 1
+        if stop:
+            break
+    return rd_word_end(s, i, n)
+
+
+cdef inline Py_ssize_t _word_start(const uint8_t *s, Py_ssize_t i) noexcept nogil:
+    return rd_word_start(s, i)
+
+
+def utf8_runs(bytes data, bint valid_only=False):
+    """The pure twin is ``redecode.stretches._utf8_runs_pure`` (its docstring is the contract):
+    the words of *data* that hold a byte above 0x7F, as the Encoding Standard's UTF-8 decoder
+    reads them, grouped into runs of words of one kind. A list of ``(valid, start, end,
+    sequences, invalid)``: *valid* whether no word of the run has an invalid sequence, *start*
+    and *end* the byte offsets of the run's first word's start and last word's end, *sequences*
+    the valid multi-byte sequences in it, *invalid* the U+FFFD the decoder inserts in it. With
+    *valid_only*, only the valid runs (the same ones), found faster where they are rare: a valid
+    word holds a lead byte followed by a continuation byte, and only words that do are read."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t i = 0, w0, j, seqs = 0, bad = 0
+    cdef Py_ssize_t r0 = 0, r1 = 0, rseqs = 0, rbad = 0
+    cdef int kind = -1  # the current run's: 1 valid, 0 not, -1 none yet
+    cdef list out = []
+    if valid_only:
+        while True:
+            i = rd_lead_cont(s, i, n)
+            if i >= n:
+                break
+            w0 = _word_start(s, i)
+            # (the word is read from its start: a byte before i decides whether it is valid)
+            j = _word_utf8(s, n, w0, &seqs, &bad, True)
+            if bad == 0:
+                if kind == 1 and rd_ascii_len(s + r1, w0 - r1) == w0 - r1:
+                    # no byte above 0x7F since the run's last word: no invalid word between
+                    r1 = j
+                    rseqs += seqs
+                else:
+                    if kind == 1:
+                        out.append((True, r0, r1, rseqs, 0))
+                    kind = 1
+                    r0, r1, rseqs = w0, j, seqs
+            i = j
+        if kind == 1:
+            out.append((True, r0, r1, rseqs, 0))
+        return out
+    while True:
+        i += rd_ascii_len(s + i, n - i)
+        if i >= n:
+            break
+        w0 = _word_start(s, i)
+        j = _word_utf8(s, n, w0, &seqs, &bad, False)
+        if kind == (bad == 0):
+            r1 = j
+            rseqs += seqs
+            rbad += bad
+        else:
+            if kind >= 0:
+                out.append((kind == 1, r0, r1, rseqs, rbad))
+            kind = bad == 0
+            r0, r1, rseqs, rbad = w0, j, seqs, bad
+        i = j
+    if kind >= 0:
+        out.append((kind == 1, r0, r1, rseqs, rbad))
+    return out

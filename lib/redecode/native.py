@@ -2,8 +2,9 @@
 
 The compiled core (``redecode._core``, built by ``setup.py`` from ``lib/redecode/_core.pyx`` with
 Cython when a C compiler is there) holds C versions of byte loops whose pure-Python versions stay in
-the modules that own them (:mod:`redecode.decode`, :mod:`redecode.sniff`) as the reference: both give
-identical results (``tests/test_core.py``). Each of those modules asks :data:`core` once, at import.
+the modules that own them (:mod:`redecode.decode`, :mod:`redecode.sniff`, :mod:`redecode.stretches`)
+as the reference: both give identical results (``tests/test_core.py``, ``tests/test_stretches.py``).
+Each of those modules asks :data:`core` once, at import.
 
 ``REDECODE_PURE=1`` (any value but empty or ``0``) in the environment makes every module use the
 pure-Python code, for comparison or to rule the compiled code out when investigating.

@@ -58,6 +58,7 @@ from . import aliases as _aliases
 from . import detect as _detect
 from . import sniff as _sniff
 from . import siblings as _siblings
+from . import stretches as _stretches
 from . import validate as _validate
 from .decode import Utf8DecodeResult, bom_sniff, decode, decode_to_utf8, decoder_family
 from .equivalence import decoder_key, same_text
@@ -441,10 +442,11 @@ class Author(Browser):
         params = _author_params(rules)
         if params.siblings:
             v["siblings"] = _siblings.table_digest()
-        if params.language:
+        if params.language or params.stretches:
             from . import language as _language  # noqa: PLC0415 - only rule sets that read language
 
-            v["language"] = _language.versions()["language"]  # the plausibility model
+            # the plausibility model (language evidence, the judge of a page's stretches)
+            v["language"] = _language.versions()["language"]
         if params.python_codecs:
             # Python's hz and iso2022_kr codecs can change between feature releases
             v["python_codecs"] = f"python@{sys.version_info.major}.{sys.version_info.minor}"
@@ -470,6 +472,16 @@ class Author(Browser):
                                    errors=r.errors, bom_removed=r.bom_removed)
 
     def decode(self, rules: Rules, payload: bytes, decision: Decision) -> Decoded:
+        if decision.stretches:
+            # Read in parts (redecode.stretches): each stretch with its encoding, the rest with the
+            # decision's; a BOM's bytes are dropped, as the decision dropped them.
+            data = bytes(payload)
+            bom = _BOM_CODECS[decision.bom][1] if decision.bom is not None else 0
+            text, errors = _stretches.read_parts(
+                data[bom:], decision.encoding,
+                [_stretches.Stretch(o - bom, n, e) for o, n, e in decision.stretches])
+            return Decoded(text=text, encoding=decision.encoding, decoder="whatwg", errors=errors,
+                           bom_removed=bom > 0)
         if isinstance(decision, CodecDecision):  # HZ-GB-2312, ISO-2022-KR (Python's codecs)
             data = bytes(payload)
             body = data[_BOM_CODECS[decision.bom][1]:] if decision.bom else data

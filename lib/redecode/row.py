@@ -245,8 +245,10 @@ def _row(record: ArchiveRecord, rules: Rules, utf8_text: bool) -> list:
         row[_VERDICT] = "identity"
     if type(decoded) is DecodedUtf8:
         row[_RAW] = decoded.utf8
-    elif decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8"):
-        # A valid UTF-8 payload is its own UTF-8 text: hand the writer the bytes (no re-encode).
+    elif (decoded.errors == 0 and decoded.encoding == "UTF-8" and decoded.decoder in ("whatwg", "python:utf-8")
+          and not decision.stretches):
+        # A valid UTF-8 payload is its own UTF-8 text: hand the writer the bytes (no re-encode;
+        # not for a page read in parts, whose stretches another decoder read).
         row[_RAW] = payload[3:] if decoded.bom_removed else payload
     (row[_TEXT], row[_RAW], row[_TEXT_LENGTH], row[_TEXT_BYTES], row[_GRAPHEMES],
      row[_NORMALIZED]) = _derived(row[_TEXT], row[_RAW], row[_TEXT_LENGTH], rules)

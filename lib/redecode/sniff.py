@@ -108,9 +108,10 @@ __all__ = [
 ]
 
 #: The values of :attr:`Decision.source`, in precedence order; ``validated`` is the author's-text
-#: rules' override (:mod:`redecode.validate`), which comes after all of them.
+#: rules' override (:mod:`redecode.validate`), which comes after all of them, and ``parts`` their
+#: reading of a page in parts (:mod:`redecode.stretches`), after that.
 SOURCES = ("bom", "transport", "prescan", "head-scan", "xml-declaration", "utf8-valid", "detector", "default",
-           "validated")
+           "validated", "parts")
 
 #: The fallback for a page that declares nothing and is not decided by the steps before, per
 #: top-level domain (lower case, no dot). Measured in Chromium (issue "Browser-exact encoding
@@ -166,7 +167,9 @@ class Decision:
     ``encoding``; the author's-text rules keep the browser's there); ``validation``: why the
     author's-text rules kept or overrode a declaration (:mod:`redecode.validate`), None otherwise;
     ``verdict``: its outcome (``overridden``, ``kept``, ``unresolved``; :attr:`redecode.validate.Verdict.outcome`),
-    None when nothing was checked.
+    None when nothing was checked; ``stretches``: where those rules read a page in parts (``source`` ``parts``), each stretch
+    read with another encoding than ``encoding`` as ``(offset, length, encoding)`` (bytes of the
+    payload, a BOM included; :mod:`redecode.stretches`), else ``()``.
     """
 
     encoding: str
@@ -193,6 +196,8 @@ class Decision:
     validation: str | None = None
     # Added for language as evidence (issue 30).
     verdict: str | None = None
+    # Added for pages in two encodings (issue 29).
+    stretches: tuple[tuple[int, int, str], ...] = ()
 
 
 
@@ -563,6 +568,7 @@ def _choose(
         encoding,  # browser_encoding: this is the browser's decision
         None,
         None,
+        (),
     )
 
 

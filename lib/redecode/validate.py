@@ -125,6 +125,16 @@ The order (the steps of :mod:`redecode.sniff` with a check after them):
    ISO-2022-KR are candidates decoded with Python's codecs where a label names them
    (``python_codecs``; :class:`redecode.sniff.CodecDecision`).
 
+6. Pages in two encodings (rule sets whose :class:`AuthorParams` set ``stretches``): the chosen
+   reading's stretches (UTF-8 runs in a legacy reading, legacy runs in a UTF-8 one) are read with
+   the encoding that reads each best (:func:`redecode.stretches.read_in_parts`, whose docstring
+   gives the rules; :func:`redecode.language.plausibility` judges the readings). Its candidates
+   for legacy stretches: the page's declarations of legacy encodings (aliases of unknown labels
+   included) and the top-level domain's fallback (:func:`tld_vote`); its detector: the author
+   detector. A page read in parts gets ``source`` ``parts``, ``confidence`` ``tentative``, the
+   stretches in ``stretches``, ``encoding`` the encoding of every byte outside them, and
+   ``validation`` starting ``in parts:`` (then the verdict of step 5, if a check fired).
+
 Recorded in the :class:`~redecode.sniff.Decision`: ``browser_encoding``; ``source`` ``validated``
 when step 5 chose another encoding than the primary (``confidence`` then ``tentative``: no
 browser would have picked it with certainty); ``conflict`` lists the declarations naming another
@@ -162,6 +172,7 @@ from typing import Any
 
 from . import decode as _decode
 from . import native
+from . import stretches as _stretches
 from ._tables import SINGLE_BYTE
 from .aliases import FIREFOX_TLD_FALLBACKS, alias_encoding
 from .prescan import head_scan, prescan
@@ -753,6 +764,16 @@ class AuthorParams:
     ``python_codecs``: HZ-GB-2312 and ISO-2022-KR, which the Encoding Standard maps to the
     replacement encoding, are decoded with Python's codecs where the label names them and the
     bytes parse.
+
+    Pages in two encodings (step 6; off in :data:`BASELINE`): ``stretches``: the chosen reading's
+    stretches are read with the encoding that reads each best; ``stretch_min_invalid``: U+FFFD a
+    run of a UTF-8 reading needs to be a legacy stretch (2: a lone invalid byte stays U+FFFD);
+    ``stretch_min_sequences``: valid multi-byte sequences a run of a legacy reading needs to be
+    a UTF-8 stretch (2; one in a single-byte page where it reads as a letter of that encoding's
+    script); ``stretch_margin`` (bits, log2): how much more plausible a stretch's reading must be
+    than the chosen one's (:func:`redecode.stretches.read_in_parts`). These enter :meth:`to_json`
+    only where they differ from their defaults, so that rule sets made before them keep their
+    digests.
     """
 
     min_errors: int = DEFAULT_MIN_ERRORS
@@ -781,10 +802,17 @@ class AuthorParams:
     language_words: int = 0
     compare_defects: bool = False
     python_codecs: bool = False
+    # -- pages in two encodings (issue 29; step 6) --
+    stretches: bool = False
+    stretch_min_invalid: int = 2
+    stretch_min_sequences: int = 2
+    stretch_margin: float = 8.0
 
     def to_json(self) -> dict[str, Any]:
-        """The parameters as a JSON-ready dict (field name -> value), for the rules' digest."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        """The parameters as a JSON-ready dict (field name -> value), for the rules' digest (the
+        ``stretch*`` fields only where they differ from their defaults)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if not f.name.startswith("stretch") or getattr(self, f.name) != f.default}
 
     @staticmethod
     def from_rules(rules: Any) -> "AuthorParams":
@@ -1254,10 +1282,14 @@ def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: 
     if reason in (None, "detected") and params.language and language_check(profile, primary):
         reason = "language"
     if reason is None:
-        return Validated(primary, result)
-    if type(result) is not _decode.DecodeResult:  # the candidates are weighed on their text
-        result = _decode.decode(payload, primary.encoding, bom_sniff=True)
-    return _weigh(profile, facts, primary, result, reason, lambda: run(author_detector, "author"))
+        v = Validated(primary, result)
+    else:
+        if type(result) is not _decode.DecodeResult:  # the candidates are weighed on their text
+            result = _decode.decode(payload, primary.encoding, bom_sniff=True)
+        v = _weigh(profile, facts, primary, result, reason, lambda: run(author_detector, "author"))
+    if params.stretches:
+        return _in_parts(payload, facts, v, params, author_detector)
+    return v
 
 
 def check(profile: ByteProfile, facts: Facts, primary: Decision,
@@ -1722,3 +1754,64 @@ def _outcome(facts: Facts, primary: Decision, result: _decode.DecodeResult, winn
                      conflict=_conflict(facts, winner.encoding), validation=verdict.render(),
                      verdict="overridden", **det)
     return Validated(decision, text, verdict)
+
+
+# --- step 6: pages in two encodings -------------------------------------------------------------
+
+#: ``validation`` names at most this many stretches' reasons (then how many more there are).
+_PARTS_NAMED = 3
+
+
+def _judge(readings: dict[str, str]) -> dict[str, float]:
+    """:data:`redecode.stretches.Judge` from language evidence: the ``bits`` of
+    :func:`redecode.language.plausibility` (the readings are words, no markup)."""
+    from . import language as _language  # noqa: PLC0415 - only rule sets that read pages in parts
+
+    return {k: p.bits for k, p in _language.plausibility(readings, markup=False).items()}
+
+
+def _in_parts(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
+              author_detector: Detector | None) -> Validated:
+    """Step 6: *v* (the decision and its text) read in parts where its reading has stretches
+    (:func:`redecode.stretches.read_in_parts`), else *v* itself."""
+    decoded = v.decoded
+    encoding = decoded.encoding
+    if encoding == "UTF-8" and decoded.errors < params.stretch_min_invalid:
+        return v  # (a UTF-8 reading with fewer U+FFFD has no stretch to read)
+    if encoding not in _stretches.ENCODINGS:
+        return v
+    bom_len = _BOM_LEN.get(facts.bom or "", 0) if decoded.bom_removed else 0
+    body = payload[bom_len:] if bom_len else payload
+    declared: list[str] = [e for e in (facts.bom, facts.header_encoding) if e]
+    declared += [enc for _, _, enc in _metas(payload, facts)]
+    if facts.xml_encoding:
+        declared.append(facts.xml_encoding)
+    declared += [a.encoding for a in (alias_encoding(label) for _, label in _unknown_labels(facts)) if a]
+    fallback = tld_vote(facts.tld)
+
+    def detect(data: bytes) -> str | None:
+        found = author_detector(data, facts.tld) if author_detector is not None else None
+        return found.encoding if found is not None else None
+
+    parts = _stretches.read_in_parts(
+        body, encoding, judge=_judge,
+        candidates=[*dict.fromkeys(declared), *([fallback] if fallback else [])],
+        detect=detect, declared=encoding in declared, utf8_declared="UTF-8" in declared,
+        min_invalid=params.stretch_min_invalid, min_sequences=params.stretch_min_sequences,
+        margin=params.stretch_margin)
+    if parts is None:
+        return v
+    d = v.decision
+    named = "; ".join(f"{st.encoding} at bytes {st.offset + bom_len}-{st.offset + bom_len + st.length} ({why})"
+                      for st, why in zip(parts.stretches[:_PARTS_NAMED], parts.why))
+    more = len(parts.stretches) - _PARTS_NAMED
+    n = len(parts.stretches)
+    note = (f"in parts: {parts.encoding} with {n} stretch{'es' if n > 1 else ''} read otherwise: {named}"
+            + (f"; and {more} more" if more > 0 else ""))
+    if d.validation:
+        note += f"; {d.validation}"
+    decision = amend(d, encoding=parts.encoding, source="parts", confidence="tentative",
+                     conflict=_conflict(facts, parts.encoding), validation=note,
+                     stretches=tuple((st.offset + bom_len, st.length, st.encoding) for st in parts.stretches))
+    return Validated(decision, _decode.DecodeResult(parts.text, parts.encoding, parts.errors,
+                                                    decoded.bom_removed), v.verdict)
