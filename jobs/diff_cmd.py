@@ -9,7 +9,7 @@ import click
 
 from redecode_jobs.options import CONTEXT_SETTINGS, expanded_option, list_prefix_option, output_options, table_width
 from redecode_jobs.printing import print_data
-from redecode_jobs.stops import stopping_cleanly
+from redecode_jobs.stops import Refused, stopping_cleanly
 from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary, input_error_message
 from redecode.logs import printable
 from redecode.query import QueryError
@@ -127,7 +127,7 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
             if not rules and isinstance(exc, NoSchemaVersionError):
                 hint = ("; for a Parquet made by another tool without columns record_id and text, give "
                         "--old-key and --old-text")
-            raise click.UsageError(f"{exc}{hint}") from exc
+            raise Refused(f"{exc}{hint}") from exc  # (one line: not a run's output)
         except (DiffError, QueryError, ImportError) as exc:
             raise click.UsageError(str(exc)) from exc
     if as_json:

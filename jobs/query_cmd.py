@@ -6,7 +6,7 @@ import click
 
 from redecode_jobs.options import CONTEXT_SETTINGS, expanded_option, output_options, table_width
 from redecode_jobs.printing import print_data
-from redecode_jobs.stops import stopping_cleanly
+from redecode_jobs.stops import Refused, stopping_cleanly
 from redecode.query import (QueryError, cut_to_fit, execute, format_report, format_result, open_query,
                             report)
 from redecode.schema import SchemaVersionError
@@ -67,7 +67,9 @@ def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str,
                 finally:
                     con.close()
                 text = "\n\n".join(format_result(r, fmt, width=width, expanded=expanded) for r in results)
-        except (QueryError, SchemaVersionError, ImportError) as exc:
+        except SchemaVersionError as exc:  # (not a run's output: the command line was right)
+            raise Refused(str(exc)) from exc
+        except (QueryError, ImportError) as exc:
             raise click.UsageError(str(exc)) from exc
         _print(text, fmt, bom)
     if fmt == "table" and not expanded and not quiet and width is not None and cut_to_fit(results, width):

@@ -21,7 +21,7 @@ from redecode_jobs.options import (
 )
 from redecode import native
 from redecode_jobs.printing import print_data
-from redecode_jobs.stops import EXIT_HELP, stopping_cleanly
+from redecode_jobs.stops import EXIT_HELP, Refused, stopping_cleanly
 from redecode.inputs import suffix_list
 from redecode.job import run as run_job
 from redecode.layout import FLAT, PARTITION_COLUMNS, Layout
@@ -196,7 +196,7 @@ def _run(inputs, out, rules, workers, force, max_record_bytes, executor, master,
             log.info("%s", exc.details)  # every difference, with -v
         raise click.UsageError(str(exc)) from exc
     except RunDirectoryLocked as exc:
-        raise click.UsageError(str(exc)) from exc
+        raise Refused(str(exc)) from exc
     finally:
         bar = current_bar()
         if bar is not None:

@@ -48,6 +48,18 @@ EXIT_HELP = ("4 the operating system refused to write the output (disk full, no 
              f"    decoded (1 wins over {EXIT_ALL_FAILED}); 130/143 stopped by SIGINT/SIGTERM (run again to finish).")
 
 
+class Refused(click.ClickException):
+    """A usage error that is not about the command line: the output directory is locked by another
+    command, or a directory given is not an output of ``redecode run``. Exit :data:`EXIT_USAGE`
+    (2) with one line on stderr, ``redecode: error: MESSAGE``, without click's ``Usage:`` and
+    ``Try --help`` lines (the command line was right)."""
+
+    exit_code = EXIT_USAGE
+
+    def show(self, file=None) -> None:
+        click.echo(f"redecode: error: {printable(self.format_message())}", err=True)
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised where the signal arrives as Ctrl-C raises :class:`KeyboardInterrupt`
     (``signum``: the signal's number)."""

@@ -24,6 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
@@ -268,6 +269,39 @@ def test_stdout_to_a_file_that_reaches_the_size_limit(good, tmp_path, args):
     assert target.stat().st_size == limit  # (what the limit let through)
     assert proc.returncode == 4, proc.stderr
     _one_line(proc, "cannot write <stdout>", f"errno {errno.EFBIG}, EFBIG")
+
+
+def test_locked_output_is_one_line_and_exit_2(good, tmp_path):
+    """An output directory another command is writing (its lock held): ``run`` and ``backfill``
+    refuse with one line and exit 2, not click's ``Usage:``/``Try --help`` form (the command line
+    was right)."""
+    from redecode.rundir import lock_directory
+
+    out = tmp_path / "busy"
+    out.mkdir()
+    with lock_directory(str(out)):  # another command holds it
+        for args in (["run", str(SAMPLES), "--out", str(out), "--workers", "1", "-q"],
+                     ["backfill", str(good), "--rules", "browser-2026.11", "--out", str(out), "-q"]):
+            result = CliRunner().invoke(cli, args)
+            assert result.exit_code == 2, (args, result.output, result.exception)
+            line = _one_line(result, "redecode: error: ")
+            assert "Usage:" not in result.stderr and "--help" not in result.stderr, result.stderr
+            assert "locked" in line or "being written" in line or "another" in line, line
+
+
+def test_not_an_output_of_redecode_run_is_one_line_and_exit_2(good, tmp_path):
+    """A directory of Parquet another tool wrote: ``query``, ``report`` and ``diff`` say it is not
+    an output of ``redecode run`` in one line, exit 2, without click's ``Usage:`` lines."""
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    pq.write_table(pa.table({"a": [1]}), foreign / "x.parquet")
+    for args in (["query", foreign, "SELECT count(*) FROM decodes"], ["query", foreign],
+                 ["report", foreign, "-o", tmp_path / "r.html"], ["diff", foreign, good]):
+        result = CliRunner().invoke(cli, [str(a) for a in args])
+        assert result.exit_code == 2, (args, result.output, result.exception)
+        assert "Usage:" not in result.stderr and "Try " not in result.stderr, result.stderr
+        errors = [line for line in result.stderr.splitlines() if line.startswith("redecode: error: ")]
+        assert len(errors) == 1 and "not an output of `redecode run`" in errors[0], result.stderr
 
 
 def test_no_traceback_without_vv_but_with_it(good, tmp_path, monkeypatch):
