@@ -194,7 +194,7 @@ def _run(inputs, out, rules, workers, force, max_record_bytes, executor, master,
     except RunDirectoryConflict as exc:
         if exc.details:
             log.info("%s", exc.details)  # every difference, with -v
-        raise click.UsageError(str(exc)) from exc
+        raise Refused(str(exc)) from exc  # the command line is right: one line, not click's Usage: form
     except RunDirectoryLocked as exc:
         raise Refused(str(exc)) from exc
     finally:
