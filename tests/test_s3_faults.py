@@ -200,6 +200,26 @@ def test_store_unreachable_anywhere_in_a_run_is_exit_4(tmp_path, monkeypatch):
     assert "EndpointConnectionError" in lines[0] and "run the same command again" in lines[0]
 
 
+def test_a_lock_never_taken_is_not_said_to_be_left(monkeypatch, caplog):
+    """The store unreachable from the start: the run never created its lock object, so ending
+    says nothing of a lock it "could not remove" (a fresh user's #25 recheck saw that warning
+    before the one error line), and touches the store no more."""
+    calls = []
+
+    def gone(*args, **kwargs):
+        calls.append(args)
+        raise ConnectionError("endpoint gone")
+
+    monkeypatch.setattr(rundir.storage, "create_bytes", gone)
+    monkeypatch.setattr(rundir, "read_lock", gone)
+    lock = rundir.RemoteLock("s3://bucket/out")
+    with pytest.raises(ConnectionError):
+        lock.take()
+    with caplog.at_level("DEBUG", logger="redecode"):
+        lock.release()
+    assert len(calls) == 1 and not [r for r in caplog.records if "lock" in r.getMessage()]
+
+
 @pytest.fixture(scope="module")
 def slow_corpus(tmp_path_factory):
     """Four archives of 400 records: time for a run to be killed midway."""

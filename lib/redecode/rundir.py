@@ -724,6 +724,7 @@ class RemoteLock:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.lost: str | None = None
+        self._created = False  # whether this run ever created the lock object (only then release removes it)
 
     def _body(self) -> bytes:
         return json.dumps({"run_id": self.run_id, "host": platform.node(), "pid": os.getpid(),
@@ -735,6 +736,7 @@ class RemoteLock:
         it."""
         try:
             storage.create_bytes(self.path, self._body())
+            self._created = True
         except FileExistsError:
             held = read_lock(self.out)
             stale = _setting("REDECODE_LOCK_STALE", LOCK_STALE)
@@ -747,6 +749,7 @@ class RemoteLock:
                     storage.remove(self.path)
                 try:
                     storage.create_bytes(self.path, self._body())
+                    self._created = True
                 except FileExistsError:
                     raise RunDirectoryLocked(_locked_message(self.out, read_lock(self.out) or {}, stale)) from None
         self.check()  # a store that ignores If-None-Match: the object tells who won
@@ -778,6 +781,8 @@ class RemoteLock:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
+        if not self._created:  # never taken (the store unreachable, or another run's): nothing to remove
+            return
         try:
             if (read_lock(self.out) or {}).get("run_id") == self.run_id:
                 storage.remove(self.path)
