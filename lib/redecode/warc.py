@@ -1222,6 +1222,7 @@ class _Span(io.RawIOBase):
     def __init__(self, data: bytes, base: int, gz: bool, file_ends: bool | Callable[[], bool] = False) -> None:
         super().__init__()
         self._data, self._base, self.gz, self._file_ends = data, base, gz, file_ends
+        self._pos = base
 
     @property
     def file_ends(self) -> bool:
@@ -1229,7 +1230,6 @@ class _Span(io.RawIOBase):
         if callable(self._file_ends):
             self._file_ends = bool(self._file_ends())
         return self._file_ends
-        self._pos = base
 
     @property
     def end(self) -> int:
