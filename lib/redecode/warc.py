@@ -1212,7 +1212,7 @@ def _read_at(p: str, offset: int, cap: int, is_arc: bool) -> ArchiveRecord:
     raise ArchiveError(p, offset, "no record at this offset")
 
 
-class _Span(io.RawIOBase):
+class _Span(storage.PositionedRaw):
     """The bytes of a file from ``base`` on, as one ranged read gave them, read like the file
     itself (positions are the file's; nothing before ``base``, the end of ``data`` is the end of
     the file). ``gz``: whether the file is gzip (its first two bytes are RFC 1952's magic);
@@ -1236,24 +1236,11 @@ class _Span(io.RawIOBase):
         """The position after the last byte read (the end of the file, as far as it is known)."""
         return self._base + len(self._data)
 
-    def readable(self) -> bool:
-        return True
+    def _end(self) -> int:
+        return self._base + len(self._data)
 
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        if whence == io.SEEK_CUR:
-            offset += self._pos
-        elif whence == io.SEEK_END:
-            offset += self._base + len(self._data)
-        if offset < self._base:
-            raise OSError(22, f"position {offset} is before the bytes read (from {self._base})")
-        self._pos = offset
-        return offset
+    def _first(self) -> int:
+        return self._base
 
     def read(self, n: int | None = -1) -> bytes:
         i = self._pos - self._base
