@@ -18,7 +18,8 @@ from redecode_jobs.options import (
     rules_option,
     workers_option,
 )
-from redecode_jobs.stops import stopping_cleanly
+from redecode_jobs.printing import print_data
+from redecode_jobs.stops import Refused, stopping_cleanly
 from redecode.logs import printable
 from redecode.record import DEFAULT_MAX_RECORD_BYTES
 from redecode.rundir import RunDirectoryConflict, RunDirectoryLocked
@@ -76,10 +77,10 @@ def backfill(prior_dir, rules, out, workers, max_record_bytes, executor, master,
                 logging.getLogger("redecode.cli").info("%s", exc.details)  # every difference, with -v
             raise click.UsageError(str(exc)) from exc
         except RunDirectoryLocked as exc:
-            raise click.UsageError(str(exc)) from exc
+            raise Refused(str(exc)) from exc
     if as_json:
         m = summary.manifest
-        click.echo(json.dumps({"backfill": m["backfill"], "counts": m["counts"], "rules": m["rules"]["name"],
+        print_data(json.dumps({"backfill": m["backfill"], "counts": m["counts"], "rules": m["rules"]["name"],
                                "rules_digest": m["rules"]["digest"], "summary": summary.describe()},
                               indent=2, sort_keys=True))
     elif not quiet:

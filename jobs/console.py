@@ -8,6 +8,7 @@ answered here with click's own text (``tests/test_cli_startup.py`` checks that i
 
 from __future__ import annotations
 
+import errno
 import sys
 
 
@@ -16,7 +17,13 @@ def main() -> None:
     if sys.argv[1:] == ["--version"]:
         from redecode import __version__  # noqa: PLC0415 - (the package's __init__ imports nothing)
 
-        sys.stdout.write(f"redecode, version {__version__}\n")
+        try:
+            sys.stdout.write(f"redecode, version {__version__}\n")
+            sys.stdout.flush()
+        except OSError as exc:  # (as redecode_jobs.printing does for the other commands: exit 4)
+            if exc.errno != errno.EPIPE:  # (a reader that closed the pipe: no message)
+                sys.stderr.write(f"redecode: error: cannot write <stdout>: {exc.strerror} (errno {exc.errno})\n")
+            sys.exit(4)
         return
     from redecode_jobs.cli import main as cli_main  # noqa: PLC0415
 

@@ -8,7 +8,8 @@ import os
 import click
 
 from redecode_jobs.options import CONTEXT_SETTINGS, expanded_option, list_prefix_option, output_options, table_width
-from redecode_jobs.stops import stopping_cleanly
+from redecode_jobs.printing import print_data
+from redecode_jobs.stops import Refused, stopping_cleanly
 from redecode.diff import DiffError, ExternalOld, diff_rules, diff_runs, format_summary, input_error_message
 from redecode.logs import printable
 from redecode.query import QueryError
@@ -126,13 +127,13 @@ def diff(paths, rules, out, as_json, check, check_text, old_key, old_text, old_c
             if not rules and isinstance(exc, NoSchemaVersionError):
                 hint = ("; for a Parquet made by another tool without columns record_id and text, give "
                         "--old-key and --old-text")
-            raise click.UsageError(f"{exc}{hint}") from exc
+            raise Refused(f"{exc}{hint}") from exc  # (one line: not a run's output)
         except (DiffError, QueryError, ImportError) as exc:
             raise click.UsageError(str(exc)) from exc
     if as_json:
-        click.echo(json.dumps(summary.to_json(), indent=2, ensure_ascii=False, default=str))
+        print_data(json.dumps(summary.to_json(), indent=2, ensure_ascii=False, default=str))
     elif not quiet:
-        click.echo(format_summary(summary, width=table_width(), expanded=expanded))
+        print_data(format_summary(summary, width=table_width(), expanded=expanded))
     for e in summary.input_errors:
         click.echo(f"redecode: error: {printable(input_error_message(e))}", err=True)
     click.get_current_context().exit(summary.exit_code(check=check, check_text=check_text))

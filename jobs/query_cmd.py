@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import errno
-import os
-import sys
-
 import click
 
 from redecode_jobs.options import CONTEXT_SETTINGS, expanded_option, output_options, table_width
-from redecode_jobs.stops import EXIT_OS_ERROR, stopping_cleanly
+from redecode_jobs.printing import print_data
+from redecode_jobs.stops import Refused, stopping_cleanly
 from redecode.query import (QueryError, cut_to_fit, execute, format_report, format_result, open_query,
                             report)
 from redecode.schema import SchemaVersionError
-from redecode.storage import output_error
 
 
 @click.command(name="query", context_settings=CONTEXT_SETTINGS)
@@ -71,7 +67,9 @@ def query(directory: str, sql: str | None, more_runs: tuple[str, ...], fmt: str,
                 finally:
                     con.close()
                 text = "\n\n".join(format_result(r, fmt, width=width, expanded=expanded) for r in results)
-        except (QueryError, SchemaVersionError, ImportError) as exc:
+        except SchemaVersionError as exc:  # (not a run's output: the command line was right)
+            raise Refused(str(exc)) from exc
+        except (QueryError, ImportError) as exc:
             raise click.UsageError(str(exc)) from exc
         _print(text, fmt, bom)
     if fmt == "table" and not expanded and not quiet and width is not None and cut_to_fit(results, width):
@@ -84,32 +82,9 @@ UTF8_BOM = "\ufeff".encode("utf-8")
 
 
 def _print(text: str, fmt: str, bom: bool) -> None:
-    """*text* on stdout: a table as the terminal takes text (click.echo); csv and json as UTF-8
-    bytes, whatever the locale's encoding, after a BOM when *bom* (csv only). Everything is flushed
-    here: an output that cannot be written whole (a full disk under ``> file``) raises
-    :class:`redecode.storage.OutputError` (exit 4, one line); a reader that closes the pipe early
-    (``| head``) ends the command with exit 4 and no message."""
-    try:
-        out = getattr(sys.stdout, "buffer", None)
-        if fmt == "table" or out is None:  # (a stdout without bytes underneath: text as it takes it)
-            click.echo(text)
-        else:
-            sys.stdout.flush()
-            out.write((UTF8_BOM if bom else b"") + (text + "\n").encode("utf-8", "replace"))
-            out.flush()
-        sys.stdout.flush()
-    except OSError as exc:
-        _drop_stdout()  # (what is left in its buffer would fail again at exit)
-        if exc.errno == errno.EPIPE:
-            sys.exit(EXIT_OS_ERROR)
-        raise output_error(exc, "<stdout>") from None
-
-
-def _drop_stdout() -> None:
-    """Point stdout at the null device, so that nothing is written, or fails, at exit."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):  # (a stdout without a descriptor: a test's)
-        pass
+    """*text* on stdout, whole and flushed (:func:`redecode_jobs.printing.print_data`: exit 4 and
+    one line when any of it cannot be written, a full disk or the file size limit under
+    ``> file``; exit 4 and no message for a reader that closes the pipe early, ``| head``): a
+    table as the terminal takes text; csv and json as UTF-8 bytes, whatever the locale's
+    encoding, after a BOM when *bom* (csv only)."""
+    print_data(text, utf8=fmt != "table", prefix=UTF8_BOM if bom else b"")

@@ -8,7 +8,8 @@ import sys
 import click
 
 from redecode_jobs.options import CONTEXT_SETTINGS, output_options, workers_option
-from redecode_jobs.stops import stopping_cleanly
+from redecode_jobs.printing import print_data
+from redecode_jobs.stops import Refused, stopping_cleanly
 from redecode.logs import printable
 
 
@@ -41,16 +42,18 @@ def repair(inputs, text_col, key, out, workers, force, quiet, as_json) -> None:
     resumes it: the inputs finished there are skipped (run the same command again to finish).
     """
     # Imported here: ftfy loads its tables at import, which other commands should not pay.
-    from redecode.repair import RepairUsageError, repair as run_repair
+    from redecode.repair import RepairLocked, RepairUsageError, repair as run_repair
 
     with stopping_cleanly(out, kept="the inputs finished are kept in {out}"):
         try:
             summary = run_repair(list(inputs), out, text_col=text_col, key=key, workers=workers, force=force)
+        except RepairLocked as exc:  # (one line: the command line was right)
+            raise Refused(str(exc)) from exc
         except RepairUsageError as exc:
             raise click.UsageError(str(exc)) from exc
     if as_json:
         m = summary.manifest
-        click.echo(json.dumps({"counts": m["counts"], "inputs": [
+        print_data(json.dumps({"counts": m["counts"], "inputs": [
             {k: e[k] for k in ("path", "part", "outcome", "error", "rows")} for e in m["inputs"]],
             "ftfy": m["ftfy"]["version"], "summary": summary.describe()}, indent=2, sort_keys=True))
     elif not quiet:

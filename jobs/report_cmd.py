@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from redecode_jobs.options import CONTEXT_SETTINGS, output_options
-from redecode_jobs.stops import stopping_cleanly
+from redecode_jobs.stops import Refused, stopping_cleanly
 from redecode.query import QueryError
 from redecode.report import ReportError, write_report
 from redecode.schema import SchemaVersionError
@@ -52,7 +52,9 @@ def report(directory: str, output: str, more_runs: tuple[str, ...], diff_dir: st
     with stopping_cleanly(output, kept=None):
         try:
             data = write_report([directory, *more_runs], output, diff=diff_dir, examples=examples)
-        except (QueryError, SchemaVersionError, ReportError, ImportError) as exc:
+        except SchemaVersionError as exc:  # (not a run's output: the command line was right)
+            raise Refused(str(exc)) from exc
+        except (QueryError, ReportError, ImportError) as exc:
             raise click.UsageError(str(exc)) from exc
     if not quiet:
         click.echo(f"report of {data.records} records written to {output}", err=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from redecode_jobs.options import CONTEXT_SETTINGS, output_options, table_width
+from redecode_jobs.printing import print_data
 from redecode.rules import format_rules
 
 
@@ -18,6 +19,7 @@ def rules(as_json: bool, quiet: bool) -> None:
     Lines are broken to fit the terminal ($COLUMNS; piped output is not broken).
 
     \b
-    Exit codes: 0 ok.
+    Exit codes: 0 ok; 4 the output could not be written (a full disk under `> FILE`; a reader
+    that closed the pipe).
     """
-    click.echo(format_rules(as_json=as_json, width=table_width()))
+    print_data(format_rules(as_json=as_json, width=table_width()))

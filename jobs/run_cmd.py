@@ -20,7 +20,8 @@ from redecode_jobs.options import (
     workers_option,
 )
 from redecode import native
-from redecode_jobs.stops import EXIT_HELP, stopping_cleanly
+from redecode_jobs.printing import print_data
+from redecode_jobs.stops import EXIT_HELP, Refused, stopping_cleanly
 from redecode.inputs import suffix_list
 from redecode.job import run as run_job
 from redecode.layout import FLAT, PARTITION_COLUMNS, Layout
@@ -193,9 +194,9 @@ def _run(inputs, out, rules, workers, force, max_record_bytes, executor, master,
     except RunDirectoryConflict as exc:
         if exc.details:
             log.info("%s", exc.details)  # every difference, with -v
-        raise click.UsageError(str(exc)) from exc
+        raise Refused(str(exc)) from exc  # the command line is right: one line, not click's Usage: form
     except RunDirectoryLocked as exc:
-        raise click.UsageError(str(exc)) from exc
+        raise Refused(str(exc)) from exc
     finally:
         bar = current_bar()
         if bar is not None:
@@ -221,7 +222,7 @@ def _report(summary, out: str, quiet: bool, as_json: bool, fail_on_failed: bool)
     line = _summary_line(summary, out)
     log.info(line, extra=FILE_ONLY)
     if as_json:
-        click.echo(json.dumps(_summary_json(manifest), indent=2, sort_keys=True))
+        print_data(json.dumps(_summary_json(manifest), indent=2, sort_keys=True))
     elif not quiet:
         click.echo(line, err=True)
     if summary.exit_code:

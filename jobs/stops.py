@@ -30,7 +30,7 @@ from collections.abc import Iterator
 import click
 
 from redecode.logs import printable
-from redecode.storage import OutputError, os_error_message
+from redecode.storage import OutputError, os_error_message, unreachable
 
 EXIT_OK = 0
 EXIT_INPUT = 1
@@ -46,6 +46,18 @@ EXIT_HELP = ("4 the operating system refused to write the output (disk full, no 
              "    read-only; the message names the path and errno: fix that and run again, the shards\n"
              f"    finished are kept); {EXIT_ALL_FAILED} with --fail-on-failed, records failed and none was\n"
              f"    decoded (1 wins over {EXIT_ALL_FAILED}); 130/143 stopped by SIGINT/SIGTERM (run again to finish).")
+
+
+class Refused(click.ClickException):
+    """A usage error that is not about the command line: the output directory is locked by another
+    command, or a directory given is not an output of ``redecode run``. Exit :data:`EXIT_USAGE`
+    (2) with one line on stderr, ``redecode: error: MESSAGE``, without click's ``Usage:`` and
+    ``Try --help`` lines (the command line was right)."""
+
+    exit_code = EXIT_USAGE
+
+    def show(self, file=None) -> None:
+        click.echo(f"redecode: error: {printable(self.format_message())}", err=True)
 
 
 class Terminated(KeyboardInterrupt):
@@ -74,7 +86,8 @@ def _raise_interrupt(signum, frame) -> None:
 def stopping_cleanly(out: str, *, kept: str | None = "the shards finished are kept in {out}") -> Iterator[None]:
     """Run the body with SIGTERM raising :class:`Terminated` (and SIGINT its KeyboardInterrupt, both
     noted); turn an interrupt, or any exception raised after one (DuckDB's "Query interrupted"),
-    into exit 130/143, and an OS error into :data:`EXIT_OS_ERROR`, each with one line on stderr
+    into exit 130/143, and an OS error (or an object store's client's error that outlasted the
+    retries, :func:`redecode.storage.unreachable`) into :data:`EXIT_OS_ERROR`, each with one line on stderr
     naming ``out`` (what the command writes) and what to do. ``kept``: what a stop leaves there
     (``{out}`` replaced), said in the line; None for a command that writes its output whole or
     not at all (``report``, ``query``)."""
@@ -103,9 +116,15 @@ def stopping_cleanly(out: str, *, kept: str | None = "the shards finished are ke
         click.echo(f"redecode: error: {printable(os_error_message(exc, 'operating system error on'))}; then run the "
                    f"same command again{_paren(kept_text)}", err=True)
         sys.exit(EXIT_OS_ERROR)
-    except Exception:
+    except Exception as exc:
         if _signalled:
             _stopped(_signalled[-1], kept_text)
+        if unreachable(exc):  # an object store's client's own error, past the retries: not a bug
+            what = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+            click.echo(f"redecode: error: the object store stayed unreachable after the retries ({printable(what)}); "
+                       f"check the endpoint and the network, then run the same command again{_paren(kept_text)}",
+                       err=True)
+            sys.exit(EXIT_OS_ERROR)
         raise
     finally:
         for signum, handler in previous.items():

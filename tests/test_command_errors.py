@@ -9,7 +9,8 @@ cause or meet (issue 25, items 9 and 10).
   and ``report -o`` is exit 4 (on main: 1); SIGTERM while DuckDB works under ``diff --out`` is the
   stop's exit 143 and line (on main: "RuntimeError: Query interrupted", exit 1).
 - item 10: ``query`` whose output cannot be written (``> file`` on a full disk) exits 4 and says
-  so (on main: 73,728 of 1,486,981 bytes written, exit 0, nothing said).
+  so (on main: 73,728 of 1,486,981 bytes written, exit 0, nothing said); so do ``diff``, ``rules``
+  and every ``--json`` when a file under ``> file`` reaches a full disk or ``ulimit -f`` midway.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
@@ -230,6 +232,76 @@ def test_query_output_that_cannot_be_written(good):
         proc = subprocess.run([sys.executable, "-c", _CLI, "query", str(good)], stdout=full, stderr=subprocess.PIPE,
                               text=True, timeout=300)
     assert proc.returncode == 4, proc.stderr
+
+
+def _limit_file_size_to(limit: int):
+    def preexec() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))  # (Python ignores SIGXFSZ)
+    return preexec
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [
+    ("query", "{good}", "SELECT * FROM decodes"),
+    ("query", "{good}", "SELECT * FROM decodes", "--format", "csv"),
+    ("query", "{good}", "SELECT * FROM decodes", "--format", "json"),
+    ("query", "{good}"),  # the standard report
+    ("diff", "{good}", "{good}"),
+    ("diff", "{good}", "{good}", "--json"),
+    ("rules",),
+    ("rules", "--json"),
+], ids=lambda a: " ".join(a).replace("{good}", "DIR"))
+def test_stdout_to_a_file_that_reaches_the_size_limit(good, tmp_path, args):
+    """Item 10 as a user met it: ``redecode query out "select * from decodes" > q.txt`` on a full
+    tmpfs, or under ``ulimit -f``, where the operating system takes the first part of a large write
+    and refuses the rest (ENOSPC, EFBIG; not /dev/full, which takes nothing): exit 4 and one line,
+    for every command that prints data (on main: exit 0, the bytes that fit, nothing said; Python's
+    buffered stdout returned the short count and dropped the rest)."""
+    args = [a.replace("{good}", str(good)) for a in args]
+    whole = _redecode(*args)
+    assert whole.returncode == 0, whole.stderr
+    size = len(whole.stdout.encode("utf-8"))
+    limit = min(1024, size // 2)  # the output does not fit, and the first write is taken in part
+    target = tmp_path / "out.txt"
+    with open(target, "wb") as f:
+        proc = subprocess.run([sys.executable, "-c", _CLI, *args], stdout=f, stderr=subprocess.PIPE, text=True,
+                              timeout=600, preexec_fn=_limit_file_size_to(limit))
+    assert target.stat().st_size == limit  # (what the limit let through)
+    assert proc.returncode == 4, proc.stderr
+    _one_line(proc, "cannot write <stdout>", f"errno {errno.EFBIG}, EFBIG")
+
+
+def test_locked_output_is_one_line_and_exit_2(good, tmp_path):
+    """An output directory another command is writing (its lock held): ``run`` and ``backfill``
+    refuse with one line and exit 2, not click's ``Usage:``/``Try --help`` form (the command line
+    was right)."""
+    from redecode.rundir import lock_directory
+
+    out = tmp_path / "busy"
+    out.mkdir()
+    with lock_directory(str(out)):  # another command holds it
+        for args in (["run", str(SAMPLES), "--out", str(out), "--workers", "1", "-q"],
+                     ["backfill", str(good), "--rules", "browser-2026.11", "--out", str(out), "-q"]):
+            result = CliRunner().invoke(cli, args)
+            assert result.exit_code == 2, (args, result.output, result.exception)
+            line = _one_line(result, "redecode: error: ")
+            assert "Usage:" not in result.stderr and "--help" not in result.stderr, result.stderr
+            assert "locked" in line or "being written" in line or "another" in line, line
+
+
+def test_not_an_output_of_redecode_run_is_one_line_and_exit_2(good, tmp_path):
+    """A directory of Parquet another tool wrote: ``query``, ``report`` and ``diff`` say it is not
+    an output of ``redecode run`` in one line, exit 2, without click's ``Usage:`` lines."""
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    pq.write_table(pa.table({"a": [1]}), foreign / "x.parquet")
+    for args in (["query", foreign, "SELECT count(*) FROM decodes"], ["query", foreign],
+                 ["report", foreign, "-o", tmp_path / "r.html"], ["diff", foreign, good]):
+        result = CliRunner().invoke(cli, [str(a) for a in args])
+        assert result.exit_code == 2, (args, result.output, result.exception)
+        assert "Usage:" not in result.stderr and "Try " not in result.stderr, result.stderr
+        errors = [line for line in result.stderr.splitlines() if line.startswith("redecode: error: ")]
+        assert len(errors) == 1 and "not an output of `redecode run`" in errors[0], result.stderr
 
 
 def test_no_traceback_without_vv_but_with_it(good, tmp_path, monkeypatch):

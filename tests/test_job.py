@@ -308,11 +308,11 @@ def test_the_refusal_names_the_rule_sets_and_the_first_difference(tmp_path):
     parts = len(glob.glob(os.path.join(out, "*.parquet")))
     result = CliRunner().invoke(cli, ["run", GOOD[0], "--out", out, "--rules", browser.name])
     assert result.exit_code == 2
-    assert result.stderr.splitlines()[-1] == (
-        f"Error: {out} holds {parts} part(s) made with other rules: {author.name} ({author.digest[:12]}); "
+    assert result.stderr.splitlines() == [  # one line: the command line is right, no Usage: form
+        f"redecode: error: {out} holds {parts} part(s) made with other rules: {author.name} ({author.digest[:12]}); "
         f"this run uses {browser.name} ({browser.digest[:12]}). They differ first in procedure (browser "
         f"here, author there), and in {len(differ) - 1} more (-v lists them). Write to another --out, or "
-        "add --force to replace them.")
+        "add --force to replace them."]
     verbose = CliRunner().invoke(cli, ["run", GOOD[0], "--out", out, "--rules", browser.name, "-v"])
     details = [line for line in verbose.stderr.splitlines() if ": they differ in: " in line]
     assert len(details) == 1 and details[0].startswith(f"redecode: info: {out}: they differ in: procedure (")

@@ -88,17 +88,106 @@ def test_a_defect_never_raises_bits(text, at):
         assert r[1]["a"].bits <= r[0]["a"].bits
 
 
-def test_versions_name_the_model_file():
+def test_versions_name_the_tables_file():
     v = language.versions()
     assert set(v) == {"language", "language_identifier"}
     from redecode.versions import version
     assert v["language_identifier"] == f"pycld2 {version('pycld2')}"
     from importlib import resources
-    raw = resources.files("redecode").joinpath("data", "language-model.json.gz").read_bytes()
-    assert v["language"].endswith(hashlib.sha256(raw).hexdigest()[:12])
+    raw = resources.files("redecode").joinpath("data", "language-tables.json.gz").read_bytes()
+    assert v["language"] == f"ngram-2 {hashlib.sha256(raw).hexdigest()[:12]}"
     doc = json.loads(gzip.decompress(raw))
     assert set(doc["languages"]) == set(language.LANGUAGES)
     assert language.MODEL_VERSION == v["language"]
+    model = resources.files("redecode").joinpath("data", "language-model.json.gz").read_bytes()
+    assert doc["model_sha256"] == hashlib.sha256(model).hexdigest()
+
+
+def test_tables_regenerate_from_the_model():
+    """tools/gen_language_tables.py gives the pinned tables byte for byte from the pinned model."""
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parent.parent / "tools" / "gen_language_tables.py"
+    spec = importlib.util.spec_from_file_location("gen_language_tables", path)
+    gen = importlib.util.module_from_spec(spec)
+    sys.modules["gen_language_tables"] = gen
+    spec.loader.exec_module(gen)
+    assert gen.encode(gen.build(gen.MODEL.read_bytes())) == gen.OUT.read_bytes()
+    assert (gen.SCALE, gen.PAIR_WEIGHT, gen.UNSEEN) == (language.SCALE, language.PAIR_WEIGHT,
+                                                         language.UNSEEN)
+
+
+# --- the compiled scorer is the pure one -------------------------------------------------------
+
+def _scorer():
+    from redecode import native
+
+    scorer = language._compiled()
+    if scorer is None:
+        pytest.skip(f"the compiled core is not in use ({native.NOTICE or 'REDECODE_PURE is set'}):"
+                    " nothing to compare")
+    return scorer
+
+
+#: characters that exercise every branch of the scorers: ASCII letters and punctuation, Latin,
+#: Greek (final sigma), Turkish dotted I (lower-cases to two characters), Cyrillic, Arabic and
+#: Persian (folded), Hebrew, Thai, CJK, kana, Hangul, combining marks (NFC), typography, symbols,
+#: U+FFFD, C0/C1 controls, private use, unassigned, surrogates, spaces, a non-BMP letter
+_ALPHABET = ("abcXYZ  .,<>&;#0123\t\n\r\x00\x08\x1c\x7f\x85\x9a\xa0éÉßşŞșțİıiIΣσςΑβЖжЁё"
+             "йЙіІيىکی\u05d0\u05e9\u0e01\u0e38中文國語あアー한글\u0301\u0308\u031b«»„“–—…·"
+             "±³¶¤©\ufffd\ue000\u0378\ud800\U00020000\U0001d400\u3000\u2028")
+_READINGS = st.lists(st.text(alphabet=_ALPHABET, max_size=120), min_size=1, max_size=4)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_READINGS)
+def test_compiled_scorer_is_the_pure_one(texts):
+    """The compiled scorer (``_core.LanguageScorer``) gives the pure-Python scorer's rows
+    exactly, on random readings (the pure one is the reference, REDECODE_PURE=1 runs it)."""
+    assert _scorer().score(texts) == language._score_texts(texts)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(alphabet=_ALPHABET, max_size=30), min_size=1, max_size=40),
+       st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=4), min_size=1, max_size=40),
+       st.integers(min_value=1, max_value=4))
+def test_compiled_scorer_is_the_pure_one_on_many_words(words, ascii_words, n):
+    """More words than MAX_WORDS, ASCII words shared or not between the readings."""
+    texts = []
+    for k in range(n):
+        mixed = [w for pair in zip(words[k:] + words[:k], ascii_words * 40) for w in pair]
+        texts.append(" ".join(mixed[k:]))
+    assert _scorer().score(texts) == language._score_texts(texts)
+
+
+def test_compiled_scorer_is_the_pure_one_on_the_corpus():
+    """Every 10th text of the language corpus, each encoding's reading and its siblings', as
+    plain text and as the corpus's pages (markup skipped)."""
+    scorer = _scorer()
+    if not lp.TEXTS.is_file():
+        pytest.skip(f"{lp.TEXTS} is absent")
+    n = 0
+    for t in lp.load_texts()[::10]:
+        for page in lp.pages(t):
+            if page.kind != "right":
+                continue
+            readings = [decode(page.payload, enc, bom_sniff=False).text
+                        for enc in (page.encoding, *lp.SIBLINGS.get(page.encoding, ()))]
+            for texts in ([language.visible_text(r) for r in readings],
+                          [r[:400] for r in readings]):
+                assert scorer.score(texts) == language._score_texts(texts), (t.id, page.encoding)
+                n += 1
+    assert n > 100
+
+
+def test_plausibility_is_the_same_pure_or_compiled(monkeypatch):
+    _scorer()
+    readings = {"GBK": "<p>网页设计师 JunChen</p>", "Big5": "<p>厙珜扢數呇 JunChen</p>",
+                "x": "Все люди\x85 рождаются"}
+    compiled = language.plausibility(readings)
+    monkeypatch.setattr(language, "_compiled", lambda: None)
+    assert language.plausibility(readings) == compiled
 
 
 def _test_texts():

@@ -216,3 +216,22 @@ def test_the_writers_path_gives_the_same_row(text, codec, label, cut, noise):
     d2, t2 = NEW.steps.decide_and_decode(NEW, payload, ct, "http://example.com/", "html", utf8_text=True)
     assert d1 == d2
     assert (t2.utf8 if hasattr(t2, "utf8") else t2.text.encode("utf-8")) == t1.text.encode("utf-8")
+
+
+def test_validation_names_the_winning_reading_among_the_siblings_it_beat():
+    """French in windows-1252 under a Central European meta: the siblings that read the differing
+    words the same (windows-1252, windows-1254, windows-1258, ...) are named together, so the text
+    does not name one member ("sibling windows-1258") and the override another ("windows-1252
+    decodes cleanly"; user trial pages u052, u068)."""
+    from redecode.rules import get_rules
+    from redecode.validate import decide
+
+    text = ("Le café était très agréable, la forêt où nous étions était magnifique; où êtes-vous "
+            "déjà allé cet été? Voilà une idée très française.")
+    for declared in ("ISO-8859-2", "windows-1250", "ISO-8859-4"):
+        body = (f'<html><head><meta charset="{declared}"></head><body><p>{text}</p></body></html>'
+                ).encode("windows-1252")
+        v = decide(body, params=get_rules("author-2026.12.2").author)
+        assert v.decision.encoding == "windows-1252"
+        against = v.decision.validation.split(" (by ")[0]
+        assert "than its sibling" in against and "windows-1252" in against, v.decision.validation

@@ -7,7 +7,7 @@ blocks inflated with zlib, lengths from the WARC headers), never from the code u
 - item 1: a Content-Length over the record cap (70 MiB) on a short block never hides the records
   after it, and a file that ends inside such a record is cut short, not complete;
 - item 2: an input cut short while it is read is ``truncated`` (exit 1), and read again by the
-  next run, even when it is restored as it was;
+  next run, even when it is restored as it was, also when it was read in shards and redone whole;
 - item 5: a version line right after a block (no blank line between) starts the next record;
 - item 6: a record whose header and body are two gzip members is read across them;
 - item 7: a record cut short keeps the text that is there, with ``missing_bytes`` and a warning.
@@ -230,6 +230,55 @@ def test_run_over_a_file_that_changed_size_while_read_is_truncated(tmp_path, mon
                                DEFAULT_MAX_RECORD_BYTES, on_bytes=on_bytes)
     assert appended and marker["outcome"] == "truncated", marker
     assert "changed while" in marker["error"] or "cut short while" in marker["error"], marker["error"]
+
+
+def test_sharded_input_cut_while_read_is_not_complete_after_its_redo(tmp_path, monkeypatch):
+    """Item 2 as a user met it: a .warc.gz read in several shards with one worker is cut (at a gzip
+    member boundary) while the run reads it; a shard reports it truncated, the input is redone as
+    one shard (its shards did not meet), and that redo must compare the file with the size it had
+    when the run first read it: ``truncated``, exit 1, and the next run reads it again (on main:
+    the redo read the now-short file, ``complete``, exit 0, half the rows, and the rerun skipped
+    it)."""
+    import gzip
+
+    from redecode import job
+
+    path = tmp_path / "shrinks.warc.gz"
+    members, offsets, at = [], [], 0
+    for i in range(400):
+        member = gzip.compress(_record(_id(i), _page(f"record {i} " + os.urandom(1500).hex())), mtime=0)
+        offsets.append(at)
+        members.append(member)
+        at += len(member)
+    whole = b"".join(members)
+    path.write_bytes(whole)
+    shard_bytes = len(whole) // 7
+    assert len(job.plan_shards(str(path), shard_bytes=shard_bytes)) > 2
+    cut = offsets[len(offsets) // 2]  # a gzip member boundary
+    real = job.process_archive
+    cuts = []
+
+    def cut_before_the_second_shard(p, *args, start=0, **kwargs):
+        if start > 0 and not cuts:
+            os.truncate(path, cut)  # another process cuts the file while the run reads it
+            cuts.append(start)
+        return real(p, *args, start=start, **kwargs)
+
+    monkeypatch.setattr(job, "process_archive", cut_before_the_second_shard)
+    monkeypatch.setattr(job, "DEFAULT_SHARD_BYTES", shard_bytes)  # (16 MiB cut the user's 115 MB in 7)
+    out = str(tmp_path / "out")
+    result, manifest = _run([str(path)], out)
+    assert cuts, "the file was not cut while read"
+    entry = manifest["inputs"][0]
+    assert entry["outcome"] == "truncated", entry
+    assert result.exit_code == 1, result.stderr
+    assert str(len(whole)) in entry["error"], entry["error"]  # the size when the run began
+    monkeypatch.setattr(job, "process_archive", real)
+    path.write_bytes(whole)  # restored: the next run reads it again, whole
+    result, manifest = _run([str(path)], out)
+    assert result.exit_code == 0, result.stderr
+    entry = manifest["inputs"][0]
+    assert entry["outcome"] == "complete" and entry["rows"] == len(offsets), entry
 
 
 # -- item 5: a version line right after a block ------------------------------------------------

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from redecode.report import DIFF_SECTIONS, RUN_SECTIONS, collect, query_line, write_report
+from redecode.report import (
+    DIFF_SECTIONS, MAX_CELL, RUN_SECTIONS, _cut, collect, query_line, write_report)
 from redecode.rules import DEFAULT_RULES
 from report_fixtures import NASTY, clueweb_run, make_report_run, sample_diff, sample_run
 from runs_fixtures import make_run, row
@@ -68,6 +69,21 @@ _SEEN_JS = """Array.from(document.querySelectorAll('[data-chart]')).map(e => ({
     labels: Array.from(a.querySelectorAll('.role-axis-label text')).map(t => t.textContent)}))}))"""
 
 
+# What a reader sees of the for-review table's validation cells: the header's and each cell's
+# width, the cell's height in lines of its text, whether its text spills out of it, and the text.
+_REVIEW_JS = """(() => { const t = document.querySelector('#review table.records');
+  if (!t) return null;
+  const head = Array.from(t.querySelectorAll('th')).map(c => c.textContent);
+  const at = head.indexOf('validation');
+  return {head: head, table_width: t.getBoundingClientRect().width,
+    cells: Array.from(t.querySelectorAll('tbody tr')).map(r => { const c = r.cells[at];
+      const s = getComputedStyle(c);
+      return {width: c.getBoundingClientRect().width, height: c.getBoundingClientRect().height,
+              line: parseFloat(s.lineHeight) || 1.45 * parseFloat(s.fontSize),
+              char: parseFloat(s.fontSize), spills: c.scrollWidth > c.clientWidth + 1,
+              text: c.innerText}; })}; })()"""
+
+
 def load(browser, path: str) -> dict:
     """Open the report at *path*, wait until every chart is drawn (or failed); return what happened:
     console errors and page errors, the URLs requested, and the charts (see _CHARTS_JS)."""
@@ -101,6 +117,7 @@ def load(browser, path: str) -> dict:
                         r => Array.from(r.cells).map(c => c.textContent)),
                       text: s.innerText}; })()"""),
             "font_note": _font_note(page),
+            "review": page.evaluate(_REVIEW_JS),
             "examples": page.evaluate("""Array.from(document.querySelectorAll('table.examples tbody tr')).map(
               r => Array.from(r.querySelectorAll('.ex')).map(e => e.textContent))"""),
         }
@@ -174,6 +191,19 @@ def test_sample_report_with_languages(browser, tmp_path):
     assert_clean(result, data)
     assert "languages" in {c["key"] for c in result["charts"]}
     assert data.sections["review"].rows and "For review" in result["text"]
+    # the validation column is readable: a third of the table wide (at least 40 characters of the
+    # font), each cell's text inside its cell, whole or cut with '…' at MAX_CELL characters (the
+    # caption's query line gives it whole), in a few lines, not a tall strip
+    review = result["review"]
+    assert review["head"][-1] == "validation"
+    validations = [r[review["head"].index("validation")] for r in data.sections["review"].rows]
+    assert len(review["cells"]) == len(validations)
+    for cell, validation in zip(review["cells"], validations):
+        assert cell["width"] >= 0.3 * review["table_width"] and cell["width"] >= 40 * cell["char"] / 2
+        assert not cell["spills"]
+        assert cell["text"] == (validation if len(validation) <= MAX_CELL else _cut(validation))
+        assert cell["height"] <= 6 * cell["line"] + 8, cell
+    assert "query" in result["text"] and "validation" in result["text"]
 
 
 @pytest.mark.parametrize("rules", ["seed-2026.10", "requests-2.32"])

@@ -151,6 +151,75 @@ def test_a_run_whose_lock_was_taken_stops_before_publishing(s3, private_tmp, mon
     assert _json(f"{out}/_lock")["run_id"] == "the-other-run"  # not removed: it is not this run's
 
 
+def test_endpoint_gone_mid_run_is_exit_4_with_one_line(s3, private_tmp, monkeypatch):
+    """The endpoint killed mid-run (item 8(c) as a user met it): the next call on the store is the
+    lock's check before a shard publishes (publish_task -> check_lock -> read_lock); after the
+    retries it ends in one line and exit 4, as every other call on the output does (on main:
+    "unexpected error (EndpointConnectionError ...); please report it", exit 1)."""
+    import socket
+
+    from redecode import job
+
+    out = "s3://run-out/gone"
+    with socket.socket() as sock:  # a port nothing listens on: the endpoint is gone
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    real = job.process_shard
+
+    def endpoint_killed(*args, **kwargs):
+        marker = real(*args, **kwargs)
+        monkeypatch.setenv("AWS_ENDPOINT_URL", dead)  # (a new client: fsspec keys them by options)
+        return marker
+
+    monkeypatch.setenv("REDECODE_RETRIES", "2")
+    monkeypatch.setenv("REDECODE_RETRY_WAIT", "0.01")
+    monkeypatch.setattr(job, "process_shard", endpoint_killed)
+    result = invoke("run", SAMPLE, "--out", out, "--workers", "1")
+    assert result.exit_code == 4, result.output
+    lines = _lines(result.stderr)
+    assert "Traceback" not in result.output and len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"redecode: error: cannot write {out}/_lock") and "errno 5, EIO" in lines[0], lines
+    assert "EndpointConnectionError" in lines[0] and "run the same command again" in lines[0], lines
+    assert list(private_tmp.rglob("*")) == [], list(private_tmp.rglob("*"))  # no part left on local disk
+
+
+def test_store_unreachable_anywhere_in_a_run_is_exit_4(tmp_path, monkeypatch):
+    """Whatever call on the store meets the endpoint gone past the retries (here: the manifest's
+    write, its client's own EndpointConnectionError, not an OSError), the command ends in one line
+    and exit 4, not "unexpected error ...; please report it" and exit 1."""
+    from botocore.exceptions import EndpointConnectionError
+
+    def gone(*args, **kwargs):
+        raise EndpointConnectionError(endpoint_url="http://127.0.0.1:9/run-out/x/_run.json")
+
+    monkeypatch.setattr(rundir.RunDirectory, "write_manifest", gone)
+    result = invoke("run", SAMPLE, "--out", tmp_path / "out", "--workers", "1")
+    assert result.exit_code == 4, result.output
+    lines = _lines(result.stderr)
+    assert len(lines) == 1 and "the object store stayed unreachable after the retries" in lines[0], result.stderr
+    assert "EndpointConnectionError" in lines[0] and "run the same command again" in lines[0]
+
+
+def test_a_lock_never_taken_is_not_said_to_be_left(monkeypatch, caplog):
+    """The store unreachable from the start: the run never created its lock object, so ending
+    says nothing of a lock it "could not remove" (a fresh user's #25 recheck saw that warning
+    before the one error line), and touches the store no more."""
+    calls = []
+
+    def gone(*args, **kwargs):
+        calls.append(args)
+        raise ConnectionError("endpoint gone")
+
+    monkeypatch.setattr(rundir.storage, "create_bytes", gone)
+    monkeypatch.setattr(rundir, "read_lock", gone)
+    lock = rundir.RemoteLock("s3://bucket/out")
+    with pytest.raises(ConnectionError):
+        lock.take()
+    with caplog.at_level("DEBUG", logger="redecode"):
+        lock.release()
+    assert len(calls) == 1 and not [r for r in caplog.records if "lock" in r.getMessage()]
+
+
 @pytest.fixture(scope="module")
 def slow_corpus(tmp_path_factory):
     """Four archives of 400 records: time for a run to be killed midway."""

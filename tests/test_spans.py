@@ -11,6 +11,7 @@ reads the record as ``read_record_at`` does.
 
 from __future__ import annotations
 
+import io
 import glob
 import os
 
@@ -116,3 +117,13 @@ def test_read_range(tmp_path):
         storage.read_range(str(p), -1, 3)
     with pytest.raises(FileNotFoundError):
         storage.read_range(str(tmp_path / "nope"), 0, 3)
+
+
+def test_a_span_starts_at_its_base():
+    """A span read from offset ``base`` is positioned at ``base`` before any seek (its position was
+    left unset when a merge put the file_ends property between it and the constructor)."""
+    from redecode.warc import _Span
+
+    span = _Span(b"WARC/1.0\r\n", 1000, gz=False)
+    assert span.tell() == 1000 and span.read(4) == b"WARC" and span.tell() == 1004
+    assert span.seek(0, io.SEEK_END) == 1010 and span.read() == b""

@@ -363,6 +363,10 @@ def read_shard(
     # before reading: a rerun compares it with the file then, and reads the file again if it changed
     # (even while this shard was being read)
     fingerprint = storage.fingerprint(shard.path)
+    if shard.began is not None:
+        # a redo of an input whose shards did not meet: the file is compared with what it was when
+        # the run first read it (cut short since, it must not be taken whole at its new size)
+        fingerprint = shard.began
     if shard.spans is not None:
         rows = process_spans(shard.path, shard.spans, rules, max_record_bytes=max_record_bytes, counts=counts,
                              on_bytes=on_bytes, boundary=boundary, selection=selection, row_limit=row_limit,
@@ -431,7 +435,8 @@ def read_shard(
         # (the readers also check that they reached that size): cut short or appended to while it
         # was read, it is read again by the next run.
         outcome, error_offset = "truncated", min(size, then)
-        error = (f"{shard.path}: the file changed while it was read ({then} bytes when reading began, {size} "
+        began = "this run first read it" if shard.began is not None else "reading began"
+        error = (f"{shard.path}: the file changed while it was read ({then} bytes when {began}, {size} "
                  f"now): run again to read it whole")
     end = shard.end if shard.end is not None else size
     counts.bytes_read = shard.spans.bytes if shard.spans is not None else end - shard.start

@@ -64,6 +64,7 @@ __all__ = [
     "MANIFEST_NAME",
     "REPAIR_SCHEMA_VERSION",
     "RepairSummary",
+    "RepairLocked",
     "RepairUsageError",
     "output_schema",
     "part_name",
@@ -98,6 +99,11 @@ class RepairUsageError(ValueError):
     """The repair cannot start: no input, a missing or non-text column, a key column named like an
     output column, or an ``out`` that holds another repair's output or other files (without
     ``force``), or that another repair is writing."""
+
+
+class RepairLocked(RepairUsageError):
+    """The output directory is locked by another command (:class:`redecode.rundir.RunDirectoryLocked`
+    as a repair's usage error)."""
 
 
 def output_schema(key_fields: Sequence[pa.Field] = ()) -> pa.Schema:
@@ -356,7 +362,7 @@ def repair(
     try:
         lock = lock_directory(out)
     except RuntimeError as exc:  # redecode.rundir.RunDirectoryLocked
-        raise RepairUsageError(str(exc)) from None
+        raise RepairLocked(str(exc)) from None
     with lock:
         try:
             _clean(out)

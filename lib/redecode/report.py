@@ -1207,6 +1207,11 @@ white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px}
 table.records{table-layout:fixed;width:100%}table.records td{overflow-wrap:anywhere}
 table.records th:nth-child(1){width:28%}table.records th:nth-child(2){width:24%}
 table.records th:nth-child(3){width:9%}table.records th:nth-child(4){width:11%}
+table.records th{overflow-wrap:anywhere}
+#review table.records th:nth-child(1){width:18%}#review table.records th:nth-child(2){width:13%}
+#review table.records th:nth-child(3){width:8%}#review table.records th:nth-child(4){width:10%}
+#review table.records th:nth-child(5){width:9%}#review table.records th:nth-child(6){width:8%}
+#review table.records th:nth-child(7){width:34%}
 p.note{background:#fff8e1;border:1px solid #f0d080;border-radius:6px;padding:8px 12px}
 """
 

@@ -97,7 +97,7 @@ __all__ = [
 #: Version of this project's decision code (``sniff``, ``prescan``, ``mime`` and the procedures
 #: of :mod:`redecode.procedures`). Bump it whenever a change there can change any decision or
 #: text; it is part of every digest.
-DECISION_CODE_VERSION = "2026.12.6"
+DECISION_CODE_VERSION = "2026.12.7"
 
 DEFAULT_RULES = "author-2026.12.3"
 

@@ -255,6 +255,12 @@ class Shard:
     #: the listing's entry of the object ``path`` (``size``, ``ETag``...), when a run listed it:
     #: the task then asks the store nothing more about it (:func:`redecode.storage.remember`)
     listed: dict | None = field(default=None, compare=False, hash=False)
+    #: the input's fingerprint (:func:`redecode.storage.fingerprint`) taken when this run first read
+    #: it, for a whole-file shard that redoes an input whose shards did not meet
+    #: (:meth:`RunDirectory.redo_bad_boundaries`): the redo is ``complete`` only when the file still
+    #: has that size, so a file cut short (or appended to) while the run read it is ``truncated``
+    #: and read again by the next run, not taken whole at its new size
+    began: dict | None = field(default=None, compare=False, hash=False)
 
 
 def part_stem(path: str, shard_index: int) -> str:
@@ -719,6 +725,7 @@ class RemoteLock:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.lost: str | None = None
+        self._created = False  # whether this run ever created the lock object (only then release removes it)
 
     def _body(self) -> bytes:
         return json.dumps({"run_id": self.run_id, "host": platform.node(), "pid": os.getpid(),
@@ -730,6 +737,7 @@ class RemoteLock:
         it."""
         try:
             storage.create_bytes(self.path, self._body())
+            self._created = True
         except FileExistsError:
             held = read_lock(self.out)
             stale = _setting("REDECODE_LOCK_STALE", LOCK_STALE)
@@ -742,6 +750,7 @@ class RemoteLock:
                     storage.remove(self.path)
                 try:
                     storage.create_bytes(self.path, self._body())
+                    self._created = True
                 except FileExistsError:
                     raise RunDirectoryLocked(_locked_message(self.out, read_lock(self.out) or {}, stale)) from None
         self.check()  # a store that ignores If-None-Match: the object tells who won
@@ -766,25 +775,37 @@ class RemoteLock:
             raise RunDirectoryLocked(self.lost)
         check_lock(self.out, self.run_id)
 
-    def release(self) -> None:
-        """Stop the heartbeat and remove the lock object when it is still this run's."""
+    def release(self, *, quiet: bool = False) -> None:
+        """Stop the heartbeat and remove the lock object when it is still this run's; when that
+        fails, warn (only in the debug log when ``quiet``: the run is ending in an error of its
+        own, one line)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
+        if not self._created:  # never taken (the store unreachable, or another run's): nothing to remove
+            return
         try:
             if (read_lock(self.out) or {}).get("run_id") == self.run_id:
                 storage.remove(self.path)
         except Exception as exc:  # noqa: BLE001 - a lock left behind goes stale and is taken over
-            log.warning("%s: could not remove the lock (%s); the next run takes it over after %d s",
+            (log.debug if quiet else log.warning)("%s: could not remove the lock (%s); the next run takes it over after %d s",
                         self.path, exc, int(_setting("REDECODE_LOCK_STALE", LOCK_STALE)))
 
 
 def read_lock(out: str) -> dict | None:
-    """The object-store lock of run directory ``out`` (its JSON), or None when there is none."""
+    """The object-store lock of run directory ``out`` (its JSON), or None when there is none.
+    Its reads go through :func:`redecode.storage.retrying` (transient errors retried, counted); an
+    error that outlasts the retries (the endpoint gone) is raised as
+    :class:`redecode.storage.OutputError` (exit 4, one line), as the other calls on the output."""
+    path = storage.join(out, LOCK)
     try:
-        data = json.loads(storage.read_bytes(storage.join(out, LOCK)))
+        raw = storage.read_bytes(path)
     except FileNotFoundError:
         return None
+    except Exception as exc:  # noqa: BLE001 - the store's client's own errors (botocore's) too
+        raise storage.store_error(exc, path) from exc
+    try:
+        data = json.loads(raw)
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
@@ -1020,7 +1041,7 @@ class RunDirectory:
                 self._clean()
             except OSError:
                 pass
-        self.close()
+        self.close(failing=exc_type is not None)
 
     def open(self) -> None:
         storage.makedirs(self.out)
@@ -1045,7 +1066,11 @@ class RunDirectory:
                 and marker.get("selection") == self.selection.to_json()
                 and marker.get("layout") == self.layout.to_json())
 
-    def close(self) -> None:
+    def close(self, *, failing: bool = False) -> None:
+        """Release the lock (and, locally, remove the staging left by killed attempts).
+        ``failing``: the command is ending in an error, which says all there is to say: a lock
+        object that cannot be removed (the store gone) is then left without a warning of its own
+        (the next run takes it over once stale, and says so if it must wait)."""
         if not self.remote and self._lock is not None:
             # every shard of this command has published or stopped (the lock keeps other commands
             # out): what is left there is a killed attempt's (a Spark task lost with its worker)
@@ -1054,7 +1079,7 @@ class RunDirectory:
             self._lock.close()
             self._lock = None
         if self._remote_lock is not None:
-            self._remote_lock.release()
+            self._remote_lock.release(quiet=failing)
             self._remote_lock = None
             remove_stale_staging(root_too=True)
 
@@ -1263,7 +1288,9 @@ class RunDirectory:
         not all complete (a later cut may lie inside a damaged record's block) loses its tasks
         (markers first, then parts) and gets one whole-file shard, returned in ``to_redo`` for the
         caller to run with the other shards those tasks held, so that rows never depend on how a
-        file was cut."""
+        file was cut. The whole-file shard carries the input's fingerprint from its first shard's
+        marker (``began``): a file that changed while the run read it (the reason its shards did not
+        meet) is then ``truncated``, never ``complete`` at its new size."""
         counts = Counter(s.path for s in shards)
         bad = {
             s.path
@@ -1286,9 +1313,12 @@ class RunDirectory:
                 redo.append(s)  # (a bounded task shared with a bad input: its other shards too)
             kept.append(s)
         for path in sorted(bad):
-            for s in [s for s in shards if s.path == path]:
+            began = None
+            for s in sorted((s for s in shards if s.path == path), key=lambda s: s.index):
+                # (the first shard's fingerprint: the file as the run first found it)
+                began = began or markers[(s.path, s.index)].get("input")
                 del markers[(s.path, s.index)]
-            whole = Shard(path, 0, 0, None)
+            whole = Shard(path, 0, 0, None, began=began)
             kept.append(whole)
             redo.append(whole)
         return kept, redo

@@ -79,6 +79,8 @@ __all__ = [
     "counting_retries",
     "create_bytes",
     "retrying",
+    "store_error",
+    "unreachable",
     "RangedReader",
     "ReadStats",
     "etag_of",
@@ -182,6 +184,17 @@ def output_error(exc: OSError, path: str) -> OutputError:
     # the system's words for the errno (pyarrow's strerror is a sentence of its own)
     reason = os.strerror(exc.errno) if exc.errno is not None else (exc.strerror or str(exc))
     return OutputError(exc.errno, reason, exc.filename if exc.filename is not None else path)
+
+
+def store_error(exc: BaseException, path: str) -> OutputError:
+    """``exc``, an error met working on ``path`` of the output (writing it, or reading back what
+    the run wrote there: its lock, a marker) that lasted past :func:`retrying`'s retries, as an
+    :class:`OutputError` (exit 4, one line): an :class:`OSError` by :func:`output_error`, an error
+    of a store's client that is not one (botocore's ``EndpointConnectionError``: the endpoint is
+    gone) as EIO with its message."""
+    if isinstance(exc, OSError):
+        return output_error(exc, path)
+    return _store_error(exc, path)
 
 
 def output_error_of_message(message: str, path: str) -> OutputError:
@@ -328,6 +341,14 @@ def _transient(exc: BaseException) -> bool:
         return True
     code = (getattr(exc, "response", None) or {}).get("Error", {}).get("Code")
     return code in _TRANSIENT_CODES
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Whether ``exc``, an error of a remote store's client that is not an :class:`OSError`
+    (botocore's ``EndpointConnectionError``, aiohttp's ...), means the store or the network failed
+    (what :func:`retrying` retries: a connection refused or lost, a timeout, SlowDown), not the
+    request: raised past the retries, the store stayed unreachable (exit 4, not a bug)."""
+    return not isinstance(exc, OSError) and _transient(exc)
 
 
 class _Retries:
@@ -781,6 +802,45 @@ def publish_file(local_path: str, dest: str) -> None:
 # reading
 
 
+class PositionedRaw(io.RawIOBase):
+    """A readable, seekable raw file whose position is ``self._pos`` (bytes): the io protocol's
+    ``readable``, ``seekable``, ``tell`` and ``seek`` (``whence`` as :meth:`io.IOBase.seek`;
+    ``ValueError`` for another; ``OSError`` (EINVAL) for a position before :meth:`_first`).
+    Subclasses set ``_pos`` and give :meth:`_end` (the position ``SEEK_END`` counts from) and
+    ``read``."""
+
+    _pos: int
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def _end(self) -> int:
+        raise NotImplementedError
+
+    def _first(self) -> int:
+        """The lowest position there is (0: the file's start)."""
+        return 0
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_CUR:
+            offset += self._pos
+        elif whence == io.SEEK_END:
+            offset += self._end()
+        elif whence != io.SEEK_SET:
+            raise ValueError(f"invalid whence {whence}")
+        if offset < self._first():
+            raise OSError(22, "negative seek position" if self._first() == 0 else
+                          f"position {offset} is before the bytes read (from {self._first()})")
+        self._pos = offset
+        return offset
+
+
 @dataclass(slots=True)
 class ReadStats:
     """Ranged GETs issued and bytes fetched from remote storage (bytes, before any decompression)."""
@@ -798,7 +858,7 @@ STATS = ReadStats()
 _STATS_LOCK = threading.Lock()
 
 
-class RangedReader(io.RawIOBase):
+class RangedReader(PositionedRaw):
     """A read-only, seekable binary file over a remote object, read with ranged GETs.
 
     Each miss fetches ``[pos, pos + block)`` with one ranged GET (``fs.cat_file(path, start,
@@ -831,29 +891,8 @@ class RangedReader(io.RawIOBase):
         self._buf_start = 0
         self.stats = ReadStats()
 
-    # io protocol
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        if whence == io.SEEK_SET:
-            pos = offset
-        elif whence == io.SEEK_CUR:
-            pos = self._pos + offset
-        elif whence == io.SEEK_END:
-            pos = self._size + offset
-        else:
-            raise ValueError(f"invalid whence {whence}")
-        if pos < 0:
-            raise OSError(22, "negative seek position")
-        self._pos = pos
-        return pos
+    def _end(self) -> int:
+        return self._size
 
     def _fetch(self, pos: int, want: int) -> None:
         sequential = bool(self._buf) and pos == self._buf_start + len(self._buf)
@@ -1114,7 +1153,7 @@ def _member_ranges(path: str, ranges: Iterable[tuple[int, int]]) -> Iterator[byt
             yield fh.read(length)
 
 
-class _Window(io.RawIOBase):
+class _Window(PositionedRaw):
     """The bytes ``[start, start + size)`` of the open file ``inner``, as a file of their own
     (seekable; closing it closes ``inner``)."""
 
@@ -1123,24 +1162,8 @@ class _Window(io.RawIOBase):
         self._inner, self._start, self._size, self.name = inner, start, size, name
         self._pos = 0
 
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        if whence == io.SEEK_CUR:
-            offset += self._pos
-        elif whence == io.SEEK_END:
-            offset += self._size
-        if offset < 0:
-            raise OSError(22, "negative seek position")
-        self._pos = offset
-        return offset
+    def _end(self) -> int:
+        return self._size
 
     def read(self, n: int | None = -1) -> bytes:
         left = max(self._size - self._pos, 0)

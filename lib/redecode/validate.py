@@ -1679,8 +1679,13 @@ def _against(primary: Decision, result: _decode.DecodeResult, reason: str, body:
     """Why the primary was checked, in words."""
     what = _step_name(primary)
     if reason == "language" and finding is not None:
-        return (f"{what} reads worse as language than its sibling {finding.best} "
-                f"(by {finding.lead:.1f} bits)")
+        # siblings that read the excerpt as well as the best (the same letters there) are named
+        # together, in the siblings table's order, so the one the weighing takes is among them
+        top = finding.scores[finding.best].bits
+        tied = [e for e in finding.scores if e != finding.primary and finding.scores[e].bits == top]
+        named = (f"sibling {tied[0]}" if len(tied) == 1 else
+                 f"siblings {', '.join(tied[:-1])} and {tied[-1]} (the same reading there)")
+        return f"{what} reads worse as language than its {named} (by {finding.lead:.1f} bits)"
     made = [f"{result.errors} U+FFFD"] if result.errors else []
     c1 = c1_controls(result.encoding, body) if result.encoding in _C1_BYTES else 0
     if c1:

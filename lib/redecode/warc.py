@@ -1212,7 +1212,7 @@ def _read_at(p: str, offset: int, cap: int, is_arc: bool) -> ArchiveRecord:
     raise ArchiveError(p, offset, "no record at this offset")
 
 
-class _Span(io.RawIOBase):
+class _Span(storage.PositionedRaw):
     """The bytes of a file from ``base`` on, as one ranged read gave them, read like the file
     itself (positions are the file's; nothing before ``base``, the end of ``data`` is the end of
     the file). ``gz``: whether the file is gzip (its first two bytes are RFC 1952's magic);
@@ -1222,6 +1222,7 @@ class _Span(io.RawIOBase):
     def __init__(self, data: bytes, base: int, gz: bool, file_ends: bool | Callable[[], bool] = False) -> None:
         super().__init__()
         self._data, self._base, self.gz, self._file_ends = data, base, gz, file_ends
+        self._pos = base
 
     @property
     def file_ends(self) -> bool:
@@ -1229,31 +1230,17 @@ class _Span(io.RawIOBase):
         if callable(self._file_ends):
             self._file_ends = bool(self._file_ends())
         return self._file_ends
-        self._pos = base
 
     @property
     def end(self) -> int:
         """The position after the last byte read (the end of the file, as far as it is known)."""
         return self._base + len(self._data)
 
-    def readable(self) -> bool:
-        return True
+    def _end(self) -> int:
+        return self._base + len(self._data)
 
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        if whence == io.SEEK_CUR:
-            offset += self._pos
-        elif whence == io.SEEK_END:
-            offset += self._base + len(self._data)
-        if offset < self._base:
-            raise OSError(22, f"position {offset} is before the bytes read (from {self._base})")
-        self._pos = offset
-        return offset
+    def _first(self) -> int:
+        return self._base
 
     def read(self, n: int | None = -1) -> bytes:
         i = self._pos - self._base

@@ -10,7 +10,9 @@ from warcio's indexer), measures in their own processes, ``--repeat`` times (med
   condition selects (default ``content_charset = 'WINDOWS-1251'``: about 2% of the records of the
   default crawl);
 - ``where``: ``redecode run --index TABLE --where CONDITION --workers 1``, the same selection made
-  by DuckDB over the whole columnar index.
+  by DuckDB over the whole columnar index;
+- ``empty``: ``redecode run EMPTY_FOLDER --workers 1``, the fixed cost of any run (start-up), which
+  a small selection cannot go below (printed as a fraction of the full run).
 
 Checks that ``index`` and ``where`` give exactly the selected records, each row equal to the full
 run's (every column), and prints the CPU (and, with ``--instructions``, callgrind's instruction
@@ -104,8 +106,12 @@ def main(argv: list[str] | None = None) -> int:
     tool.write_cdxj(picked, selected)
     bench.precompile()
     prefix = folder + "/"
+    empty = os.path.join(work, "empty")
+    os.makedirs(empty)
     commands = {
         "full": [script, "run", crawl, "--workers", "1", "--quiet", "--json"],
+        # the fixed cost every run pays (start-up, no record): what a small selection cannot go below
+        "empty": [script, "run", empty, "--workers", "1", "--quiet", "--json"],
         "index": [script, "run", "--index", selected, "--prefix", prefix, "--workers", "1", "--quiet", "--json"],
         "where": [script, "run", "--index", table, "--prefix", prefix, "--where", args.where,
                   "--workers", "1", "--quiet", "--json"],
@@ -143,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     print("| run | CPU s (median) | CPU / full | instructions | instructions / full | rows | checks |")
     print("|---|---:|---:|---:|---:|---:|---|")
     for name, r in results.items():
+        if name == "empty":
+            continue
         ins = r.get("instructions")
         ins_full = results["full"].get("instructions")
         c = checks.get(name, {})
@@ -150,6 +158,11 @@ def main(argv: list[str] | None = None) -> int:
               f"{f'{ins / 1e9:.3f} G' if ins else '-'} | {f'{ins / ins_full:.3f}' if ins and ins_full else '-'} | "
               f"{c.get('rows', len(full)) if c else len(full)} | "
               f"{'; '.join(k for k, v in c.items() if v is True) or '-'} |")
+    e, f = results["empty"], results["full"]
+    print(f"fixed cost (a run over an empty folder): CPU {e['cpu_s']:.2f} s = {e['cpu_s'] / f['cpu_s']:.3f} of the full run"
+          + (f", {e['instructions'] / 1e9:.3f} G instructions = {e['instructions'] / f['instructions']:.3f}"
+             if args.instructions else "")
+          + "; a selection costs that plus its records")
     for name in ("index", "where"):
         ratio = results[name]["cpu_s"] / results["full"]["cpu_s"]
         print(f"target {name}: CPU {ratio:.3f} of a full run {'<=' if ratio <= TARGET else '>'} {TARGET}"
