@@ -209,9 +209,21 @@ class _Lang:
         self.borrowed = frozenset(tables["borrowed"])
 
 
+def _tables_bytes() -> bytes:
+    """The pinned tables file as stored (gzip-compressed JSON)."""
+    return resources.files("redecode").joinpath("data", _TABLES_FILE).read_bytes()
+
+
+@cache
+def _digest() -> str:
+    """The sha256 of the pinned tables file's bytes, 12 hex digits (what :data:`MODEL_VERSION`
+    names): hashed, not parsed, so naming the model costs a hash of 0.6 MB, not a load."""
+    return hashlib.sha256(_tables_bytes()).hexdigest()[:12]
+
+
 @cache
 def _model() -> tuple[str, dict[str, _Lang]]:
-    raw = resources.files("redecode").joinpath("data", _TABLES_FILE).read_bytes()
+    raw = _tables_bytes()
     doc = json.loads(gzip.decompress(raw))
     if (doc["scale"], doc["pair_weight"], doc["unseen"]) != (SCALE, PAIR_WEIGHT, UNSEEN):
         raise RuntimeError(f"{_TABLES_FILE} was made with other constants: regenerate it "
@@ -234,7 +246,7 @@ def __getattr__(name: str):
     if name == "LANGUAGES":
         return _language_codes()
     if name == "MODEL_VERSION":
-        return f"ngram-2 {_model()[0]}"
+        return f"ngram-2 {_digest()}"
     raise AttributeError(name)
 
 
@@ -242,11 +254,12 @@ def __getattr__(name: str):
 def versions() -> dict[str, str]:
     """What a rule set that reads language puts in its digest: ``{"language": MODEL_VERSION,
     "language_identifier": "pycld2 <version>"}`` (``MODEL_VERSION`` is ``ngram-2`` and the
-    sha256 of the pinned tables :func:`plausibility` reads, 12 hex digits; :func:`identify` is
-    CLD2's, so its package's version counts)."""
+    sha256 of the pinned tables :func:`plausibility` reads, 12 hex digits, of the file's bytes:
+    naming it does not load the model; :func:`identify` is CLD2's, so its package's version
+    counts)."""
     from redecode.versions import version
 
-    return {"language": f"ngram-2 {_model()[0]}",
+    return {"language": f"ngram-2 {_digest()}",
             "language_identifier": f"pycld2 {version('pycld2')}"}
 
 
