@@ -63,7 +63,7 @@ def test_the_job_keeps_no_reference_to_a_record_while_its_row_is_written(warc):
     rows = process_archive(warc, RULES[DEFAULT_RULES], utf8_text=True)
     n = 0
     for row in rows:
-        alive = [o for o in gc.get_objects() if type(o).__name__ == "ArchiveRecord"]
+        alive = [o for o in gc.get_objects() if type(o).__name__ == "ArchiveRecord" and o.warc_path == warc]
         assert alive == [], "a record is still referenced while its row is handed on"
         assert row[TEXT_UTF8_SLOT] == _pages()[n].decode("cp1251").encode("utf-8")
         n += 1
