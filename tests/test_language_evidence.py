@@ -42,10 +42,10 @@ def test_the_new_author_rules_are_the_default_and_read_language():
     assert NEW.procedure == "author"
     p = V.AuthorParams.from_rules(NEW)
     assert p.siblings and p.language and p.compare_defects and p.python_codecs
-    # the default, author-2026.12.3 (issue 29), is these rules reading pages in two encodings in
+    # the default, author-2026.12.4 (issue 29), is these rules reading pages in two encodings in
     # parts as well: every language parameter the same
     default = V.AuthorParams.from_rules(get_rules(DEFAULT_RULES))
-    assert DEFAULT_RULES == "author-2026.12.3" and default.stretches and not p.stretches
+    assert DEFAULT_RULES == "author-2026.12.4" and default.stretches and not p.stretches
     assert {k: v for k, v in asdict(default).items() if not k.startswith("stretch")} == {
         k: v for k, v in asdict(p).items() if not k.startswith("stretch")}
     v = NEW.versions()

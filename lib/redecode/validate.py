@@ -133,7 +133,14 @@ The order (the steps of :mod:`redecode.sniff` with a check after them):
    included) and the top-level domain's fallback (:func:`tld_vote`); its detector: the author
    detector. A page read in parts gets ``source`` ``parts``, ``confidence`` ``tentative``, the
    stretches in ``stretches``, ``encoding`` the encoding of every byte outside them, and
-   ``validation`` starting ``in parts:`` (then the verdict of step 5, if a check fired).
+   ``validation`` starting ``in parts:`` (then the verdict of step 5, if a check fired). From
+   ``author-2026.12.4`` on (``stretch_words``) a legacy stretch's reading must read as words
+   (:func:`redecode.stretches.reads_as_words`) and be told apart from the other scripts'; where
+   the parts' encoding is not step 5's whole-page choice, ``validation`` says ``instead of the
+   whole page read as X (...)`` and ``verdict`` is the outcome for the encoding outside the
+   stretches (``kept``: the browser's; ``overridden``: another); a page declared UTF-8 that step 5
+   read as a legacy encoding and whose runs read as words in none is read whole as UTF-8
+   (``kept: UTF-8 read whole: ...``).
 
 Recorded in the :class:`~redecode.sniff.Decision`: ``browser_encoding``; ``source`` ``validated``
 when step 5 chose another encoding than the primary (``confidence`` then ``tentative``: no
@@ -771,7 +778,13 @@ class AuthorParams:
     ``stretch_min_sequences``: valid multi-byte sequences a run of a legacy reading needs to be
     a UTF-8 stretch (2; one in a single-byte page where it reads as a letter of that encoding's
     script); ``stretch_margin`` (bits, log2): how much more plausible a stretch's reading must be
-    than the chosen one's (:func:`redecode.stretches.read_in_parts`). These enter :meth:`to_json`
+    than the chosen one's (:func:`redecode.stretches.read_in_parts`). From ``author-2026.12.4``
+    on: ``stretch_words``: a legacy stretch's reading must read as words
+    (:func:`redecode.stretches.reads_as_words`), beat the readings of other scripts by the margin
+    (else the stretch stays U+FFFD), and is chosen among every legacy encoding of a script (the
+    page's first); a run no reading reads is read in pieces cut at markup; the row's
+    ``validation`` says which whole-page reading the parts replace; ``stretch_min_letters``: the
+    non-ASCII letters such a reading needs. These enter :meth:`to_json`
     only where they differ from their defaults, so that rule sets made before them keep their
     digests.
     """
@@ -807,6 +820,8 @@ class AuthorParams:
     stretch_min_invalid: int = 2
     stretch_min_sequences: int = 2
     stretch_margin: float = 8.0
+    stretch_words: bool = False
+    stretch_min_letters: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The parameters as a JSON-ready dict (field name -> value), for the rules' digest (the
@@ -1288,7 +1303,7 @@ def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: 
             result = _decode.decode(payload, primary.encoding, bom_sniff=True)
         v = _weigh(profile, facts, primary, result, reason, lambda: run(author_detector, "author"))
     if params.stretches:
-        return _in_parts(payload, facts, v, params, author_detector)
+        return _in_parts(payload, facts, v, params, author_detector, primary)
     return v
 
 
@@ -1776,9 +1791,15 @@ def _judge(readings: dict[str, str]) -> dict[str, float]:
 
 
 def _in_parts(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
-              author_detector: Detector | None) -> Validated:
+              author_detector: Detector | None, primary: Decision | None = None) -> Validated:
     """Step 6: *v* (the decision and its text) read in parts where its reading has stretches
-    (:func:`redecode.stretches.read_in_parts`), else *v* itself."""
+    (:func:`redecode.stretches.read_in_parts`), else *v* itself. With ``stretch_words``
+    (``author-2026.12.4`` on), where the parts' encoding is not *v*'s (a page declared UTF-8 that
+    step 5 read whole as a legacy encoding for its U+FFFD), ``validation`` says which whole-page
+    reading the parts replace and ``verdict`` is the outcome for the encoding outside the
+    stretches (``kept`` where it is the browser's, else ``overridden``; step 5's did not stand);
+    where no stretch reads as words, such a page is *primary* (UTF-8) read whole, ``verdict``
+    ``kept``."""
     decoded = v.decoded
     encoding = decoded.encoding
     if encoding == "UTF-8" and decoded.errors < params.stretch_min_invalid:
@@ -1803,20 +1824,42 @@ def _in_parts(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
         candidates=[*dict.fromkeys(declared), *([fallback] if fallback else [])],
         detect=detect, declared=encoding in declared, utf8_declared="UTF-8" in declared,
         min_invalid=params.stretch_min_invalid, min_sequences=params.stretch_min_sequences,
-        margin=params.stretch_margin)
+        margin=params.stretch_margin, words=params.stretch_words,
+        min_letters=params.stretch_min_letters)
     if parts is None:
         return v
     d = v.decision
+    if params.stretch_words and parts.encoding != d.encoding:
+        # (step 5's whole-page reading does not stand: say so, never as if its outcome did)
+        replaced = f"instead of the whole page read as {d.encoding}" + (
+            f" ({d.validation})" if d.validation else "")
+        if not parts.stretches:
+            base = primary if primary is not None and primary.encoding == parts.encoding else d
+            note = f"kept: {parts.encoding} read whole: {parts.why[0]}; {replaced}"
+            decision = amend(base, encoding=parts.encoding, confidence="tentative",
+                             conflict=_conflict(facts, parts.encoding), validation=note,
+                             verdict="kept", stretches=())
+            return Validated(decision, _decode.DecodeResult(parts.text, parts.encoding, parts.errors,
+                                                            decoded.bom_removed), None)
+    else:
+        replaced = ""
     named = "; ".join(f"{st.encoding} at bytes {st.offset + bom_len}-{st.offset + bom_len + st.length} ({why})"
                       for st, why in zip(parts.stretches[:_PARTS_NAMED], parts.why))
     more = len(parts.stretches) - _PARTS_NAMED
     n = len(parts.stretches)
     note = (f"in parts: {parts.encoding} with {n} stretch{'es' if n > 1 else ''} read otherwise: {named}"
             + (f"; and {more} more" if more > 0 else ""))
-    if d.validation:
-        note += f"; {d.validation}"
+    if replaced:
+        note += f"; {replaced}"
+        # (the outcome for the encoding outside the stretches: the browser's, or another)
+        extra: dict[str, Any] = {"verdict": "kept" if parts.encoding == d.browser_encoding else "overridden"}
+    else:
+        if d.validation:
+            note += f"; {d.validation}"
+        extra = {}
     decision = amend(d, encoding=parts.encoding, source="parts", confidence="tentative",
                      conflict=_conflict(facts, parts.encoding), validation=note,
-                     stretches=tuple((st.offset + bom_len, st.length, st.encoding) for st in parts.stretches))
+                     stretches=tuple((st.offset + bom_len, st.length, st.encoding) for st in parts.stretches),
+                     **extra)
     return Validated(decision, _decode.DecodeResult(parts.text, parts.encoding, parts.errors,
-                                                    decoded.bom_removed), v.verdict)
+                                                    decoded.bom_removed), None if replaced else v.verdict)
