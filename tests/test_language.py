@@ -103,6 +103,18 @@ def test_versions_name_the_tables_file():
     assert doc["model_sha256"] == hashlib.sha256(model).hexdigest()
 
 
+def test_versions_do_not_load_the_model():
+    """Naming the model (the rules digest of every rule set that reads language, in every
+    process) hashes the tables file; it does not parse it."""
+    import subprocess
+    import sys
+
+    code = ("from redecode import language; v = language.versions(); m = language.MODEL_VERSION; "
+            "print(language._model.cache_info().currsize, v['language'] == m)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0", "True"]
+
+
 def test_tables_regenerate_from_the_model():
     """tools/gen_language_tables.py gives the pinned tables byte for byte from the pinned model."""
     import importlib.util
