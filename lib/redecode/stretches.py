@@ -17,6 +17,8 @@ the page's words as the UTF-8 decoder reads them, in runs of    :func:`utf8_runs
 the stretches of a chosen reading and the text read in parts    :func:`read_in_parts`
 the legacy encodings a script is written in                     :data:`SCRIPT_ENCODINGS`,
                                                                 :func:`scripts`
+whether a legacy stretch's reading reads as words (from         :func:`reads_as_words`
+  ``author-2026.12.4`` on)
 ==============================================================  ================================
 
 Words and runs (bytes). A *word* is a maximal run of bytes none of which is a *cut*: ASCII
