@@ -1210,7 +1210,9 @@ class Validated:
     ``encoding`` is the decision's, ``bom_removed`` when a BOM was dropped): a
     :class:`~redecode.decode.DecodeResult`, or with ``decide(..., utf8_text=True)`` possibly a
     :class:`~redecode.decode.Utf8DecodeResult` (the same text as UTF-8 bytes); ``verdict``: the
-    :class:`Verdict` whose text is ``decision.validation`` (None when that is None)."""
+    :class:`Verdict` whose text is ``decision.validation`` (None when that is None); for a page
+    read in parts (step 6) the verdict of step 5 whose text follows the stretches', or None where
+    step 6 replaced step 5's choice (from ``author-2026.12.4`` on)."""
 
     decision: Decision
     decoded: _decode.DecodeResult | _decode.Utf8DecodeResult
