@@ -10,7 +10,11 @@ behaviour is the procedure's (:mod:`redecode.procedures`, looked up by ``Rules.p
 =====================  =============================================================================
 rules                  what it reproduces
 =====================  =============================================================================
-``author-2026.12``     the default: the author's text. The browser's decision checked against the
+``author-2026.12.4``   the default: the author's text; ``author-2026.12`` below with language as
+                       evidence (``.2``: confusable siblings, :mod:`redecode.language`), pages in two
+                       encodings read in parts (``.3``: :mod:`redecode.stretches`), and the Greek
+                       siblings' joined symbols and KOI8 ties (``.4``); each stays replayable.
+``author-2026.12``     the author's text before language evidence. The browser's decision checked against the
                        payload and overridden where the bytes show a declaration, default or
                        detector answer to be wrong (:func:`redecode.validate.decide`: every
                        candidate decoded, evidence weighed; aliases of unknown labels; UTF-16
@@ -99,7 +103,7 @@ __all__ = [
 #: text; it is part of every digest.
 DECISION_CODE_VERSION = "2026.12.7"
 
-DEFAULT_RULES = "author-2026.12.3"
+DEFAULT_RULES = "author-2026.12.4"
 
 #: The rule set whose answer every row records as ``browser_encoding``: what a browser picks.
 BROWSER_RULES = "browser-2026.11"
@@ -391,13 +395,31 @@ _AUTHOR_3 = dataclasses.replace(
     _AUTHOR_2,
     name="author-2026.12.3",
     description=(
-        "The author's text (the default): author-2026.12.2's decision, then pages in two encodings "
+        "The author's text (the default until author-2026.12.4): author-2026.12.2's decision, then pages in two encodings "
         "read in parts: a run of words invalid in the chosen reading (a windows-1251 paragraph in "
         "a UTF-8 page, a UTF-8 paragraph in a Shift_JIS one) is read with the encoding that reads "
         "it best as language, never a lone invalid byte or one damaged character (they stay "
         "U+FFFD); the row lists the stretches. Encoding Standard decoders otherwise."
     ),
     author=dataclasses.replace(_AUTHOR_2.author, stretches=True),
+)
+
+# author-2026.12.3 with two decisions about siblings (issue 30, a user's pages): in the Greek family
+# a reading with a symbol or closing quote joined to letters (¶ρθρο, ’ρθρο) loses to a sibling that
+# reads a letter there (Άρθρο) unless language puts it the margin behind; a KOI8-U decision that no
+# declaration names, on bytes that KOI8-R reads as the same text, is named KOI8-R.
+_AUTHOR_4 = dataclasses.replace(
+    _AUTHOR_3,
+    name="author-2026.12.4",
+    description=(
+        "The author's text (the default): author-2026.12.3, and in the Greek family (ISO-8859-7, "
+        "windows-1253) a reading that puts a symbol or closing quote before letters (¶ρθρο, ’ρθρο) "
+        "loses to the sibling that reads a letter there (Άρθρο), unless it reads better as language "
+        "by the margin; a KOI8-U decision that no declaration names is named KOI8-R where the two "
+        "read the same text (no byte where they differ). Encoding Standard decoders otherwise."
+    ),
+    author=dataclasses.replace(_AUTHOR_3.author, joined_families=("greek",),
+                               tie_names=(("KOI8-U", "KOI8-R"),), quotes_are_text=True),
 )
 
 _SEED = Rules(
@@ -433,7 +455,7 @@ _REQUESTS = Rules(
 )
 
 #: The shipped rule sets by name.
-RULES: dict[str, Rules] = {r.name: r for r in (_AUTHOR_3, _AUTHOR_2, _AUTHOR, _BROWSER, _SEED, _REQUESTS)}
+RULES: dict[str, Rules] = {r.name: r for r in (_AUTHOR_4, _AUTHOR_3, _AUTHOR_2, _AUTHOR, _BROWSER, _SEED, _REQUESTS)}
 
 
 def get_rules(name: str) -> Rules:
