@@ -480,10 +480,10 @@ def test_the_overrides_view_never_calls_reading_in_parts_a_verdict(tmp_path):
     st = [{"offset": 10, "length": 6, "encoding": "windows-1251"}]
     run = make_run(str(tmp_path / "run"), {"p.warc.gz": [
         row("p.warc.gz", 0, encoding="UTF-8", source="parts", browser_encoding="UTF-8", stretches=st,
-            rules="author-2026.12.4", verdict=None,
+            rules="author-2026.12.5", verdict=None,
             validation="in parts: UTF-8 with 1 stretch read otherwise: windows-1251 at bytes 10-16 (...)"),
         row("p.warc.gz", 10, encoding="UTF-8", source="parts", browser_encoding="UTF-8", stretches=st,
-            rules="author-2026.12.4", verdict="kept",
+            rules="author-2026.12.5", verdict="kept",
             validation="in parts: UTF-8 with 1 stretch read otherwise: windows-1251 at bytes 10-16 (...); "
                        "kept: transport:utf-8 made 6 U+FFFD; ..."),
         row("p.warc.gz", 20, encoding="windows-1252", source="validated", browser_encoding="UTF-8",

@@ -1,4 +1,4 @@
-"""A stretch's reading must read as words (``author-2026.12.4``; issue 29, a fresh user's pages).
+"""A stretch's reading must read as words (``author-2026.12.5``; issue 29, a fresh user's pages).
 
 ``author-2026.12.3`` read a run of U+FFFD in a UTF-8 page with whichever candidate its language
 judge liked best, even where no candidate reads as language: two damaged UTF-8 letters became
@@ -22,8 +22,10 @@ from redecode import stretches as S
 from redecode import validate as V
 from redecode.rules import DEFAULT_RULES, get_rules
 
-NEW = "author-2026.12.4"
+NEW = "author-2026.12.5"
 OLD = "author-2026.12.3"
+#: the rules NEW adds the words to (12.3 with sibling decisions, issue 30)
+PREV = "author-2026.12.4"
 
 HEAD = '<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title></head>\n<body>\n'
 
@@ -198,11 +200,12 @@ def test_a_page_read_in_parts_says_which_whole_page_reading_it_replaces(texts):
 
 
 def test_the_new_rules_are_the_old_ones_with_words_and_the_old_digest_is_unchanged():
-    new, old = V.AuthorParams.from_rules(get_rules(NEW)), V.AuthorParams.from_rules(get_rules(OLD))
+    new, prev = V.AuthorParams.from_rules(get_rules(NEW)), V.AuthorParams.from_rules(get_rules(PREV))
     assert DEFAULT_RULES == NEW
-    assert dataclasses.replace(new, stretch_words=False, stretch_min_letters=0) == old
-    assert new.stretch_words and new.stretch_min_letters == 3 and not old.stretch_words
-    # the parameters (and so the digest) of 12.3 do not name the new fields: same digest as before
-    assert "stretch_words" not in json.dumps(get_rules(OLD).parameters())
-    assert "stretch_min_letters" not in json.dumps(get_rules(OLD).parameters())
+    assert dataclasses.replace(new, stretch_words=False, stretch_min_letters=0) == prev
+    assert new.stretch_words and new.stretch_min_letters == 3 and not prev.stretch_words
+    # the parameters (and so the digests) of 12.3 and 12.4 do not name the new fields: same digests
+    for name in (OLD, PREV):
+        assert "stretch_words" not in json.dumps(get_rules(name).parameters()), name
+        assert "stretch_min_letters" not in json.dumps(get_rules(name).parameters()), name
     assert json.loads(json.dumps(get_rules(NEW).parameters()))["author"]["stretch_words"] is True

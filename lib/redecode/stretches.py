@@ -18,7 +18,7 @@ the stretches of a chosen reading and the text read in parts    :func:`read_in_p
 the legacy encodings a script is written in                     :data:`SCRIPT_ENCODINGS`,
                                                                 :func:`scripts`
 whether a legacy stretch's reading reads as words (from         :func:`reads_as_words`
-  ``author-2026.12.4`` on)
+  ``author-2026.12.5`` on)
 ==============================================================  ================================
 
 Words and runs (bytes). A *word* is a maximal run of bytes none of which is a *cut*: ASCII
@@ -58,7 +58,7 @@ The stretches of a chosen reading (:func:`read_in_parts`):
   other encodings of its scripts, or when none of them is clean (the chosen encoding's reading
   with C1 controls or U+FFFD is no text of that encoding).
 
-With *words* (the rules ``author-2026.12.4`` on; a fresh user's pages, issue 29), a legacy
+With *words* (the rules ``author-2026.12.5`` on; a fresh user's pages, issue 29), a legacy
 stretch in a UTF-8 page is read only where a reading reads as words of a language
 (:func:`reads_as_words`: no symbol and no letter of another script inside a word; ``caf©``
 for a damaged ``café``, ``promenιs`` for a windows-1252 ``promenés`` are not) and the judge can
@@ -259,7 +259,7 @@ class Parts:
     decoders inserted in it), ``encoding`` (the chosen reading's, which reads every byte outside
     the stretches), ``stretches`` (in order, never overlapping, at least one; none only where a
     page declared UTF-8 that the decision read as a legacy encoding is read whole as UTF-8, from
-    ``author-2026.12.4`` on) and ``why`` (one line per stretch: its evidence, for the row's
+    ``author-2026.12.5`` on) and ``why`` (one line per stretch: its evidence, for the row's
     ``validation``; with no stretch, why the page is read whole)."""
 
     text: str
@@ -381,7 +381,7 @@ def read_in_parts(
     made on the mixed page). *utf8_declared*: whether a declaration names UTF-8 (when it lost to
     a legacy *encoding*, the page is read as a UTF-8 page with legacy stretches, if valid UTF-8
     text remains outside them). *min_invalid*, *min_sequences*, *margin* (bits): as in the
-    module docstring. *words* (``author-2026.12.4`` on): a legacy stretch's reading must read as
+    module docstring. *words* (``author-2026.12.5`` on): a legacy stretch's reading must read as
     words (:func:`reads_as_words`) and hold at least *min_letters* non-ASCII letters, a reading of
     another script within *margin* of it makes the stretch ambiguous (it stays U+FFFD), every
     legacy encoding of :data:`SCRIPT_ENCODINGS` is a candidate after the page's, and a run no
@@ -840,7 +840,7 @@ def _best_reading(body: bytes, run: Run, names: Iterable[str], judge: Judge,
                                f"{gain:.0f} bits more plausibly")
 
 
-# --- author-2026.12.4: a stretch's reading must read as words ------------------------------------
+# --- author-2026.12.5: a stretch's reading must read as words ------------------------------------
 
 #: Symbols a word may end with after its letters: the trade marks and the powers of units
 #: (``Windows™``, ``Nokia®``, ``m²``).
