@@ -182,6 +182,7 @@ from functools import cache
 from typing import Any
 
 from . import decode as _decode
+from . import lazy as _lazy
 from . import native
 from . import stretches as _stretches
 from ._tables import SINGLE_BYTE
@@ -294,7 +295,7 @@ class Utf8Profile:
         return units >= 1 and self.invalid <= units
 
 
-_CESU_PAIR = re.compile(rb"\xed[\xa0-\xaf][\x80-\xbf]\xed[\xb0-\xbf][\x80-\xbf]")
+_CESU_PAIR = _lazy.pattern(__name__, "_CESU_PAIR", rb"\xed[\xa0-\xaf][\x80-\xbf]\xed[\xb0-\xbf][\x80-\xbf]")
 _HIGH = bytes(range(0x80, 0x100))
 
 
@@ -367,7 +368,7 @@ def escape_sequences(payload: bytes) -> str | None:
 # bytes that are not characters of its encoding (windows-1252's five holes 81 8D 8F 90 9D,
 # ISO-8859-x's 80..9F), so they count against a candidate like U+FFFD. In UTF-8 and UTF-16 they
 # can only be code points the author encoded, and are left alone.
-_C1 = re.compile("[\x80-\x9f]")
+_C1 = _lazy.pattern(__name__, "_C1", "[\x80-\x9f]")
 _UNICODE = frozenset(("UTF-8", "UTF-16LE", "UTF-16BE"))
 #: single-byte encoding -> the bytes it decodes to C1 controls (for counting them in the bytes).
 _C1_BYTES: dict[str, bytes] = {
@@ -375,6 +376,7 @@ _C1_BYTES: dict[str, bytes] = {
     for name, high in SINGLE_BYTE.items()
 }
 _NOT = {name: bytes(b for b in range(256) if b not in c1) for name, c1 in _C1_BYTES.items()}
+_C1_TABLE = {name: bytes(b in c1 for b in range(256)) for name, c1 in _C1_BYTES.items()}  # (_core.count_bytes_in)
 _HOLES = {name: [bytes([b]) for b in c1] for name, c1 in _C1_BYTES.items()}
 
 
@@ -391,6 +393,8 @@ def c1_controls(encoding: str, payload: bytes, text: str | None = None) -> int:
             # windows-125x: a few holes, rarely in a page; one memchr pass per hole byte finds
             # none far faster than the table walk below
             return 0
+        if _core is not None and type(payload) is bytes:
+            return _core.count_bytes_in(payload, _C1_TABLE[encoding])
         return len(payload.translate(None, _NOT[encoding]))
     if text is None:
         text = _decode.decode(payload, encoding, bom_sniff=False).text
@@ -426,12 +430,15 @@ def binary_bytes(payload: bytes) -> int:
     return len(payload.translate(None, _NOT_BINARY))
 
 
-_C1_OR_PUA = re.compile("[\x80-\x9f\ue000-\uf8ff]")
+_C1_OR_PUA = _lazy.pattern(__name__, "_C1_OR_PUA", "[\x80-\x9f\ue000-\uf8ff]")
 
 
 def _non_ascii_chars(text: str) -> int:
     """How many characters of *text* are not ASCII (one encoder pass; a regex findall builds a
-    string per character, about eight times slower on a page of text)."""
+    string per character, about eight times slower on a page of text; the compiled core counts
+    without the encoder's error handler, which runs once per such character)."""
+    if _core is not None and type(text) is str:
+        return _core.non_ascii_chars(text)
     return len(text) - len(text.encode("ascii", "ignore"))
 
 
@@ -652,7 +659,10 @@ def anomalies(data: bytes, encoding: str, *, quotes: bool = False) -> int:
     not shares. *quotes*: quotation marks („ ” « » ‘ ’: text in every language) are not counted
     (``AuthorParams.quotes_are_text``). Raises ``KeyError`` for an encoding that is not
     single-byte."""
-    t = data.translate(_word_classes(encoding, quotes))
+    table = _word_classes(encoding, quotes)
+    if _core is not None and type(data) is bytes:
+        return _core.class_anomalies(data, table)
+    t = data.translate(table)
     return t.count(b"s") + t.count(b"lu")
 
 
@@ -723,13 +733,13 @@ def _unknown_labels(facts) -> list[tuple[str, str]]:
     return out
 
 
-_NON_ASCII_RUN = re.compile(rb"[\x80-\xff]+")
+_NON_ASCII_RUN = _lazy.pattern(__name__, "_NON_ASCII_RUN", rb"[\x80-\xff]+")
 
 # the words around a run (ByteProfile.excerpt): the rest of the run's word, then up to
 # EXCERPT_CONTEXT_WORDS words, each after whitespace or tags; _WORDS_BEFORE reads reversed bytes
-_WORDS_AFTER = re.compile(rb"([^\s<>]*)(?:(?:\s|<[^<>]{0,%d}>)+[^\s<>]+){0,%d}" % (EXCERPT_REACH, EXCERPT_CONTEXT_WORDS))
-_WORDS_BEFORE = re.compile(rb"[^\s<>]*(?:(?:\s|>[^<>]{0,%d}<)+[^\s<>]+){0,%d}" % (EXCERPT_REACH, EXCERPT_CONTEXT_WORDS))
-_TAG = re.compile(rb"<[^<>]*>")
+_WORDS_AFTER = _lazy.pattern(__name__, "_WORDS_AFTER", rb"([^\s<>]*)(?:(?:\s|<[^<>]{0,%d}>)+[^\s<>]+){0,%d}" % (EXCERPT_REACH, EXCERPT_CONTEXT_WORDS))
+_WORDS_BEFORE = _lazy.pattern(__name__, "_WORDS_BEFORE", rb"[^\s<>]*(?:(?:\s|>[^<>]{0,%d}<)+[^\s<>]+){0,%d}" % (EXCERPT_REACH, EXCERPT_CONTEXT_WORDS))
+_TAG = _lazy.pattern(__name__, "_TAG", rb"<[^<>]*>")
 
 
 #: Bytes of payload :func:`_runs_from` tests at once for ASCII before searching them for runs.
@@ -769,7 +779,7 @@ def differing_bytes(encodings: frozenset[str]) -> "re.Pattern[bytes] | None":
         if not diff:
             return None
         return re.compile(b"[" + b"".join(b"\\x%02x" % b for b in diff) + b"]+")
-    return _NON_ASCII_RUN
+    return _lazy.compiled(_NON_ASCII_RUN)
 _UTF16 = frozenset(("UTF-16LE", "UTF-16BE"))
 #: The compiled core (:mod:`redecode.native`): one-pass twins of the byte measures above (the same
 #: answers, tests/test_core.py), or None for the pure-Python code.
