@@ -191,7 +191,6 @@ from typing import Any
 from . import decode as _decode
 from . import lazy as _lazy
 from . import native
-from . import stretches as _stretches
 from ._tables import SINGLE_BYTE
 from .aliases import FIREFOX_TLD_FALLBACKS, alias_encoding
 from .prescan import head_scan, prescan
@@ -383,6 +382,7 @@ _C1_BYTES: dict[str, bytes] = {
     for name, high in SINGLE_BYTE.items()
 }
 _NOT = {name: bytes(b for b in range(256) if b not in c1) for name, c1 in _C1_BYTES.items()}
+_C1_TABLE = {name: bytes(b in c1 for b in range(256)) for name, c1 in _C1_BYTES.items()}  # (_core.count_bytes_in)
 _HOLES = {name: [bytes([b]) for b in c1] for name, c1 in _C1_BYTES.items()}
 
 
@@ -399,6 +399,8 @@ def c1_controls(encoding: str, payload: bytes, text: str | None = None) -> int:
             # windows-125x: a few holes, rarely in a page; one memchr pass per hole byte finds
             # none far faster than the table walk below
             return 0
+        if _core is not None and type(payload) is bytes:
+            return _core.count_bytes_in(payload, _C1_TABLE[encoding])
         return len(payload.translate(None, _NOT[encoding]))
     if text is None:
         text = _decode.decode(payload, encoding, bom_sniff=False).text
@@ -439,7 +441,10 @@ _C1_OR_PUA = _lazy.pattern(__name__, "_C1_OR_PUA", "[\x80-\x9f\ue000-\uf8ff]")
 
 def _non_ascii_chars(text: str) -> int:
     """How many characters of *text* are not ASCII (one encoder pass; a regex findall builds a
-    string per character, about eight times slower on a page of text)."""
+    string per character, about eight times slower on a page of text; the compiled core counts
+    without the encoder's error handler, which runs once per such character)."""
+    if _core is not None and type(text) is str:
+        return _core.non_ascii_chars(text)
     return len(text) - len(text.encode("ascii", "ignore"))
 
 
@@ -660,7 +665,10 @@ def anomalies(data: bytes, encoding: str, *, quotes: bool = False) -> int:
     not shares. *quotes*: quotation marks („ ” « » ‘ ’: text in every language) are not counted
     (``AuthorParams.quotes_are_text``). Raises ``KeyError`` for an encoding that is not
     single-byte."""
-    t = data.translate(_word_classes(encoding, quotes))
+    table = _word_classes(encoding, quotes)
+    if _core is not None and type(data) is bytes:
+        return _core.class_anomalies(data, table)
+    t = data.translate(table)
     return t.count(b"s") + t.count(b"lu")
 
 
@@ -1966,6 +1974,8 @@ def _in_parts(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
     encoding = decoded.encoding
     if encoding == "UTF-8" and decoded.errors < params.stretch_min_invalid:
         return v  # (a UTF-8 reading with fewer U+FFFD has no stretch to read)
+    from . import stretches as _stretches  # noqa: PLC0415 - (0.015 G instructions: not at start-up)
+
     if encoding not in _stretches.ENCODINGS:
         return v
     bom_len = _BOM_LEN.get(facts.bom or "", 0) if decoded.bom_removed else 0
