@@ -2186,8 +2186,9 @@ cdef class LanguageScorer:
             total += p.pairs.counts[j] * self._pair(l, p.ia[j], p.ib[j])
         return total
 
-    cdef _Prof _profile(self, str text):
-        """language._Profile of the words joined in *text* (already NFC)."""
+    cdef _Prof _profile(self, str text, bint turkic_i=False):
+        """language._Profile of the words joined in *text* (already NFC); *turkic_i*: İ (U+0130)
+        lower-cased to i, as Turkish does (language.plausibility's)."""
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i, m = 0, j
         cdef int kind = PyUnicode_KIND(text)
         cdef const void *data = PyUnicode_DATA(text)
@@ -2231,12 +2232,17 @@ cdef class LanguageScorer:
                 m += 1
             p.fixed += self.case_flip * flips
             # str.lower(): the simple mapping but for U+0130 (two characters) and U+03A3 (final
-            # sigma), which go through Python's
+            # sigma), which go through Python's; with turkic_i U+0130 is read as "i" first (its
+            # case flip counted above), which lower() keeps
             special = False
             for i in range(m):
-                if buf[i] == 0x130 or buf[i] == 0x3A3:
+                if buf[i] == 0x130:
+                    if turkic_i:
+                        buf[i] = 0x69
+                    else:
+                        special = True
+                elif buf[i] == 0x3A3:
                     special = True
-                    break
             if special:
                 lowered = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, m).lower()
                 n = PyUnicode_GET_LENGTH(lowered)
@@ -2392,8 +2398,8 @@ cdef class LanguageScorer:
         finally:
             free(buf)
 
-    def score(self, list texts):
-        """The rows of ``language._score_texts(texts)``: for each text (a reading, markup
+    def score(self, list texts, bint turkic_i=False):
+        """The rows of ``language._score_texts(texts, turkic_i)``: for each text (a reading, markup
         skipped) ``(language number or -1, half table units, characters scored, defects)``."""
         cdef Py_ssize_t ntexts = len(texts), t, i, j, n, start, non_ascii, after
         cdef Py_ssize_t w, since, npend, nscored, nctx, controls, units, l, nc
@@ -2538,7 +2544,7 @@ cdef class LanguageScorer:
                         if not has_letter and (Py_UNICODE_ISALNUM(c) and not Py_UNICODE_ISDECIMAL(c)
                                                and c != 0x5F):
                             has_letter = True
-                prof = self._profile(joined)
+                prof = self._profile(joined, turkic_i)
                 ctx = None
                 if nctx:
                     ckey = self._joined(text, ws, context, nctx)

@@ -36,7 +36,10 @@ Engines, chosen by measurement (docs/decisions.md, "The language engine"):
 The model: for each of :data:`LANGUAGES`, the log2-probability (in table units) of each letter after the previous one in
 a word (``^`` at a word's start, ``$`` at its end), letters lower-cased, NFC, folded
 (:data:`FOLD`), interpolated with the letter's own probability (weight :data:`PAIR_WEIGHT`), and
-:data:`UNSEEN` for a letter the language never uses. Everything else is scored the same in every
+:data:`UNSEEN` for a letter the language never uses. The readings are lower-cased the same way
+(``str.lower``), but that with ``turkic_i`` (:func:`plausibility`) İ (U+0130) becomes ``i``,
+as in Turkish, not ``i`` + U+0307: wordfreq's Turkish words were lower-cased so, and no language
+of the model has U+0307 (each scores it at its floor). Everything else is scored the same in every
 language: an upper-case letter right after a lower-case one costs :data:`CASE_FLIP` more; a
 non-ASCII punctuation mark or space that typography uses (« » „ “ ” ‘ ’ – — … · and the like,
 :data:`TYPOGRAPHY`) costs :data:`TYPOGRAPHIC`; any other symbol (± ³ ¶ ¤ ...) costs
@@ -338,7 +341,7 @@ class _Profile:
 
     __slots__ = ("pairs", "counts", "letters", "fixed", "defects", "neutral")
 
-    def __init__(self, words: list[str]):
+    def __init__(self, words: list[str], turkic_i: bool = False):
         text = " ".join(words)
         if not text.isascii():
             # windows-1258 writes tone marks as combining characters: the model counts NFC
@@ -366,6 +369,9 @@ class _Profile:
         # an upper-case letter right after a lower-case one ("l" then "u" in the case string)
         flips = text.translate(case).count("lu") if "u" in case.values() else 0
         fixed += _CASE_FLIP_UNITS * flips
+        if turkic_i and "\u0130" in text:
+            # İ lower-cased as Turkish and Azerbaijani do (i), not as str.lower() (i + U+0307)
+            text = text.replace("\u0130", "i")
         lowered = text.lower()
         if not _FOLDED.isdisjoint(lowered):
             lowered = lowered.translate(FOLD)
@@ -481,7 +487,8 @@ def _score(profile: _Profile, langs: list[_Lang], context: _Profile | None = Non
 _Row = tuple[int, int, int, int]
 
 
-def plausibility(readings: Mapping[str, str], *, markup: bool = True) -> dict[str, Plausibility]:
+def plausibility(readings: Mapping[str, str], *, markup: bool = True,
+                 turkic_i: bool = False) -> dict[str, Plausibility]:
     """How plausible each reading of the same bytes is as the text of a language.
 
     *readings*: ``{key: text}`` (keys opaque, by convention WHATWG encoding names), the texts of
@@ -496,7 +503,10 @@ def plausibility(readings: Mapping[str, str], *, markup: bool = True) -> dict[st
     C0 controls (but TAB, LF, FF, CR) and C1 controls count as defects wherever they stand.
     Returns ``{key: Plausibility}`` with the same keys; ``score`` differences are bits per
     character of evidence. Readings with the same text get equal results. Never raises for str
-    values. The scoring runs compiled (``redecode._core``) when the core is built, else in
+    values. *turkic_i* (the author rules' ``language_turkic_i``): İ (U+0130) is lower-cased
+    to ``i`` as Turkish and Azerbaijani do, not to ``i`` + U+0307 (``str.lower()``, what the
+    model counts otherwise: a pair its Turkish tables hardly saw, since they were counted from
+    text that writes İ as ``i`` lower-cased). The scoring runs compiled (``redecode._core``) when the core is built, else in
     pure Python (``REDECODE_PURE=1``): the same results, proved by ``tests/test_language.py``.
     """
     texts: dict[str, None] = {}
@@ -507,7 +517,7 @@ def plausibility(readings: Mapping[str, str], *, markup: bool = True) -> dict[st
     distinct = list(texts)
     visible = [visible_text(t) for t in distinct] if markup else distinct
     scorer = _compiled()
-    rows = scorer.score(visible) if scorer is not None else _score_texts(visible)
+    rows = scorer.score(visible, turkic_i) if scorer is not None else _score_texts(visible, turkic_i)
     codes = _codes()
     memo = dict(zip(distinct, rows))
     evidence = max((memo[t][2] for t in distinct), default=0)
@@ -527,10 +537,10 @@ def _codes() -> tuple[str, ...]:
     return tuple(_model()[1])
 
 
-def _score_texts(texts: list[str]) -> list[_Row]:
+def _score_texts(texts: list[str], turkic_i: bool = False) -> list[_Row]:
     """The pure-Python scorer (the reference of the compiled ``_core.LanguageScorer.score``):
     one :data:`_Row` per text of *texts* (the distinct readings of one call, markup already
-    skipped)."""
+    skipped); *turkic_i*: :func:`plausibility`'s."""
     _, langs = _model()
     words_of = [_first_words(t) for t in texts]
     # ASCII-only words count where they differ between the readings (ISO-2022-JP read as
@@ -556,7 +566,7 @@ def _score_texts(texts: list[str]) -> list[_Row]:
         if not joined.isascii():
             joined = unicodedata.normalize("NFC", joined)
         units = len(joined) - joined.count(" ")
-        prof = _Profile(scored)
+        prof = _Profile(scored, turkic_i)
         ctx = None
         if context:
             ctx = contexts.get(tuple(context))

@@ -859,6 +859,12 @@ class AuthorParams:
     ``validation`` says which whole-page reading the parts replace; ``stretch_min_letters``: the
     non-ASCII letters such a reading needs.
 
+    From ``author-2026.12.7`` on: ``language_turkic_i``: language evidence reads İ (U+0130) as
+    ``i``, as Turkish and Azerbaijani lower-case it, not as ``str.lower()``'s ``i`` + U+0307, a
+    mark no language of the model has (:func:`redecode.language.plausibility`'s ``turkic_i``):
+    without it a correct windows-1254 or ISO-8859-9 declaration of a title like ``İletişim`` loses
+    to windows-1252's ``Ýletiþim`` on language.
+
     The fields added after ``author-2026.12.2`` (:data:`_LATER_FIELDS`) enter :meth:`to_json` only
     where they differ from their defaults, so that rule sets made before them keep their digests.
     """
@@ -901,6 +907,8 @@ class AuthorParams:
     # -- from author-2026.12.5 on (issue 29: stretches that read as words) --
     stretch_words: bool = False
     stretch_min_letters: int = 0
+    # -- from author-2026.12.7 on (issue 30: İ read as Turkish lower-cases it) --
+    language_turkic_i: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The parameters as a JSON-ready dict (field name -> value), for the rules' digest (the
@@ -929,7 +937,7 @@ class AuthorParams:
 #: their defaults: those added after ``author-2026.12.2`` shipped.
 _LATER_FIELDS = frozenset(("stretches", "stretch_min_invalid", "stretch_min_sequences", "stretch_margin",
                            "joined_families", "tie_names", "quotes_are_text", "stretch_words",
-                           "stretch_min_letters"))
+                           "stretch_min_letters", "language_turkic_i"))
 
 #: The thresholds of ``author-2026.12`` (the module constants above, each with its measurement).
 BASELINE = AuthorParams()
@@ -1511,7 +1519,8 @@ def language_check(profile: ByteProfile, primary: Decision) -> bool:
         return False
     from . import language as _language  # noqa: PLC0415 - its model loads on first use
 
-    scores = _language.plausibility({e: profile.reading(e, every).text for e in kept})
+    scores = _language.plausibility({e: profile.reading(e, every).text for e in kept},
+                                    turkic_i=profile.params.language_turkic_i)
     ours = scores[primary.encoding]
     best = max(kept[1:], key=lambda e: (scores[e].bits, e))
     lead = scores[best].bits - ours.bits
@@ -1763,7 +1772,8 @@ def _read_language(profile: ByteProfile, clean: list[Candidate]) -> float | None
     from . import language as _language  # noqa: PLC0415 - its model loads on first use
 
     every = [c.encoding for c in readable]
-    scores = _language.plausibility({e: profile.reading(e, every).text for e in every})
+    scores = _language.plausibility({e: profile.reading(e, every).text for e in every},
+                                    turkic_i=profile.params.language_turkic_i)
     for c in readable:
         pl = c.language = scores[c.encoding]
         if pl.language is not None:
@@ -1960,6 +1970,13 @@ def _judge(readings: dict[str, str]) -> dict[str, float]:
     return {k: p.bits for k, p in _language.plausibility(readings, markup=False).items()}
 
 
+def _judge_turkic_i(readings: dict[str, str]) -> dict[str, float]:
+    """:func:`_judge` with İ read as ``i`` (``language_turkic_i``)."""
+    from . import language as _language  # noqa: PLC0415 - only rule sets that read pages in parts
+
+    return {k: p.bits for k, p in _language.plausibility(readings, markup=False, turkic_i=True).items()}
+
+
 def _in_parts(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
               author_detector: Detector | None, primary: Decision | None = None) -> Validated:
     """Step 6: *v* (the decision and its text) read in parts where its reading has stretches
@@ -1992,7 +2009,7 @@ def _in_parts(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
         return found.encoding if found is not None else None
 
     parts = _stretches.read_in_parts(
-        body, encoding, judge=_judge,
+        body, encoding, judge=_judge_turkic_i if params.language_turkic_i else _judge,
         candidates=[*dict.fromkeys(declared), *([fallback] if fallback else [])],
         detect=detect, declared=encoding in declared, utf8_declared="UTF-8" in declared,
         min_invalid=params.stretch_min_invalid, min_sequences=params.stretch_min_sequences,
