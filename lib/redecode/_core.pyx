@@ -2398,9 +2398,11 @@ cdef class LanguageScorer:
         finally:
             free(buf)
 
-    def score(self, list texts, bint turkic_i=False):
+    def score(self, list texts, uint64_t turkic=0):
         """The rows of ``language._score_texts(texts, turkic_i)``: for each text (a reading, markup
-        skipped) ``(language number or -1, half table units, characters scored, defects)``."""
+        skipped) ``(language number or -1, half table units, characters scored, defects)``.
+        *turkic*: the languages (bit = language number) that read İ (U+0130) as i, 0 for none
+        (``turkic_i``: language._turkic_mask(); a reading with İ has them as candidates)."""
         cdef Py_ssize_t ntexts = len(texts), t, i, j, n, start, non_ascii, after
         cdef Py_ssize_t w, since, npend, nscored, nctx, controls, units, l, nc
         cdef _Words *words = <_Words *>calloc(ntexts + 1, sizeof(_Words))
@@ -2411,11 +2413,12 @@ cdef class LanguageScorer:
         cdef int kind
         cdef const void *data
         cdef uint32_t c
-        cdef bint ascii, has_letter, nonascii_scored, shared
+        cdef bint ascii, has_letter, nonascii_scored, shared, dotted
+        cdef uint64_t chosen
         cdef int cands[_L_MAXLANG]
         cdef int64_t total, best_total, ctxu
         cdef int best
-        cdef _Prof prof, ctx
+        cdef _Prof prof, ctx, tprof
         cdef list rows = []
         cdef dict contexts = {}
         cdef dict common = None
@@ -2537,14 +2540,19 @@ cdef class LanguageScorer:
                 data = PyUnicode_DATA(joined)
                 units = 0
                 has_letter = False
+                dotted = False
                 for i in range(n):
                     c = PyUnicode_READ(kind, data, i)
                     if c != 0x20:
                         units += 1
+                        if c == 0x130:
+                            dotted = True
                         if not has_letter and (Py_UNICODE_ISALNUM(c) and not Py_UNICODE_ISDECIMAL(c)
                                                and c != 0x5F):
                             has_letter = True
-                prof = self._profile(joined, turkic_i)
+                prof = self._profile(joined)
+                # (İ read as i, by the languages that write it)
+                tprof = self._profile(joined, True) if turkic and dotted else None
                 ctx = None
                 if nctx:
                     ckey = self._joined(text, ws, context, nctx)
@@ -2553,11 +2561,20 @@ cdef class LanguageScorer:
                         ctx = self._profile(ckey)
                         contexts[ckey] = ctx
                 nc = self._candidates(prof if prof.letters.n or ctx is None else ctx, cands)
+                if tprof is not None:  # İ is a letter of the Turkic languages: they are candidates
+                    chosen = turkic
+                    for i in range(nc):
+                        chosen |= (<uint64_t>1) << cands[i]
+                    nc = 0
+                    while chosen:
+                        cands[nc] = _l_ctz(chosen)
+                        nc += 1
+                        chosen &= chosen - 1
                 best = -1
                 best_total = 0
                 for i in range(nc):
                     l = cands[i]
-                    total = 2 * self._bits(prof, l)
+                    total = 2 * self._bits(tprof if tprof is not None and turkic >> l & 1 else prof, l)
                     if ctx is not None:
                         if self.latin >> l & 1:
                             ctxu = self._bits(ctx, l)

@@ -37,9 +37,10 @@ The model: for each of :data:`LANGUAGES`, the log2-probability (in table units) 
 a word (``^`` at a word's start, ``$`` at its end), letters lower-cased, NFC, folded
 (:data:`FOLD`), interpolated with the letter's own probability (weight :data:`PAIR_WEIGHT`), and
 :data:`UNSEEN` for a letter the language never uses. The readings are lower-cased the same way
-(``str.lower``), but that with ``turkic_i`` (:func:`plausibility`) İ (U+0130) becomes ``i``,
-as in Turkish, not ``i`` + U+0307: wordfreq's Turkish words were lower-cased so, and no language
-of the model has U+0307 (each scores it at its floor). Everything else is scored the same in every
+(``str.lower``: İ, U+0130, becomes ``i`` + U+0307, a mark no language of the model has, scored at
+each one's floor), but that with ``turkic_i`` (:func:`plausibility`) the languages that write İ
+(:data:`TURKIC`) read it as they lower-case it, ``i`` (Unicode's SpecialCasing for ``tr`` and
+``az``; wordfreq's Turkish words were lower-cased so), and are candidates of a reading with İ. Everything else is scored the same in every
 language: an upper-case letter right after a lower-case one costs :data:`CASE_FLIP` more; a
 non-ASCII punctuation mark or space that typography uses (« » „ “ ” ‘ ’ – — … · and the like,
 :data:`TYPOGRAPHY`) costs :data:`TYPOGRAPHIC`; any other symbol (± ³ ¶ ¤ ...) costs
@@ -75,7 +76,7 @@ __all__ = [
     "Identification", "Plausibility", "identify", "identify_ngram", "identify_sample",
     "plausibility", "visible_text",
     "versions",
-    "CONTEXT_WEIGHT", "CONTEXT_WORDS", "FOLD", "MAX_WORDS", "SCALE", "IDENTIFY_CHARS", "IDENTIFY_WINDOW", "LANGUAGES", "SHORTLIST", "MODEL_VERSION", "SAMPLE_CHARS", "MIN_LETTERS",
+    "CONTEXT_WEIGHT", "CONTEXT_WORDS", "FOLD", "TURKIC", "MAX_WORDS", "SCALE", "IDENTIFY_CHARS", "IDENTIFY_WINDOW", "LANGUAGES", "SHORTLIST", "MODEL_VERSION", "SAMPLE_CHARS", "MIN_LETTERS",
 ]
 
 #: identify() looks for the body in this many characters; identify_ngram() reads at most this
@@ -399,6 +400,10 @@ def _bits(profile: _Profile, lang: _Lang) -> int:
                                    map(lang.pair.__getitem__, profile.pairs)))
 
 
+#: the languages that write İ (U+0130) and lower-case it to i (Unicode's SpecialCasing: ``tr``,
+#: ``az``; the model has ``tr``): with ``turkic_i`` they read İ so (:func:`plausibility`)
+TURKIC = frozenset(("tr", "az"))
+
 #: how many languages are scored on letter pairs after the shortlist on letters alone
 SHORTLIST = 8
 
@@ -470,13 +475,16 @@ def _context_bits(context: _Profile, langs: list[_Lang]) -> dict[str, int]:
     return out
 
 
-def _score(profile: _Profile, langs: list[_Lang], context: _Profile | None = None
-           ) -> tuple[_Lang, int, dict[str, int]]:
+def _score(profile: _Profile, langs: list[_Lang], context: _Profile | None = None,
+           turkic: _Profile | None = None) -> tuple[_Lang, int, dict[str, int]]:
     """The language that explains *profile* (and *context*, see :func:`_context_bits`) best,
     its total and every candidate's, in half table units (``2 * profile + context``: the
-    context weighs :data:`CONTEXT_WEIGHT`); ties go to the smaller code."""
+    context weighs :data:`CONTEXT_WEIGHT`); ties go to the smaller code. *turkic*: the same
+    words lower-cased as Turkish does (İ as i), read instead of *profile* by the languages
+    that write İ (:data:`TURKIC`)."""
     ctx = _context_bits(context, langs) if context else None
-    totals = {lang.code: 2 * _bits(profile, lang) + (ctx[lang.code] if ctx else 0)
+    totals = {lang.code: 2 * _bits(turkic if turkic is not None and lang.code in TURKIC else profile, lang)
+              + (ctx[lang.code] if ctx else 0)
               for lang in langs}
     best = min(langs, key=lambda lang: (-totals[lang.code], lang.code))
     return best, totals[best.code], totals
@@ -503,10 +511,11 @@ def plausibility(readings: Mapping[str, str], *, markup: bool = True,
     C0 controls (but TAB, LF, FF, CR) and C1 controls count as defects wherever they stand.
     Returns ``{key: Plausibility}`` with the same keys; ``score`` differences are bits per
     character of evidence. Readings with the same text get equal results. Never raises for str
-    values. *turkic_i* (the author rules' ``language_turkic_i``): İ (U+0130) is lower-cased
-    to ``i`` as Turkish and Azerbaijani do, not to ``i`` + U+0307 (``str.lower()``, what the
-    model counts otherwise: a pair its Turkish tables hardly saw, since they were counted from
-    text that writes İ as ``i`` lower-cased). The scoring runs compiled (``redecode._core``) when the core is built, else in
+    values. *turkic_i* (the author rules' ``language_turkic_i``): a reading with İ (U+0130) is
+    scored under the languages that write it (:data:`TURKIC`) with İ lower-cased as they do,
+    to ``i``, not to ``str.lower()``'s ``i`` + U+0307 (a mark none of the model's languages
+    has: a Turkish reading paid its floor at its most Turkish letter), and those languages are
+    among its candidates; under every other language İ costs what it did. The scoring runs compiled (``redecode._core``) when the core is built, else in
     pure Python (``REDECODE_PURE=1``): the same results, proved by ``tests/test_language.py``.
     """
     texts: dict[str, None] = {}
@@ -517,7 +526,8 @@ def plausibility(readings: Mapping[str, str], *, markup: bool = True,
     distinct = list(texts)
     visible = [visible_text(t) for t in distinct] if markup else distinct
     scorer = _compiled()
-    rows = scorer.score(visible, turkic_i) if scorer is not None else _score_texts(visible, turkic_i)
+    rows = (scorer.score(visible, _turkic_mask() if turkic_i else 0) if scorer is not None
+            else _score_texts(visible, turkic_i))
     codes = _codes()
     memo = dict(zip(distinct, rows))
     evidence = max((memo[t][2] for t in distinct), default=0)
@@ -535,6 +545,12 @@ def plausibility(readings: Mapping[str, str], *, markup: bool = True,
 @cache
 def _codes() -> tuple[str, ...]:
     return tuple(_model()[1])
+
+
+@cache
+def _turkic_mask() -> int:
+    """:data:`TURKIC` as the compiled scorer's bit mask (bit = language number in code order)."""
+    return sum(1 << lang.index for code, lang in _model()[1].items() if code in TURKIC)
 
 
 def _score_texts(texts: list[str], turkic_i: bool = False) -> list[_Row]:
@@ -566,15 +582,20 @@ def _score_texts(texts: list[str], turkic_i: bool = False) -> list[_Row]:
         if not joined.isascii():
             joined = unicodedata.normalize("NFC", joined)
         units = len(joined) - joined.count(" ")
-        prof = _Profile(scored, turkic_i)
+        prof = _Profile(scored)
+        # (İ read as i, under the languages that write it)
+        turkic = _Profile(scored, True) if turkic_i and "\u0130" in joined else None
         ctx = None
         if context:
             ctx = contexts.get(tuple(context))
             if ctx is None:
                 ctx = contexts[tuple(context)] = _Profile(context)
         # the languages are those of the scored words' letters; the context only weighs them
-        best, total, _ = _score(prof, _candidates(prof.letters or (ctx.letters if ctx else
-                                                                   prof.letters), langs), ctx)
+        cands = _candidates(prof.letters or (ctx.letters if ctx else prof.letters), langs)
+        if turkic is not None:  # İ is a letter of the Turkic languages: they are candidates
+            cands = sorted({*cands, *(langs[c] for c in TURKIC if c in langs)},
+                           key=operator.attrgetter("code"))
+        best, total, _ = _score(prof, cands, ctx, turkic)
         rows.append((best.index if _LETTER_RE.search(joined) else -1,
                      total + 2 * _COSTS[_DEFECT] * controls, units + controls,
                      prof.defects + controls))
