@@ -2020,6 +2020,15 @@ cdef inline int _counts_add(_Counts *c, uint64_t key, int64_t count) except -1:
         h = (h + 1) & c.mask
 
 
+cdef inline uint64_t _l_rd(const unsigned char *p, int n) noexcept:
+    """The little-endian unsigned integer of the *n* bytes at *p* (any alignment)."""
+    cdef uint64_t v = 0
+    cdef int i
+    for i in range(n - 1, -1, -1):
+        v = (v << 8) | p[i]
+    return v
+
+
 @cython.final
 cdef class _Prof:
     """language._Profile: the fixed cost (table units), the defects, the distinct pairs as model
@@ -2043,9 +2052,10 @@ cdef class _Prof:
 
 @cython.final
 cdef class LanguageScorer:
-    """The compiled scorer of :mod:`redecode.language` over its tables (built once per process
-    by ``language._compiled``): ``score(texts) -> [(language, units, characters, defects)]``,
-    the rows of ``language._score_texts``."""
+    """The compiled scorer of :mod:`redecode.language` over its compact tables (built once per
+    process by ``language._compiled`` from ``data/language-tables.bin.gz``):
+    ``score(texts) -> [(language, units, characters, defects)]``, the rows of
+    ``language._score_texts``."""
     cdef Py_ssize_t nlang
     cdef Py_ssize_t width        # model indices: 0 unknown, then the letters, "$", "^"
     cdef uint16_t *cp_index      # BMP code point -> model index (0: not in the model)
@@ -2065,79 +2075,94 @@ cdef class LanguageScorer:
     cdef Py_ssize_t max_words, context_words, shortlist
     cdef int32_t caret, dollar
 
-    def __cinit__(self, list langs, list latin, object kind_of, tuple costs, long case_flip,
+    def __cinit__(self, bytes tables, object kind_of, tuple costs, long case_flip,
                   Py_ssize_t max_words, Py_ssize_t context_words, Py_ssize_t shortlist):
-        cdef Py_ssize_t l, i, npairs = 0, size
+        """*tables*: the compact tables (``language.compact_tables``; its comment gives the
+        layout), read here into the scorer's arrays with no Python object per entry."""
+        cdef const unsigned char *b = tables
+        cdef Py_ssize_t size = len(tables), nletters, nuni, npairs, ncodes, o, i, l, hsize
+        cdef Py_ssize_t o_native, o_latin, o_floor, o_univ, o_pairv, o_letters, o_unii, o_pa
+        cdef Py_ssize_t o_pb, o_unil, o_pairl
         cdef uint64_t key, h
-        cdef dict alphabet = {}
-        self.nlang = len(langs)
+        cdef uint32_t a, c2
+        if size < 60 or tables[:8] != b"RDLANG\x01\x00":
+            raise ValueError("not the compact language tables (language.compact_tables)")
+        self.nlang = <Py_ssize_t>_l_rd(b + 40, 4)
+        nletters = <Py_ssize_t>_l_rd(b + 44, 4)
+        nuni = <Py_ssize_t>_l_rd(b + 48, 4)
+        npairs = <Py_ssize_t>_l_rd(b + 52, 4)
+        ncodes = <Py_ssize_t>_l_rd(b + 56, 4)
         if self.nlang > _L_MAXLANG:
             raise ValueError("at most 64 languages")
         if not 0 <= context_words <= 64 or shortlist > _L_MAXLANG:
             raise ValueError("at most 64 context words and languages")
-        for uni, pair, floor, native in langs:
-            for c in uni:
-                alphabet[c] = 0
-            for p in pair:
-                alphabet[p[0]] = 0
-                alphabet[p[1]] = 0
-            npairs += len(pair)
-        letters = sorted(c for c in alphabet if c != "$" and c != "^")
-        if any(ord(c) > 0xFFFF for c in letters):
-            raise ValueError("the model's letters must be in the BMP")
-        self.width = len(letters) + 3
+        self.width = nletters + 3
         if self.width > 0xFFFF:
             raise ValueError("too many letters")
-        for i, c in enumerate(letters):
-            alphabet[c] = i + 1
-        self.dollar = len(letters) + 1
-        self.caret = len(letters) + 2
-        alphabet["$"] = self.dollar
-        alphabet["^"] = self.caret
+        o_native = 60 + ncodes
+        o_latin = o_native + 8 * self.width
+        o_floor = o_latin + 8
+        o_univ = o_floor + 4 * self.nlang
+        o_pairv = o_univ + 4 * nuni
+        o_letters = o_pairv + 4 * npairs
+        o_unii = o_letters + 2 * nletters
+        o_pa = o_unii + 2 * nuni
+        o_pb = o_pa + 2 * npairs
+        o_unil = o_pb + 2 * npairs
+        o_pairl = o_unil + nuni
+        if o_pairl + npairs != size:
+            raise ValueError("the compact language tables are truncated or too long")
+        self.dollar = <int32_t>(nletters + 1)
+        self.caret = <int32_t>(nletters + 2)
         self.cp_index = <uint16_t *>calloc(0x10000, sizeof(uint16_t))
-        self.uni = <int32_t *>malloc(self.nlang * self.width * sizeof(int32_t))
-        self.floor = <int32_t *>malloc(self.nlang * sizeof(int32_t))
+        self.uni = <int32_t *>malloc(self.nlang * self.width * sizeof(int32_t) + 1)
+        self.floor = <int32_t *>malloc(self.nlang * sizeof(int32_t) + 1)
         self.native = <uint64_t *>calloc(self.width, sizeof(uint64_t))
         self.uses = <uint64_t *>calloc(self.width, sizeof(uint64_t))
-        size = 16
+        hsize = 16
         self.pshift = 60
-        while size < 2 * npairs:
-            size *= 2
+        while hsize < 2 * npairs:
+            hsize *= 2
             self.pshift -= 1
-        self.pmask = size - 1
-        self.pkeys = <uint64_t *>calloc(size, sizeof(uint64_t))
-        self.pvals = <int32_t *>malloc(size * sizeof(int32_t))
+        self.pmask = hsize - 1
+        self.pkeys = <uint64_t *>calloc(hsize, sizeof(uint64_t))
+        self.pvals = <int32_t *>malloc(hsize * sizeof(int32_t))
         self.kinds = <uint8_t *>calloc(0x110000, 1)
         if (self.cp_index == NULL or self.uni == NULL or self.floor == NULL or self.native == NULL
                 or self.uses == NULL or self.pkeys == NULL or self.pvals == NULL
                 or self.kinds == NULL):
             raise MemoryError()
-        for c in letters:
-            self.cp_index[ord(c)] = alphabet[c]
-        self.cp_index[_L_DOLLAR] = self.dollar
-        self.cp_index[_L_CARET] = self.caret
-        for l, (uni, pair, floor, native) in enumerate(langs):
-            self.floor[l] = floor
+        for i in range(nletters):
+            self.cp_index[_l_rd(b + o_letters + 2 * i, 2)] = <uint16_t>(i + 1)
+        self.cp_index[_L_DOLLAR] = <uint16_t>self.dollar
+        self.cp_index[_L_CARET] = <uint16_t>self.caret
+        for i in range(self.width):
+            self.native[i] = _l_rd(b + o_native + 8 * i, 8)
+        for l in range(self.nlang):
+            self.floor[l] = <int32_t><uint32_t>_l_rd(b + o_floor + 4 * l, 4)
             for i in range(self.width):
-                self.uni[l * self.width + i] = floor
-            for c, v in uni.items():
-                self.uni[l * self.width + <Py_ssize_t>alphabet[c]] = v
-                if c != "$":
-                    self.uses[<Py_ssize_t>alphabet[c]] |= (<uint64_t>1) << l
-            for c in native:
-                self.native[<Py_ssize_t>alphabet[c]] |= (<uint64_t>1) << l
-            for p, v in pair.items():
-                key = ((<uint64_t>l << 32) | (<uint64_t><Py_ssize_t>alphabet[p[0]] << 16)
-                       | <uint64_t><Py_ssize_t>alphabet[p[1]]) + 1
-                h = (key * <uint64_t>0x9E3779B97F4A7C15) >> self.pshift
-                while self.pkeys[h] != 0 and self.pkeys[h] != key:
-                    h = (h + 1) & self.pmask
-                self.pkeys[h] = key
-                self.pvals[h] = v
-        self.latin = 0
-        for l, is_latin in enumerate(latin):
-            if is_latin:
-                self.latin |= (<uint64_t>1) << l
+                self.uni[l * self.width + i] = self.floor[l]
+        for i in range(nuni):
+            l = b[o_unil + i]
+            a = <uint32_t>_l_rd(b + o_unii + 2 * i, 2)
+            if l >= self.nlang or a >= <uint32_t>self.width:
+                raise ValueError("a letter entry out of range")
+            self.uni[l * self.width + a] = <int32_t><uint32_t>_l_rd(b + o_univ + 4 * i, 4)
+            if a != <uint32_t>self.dollar:
+                self.uses[a] |= (<uint64_t>1) << l
+        for i in range(npairs):
+            l = b[o_pairl + i]
+            a = <uint32_t>_l_rd(b + o_pa + 2 * i, 2)
+            c2 = <uint32_t>_l_rd(b + o_pb + 2 * i, 2)
+            if l >= self.nlang or a >= <uint32_t>self.width or c2 >= <uint32_t>self.width:
+                raise ValueError("a pair entry out of range")
+            key = ((<uint64_t>l << 32) | (<uint64_t>a << 16) | <uint64_t>c2) + 1
+            h = (key * <uint64_t>0x9E3779B97F4A7C15) >> self.pshift
+            while self.pkeys[h] != 0 and self.pkeys[h] != key:
+                h = (h + 1) & self.pmask
+            self.pkeys[h] = key
+            self.pvals[h] = <int32_t><uint32_t>_l_rd(b + o_pairv + 4 * i, 4)
+        self.latin = _l_rd(b + o_latin, 8)
         self.kind_of = kind_of
         for i in range(4):
             self.costs[i] = costs[i]
