@@ -2875,3 +2875,149 @@ def utf8_runs(bytes data, bint valid_only=False):
     if kind >= 0:
         out.append((kind == 1, r0, r1, rseqs, rbad))
     return out
+
+
+# --------------------------------------------------------------------------------------------------
+# The excerpt language evidence reads (validate.ByteProfile.excerpt): its spans of the payload.
+# The pure twin is ``validate._excerpt_spans`` (regular expressions; the same spans,
+# tests/test_core.py).
+
+cdef inline bint _x_space(uint8_t b) noexcept nogil:
+    # bytes-pattern \s: space, TAB, LF, VT, FF, CR
+    return b == 0x20 or 0x09 <= b <= 0x0D
+
+
+cdef inline bint _x_word(uint8_t b) noexcept nogil:
+    # [^\s<>]
+    return not (b == 0x20 or 0x09 <= b <= 0x0D or b == 0x3C or b == 0x3E)
+
+
+cdef Py_ssize_t _x_after(const uint8_t *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t reach,
+                         Py_ssize_t words, Py_ssize_t *word_end) noexcept nogil:
+    """validate._WORDS_AFTER.match(data, i, end): the rest of the word at *i* (its end into
+    *word_end*), then up to *words* words, each after whitespace or tags (``<`` and at most
+    *reach* bytes but ``<`` and ``>``, then ``>``); the match's end. (The pattern backtracks
+    into nothing that could end elsewhere: this greedy scan is its match.)"""
+    cdef Py_ssize_t k, j, t, w, cnt, seps
+    while i < end and _x_word(s[i]):
+        i += 1
+    word_end[0] = i
+    for k in range(words):
+        j = i
+        seps = 0
+        while j < end:
+            if _x_space(s[j]):
+                j += 1
+                seps += 1
+                continue
+            if s[j] == 0x3C:  # "<": a tag when ">" closes it within reach, before any "<"
+                t = j + 1
+                cnt = 0
+                while t < end and cnt < reach and s[t] != 0x3C and s[t] != 0x3E:
+                    t += 1
+                    cnt += 1
+                if t < end and s[t] == 0x3E:
+                    j = t + 1
+                    seps += 1
+                    continue
+            break
+        if seps == 0:
+            break
+        w = j
+        while w < end and _x_word(s[w]):
+            w += 1
+        if w == j:
+            break
+        i = w
+    return i
+
+
+cdef Py_ssize_t _x_before(const uint8_t *s, Py_ssize_t lo, Py_ssize_t i, Py_ssize_t reach,
+                          Py_ssize_t words) noexcept nogil:
+    """validate._WORDS_BEFORE.match(data[lo:i][::-1]), read backwards: the start of the word
+    ending at *i*, after up to *words* words before it (each before whitespace or tags); the
+    start (an offset of *s*)."""
+    cdef Py_ssize_t k, j, t, w, cnt, seps
+    while i > lo and _x_word(s[i - 1]):
+        i -= 1
+    for k in range(words):
+        j = i
+        seps = 0
+        while j > lo:
+            if _x_space(s[j - 1]):
+                j -= 1
+                seps += 1
+                continue
+            if s[j - 1] == 0x3E:  # ">" read backwards: a tag when "<" opens it within reach
+                t = j - 1
+                cnt = 0
+                while t > lo and cnt < reach and s[t - 1] != 0x3C and s[t - 1] != 0x3E:
+                    t -= 1
+                    cnt += 1
+                if t > lo and s[t - 1] == 0x3C:
+                    j = t - 1
+                    seps += 1
+                    continue
+            break
+        if seps == 0:
+            break
+        w = j
+        while w > lo and _x_word(s[w - 1]):
+            w -= 1
+        if w == j:
+            break
+        i = w
+    return i
+
+
+def excerpt_spans(bytes data, bytes table, Py_ssize_t pos, Py_ssize_t reach, Py_ssize_t cap,
+                  Py_ssize_t max_words, Py_ssize_t context_words):
+    """The pure twin is ``redecode.validate._excerpt_spans`` (its docstring is the contract):
+    the spans ``[start, end]`` (byte offsets) of the excerpt of *data*: the runs of bytes whose
+    *table* entry (256 bytes) is not 0, from *pos*, each run's word with *context_words* words on
+    each side (at most *reach* bytes from it; a tag holds at most *reach* bytes), a run longer
+    than *cap* cut after an even number of bytes, up to *max_words* words or *cap* bytes in
+    all. One pass; no regular expression."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
+    cdef const uint8_t *tab = <const uint8_t *>PyBytes_AS_STRING(table)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data), i, a, e, end, word_end = 0, lo, start
+    cdef Py_ssize_t total = 0, words = 0, last_end = 0
+    cdef list spans = []
+    cdef list last = None
+    if PyBytes_GET_SIZE(table) != 256:
+        raise ValueError("table must be 256 bytes")
+    i = pos if pos > 0 else 0
+    while i < n:
+        while i < n and tab[s[i]] == 0:
+            i += 1
+        if i >= n:
+            break
+        a = i
+        while i < n and tab[s[i]] != 0:
+            i += 1
+        if a < word_end:
+            continue  # another run of the same word
+        e = i
+        if e - a > cap:
+            e = a + (cap & ~(<Py_ssize_t>1))  # a long run of double-byte text: between characters
+        end = _x_after(s, e, n if n < e + reach else e + reach, reach, context_words, &word_end)
+        if last is not None and a <= last_end:
+            if end > last_end:
+                total += end - last_end
+                last_end = end
+                last[1] = end
+        else:
+            lo = a - reach
+            if lo < last_end:
+                lo = last_end
+            start = _x_before(s, lo if lo > 0 else 0, a, reach, context_words)
+            last = [start, end]
+            last_end = end
+            spans.append(last)
+            total += end - start
+        words += 1
+        if words >= max_words or total >= cap:
+            break
+    if total > cap:
+        last[1] = last_end - (total - cap)
+    return spans

@@ -711,13 +711,66 @@ def differing_bytes(encodings: frozenset[str]) -> "re.Pattern[bytes] | None":
     different characters: where all are single-byte, the bytes 0x80-0xFF at which their tables
     (:data:`redecode._tables.SINGLE_BYTE`) differ (None when there is none: every reading is the
     same text); otherwise every non-ASCII byte."""
+    diff = _differing(encodings)
+    if not diff:
+        return None
+    if diff == _ALL_HIGH:
+        return _NON_ASCII_RUN
+    return re.compile(b"[" + b"".join(b"\\x%02x" % b for b in diff) + b"]+")
+
+
+_ALL_HIGH = bytes(range(0x80, 0x100))
+
+
+def _differing(encodings: frozenset[str]) -> bytes:
+    """The bytes :func:`differing_bytes` matches runs of, in order (empty: none)."""
     if all(e in SINGLE_BYTE for e in encodings):
         tables = [SINGLE_BYTE[e] for e in encodings]
-        diff = bytes(0x80 + i for i in range(128) if len({t[i] for t in tables}) > 1)
-        if not diff:
-            return None
-        return re.compile(b"[" + b"".join(b"\\x%02x" % b for b in diff) + b"]+")
-    return _NON_ASCII_RUN
+        return bytes(0x80 + i for i in range(128) if len({t[i] for t in tables}) > 1)
+    return _ALL_HIGH
+
+
+@cache
+def _differing_table(encodings: frozenset[str]) -> bytes:
+    """:func:`differing_bytes` as a table for the compiled core: 256 bytes, 1 at each byte."""
+    diff = frozenset(_differing(encodings))
+    return bytes(1 if b in diff else 0 for b in range(256))
+
+
+def _excerpt_spans(runs: "re.Pattern[bytes]", data: bytes, pos: int, cap: int,
+                   max_words: int) -> list[list[int]]:
+    """The spans ``[start, end]`` (byte offsets, in order) of :meth:`ByteProfile.excerpt`: the
+    words of *data* holding a run of *runs* (from *pos*), each with
+    :data:`EXCERPT_CONTEXT_WORDS` words on each side (read at most :data:`EXCERPT_REACH` bytes
+    from the run), overlapping spans merged, a run longer than *cap* bytes cut after an even
+    number of bytes, until *max_words* words or *cap* bytes in all (the last span cut to *cap*).
+    The compiled twin is ``_core.excerpt_spans`` (the same spans, tests/test_core.py)."""
+    n, reach = len(data), EXCERPT_REACH
+    spans: list[list[int]] = []
+    word_end = total = 0
+    words = 0
+    for m in _runs_from(runs, data, pos):
+        s, e = m.span()
+        if s < word_end:
+            continue  # another run of the same word
+        if e - s > cap:
+            e = s + (cap & ~1)  # a long run of double-byte text: cut between two characters
+        after = _WORDS_AFTER.match(data, e, min(n, e + reach))
+        word_end, end = after.end(1), after.end()
+        if spans and s <= spans[-1][1]:
+            total += max(0, end - spans[-1][1])
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            lo = max(s - reach, spans[-1][1] if spans else 0)
+            start = s - _WORDS_BEFORE.match(data[lo:s][::-1]).end()
+            spans.append([start, end])
+            total += end - start
+        words += 1
+        if words >= max_words or total >= cap:
+            break
+    if total > cap:
+        spans[-1][1] -= total - cap
+    return spans
 _UTF16 = frozenset(("UTF-16LE", "UTF-16BE"))
 #: The compiled core (:mod:`redecode.native`): one-pass twins of the byte measures above (the same
 #: answers, tests/test_core.py), or None for the pure-Python code.
@@ -979,38 +1032,19 @@ class ByteProfile:
         key = frozenset(encodings)
         found = self._excerpts.get(key)
         if found is None:
-            found = self._excerpts[key] = self._cut(differing_bytes(key))
+            found = self._excerpts[key] = self._cut(key)
         return found
 
-    def _cut(self, runs: "re.Pattern[bytes] | None") -> bytes:
+    def _cut(self, key: frozenset[str]) -> bytes:
+        runs = differing_bytes(key)
         if runs is None or self.ascii_only:
             return b""
         data, p = self.data, self.params
-        n, reach, cap = len(data), EXCERPT_REACH, p.language_window
-        spans: list[list[int]] = []
-        word_end = total = 0
-        words = 0
-        for m in _runs_from(runs, data, self.first_high):
-            s, e = m.span()
-            if s < word_end:
-                continue  # another run of the same word
-            if e - s > cap:
-                e = s + (cap & ~1)  # a long run of double-byte text: cut between two characters
-            after = _WORDS_AFTER.match(data, e, min(n, e + reach))
-            word_end, end = after.end(1), after.end()
-            if spans and s <= spans[-1][1]:
-                total += max(0, end - spans[-1][1])
-                spans[-1][1] = max(spans[-1][1], end)
-            else:
-                lo = max(s - reach, spans[-1][1] if spans else 0)
-                start = s - _WORDS_BEFORE.match(data[lo:s][::-1]).end()
-                spans.append([start, end])
-                total += end - start
-            words += 1
-            if words >= p.language_words or total >= cap:
-                break
-        if total > cap:
-            spans[-1][1] -= total - cap
+        if _core is not None and type(data) is bytes:
+            spans = _core.excerpt_spans(data, _differing_table(key), self.first_high, EXCERPT_REACH,
+                                        p.language_window, p.language_words, EXCERPT_CONTEXT_WORDS)
+        else:
+            spans = _excerpt_spans(runs, data, self.first_high, p.language_window, p.language_words)
         return _TAG.sub(b" ", b"\n".join(data[a:b] for a, b in spans))
 
     def reading(self, encoding: str, encodings: Sequence[str]) -> _decode.DecodeResult:
