@@ -2437,9 +2437,13 @@ cdef class LanguageScorer:
         cdef _Prof prof, ctx
         cdef list rows = []
         cdef dict contexts = {}
-        cdef dict common = None
-        cdef dict left, cnt
-        cdef str text, word, joined, ckey
+        cdef Py_ssize_t *wids = NULL    # each word's id among the ASCII-only words (-1: not one)
+        cdef Py_ssize_t *woff = NULL    # where each text's words start in wids
+        cdef Py_ssize_t *common = NULL  # id -> how many times every text has that word
+        cdef Py_ssize_t *left = NULL
+        cdef Py_ssize_t nids = 0, k, wid
+        cdef bint use_common = False
+        cdef str text, joined, ckey
         if words == NULL:
             raise MemoryError()
         try:
@@ -2478,20 +2482,34 @@ cdef class LanguageScorer:
                         if non_ascii >= self.max_words:
                             after = 0
             if ntexts > 1 and not _same_ascii_words(texts, words, ntexts):
-                # the readings' ASCII-only words differ: those they share (a multiset) cancel
+                # the readings' ASCII-only words differ: those they share (a multiset: the least
+                # count over the texts) cancel; none shared, all count as shared (the pure one's
+                # empty Counter)
+                n = 0
                 for t in range(ntexts):
-                    text = texts[t]
-                    cnt = {}
+                    n += words[t].n
+                wids = <Py_ssize_t *>malloc((n + 1) * sizeof(Py_ssize_t))
+                woff = <Py_ssize_t *>malloc((ntexts + 1) * sizeof(Py_ssize_t))
+                if wids == NULL or woff == NULL:
+                    raise MemoryError()
+                nids = _ascii_word_ids(texts, words, ntexts, wids, woff)
+                common = <Py_ssize_t *>malloc((nids + 1) * sizeof(Py_ssize_t))
+                left = <Py_ssize_t *>malloc((nids + 1) * sizeof(Py_ssize_t))
+                if common == NULL or left == NULL:
+                    raise MemoryError()
+                for t in range(ntexts):
+                    memset(left, 0, (nids + 1) * sizeof(Py_ssize_t))
                     for i in range(words[t].n):
-                        if words[t].ascii[i]:
-                            word = text[words[t].start[i]:words[t].end[i]]
-                            cnt[word] = cnt.get(word, 0) + 1
-                    if common is None:
-                        common = cnt
-                    else:
-                        common = {k: min(v, cnt[k]) for k, v in common.items() if k in cnt}
-                if not common:
-                    common = None
+                        wid = wids[woff[t] + i]
+                        if wid >= 0:
+                            left[wid] += 1
+                    for k in range(nids):
+                        if t == 0 or left[k] < common[k]:
+                            common[k] = left[k]
+                for k in range(nids):
+                    if common[k] > 0:
+                        use_common = True
+                        break
             for t in range(ntexts):
                 text = texts[t]
                 ws = &words[t]
@@ -2502,16 +2520,17 @@ cdef class LanguageScorer:
                 context = <Py_ssize_t *>malloc((ws.n + 1) * sizeof(Py_ssize_t))
                 if scored == NULL or context == NULL:
                     raise MemoryError()
-                left = dict(common) if common is not None else None
+                if use_common:
+                    memcpy(left, common, (nids + 1) * sizeof(Py_ssize_t))
                 nscored = nctx = npend = 0
                 nonascii_scored = False
                 since = self.context_words + 1
                 for i in range(ws.n):
                     shared = ws.ascii[i]
-                    if shared and left is not None:
-                        word = text[ws.start[i]:ws.end[i]]
-                        if left.get(word, 0) > 0:
-                            left[word] -= 1
+                    if shared and use_common:
+                        wid = wids[woff[t] + i]
+                        if left[wid] > 0:
+                            left[wid] -= 1
                         else:
                             shared = False
                     if shared:
@@ -2600,6 +2619,10 @@ cdef class LanguageScorer:
         finally:
             free(scored)
             free(context)
+            free(wids)
+            free(woff)
+            free(common)
+            free(left)
             for t in range(ntexts):
                 _words_free(&words[t])
             free(words)
@@ -2643,6 +2666,82 @@ cdef void _words_free(_Words *w) noexcept:
     free(w.start)
     free(w.end)
     free(w.ascii)
+
+
+cdef Py_ssize_t _ascii_word_ids(list texts, _Words *words, Py_ssize_t ntexts, Py_ssize_t *ids,
+                                Py_ssize_t *off) except -1:
+    """Number the distinct ASCII-only words of *texts* (equal words, equal numbers, from 0):
+    ``ids[off[t] + i]`` is word *i* of text *t*'s number, -1 for a word that is not ASCII only;
+    *off* is filled. Returns how many numbers were given."""
+    cdef Py_ssize_t t, i, j, o = 0, total = 0, size = 16, h, slot, nids = 0, length, rt, ri
+    cdef uint64_t hv
+    cdef Py_ssize_t *slots
+    cdef Py_ssize_t *rep_t
+    cdef Py_ssize_t *rep_i
+    cdef uint64_t *rep_h
+    cdef str text, other
+    cdef int kind, okind
+    cdef const void *data
+    cdef const void *odata
+    cdef bint same
+    for t in range(ntexts):
+        total += words[t].n
+    while size < 2 * total:
+        size *= 2
+    slots = <Py_ssize_t *>calloc(size, sizeof(Py_ssize_t))  # an id + 1, 0 empty
+    rep_t = <Py_ssize_t *>malloc((total + 1) * sizeof(Py_ssize_t))
+    rep_i = <Py_ssize_t *>malloc((total + 1) * sizeof(Py_ssize_t))
+    rep_h = <uint64_t *>malloc((total + 1) * sizeof(uint64_t))
+    try:
+        if slots == NULL or rep_t == NULL or rep_i == NULL or rep_h == NULL:
+            raise MemoryError()
+        for t in range(ntexts):
+            text = texts[t]
+            kind = PyUnicode_KIND(text)
+            data = PyUnicode_DATA(text)
+            off[t] = o
+            for i in range(words[t].n):
+                if not words[t].ascii[i]:
+                    ids[o + i] = -1
+                    continue
+                hv = <uint64_t>0xCBF29CE484222325  # FNV-1a over the word's characters
+                for j in range(words[t].start[i], words[t].end[i]):
+                    hv = (hv ^ <uint64_t>PyUnicode_READ(kind, data, j)) * <uint64_t>0x100000001B3
+                length = words[t].end[i] - words[t].start[i]
+                slot = <Py_ssize_t>(hv & <uint64_t>(size - 1))
+                while True:
+                    h = slots[slot]
+                    if h == 0:
+                        rep_t[nids] = t
+                        rep_i[nids] = i
+                        rep_h[nids] = hv
+                        ids[o + i] = nids
+                        nids += 1
+                        slots[slot] = nids
+                        break
+                    rt = rep_t[h - 1]
+                    ri = rep_i[h - 1]
+                    if rep_h[h - 1] == hv and words[rt].end[ri] - words[rt].start[ri] == length:
+                        other = texts[rt]
+                        okind = PyUnicode_KIND(other)
+                        odata = PyUnicode_DATA(other)
+                        same = True
+                        for j in range(length):
+                            if (PyUnicode_READ(kind, data, words[t].start[i] + j)
+                                    != PyUnicode_READ(okind, odata, words[rt].start[ri] + j)):
+                                same = False
+                                break
+                        if same:
+                            ids[o + i] = h - 1
+                            break
+                    slot = (slot + 1) & (size - 1)
+            o += words[t].n
+        return nids
+    finally:
+        free(slots)
+        free(rep_t)
+        free(rep_i)
+        free(rep_h)
 
 
 cdef bint _same_ascii_words(list texts, _Words *words, Py_ssize_t ntexts) except -1:
@@ -2974,7 +3073,7 @@ def excerpt_spans(bytes data, bytes table, Py_ssize_t pos, Py_ssize_t reach, Py_
                   Py_ssize_t max_words, Py_ssize_t context_words):
     """The pure twin is ``redecode.validate._excerpt_spans`` (its docstring is the contract):
     the spans ``[start, end]`` (byte offsets) of the excerpt of *data*: the runs of bytes whose
-    *table* entry (256 bytes) is not 0, from *pos*, each run's word with *context_words* words on
+    *table* entry (256 bytes, 0 at every ASCII byte) is not 0, from *pos*, each run's word with *context_words* words on
     each side (at most *reach* bytes from it; a tag holds at most *reach* bytes), a run longer
     than *cap* cut after an even number of bytes, up to *max_words* words or *cap* bytes in
     all. One pass; no regular expression."""
@@ -2986,9 +3085,15 @@ def excerpt_spans(bytes data, bytes table, Py_ssize_t pos, Py_ssize_t reach, Py_
     cdef list last = None
     if PyBytes_GET_SIZE(table) != 256:
         raise ValueError("table must be 256 bytes")
+    for i in range(128):
+        if tab[i] != 0:
+            raise ValueError("table must be 0 at every ASCII byte")
     i = pos if pos > 0 else 0
     while i < n:
-        while i < n and tab[s[i]] == 0:
+        while i < n:  # (no ASCII byte is in the table: those are skipped a word at a time)
+            i += rd_ascii_len(s + i, n - i)
+            if i >= n or tab[s[i]] != 0:
+                break
             i += 1
         if i >= n:
             break
