@@ -9,6 +9,8 @@ classes of the issue's held-out set; ``author-2026.12`` misses them (strict xfai
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -37,9 +39,15 @@ def new(payload: bytes, ct: str, url: str | None = "http://example.com/"):
 
 
 def test_the_new_author_rules_are_the_default_and_read_language():
-    assert DEFAULT_RULES == NEW.name and NEW.procedure == "author"
+    assert NEW.procedure == "author"
     p = V.AuthorParams.from_rules(NEW)
     assert p.siblings and p.language and p.compare_defects and p.python_codecs
+    # the default, author-2026.12.3 (issue 29), is these rules reading pages in two encodings in
+    # parts as well: every language parameter the same
+    default = V.AuthorParams.from_rules(get_rules(DEFAULT_RULES))
+    assert DEFAULT_RULES == "author-2026.12.3" and default.stretches and not p.stretches
+    assert {k: v for k, v in asdict(default).items() if not k.startswith("stretch")} == {
+        k: v for k, v in asdict(p).items() if not k.startswith("stretch")}
     v = NEW.versions()
     assert v["siblings"] == S.table_digest() and "language" in v
     assert "siblings" not in OLD.versions() and "language" not in OLD.versions()

@@ -333,23 +333,21 @@ def test_chance_utf8_is_not_of_one_script(text):
 
 
 def _reading_in_parts():
-    import dataclasses
+    from redecode.rules import DEFAULT_RULES, get_rules
 
+    return get_rules(DEFAULT_RULES)
+
+
+def test_only_the_default_reads_in_parts_and_older_digests_do_not_name_it():
     from redecode import validate as V
-    from redecode.rules import get_rules
+    from redecode.rules import DEFAULT_RULES, RULES
 
-    return dataclasses.replace(get_rules("author-2026.12"), name="author-parts-test",
-                               author=V.AuthorParams(stretches=True))
-
-
-def test_no_shipped_rule_set_reads_in_parts_and_their_digests_do_not_name_it():
-    from redecode import validate as V
-    from redecode.rules import RULES
-
+    assert DEFAULT_RULES == "author-2026.12.3"
     assert not V.BASELINE.stretches
     for rules in RULES.values():
-        assert not V.AuthorParams.from_rules(rules).stretches, rules.name
-        assert "stretch" not in json.dumps(rules.parameters()), rules.name
+        assert V.AuthorParams.from_rules(rules).stretches == (rules.name == "author-2026.12.3"), rules.name
+        if rules.name != "author-2026.12.3":
+            assert "stretch" not in json.dumps(rules.parameters()), rules.name
     assert not any(k.startswith("stretch") for k in V.BASELINE.to_json())
     on = V.AuthorParams(stretches=True).to_json()
     assert on["stretches"] is True
@@ -395,7 +393,7 @@ def test_the_author_decision_leaves_pure_and_damaged_pages_whole():
     pytest.importorskip("redecode.language")
     from redecode.rules import get_rules
 
-    rules, plain = _reading_in_parts(), get_rules("author-2026.12")
+    rules, plain = _reading_in_parts(), get_rules("author-2026.12.2")
     bad = ("<html><body><p>" + RU + "</p><p>" + FR + "</p></body></html>").encode()
     i = bad.index(RU.encode()) + 5
     for payload, ct in [(("<p>" + RU + "</p>").encode(), "text/html; charset=utf-8"),
@@ -449,3 +447,36 @@ def test_a_row_read_in_parts_carries_its_text_not_its_payload(tmp_path):
     assert row["source"] == "parts" and row["decode_errors"] == 0
     text = row[TEXT_UTF8_KEY].decode() if row.get(TEXT_UTF8_KEY) is not None else row["text"]
     assert text == truth
+
+
+def test_a_run_lists_the_stretches_and_query_finds_the_mixed_pages(tmp_path):
+    pytest.importorskip("redecode.language")
+    from click.testing import CliRunner
+
+    from redecode_jobs.cli import cli
+
+    mixed, truth = page(("<html><head><meta charset=utf-8></head><body><p>", "ascii"), (RU, "UTF-8"),
+                        ("</p><div class=comment><p>", "ascii"), (RU2, "windows-1251"), ("</p></div></body></html>", "ascii"))
+    pure = ("<html><head><meta charset=utf-8></head><body><p>" + RU + "</p></body></html>").encode()
+    records = []
+    for i, (uri, body) in enumerate((("http://example.ru/mixed", mixed), ("http://example.ru/pure", pure))):
+        block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + body
+        records.append(b"WARC/1.0\r\nWARC-Type: response\r\n"
+                       + f"WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-00000000000{i}>\r\n".encode()
+                       + f"WARC-Target-URI: {uri}\r\nWARC-Date: 2026-12-05T00:00:00Z\r\n".encode()
+                       + b"Content-Type: application/http; msgtype=response\r\n"
+                       + f"Content-Length: {len(block)}\r\n\r\n".encode() + block + b"\r\n\r\n")
+    warc = tmp_path / "mixed.warc"
+    warc.write_bytes(b"".join(records))
+    out = tmp_path / "out"
+    res = CliRunner().invoke(cli, ["run", str(warc), "--out", str(out), "--workers", "1", "-q"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(cli, [
+        "query", str(out), "SELECT target_uri, source, encoding AS page, s.encoding AS part, s.offset AS o, "
+        "s.length AS n, text FROM decodes, unnest(stretches) AS u(s) WHERE len(stretches) > 0", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.output)
+    assert (row["target_uri"], row["source"], row["page"], row["part"]) == (
+        "http://example.ru/mixed", "parts", "UTF-8", "windows-1251")
+    assert mixed[row["o"]:row["o"] + row["n"]] == RU2.encode("cp1251").rstrip(b".")
+    assert row["text"] == truth

@@ -94,11 +94,12 @@ def test_without_options_text_bytes_only(plain):
 def test_schema_version_and_columns(plain):
     (part,) = sorted(Path(plain).glob("*.parquet"))
     schema = pq.read_schema(part)
-    assert schema.metadata[SCHEMA_VERSION_KEY] == SCHEMA_VERSION.encode() == b"1.5"
+    assert schema.metadata[SCHEMA_VERSION_KEY] == SCHEMA_VERSION.encode() == b"1.6"
     assert schema.names == list(COLUMNS)
-    # 1.3's columns, then 1.4's (issue 25: missing_bytes of a record cut short), then 1.5's (issue 30)
-    assert COLUMNS[-7:] == ("text_bytes", "grapheme_count", "text_normalized", "missing_bytes", "verdict",
-                            "language", "language_confidence")
+    # 1.3's columns, then 1.4's (issue 25: missing_bytes of a record cut short), then 1.5's (issue 30),
+    # then 1.6's (issue 29: the stretches of a page read in parts)
+    assert COLUMNS[-8:] == ("text_bytes", "grapheme_count", "text_normalized", "missing_bytes", "verdict",
+                            "language", "language_confidence", "stretches")
     assert DERIVED_COLUMNS == ("text_length", "text_bytes", "grapheme_count", "text_normalized", "language",
                                "language_confidence")
     assert "text_normalized" not in PROVENANCE_COLUMNS and "text" not in PROVENANCE_COLUMNS
@@ -236,6 +237,7 @@ def test_backfill_with_rules_given_with_options_keeps_them(tmp_path):
 #: What each older schema lacks, and the record -> row code version (rundir.ROW_CODE_VERSION) of
 #: the code that wrote it (schema.py's version notes; the 1.2 row code came with author-2026.12).
 OLDER = {
+    "1.5": (("stretches",), "2026.12.4"),
     "1.3": (("missing_bytes",), "2026.12.2"),
     "1.2": (("text_bytes", "grapheme_count", "text_normalized", "missing_bytes"), "2026.12.1"),
     "1.1": (("text_bytes", "grapheme_count", "text_normalized", "browser_encoding", "validation", "missing_bytes"),

@@ -68,8 +68,8 @@ def browser(payload: bytes, ct: str = "text/html", url: str | None = "http://exa
 
 
 def test_author_rules_are_shipped_and_their_successor_is_the_default():
-    # author-2026.12 stays replayable as it is; author-2026.12.2 (language as evidence) is the default
-    assert DEFAULT_RULES == "author-2026.12.2" and AUTHOR.procedure == "author"
+    # author-2026.12 stays replayable as it is; author-2026.12.3 (language as evidence, pages read in parts) is the default
+    assert DEFAULT_RULES == "author-2026.12.3" and AUTHOR.procedure == "author"
     assert get_rules(DEFAULT_RULES).procedure == "author" and AUTHOR.author is None
 
 

@@ -286,6 +286,7 @@ class Procedure:
         else:
             row["text"] = decoded.text
         row["validation"] = decision.validation
+        row["stretches"] = [{"offset": o, "length": n, "encoding": e} for o, n, e in decision.stretches]
         row["verdict"] = decision.verdict
 
     def replay(self, row: dict, old: Rules, new: Rules) -> dict | None:
@@ -321,7 +322,7 @@ class Procedure:
         (``("whatwg", encoding)`` or ``("python", codec)``), when that decoder provably gives the
         prior row's text (:func:`redecode.equivalence.same_text`); else None."""
         old_key = decoder_key(row.get("decoder"), row.get("encoding"))
-        if old_key is None:
+        if old_key is None or row.get("stretches"):  # (a row read in parts: no one decoder's text)
             return None
         vo, vn = old.versions(), new.versions()
         same_version = (vo["decoder"], vo["encoding_standard"]) == (vn["decoder"], vn["encoding_standard"])
@@ -339,6 +340,7 @@ class Procedure:
             "decode_errors": row["decode_errors"],
             "text": row["text"],
             "validation": None,
+            "stretches": [],
             "verdict": None,
         }
 
@@ -556,7 +558,7 @@ def _rebuilt_payload(row: dict) -> bytes | None:
     BOM when the row had one; a single-byte Encoding Standard encoding without U+FFFD and without
     a BOM: each character's byte (every byte of those decoders gives a character of its own)."""
     text = row.get("text")
-    if text is None or row.get("decode_errors") != 0:
+    if text is None or row.get("decode_errors") != 0 or row.get("stretches"):
         return None
     decoder, encoding, bom = row.get("decoder"), row.get("encoding"), row.get("bom")
     if encoding == "UTF-8" and decoder in ("whatwg", "python:utf-8") and bom in (None, "UTF-8"):

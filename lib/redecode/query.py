@@ -67,7 +67,7 @@ from . import storage
 from .layout import parse_partition_folder
 from .row import IDENTITY_NOTE
 from .rundir import MANIFEST, RUNNING, DamagedRunError, incomplete, list_parts, manifest_inputs
-from .schema import COLUMNS, PROVENANCE_COLUMNS, SCHEMA, TEXT_COLUMNS, check_schema_version, columns_of
+from .schema import COLUMNS, PROVENANCE_COLUMNS, SCHEMA, STRETCHES_TYPE, TEXT_COLUMNS, check_schema_version, columns_of
 from .storage import path_text
 
 __all__ = [
@@ -291,6 +291,7 @@ _DUCKDB_TYPES = {
     pa.float64(): "DOUBLE",
     pa.bool_(): "BOOLEAN",
     pa.list_(pa.string()): "VARCHAR[]",
+    STRETCHES_TYPE: 'STRUCT("offset" BIGINT, "length" BIGINT, "encoding" VARCHAR)[]',
 }
 
 

@@ -99,7 +99,7 @@ __all__ = [
 #: text; it is part of every digest.
 DECISION_CODE_VERSION = "2026.12.7"
 
-DEFAULT_RULES = "author-2026.12.2"
+DEFAULT_RULES = "author-2026.12.3"
 
 #: The rule set whose answer every row records as ``browser_encoding``: what a browser picks.
 BROWSER_RULES = "browser-2026.11"
@@ -362,7 +362,7 @@ _AUTHOR_2 = dataclasses.replace(
     _AUTHOR,
     name="author-2026.12.2",
     description=(
-        "The author's text (the default): author-2026.12's checks and candidates, plus language as "
+        "The author's text (the default until author-2026.12.3): author-2026.12's checks and candidates, plus language as "
         "evidence: the declared or detected encoding's confusable siblings (KOI8-R and "
         "windows-1251, ISO-8859-2 and windows-1252, Big5 and GBK...) are candidates, a reading "
         "that reads worse as language by the margin loses wherever it was declared, a reading with "
@@ -382,6 +382,22 @@ _AUTHOR_2 = dataclasses.replace(
         compare_defects=True,
         python_codecs=True,
     ),
+)
+
+# author-2026.12.2 reading pages in two encodings (issue 29; redecode.stretches): the stretches of
+# the chosen reading (a legacy paragraph in a UTF-8 page, a UTF-8 widget in a windows-1251 one)
+# read with the encoding that reads each best, language evidence the judge.
+_AUTHOR_3 = dataclasses.replace(
+    _AUTHOR_2,
+    name="author-2026.12.3",
+    description=(
+        "The author's text (the default): author-2026.12.2's decision, then pages in two encodings "
+        "read in parts: a run of words invalid in the chosen reading (a windows-1251 paragraph in "
+        "a UTF-8 page, a UTF-8 paragraph in a Shift_JIS one) is read with the encoding that reads "
+        "it best as language, never a lone invalid byte or one damaged character (they stay "
+        "U+FFFD); the row lists the stretches. Encoding Standard decoders otherwise."
+    ),
+    author=dataclasses.replace(_AUTHOR_2.author, stretches=True),
 )
 
 _SEED = Rules(
@@ -417,7 +433,7 @@ _REQUESTS = Rules(
 )
 
 #: The shipped rule sets by name.
-RULES: dict[str, Rules] = {r.name: r for r in (_AUTHOR_2, _AUTHOR, _BROWSER, _SEED, _REQUESTS)}
+RULES: dict[str, Rules] = {r.name: r for r in (_AUTHOR_3, _AUTHOR_2, _AUTHOR, _BROWSER, _SEED, _REQUESTS)}
 
 
 def get_rules(name: str) -> Rules:

@@ -185,10 +185,11 @@ LOCK_STALE = 600.0
 #: a row for the same rules; it goes into every completion marker and the manifest, and backfill
 #: reads every record again when a prior run's version differs (the rules digest does not cover
 #: this code).
-ROW_CODE_VERSION = "2026.12.4"  # 2026.12.2: schema 1.3's derived columns (row.text_columns);
+ROW_CODE_VERSION = "2026.12.5"  # 2026.12.2: schema 1.3's derived columns (row.text_columns);
 #                                 2026.12.3: records cut short keep their text (missing_bytes, schema 1.4),
 #                                 records split over gzip members and records right after a block read;
-#                                 2026.12.4: schema 1.5's verdict, language, language_confidence
+#                                 2026.12.4: schema 1.5's verdict, language, language_confidence;
+#                                 2026.12.5: schema 1.6's stretches
 
 #: How many names of files not read ``_run.json`` lists (the count is always complete).
 FILES_NOT_READ_LISTED = 100

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "1.5"  # the columns each minor version added: COLUMNS_ADDED
+SCHEMA_VERSION = "1.6"  # the columns each minor version added: COLUMNS_ADDED
 SCHEMA_VERSION_KEY = b"redecode.schema_version"
 
 #: Column kinds (the third element of each :data:`_FIELDS` entry): who makes the column.
@@ -35,6 +35,9 @@ RECORD, FACT, DECISION, DERIVED, RULES = "record", "fact", "decision", "derived"
 STATUS_DECODED = "decoded"
 STATUS_SKIPPED = "skipped"
 STATUS_FAILED = "failed"
+
+#: The type of the ``stretches`` column: a list of ``{offset, length, encoding}``.
+STRETCHES_TYPE = pa.list_(pa.struct([("offset", pa.int64()), ("length", pa.int64()), ("encoding", pa.string())]))
 
 _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
     # -- required columns, in the order of the job issue --
@@ -55,7 +58,8 @@ _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
     ("encoding", pa.string(), DECISION, "WHATWG encoding name used to decode (NULL when rules that decode with Python codecs used one with no WHATWG equivalent; see decoder)"),
     ("source", pa.string(), DECISION, "deciding step: bom, transport, prescan, head-scan, xml-declaration, "
                             "utf8-valid, detector, default; validated when the author's-text rules "
-                            "overrode that step (see validation)"),
+                            "overrode that step (see validation); parts when they read the page in "
+                            "parts (see stretches)"),
     ("confidence", pa.string(), DECISION, "HTML Standard confidence: certain, tentative, irrelevant"),
     ("decode_errors", pa.int64(), DECISION, "number of U+FFFD the decoder inserted"),
     ("text", pa.string(), DECISION, "decoded text, without BOM"),
@@ -124,6 +128,12 @@ _FIELDS: list[tuple[str, pa.DataType, str, str]] = [
     ("language_confidence", pa.float64(), DERIVED, "0..1: CLD2's share of that sample in that language, "
                                                    "halved when it calls the answer unreliable; not a "
                                                    "probability; NULL with language"),
+    # -- 1.6: pages in two encodings (issue 29; redecode.stretches) --
+    ("stretches", STRETCHES_TYPE, DECISION, "author's-text rules from author-2026.12.3 on: the stretches of a page "
+                                            "read in parts (source parts), each read with another "
+                                            "encoding than encoding: offset and length in bytes of the "
+                                            "payload (a BOM included) and the encoding that reads it; "
+                                            "empty for a page read whole"),
 ]
 
 #: Column name -> description (used by docs/columns.md, generated, and ``redecode query``).
@@ -145,6 +155,7 @@ COLUMNS_ADDED: dict[str, tuple[str, ...]] = {
     "1.3": ("text_bytes", "grapheme_count", "text_normalized"),
     "1.4": ("missing_bytes",),
     "1.5": ("verdict", "language", "language_confidence"),
+    "1.6": ("stretches",),
 }
 
 
@@ -194,6 +205,7 @@ def empty_row() -> dict:
     row = dict.fromkeys(COLUMNS)
     row["ignored_labels"] = ()
     row["conflict"] = ()
+    row["stretches"] = ()
     return row
 
 
