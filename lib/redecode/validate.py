@@ -416,6 +416,7 @@ def binary_bytes(payload: bytes) -> int:
 
 
 _C1_OR_PUA = re.compile("[\x80-\x9f\ue000-\uf8ff]")
+_HIGH_BYTES = bytes(range(0x80, 0x100))
 
 
 def _non_ascii_chars(text: str) -> int:
@@ -899,7 +900,8 @@ class ByteProfile:
     """
 
     __slots__ = ("data", "kind", "params", "_ascii_only", "_utf8_valid", "_nul", "_utf16", "_escapes",
-                 "_signal", "_first_high", "_binary", "_shares", "_excerpts", "_readings", "language")
+                 "_signal", "_first_high", "_binary", "_shares", "_excerpts", "_readings", "language",
+                 "_high", "_c1")
 
     def __init__(self, data: bytes, kind: str, params: AuthorParams = BASELINE, *,
                  ascii_only: bool | None = None, utf8_valid: bool | None = None):
@@ -917,6 +919,8 @@ class ByteProfile:
         self._shares: dict[tuple[str, int], Any] = {}
         self._excerpts: dict[frozenset[str], bytes] = {}
         self._readings: dict[tuple[str, frozenset[str]], _decode.DecodeResult] = {}
+        self._high = -1
+        self._c1: dict[bytes, int] = {}
         #: what check k found (:class:`LanguageFinding`), for the weighing; None before it ran
         self.language: LanguageFinding | None = None
 
@@ -976,6 +980,24 @@ class ByteProfile:
                 m = _NON_ASCII_RUN.search(self.data)
                 self._first_high = m.start() if m else 0
         return self._first_high
+
+    @property
+    def high_bytes(self) -> int:
+        """Bytes above 0x7F: the non-ASCII characters of every single-byte encoding's decode
+        (each byte one character, ASCII only from an ASCII byte: the Encoding Standard's
+        single-byte indexes), counted once."""
+        if self._high < 0:
+            self._high = len(self.data) - len(self.data.translate(None, _HIGH_BYTES))
+        return self._high
+
+    def c1(self, encoding: str) -> int:
+        """:func:`c1_controls` of the single-byte *encoding*, counted once per set of bytes that
+        decode to C1 controls (the ISO-8859 encodings share one)."""
+        key = _C1_BYTES[encoding]
+        n = self._c1.get(key)
+        if n is None:
+            n = self._c1[key] = c1_controls(encoding, self.data)
+        return n
 
     @property
     def binary(self) -> int:
@@ -1506,12 +1528,17 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
             c.result = (_codec_decode(body, c.codec) if c.codec is not None
                         else _decode.decode(body, c.encoding, bom_sniff=False))
         text = c.result.text
-        c.defects = (c.result.errors + _not_text(c.encoding, body, text)
+        # a single-byte decode of the body: one character per byte, so its C1 controls and
+        # non-ASCII characters are counted in the bytes, once per body (siblings share them)
+        single = c.encoding in _C1_BYTES and len(text) == len(body)
+        c.defects = (c.result.errors
+                     + (body_profile.c1(c.encoding) if single else _not_text(c.encoding, body, text))
                      + (0 if c.encoding in _UTF16 else body_profile.binary))
         # A U+FFFD that is the last character only says the payload was cut inside it.
         if c.result.errors and text.endswith("\ufffd"):
             c.defects -= 1
-        c.clean = (c.defects <= _non_ascii_chars(text) // params.defect_rate if c.defects else True)
+        c.clean = (c.defects <= (body_profile.high_bytes if single else _non_ascii_chars(text))
+                   // params.defect_rate if c.defects else True)
         if c.encoding == "UTF-8" and utf8 is not None and utf8.mostly_valid:
             c.clean = True
         c.implausible = body_profile.implausible(c.encoding, start)
