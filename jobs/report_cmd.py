@@ -29,10 +29,12 @@ def report(directory: str, output: str, more_runs: tuple[str, ...], diff_dir: st
     DIRECTORY is the --out DIR of `redecode run`. The page shows records by status and reason,
     the failed and truncated records (URL, input, offset, error, and the `redecode query` line
     that lists them all), encodings by deciding step, the detector's answers with their
-    confidence, decode errors, top-level domain x encoding and each input's outcome (from
-    _run.json); with --diff, the changed records by category, the encoding transitions and
-    examples of old and new text side by side. Each chart's caption sums the rows the chart draws.
-    It reads the provenance columns only, never the text column.
+    confidence, decode errors, top-level domain x encoding, encodings by language, the decisions
+    for review (each with its text under the competing readings side by side, the records read
+    again from their archives) and each input's outcome (from _run.json); with --diff, the
+    changed records by category, the encoding transitions and examples of old and new text side
+    by side. Each chart's caption sums the rows the chart draws. It reads the provenance columns
+    only, never the text column.
 
     The file is self-contained: the chart library's JavaScript is inlined and the page loads
     nothing from the network, so it can be mailed or archived. Needs the [report] extra

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from redecode.report import (
-    DIFF_SECTIONS, MAX_CELL, RUN_SECTIONS, _cut, collect, query_line, write_report)
+    DIFF_SECTIONS, MAX_CELL, RUN_SECTIONS, _cut, collect, query_line, visible, write_report)
 from redecode.rules import DEFAULT_RULES
 from report_fixtures import NASTY, clueweb_run, make_report_run, sample_diff, sample_run
 from runs_fixtures import make_run, row
@@ -76,12 +76,18 @@ _REVIEW_JS = """(() => { const t = document.querySelector('#review table.records
   const head = Array.from(t.querySelectorAll('th')).map(c => c.textContent);
   const at = head.indexOf('validation');
   return {head: head, table_width: t.getBoundingClientRect().width,
-    cells: Array.from(t.querySelectorAll('tbody tr')).map(r => { const c = r.cells[at];
+    cells: Array.from(t.querySelectorAll('tbody tr.record')).map(r => { const c = r.cells[at];
       const s = getComputedStyle(c);
       return {width: c.getBoundingClientRect().width, height: c.getBoundingClientRect().height,
               line: parseFloat(s.lineHeight) || 1.45 * parseFloat(s.fontSize),
               char: parseFloat(s.fontSize), spills: c.scrollWidth > c.clientWidth + 1,
-              text: c.innerText}; })}; })()"""
+              text: c.innerText}; }),
+    readings: Array.from(t.querySelectorAll('tbody tr.readings')).map(r => ({
+      width: r.getBoundingClientRect().width,
+      boxes: Array.from(r.querySelectorAll('.reading')).map(b => { const e = b.querySelector('.ex');
+        const x = b.getBoundingClientRect();
+        return {encoding: b.dataset.encoding, role: b.dataset.role, left: x.left, top: x.top,
+                width: x.width, spills: e.scrollWidth > e.clientWidth + 1, text: e.innerText}; })}))}; })()"""
 
 
 def load(browser, path: str) -> dict:
@@ -204,6 +210,35 @@ def test_sample_report_with_languages(browser, tmp_path):
         assert cell["text"] == (validation if len(validation) <= MAX_CELL else _cut(validation))
         assert cell["height"] <= 6 * cell["line"] + 8, cell
     assert "query" in result["text"] and "validation" in result["text"]
+
+
+def test_review_texts_side_by_side(browser, tmp_path):
+    """Under each record listed for review, its texts under the competing readings: one box per
+    reading, side by side in one line across the table, each excerpt inside its box, as the data
+    says (tests/review_pages.py: three lying declarations and a page read in parts)."""
+    from click.testing import CliRunner
+
+    from redecode_jobs.cli import cli
+    from review_pages import write_warc
+
+    write_warc(tmp_path / "p.warc")
+    res = CliRunner().invoke(cli, ["run", str(tmp_path / "p.warc"), "--out", str(tmp_path / "out"),
+                                   "--workers", "1", "-q"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    data = write_report(str(tmp_path / "out"), str(tmp_path / "r.html"))
+    result = load(browser, str(tmp_path / "r.html"))
+    assert_clean(result, data)
+    review = result["review"]
+    assert len(review["cells"]) == len(review["readings"]) == len(data.review) == 4
+    for shown, texts in zip(review["readings"], data.review):
+        assert shown["width"] >= 0.95 * review["table_width"]
+        boxes = shown["boxes"]
+        assert [(b["encoding"], b["role"]) for b in boxes] == [(r.name, r.role) for r in texts.readings]
+        assert len({round(b["top"]) for b in boxes}) == 1  # side by side
+        assert all(a["left"] + a["width"] <= b["left"] + 1 for a, b in zip(boxes, boxes[1:]))
+        for b, r in zip(boxes, texts.readings):
+            assert not b["spills"]
+            assert b["text"] == ("…" if r.at else "") + visible(r.excerpt)
 
 
 @pytest.mark.parametrize("rules", ["seed-2026.10", "requests-2.32"])

@@ -16,7 +16,10 @@ as a user's would), and saves:
   --rules browser-2026.11 --out failing`;
 - ``report-diff.png``, the diff part of the report of the sample run with the diff of the
   `requests` rules and the default rules (`redecode diff --rules requests-2.32 --rules
-  author-2026.12 sample_warcs --out diff-out`, `redecode report out --diff diff-out`).
+  author-2026.12 sample_warcs --out diff-out`, `redecode report out --diff diff-out`);
+- ``report-review.png``, the "For review" section of the report of a run over the pages of
+  tests/review_pages.py (three declarations that lie within a script family and a page read in
+  parts, under the default rules): each record's text under its competing readings.
 
 Opens each page in Debian's Chromium through Playwright (the [test] extra; it never downloads a
 browser). Needs the [report] extra. The excerpts of Chinese, Japanese and Korean pages need a CJK
@@ -37,6 +40,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # review_pages: the pages of report-review.png
 
 # Chromium as root needs --no-sandbox; the rest keep it from reaching for the network.
 CHROMIUM_ARGS = [
@@ -80,10 +84,15 @@ def make_reports(folder: Path) -> dict[str, Path]:
         _redecode("diff", "--rules", "requests-2.32", "--rules", "author-2026.12", "sample_warcs",
                   "--out", "diff-out")
         _redecode("report", "out", "--diff", "diff-out", "-o", "diff.html", "-q")
+        from review_pages import write_warc  # noqa: PLC0415
+
+        write_warc(folder / "review.warc")
+        _redecode("run", "review.warc", "--out", "review", "--quiet")
+        _redecode("report", "review", "-o", "review.html", "-q")
     finally:
         os.chdir(old)
     return {"report-sample.png": folder / "sample.html", "report-failures.png": folder / "failures.html",
-            "report-diff.png": folder / "diff.html"}
+            "report-diff.png": folder / "diff.html", "report-review.png": folder / "review.html"}
 
 
 #: What of each page is pictured: None the whole page, else (first element, last element).
@@ -91,6 +100,7 @@ PARTS = {
     "report-sample.png": None,
     "report-failures.png": ("h1", "#failed"),
     "report-diff.png": ("#diff", "#diff_examples"),
+    "report-review.png": ("#review", "#review"),
 }
 
 

@@ -173,7 +173,9 @@ def iter_records(
             try:
                 for record in kind.records(p, stream, cap=max_record_bytes, mode=reader, start=segment, end=end):
                     last = record.offset
-                    yield record
+                    box = [record]
+                    record = None  # (not kept by this frame while the caller works on it: a record
+                    yield box.pop()  # may be hundreds of MB, freed when the caller lets it go)
                 return
             except ArchiveError as exc:
                 # Strictly after the start of the last record read (of the segment's start when none

@@ -476,7 +476,6 @@ def process_shard(
     with PartWriter(
         os.path.join(out, part_stem(shard.path, shard.index) + ".parquet"),
         extra_metadata=_part_metadata(rules),
-        late_flush=True,  # (a row group is written once the record that filled it is gone)
     ) as writer:
         marker = read_shard(shard, writer.write, rules, max_record_bytes, on_bytes, selection, row_limit)
     write_marker(out, marker)

@@ -13,7 +13,10 @@ Two halves:
     :data:`~redecode.schema.PROVENANCE_COLUMNS` only, so the report never reads ``text``), plus a
     view ``diff`` over ``DIFF_DIR/diff.parquet`` (:data:`redecode.diff.DIFF_SCHEMA`) when a diff
     is given. Run directories are found and read by :func:`redecode.query.load_run` (through
-    ``open_query``); no other module opens them. Returns a :class:`ReportData` of plain Python rows.
+    ``open_query``); no other module opens them. The records listed for review are read again
+    from their archives (``warc_path``, ``warc_offset``) and decoded under each competing reading
+    (:func:`redecode.review.review_texts`): the only texts the report shows besides a diff's
+    excerpts. Returns a :class:`ReportData` of plain Python rows.
 :func:`render_html` (page)
     one Vega-Lite chart per ``chart`` section that has rows, built with Altair, embedded as JSON
     in ``<script type="application/json">`` elements and drawn by Vega-Embed (SVG renderer) from
@@ -22,8 +25,10 @@ Two halves:
     layers named :data:`TOTALS`); under it a ``<details>`` table holds the rows as text. Axes of
     counts have whole-number ticks (:func:`count_ticks`). A ``records`` section (the failed and
     truncated records) is a table of its first :data:`MAX_RECORDS_LISTED` rows, their number, and
-    the ``redecode query`` line that lists them all (:func:`query_line`). The diff's examples are
-    an HTML table, old and new excerpt side by side. After the charts are drawn, the page's script
+    the ``redecode query`` line that lists them all (:func:`query_line`); under each record listed
+    for review, its text under each competing reading side by side (the differing words, the
+    first differing character marked), or why the archive could not be read. The diff's examples
+    are an HTML table, old and new excerpt side by side. After the charts are drawn, the page's script
     checks that the machine has a font for every character it shows (a character that draws as
     the box of an unassigned code point has none) and, where one lacks, says which characters and
     what to install.
@@ -55,6 +60,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from . import __version__, storage
+from . import review as _review
 from .diff import (CATEGORIES, CHANGED_CATEGORIES, DIFF_FILE, EXCERPT_AFTER, EXCERPT_BEFORE, SUMMARY_FILE,
                    input_errors_line)
 from .query import MANIFEST_NAME, NOTHING_SHOWN, QueryError, Result, load_run, open_query, sql_string, use_storage
@@ -149,6 +155,9 @@ _REVIEW_WHERE = ("status = 'decoded' AND (coalesce(verdict, split_part(validatio
 _REVIEW_COLUMNS = ("target_uri, warc_path, warc_offset, browser_encoding, encoding, "
                    "coalesce(verdict, split_part(validation, ':', 1)) AS verdict, validation")
 _FAILED_ORDER = "warc_path, warc_offset"
+# What redecode.review.review_texts reads of a record listed for review (the section's columns and
+# the BOM, the Python decoder and the stretches read in parts).
+_REVIEW_TEXT_COLUMNS = "warc_path, warc_offset, browser_encoding, encoding, validation, bom, decoder, stretches"
 
 # The encoding as shown: the WHATWG name, or the Python decoder in parentheses where the rules used
 # a codec with no Encoding Standard equivalent (seed and requests rules; see the column docs).
@@ -290,8 +299,10 @@ RUN_SECTIONS: tuple[Section, ...] = (
                  "(unresolved), where the rules chose another encoding than a browser would "
                  "(overridden: browser_encoding -> encoding) and where they kept the browser's choice "
                  "although a competing reading came close (kept, confidence tentative). validation "
-                 "names every reading the rules weighed, with the language each reads as; redecode "
-                 "diff --rules browser-2026.11 --rules <these rules> shows the two texts side by side.",
+                 "names every reading the rules weighed, with the language each reads as; under each "
+                 "record, its text under the chosen reading and under those it was weighed against "
+                 "(browser_encoding, the encodings validation names), side by side: the words where "
+                 "they first differ, read again from the archive.",
         sql=f"SELECT {_REVIEW_COLUMNS}, count(*) OVER () AS records FROM decodes "
             f"WHERE {_REVIEW_WHERE} ORDER BY warc_path, warc_offset LIMIT {MAX_RECORDS_LISTED}",
         view="decodes",
@@ -409,6 +420,9 @@ class ReportData:
     sections: dict[str, Result]
     diff: DiffInfo | None = None
     created_at: str = ""
+    #: for each row of ``sections["review"]``, in order: its texts under the competing readings
+    #: (:class:`redecode.review.ReviewTexts`); empty when ``collect(..., review_texts=False)``.
+    review: tuple = ()
 
 
 # --------------------------------------------------------------------------------------------
@@ -531,12 +545,16 @@ def _diff_info(con, path: str, old, new, input_errors, examples: int, changed: R
     )
 
 
-def collect(runs: Sequence[str] | str, *, diff: str | None = None, examples: int = 5) -> ReportData:
+def collect(runs: Sequence[str] | str, *, diff: str | None = None, examples: int = 5,
+            review_texts: bool = True) -> ReportData:
     """The report's data: every section's rows over *runs* (run directories or single parts), and
     over the diff directory *diff* (the ``--out`` of ``redecode diff``) when given.
 
     *examples*: changed records shown per diff category. Reads provenance columns only, never
-    ``text``. Raises :class:`redecode.query.QueryError` (no such run directory, not a run
+    ``text``; with *review_texts* (the default) each record listed for review (at most
+    :data:`MAX_RECORDS_LISTED`) is read again from its archive and decoded under its competing
+    readings (:func:`redecode.review.review_texts`; an archive that cannot be read is said in
+    its place, never raised). Raises :class:`redecode.query.QueryError` (no such run directory, not a run
     directory), :class:`redecode.schema.SchemaVersionError` (a part of an unknown schema major
     version) and :class:`ReportError` (a bad diff directory).
     """
@@ -565,13 +583,43 @@ def collect(runs: Sequence[str] | str, *, diff: str | None = None, examples: int
             counts[status] = counts.get(status, 0) + int(n)
         if diff is not None:
             diff_info = _diff_info(con, diff, old, new, errors, examples, results["diff_categories"])
+        texts = _review_texts(con, results["review"]) if review_texts else ()
     finally:
         con.close()
     return ReportData(
         runs=infos, records=sum(counts.values()), counts={str(k): int(v) for k, v in counts.items()},
-        sections=results, diff=diff_info,
+        sections=results, diff=diff_info, review=texts,
         created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     )
+
+
+def _review_texts(con, review: Result) -> tuple:
+    """For each row of the review section, its texts under the competing readings: the columns
+    :func:`redecode.review.review_texts` reads, fetched for the same records (matched on the
+    section's columns: rows alike there are one record decided alike), then the records read."""
+    if not review.rows:
+        return ()
+    rows = con.execute(
+        f"SELECT DISTINCT {_REVIEW_TEXT_COLUMNS} FROM (SELECT {_REVIEW_TEXT_COLUMNS} FROM decodes "
+        f"WHERE {_REVIEW_WHERE} ORDER BY warc_path, warc_offset LIMIT {MAX_RECORDS_LISTED})").fetchall()
+    names = [c.strip() for c in _REVIEW_TEXT_COLUMNS.split(",")]
+    by_key = {}
+    for values in rows:
+        r = dict(zip(names, values))
+        by_key.setdefault((r["warc_path"], r["warc_offset"], r["browser_encoding"], r["encoding"],
+                           r["validation"]), r)
+    at = {c: review.columns.index(c) for c in ("warc_path", "warc_offset", "browser_encoding", "encoding",
+                                                "validation")}
+    done: dict = {}
+    out = []
+    for row in review.rows:
+        key = tuple(row[at[c]] for c in ("warc_path", "warc_offset", "browser_encoding", "encoding", "validation"))
+        if key not in done:
+            r = by_key.get(key)
+            done[key] = (_review.review_texts(r) if r is not None
+                         else _review.ReviewTexts(error="the record's row was not found again"))
+        out.append(done[key])
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1212,6 +1260,9 @@ table.records th{overflow-wrap:anywhere}
 #review table.records th:nth-child(3){width:8%}#review table.records th:nth-child(4){width:10%}
 #review table.records th:nth-child(5){width:9%}#review table.records th:nth-child(6){width:8%}
 #review table.records th:nth-child(7){width:34%}
+tr.readings td{padding:2px 8px 10px}div.sides{display:flex;gap:8px}
+.reading{flex:1 1 0;min-width:0}.reading small{color:#555}.reading .ex{margin-top:2px}
+p.unread{color:#777;font-style:italic;margin:0}
 p.note{background:#fff8e1;border:1px solid #f0d080;border-radius:6px;padding:8px 12px}
 """
 
@@ -1324,9 +1375,10 @@ def _caption_html(section: Section, result: Result) -> str:
 _WHOLE = {"failed": "error", "review": "validation"}
 
 
-def _records_html(section: Section, result: Result, runs: Sequence[str]) -> str:
+def _records_html(section: Section, result: Result, runs: Sequence[str], texts: Sequence = ()) -> str:
     """A ``records`` section: how many, the ``redecode query`` line that lists them all, and the
-    first :data:`MAX_RECORDS_LISTED` as a table."""
+    first :data:`MAX_RECORDS_LISTED` as a table; *texts*: for each row, its texts under the
+    competing readings (:class:`redecode.review.ReviewTexts`), shown in a row under it."""
     parts = [f'<section id="{section.key}" data-records="{section.key}"><h2>{html.escape(section.title)}</h2>',
              f'<p class="q">{html.escape(section.question)}</p>']
     if not result.rows:
@@ -1344,18 +1396,45 @@ def _records_html(section: Section, result: Result, runs: Sequence[str]) -> str:
     columns = [c for c in result.columns if c != "records"]
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     body = "".join(
-        "<tr>" + "".join(
+        '<tr class="record">' + "".join(
             f'<td class="num">{_esc(v)}</td>' if isinstance(v, int) and not isinstance(v, bool)
             else f"<td>{_esc(v)}</td>" for c, v in zip(result.columns, row) if c != "records") + "</tr>"
-        for row in result.rows)
+        + (_readings_html(texts[i], len(columns)) if i < len(texts) else "")
+        for i, row in enumerate(result.rows))
     parts.append(f'<table class="records"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
     parts.append("</section>")
     return "".join(parts)
 
 
-def _section_html(alt, section: Section, result: Result, runs: Sequence[str] = ()) -> str:
+def _readings_html(texts, span: int) -> str:
+    """The row under a record listed for review: its text under each competing reading, side by
+    side (:class:`redecode.review.ReviewTexts`), or why there is none."""
+    if texts.error is not None:
+        inner = f'<p class="unread">No text: {_esc(texts.error, 300)}</p>'
+    else:
+        boxes = []
+        for r in texts.readings:
+            role = {"chosen": "chosen", "whole": "read whole", "browser": "the browser's"}.get(r.role, "weighed")
+            what = [f"<b>{_esc(r.name, 40)}</b> ({role}{', in parts' if r.in_parts else ''})"]
+            if r.errors:
+                what.append(f"{r.errors:,} U+FFFD")
+            if r.note:
+                what.append(_esc(r.note, 120))
+            if r.excerpt is None:
+                ex = '<span class="null">(no text)</span>'
+            else:
+                ex = ("…" if r.at > 0 else "") + _excerpt(r.excerpt, r.mark, r.mark or 0)
+            boxes.append(f'<div class="reading" data-encoding="{html.escape(r.name)}" '
+                         f'data-role="{html.escape(r.role)}"><small>{", ".join(what)}</small>'
+                         f'<div class="ex">{ex}</div></div>')
+        inner = f'<div class="sides">{"".join(boxes)}</div>'
+    return f'<tr class="readings"><td colspan="{span}">{inner}</td></tr>'
+
+
+def _section_html(alt, section: Section, result: Result, runs: Sequence[str] = (),
+                  texts: Sequence = ()) -> str:
     if section.kind == "records":
-        return _records_html(section, result, runs)
+        return _records_html(section, result, runs, texts)
     parts = [f'<section id="{section.key}"><h2>{html.escape(section.title)}</h2>',
              f'<p class="q">{html.escape(section.question)}</p>']
     if result.rows:
@@ -1444,7 +1523,8 @@ def render_html(data: ReportData) -> str:
     if data.diff is not None:
         nav += '<a href="#diff">Diff</a>'
     runs = [r.path for r in data.runs]
-    body = "".join(_section_html(alt, s, data.sections[s.key], runs) for s in sections)
+    body = "".join(_section_html(alt, s, data.sections[s.key], runs, data.review if s.key == "review" else ())
+                   for s in sections)
     if data.diff is not None:
         body += _diff_html(alt, data)
     return (
@@ -1456,7 +1536,8 @@ def render_html(data: ReportData) -> str:
         f"(inlined from vl-convert-python) */\n{bundle}\n</script></head><body><main>"
         f"<h1>warc-redecode report</h1>"
         f'<p class="meta">Made {html.escape(data.created_at)} by warc-redecode {html.escape(__version__)} '
-        "from the provenance columns (never the text). Hover a mark for its numbers; each chart's "
+        "from the provenance columns (never the text column; the records listed for review are read "
+        "again from their archives). Hover a mark for its numbers; each chart's "
         "data is in the table under it.</p>"
         f"{_runs_html(data)}<div class=\"kpi\">{kpis}</div><nav>{nav}</nav>{_FONT_NOTE}"
         f"{body}</main><script>{_EMBED_JS}</script></body></html>\n"

@@ -981,10 +981,10 @@ def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0, size: int
                     break
                 pos = rec.stream_pos
                 if pending is not None:
-                    done = finish(pos)
-                    pending = None
                     resume = pos  # the record now being read starts here
-                    yield done
+                    done = [finish(pos)]
+                    pending = None
+                    yield done.pop()  # (this frame keeps no reference to the record's bytes)
                 hdrs = rec.headers
                 # the header block as FastWARC writes it back (version line, each field line as
                 # read, CRLF-terminated, then CRLF): what the record's bytes are checked against. A
@@ -1031,6 +1031,7 @@ def _iter_fastwarc(path: str, cap: int, checked: bool, start: int = 0, size: int
                     raw.present = len(block)
                     raw.ends_file = f"record block cut short: {len(block)} of {clen} bytes present"
                 pending = (raw, head, clen, crc)
+                block = None  # (raw holds it; _read lets it go once the record is built)
             except _Diverged:
                 raise
             except Exception as exc:  # FastWARC raises OSError/ValueError on bad input
@@ -1117,21 +1118,28 @@ def _iter_warc_auto(path: str, cap: int, start: int = 0) -> Iterator[_Raw]:
 
 def _read(p: str, raws: Iterator[_Raw], stream: RecordStream, cap: int, end: int | None) -> Iterator[ArchiveRecord]:
     """Records built from ``raws`` up to ``end``; the final error of a file cut short."""
-    last: ArchiveRecord | None = None
+    truncated: tuple[int, str | None] | None = None  # (offset, error) of the last record when truncated
     for raw in raws:
         if end is not None and raw.offset >= end:
             stream.next_offset = raw.offset
             raws.close()
             return
-        last = _build(p, raw, cap)
-        yield last
+        record = _build(p, raw, cap)
+        truncated = (record.offset, record.error) if record.error_kind == "truncated" else None
+        # Only the record holds its bytes while the caller works on it (this frame keeps no
+        # reference to it or its block while suspended): a record of hundreds of MB is freed when
+        # the caller lets it go, before the next one is read (issue 27's memory bound).
+        raw.block = None
+        box = [record]
+        record = None
+        yield box.pop()
         if raw.ends_file is not None:
             raws.close()
             raise ArchiveError(p, raw.offset, f"the archive is cut short or damaged here: {raw.ends_file}")
     # A short block followed by more records is a lying Content-Length inside a gzip member (the
     # record alone is flagged); a short last block means the file itself was cut short.
-    if last is not None and last.error_kind == "truncated":
-        raise ArchiveError(p, last.offset, f"the archive is cut short or damaged here: {last.error}")
+    if truncated is not None:
+        raise ArchiveError(p, truncated[0], f"the archive is cut short or damaged here: {truncated[1]}")
 
 
 _ARC_LINE = re.compile(rb"\S+ \S+ \d{14} \S+ \d+\r?\n")

@@ -45,6 +45,18 @@ def compression() -> str:
     return codec
 
 
+#: Parquet data page format of the parts (pyarrow's ``data_page_version``). Version 2 pages
+#: compress a column's values straight from the encoder's buffer; version 1 (pyarrow's default)
+#: first copies levels and values into one more buffer, a third copy of a row group's text while it
+#: is written (a record of 200 MB of windows-1251 is 350 MB of UTF-8: 1,050 MB instead of 700 MB,
+#: issue 27). The rows read back are the same; every Parquet reader of this project's outputs
+#: (pyarrow, DuckDB, Spark, pandas) reads both.
+DATA_PAGE_VERSION = "2.0"
+#: A text of at least this many UTF-8 bytes is its own chunk of the text column, its bytes the
+#: Arrow buffer as they are, not copied into the buffer the row group's other texts are joined in.
+OWN_BUFFER_BYTES = 1 << 20
+
+
 def row_cost(text_length: int) -> int:
     """What one row adds to a row group's budget (``row_group_bytes``, bytes): 512 for its other
     columns and twice its text's length in code points (*text_length*: about the bytes its text
@@ -71,11 +83,14 @@ class PartWriter:
     ``path`` is the final name. Rows are buffered until about ``row_group_bytes`` bytes of text (and
     other strings) have accumulated (:func:`row_cost`), then written as one row group, so memory
     stays bounded by the row-group budget whatever the input size; the rows of a group are turned
-    into Arrow columns in one go (no per-row conversion). With ``late_flush`` the group is written
-    when the next row comes (or the part is closed), not while the row that filled it is still
-    being made: the record it came from is gone by then, which matters for a record of hundreds of
-    MB (the flat layout's parts, :func:`redecode.job.process_shard`); without it, right after that
-    row (a :class:`redecode.layout.PartSequence` cuts parts by ``bytes_written``). ``drop``: a
+    into Arrow columns in one go (no per-row conversion). The group is written right after the row
+    that filled it, when the record it came from is gone (the readers keep no reference to a
+    record's bytes while its row is made and written: :func:`redecode.job.process_records`), so a
+    record of hundreds of MB is not in memory while its text is written. Memory while a group is
+    written: its text once as the rows hold it (a row's UTF-8 text is its own Arrow buffer when it
+    is large, :data:`OWN_BUFFER_BYTES`, never copied into a joined one) and once in Parquet's
+    page encoder (data pages of :data:`DATA_PAGE_VERSION`), plus the compressed page; Arrow's
+    memory pool gives what it freed back to the system after each group. ``drop``: a
     column left out of the file (a Hive-style partition column, which the part's folder names:
     :mod:`redecode.layout`). ``bytes_written``: the file's size after the last row group (bytes);
     ``rows_buffered``: rows not yet in one. Use as a context manager: on normal exit the file is
@@ -91,10 +106,8 @@ class PartWriter:
         compression_level: int = DEFAULT_COMPRESSION_LEVEL,
         extra_metadata: dict[str, str] | None = None,
         drop: str | None = None,
-        late_flush: bool = False,
     ) -> None:
         self.path = path
-        self.late_flush = late_flush
         directory, name = os.path.split(path)
         self.tmp_path = temp_path(path)
         self.row_group_bytes = row_group_bytes
@@ -121,6 +134,7 @@ class PartWriter:
                 # for the text column without saving space (issue 9's measurement: -16% time).
                 use_dictionary=[c for c in self._columns if c not in TEXT_COLUMNS],
                 write_statistics=[c for c in self._columns if c not in TEXT_COLUMNS],
+                data_page_version=DATA_PAGE_VERSION,
             )
         except OSError as exc:  # no inodes left, no space, no permission: the output's error
             _remove(self.tmp_path)
@@ -137,8 +151,7 @@ class PartWriter:
 
     def write(self, row: dict | list) -> None:
         """Buffer one row; the buffered rows are written as a row group once the byte budget is
-        reached (right after this row, or with ``late_flush`` when the next row comes or at close).
-        A dict row may hold its text as UTF-8
+        reached (right after this row). A dict row may hold its text as UTF-8
         bytes under :data:`TEXT_UTF8_KEY` (``text`` then None or the same text, and
         ``text_length`` its length in code points); a list row at :data:`TEXT_UTF8_SLOT`."""
         if self._buffered_bytes >= self.row_group_bytes:
@@ -153,7 +166,7 @@ class PartWriter:
         normalized = row[_NORMALIZED]
         if normalized is not None and normalized is not text:
             self._buffered_bytes += len(normalized) * 2
-        if not self.late_flush and self._buffered_bytes >= self.row_group_bytes:
+        if self._buffered_bytes >= self.row_group_bytes:
             self.flush()
 
     def write_many(self, rows: Iterable[dict]) -> None:
@@ -181,6 +194,9 @@ class PartWriter:
             self.bytes_written = os.path.getsize(self.tmp_path)
         except OSError as exc:  # disk full, quota, I/O error
             raise output_error(exc, self.tmp_path) from exc
+        finally:
+            table = None
+            pa.default_memory_pool().release_unused()  # (what the page encoder held, back to the system)
         self.rows_written += len(self._buffer)
         self._buffer.clear()
         self._buffered_bytes = 0
@@ -266,13 +282,32 @@ def _normalized_array(normalized: tuple, texts: tuple, raw: tuple) -> pa.Array:
     return _string_array(values)
 
 
-def _string_array(values: list[bytes | None]) -> pa.StringArray:
-    """An Arrow string array of UTF-8 *values* (None: null) from one data buffer and int32 offsets."""
+def _string_array(values: list[bytes | None]) -> pa.StringArray | pa.ChunkedArray:
+    """An Arrow string column of UTF-8 *values* (None: null): one array from one data buffer and
+    int32 offsets; where a value holds at least :data:`OWN_BUFFER_BYTES`, a chunked array in
+    which each such value is a chunk of its own whose buffer is its bytes (no copy of a record's
+    text of hundreds of MB), the values between them joined as before. The rows are the same."""
+    big = [i for i, v in enumerate(values) if v is not None and len(v) >= OWN_BUFFER_BYTES]
+    if not big or len(values) == 1:
+        return _one_array(values)
+    chunks = []
+    at = 0
+    for i in big:
+        if i > at:
+            chunks.append(_one_array(values[at:i]))
+        chunks.append(_one_array(values[i:i + 1]))
+        at = i + 1
+    if at < len(values):
+        chunks.append(_one_array(values[at:]))
+    return pa.chunked_array(chunks, pa.string())
+
+
+def _one_array(values: list[bytes | None]) -> pa.StringArray:
     n = len(values)
     offsets = array.array("i", [0])
     offsets.extend(itertools.accumulate(len(v) if v is not None else 0 for v in values))
     present = [v for v in values if v is not None]
-    # (one value, as a record of hundreds of MB makes alone: its bytes are the buffer, no copy)
+    # (one value: its bytes are the buffer, no copy)
     data = present[0] if len(present) == 1 and type(present[0]) is bytes else b"".join(present)
     null_count = sum(v is None for v in values)
     validity = pa.array([v is not None for v in values], pa.bool_()).buffers()[1] if null_count else None
