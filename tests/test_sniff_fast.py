@@ -93,7 +93,7 @@ def test_tld_of_equals_reference(url):
 
 def test_tld_of_on_usual_urls_takes_the_regex():
     for url in ("http://www.example.jp/", "https://Shop.Example.CO.UK:443/x?y", "http://a.b/#z", "http://a.ru"):
-        assert sniff._SIMPLE_URL_TLD(url) is not None
+        assert sniff._SIMPLE_URL_TLD.match(url) is not None
         assert tld_of(url) == _tld_of_reference(url)
 
 

@@ -73,6 +73,7 @@ from dataclasses import dataclass
 from collections.abc import Callable, Iterable
 
 from . import _tables, native
+from . import lazy as _lazy
 from .labels import ENCODING_NAMES, get_encoding
 
 __all__ = ["DECODER_VERSION", "TABLES_REVISION", "DecodeResult", "Utf8DecodeResult", "bom_sniff", "decode",
@@ -186,7 +187,7 @@ def _decode_utf8_pure(data: bytes, _name: str) -> tuple[str, int]:
     return text, text.count(_FFFD) - data.count(b"\xef\xbf\xbd")
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = _lazy.pattern(__name__, "_SURROGATE", "[\ud800-\udfff]")
 
 
 def _decode_utf16(data: bytes, name: str) -> tuple[str, int]:
@@ -525,7 +526,7 @@ def _tokenizer(name: str) -> _Tokenizer:
 # by a byte other than 8F starts a clean token, and every other case is in group 2. In a clean run
 # the bytes 8F are exactly the token starts of the three-byte tokens, which _eucjp_fold_0212 turns
 # into pairs (every token then two bytes, for the uint16 table).
-_EUCJP_SPLIT_8F = re.compile(
+_EUCJP_SPLIT_8F = _lazy.pattern(__name__, "_EUCJP_SPLIT_8F",
     rb"((?:[\x8e\xa1-\xfe][^\x8f]|\x8f[\xa1-\xfe][^\x8f])++)"
     rb"|([\x8e\xa1-\xfe]\x8f|\x8f(?:[\xa1-\xfe](?:\x8f|\Z)|[^\xa1-\xfe]|\Z))"
 )
@@ -675,7 +676,7 @@ def _fast_codec(entry: tuple, key: str) -> _FastCodec:
 # each occurrence is a token or not according to the bytes before it (see _big5_token_start). Pages
 # where A1 or A2 is frequent (the A1 row is Big5's punctuation) keep the text checks: there the
 # scan stops at every A1. Only speed depends on that choice.
-_BIG5_HIGH_RUN = re.compile(rb"[\xa1-\xfe]*+")
+_BIG5_HIGH_RUN = _lazy.pattern(__name__, "_BIG5_HIGH_RUN", rb"[\xa1-\xfe]*+")
 _BIG5_WINDOW = 512  # bytes looked at before an occurrence
 _BIG5_MAX_MISALIGNED = 64  # occurrences per lead byte that are no token, before giving up
 
@@ -810,7 +811,7 @@ def _fast_codecs(data: bytes, chain: tuple[_FastCodec, ...]) -> tuple[str, int] 
 # one error, the byte being read again: exactly what the end of input does to the same pending
 # sequence -- except gb18030's pending "lead digit" and "lead digit lead", which the end of input
 # swallows whole, so no cut is made after a digit or after a digit and a lead there.
-_SAFE_CUT = re.compile(rb"[\x00-\x2f\x3a-\x3f]")
+_SAFE_CUT = _lazy.pattern(__name__, "_SAFE_CUT", rb"[\x00-\x2f\x3a-\x3f]")
 _CHUNK = 16384  # bytes; the slow path re-decodes only the chunks that need it
 
 
@@ -919,7 +920,7 @@ def _iso2022jp_runs(state: int, runs: list[bytes]) -> list[str]:
 # parse (each run is maximal), so the match ends where the plain (J|A)*+ would.
 _ISO2022JP_J = rb"\x1b\$[@B][\x21-\x7e]++"  # ESC $ @ or ESC $ B and a JIS X 0208 run
 _ISO2022JP_A = rb"\x1b\([BJ][^\x1b]++"  # ESC ( B or ESC ( J and an ASCII or Roman run
-_ISO2022JP_SHAPE = re.compile(
+_ISO2022JP_SHAPE = _lazy.pattern(__name__, "_ISO2022JP_SHAPE",
     rb"[^\x1b]*+(?:%s|%s|%s|%s)*+"
     % (_ISO2022JP_J + _ISO2022JP_A + _ISO2022JP_J + _ISO2022JP_A, _ISO2022JP_J + _ISO2022JP_A, _ISO2022JP_J, _ISO2022JP_A)
 )

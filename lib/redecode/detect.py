@@ -50,6 +50,7 @@ from functools import cache
 from typing import Any, Literal
 
 from . import versions
+from . import lazy as _lazy
 from .labels import LABELS, get_encoding
 from .sniff import Detection
 
@@ -187,7 +188,7 @@ def _version(dist: str) -> str:
     return versions.version(dist) or "unknown"
 
 
-_VERSION_LITERAL = re.compile(r"""^__version__\s*=\s*["']([^"']+)["']\s*$""", re.M)
+_VERSION_LITERAL = _lazy.pattern(__name__, "_VERSION_LITERAL", r"""^__version__\s*=\s*["']([^"']+)["']\s*$""", re.M)
 
 
 @cache
@@ -231,7 +232,7 @@ def _tld_hint(tld: str | None) -> bytes | None:
 
 
 #: Bytes that carry evidence about a legacy encoding: non-ASCII, and ESC (ISO-2022-JP).
-_EVIDENCE = re.compile(rb"[\x80-\xff\x1b]")
+_EVIDENCE = _lazy.pattern(__name__, "_EVIDENCE", rb"[\x80-\xff\x1b]")
 #: Delete-set that leaves only evidence bytes (for counting them with ``bytes.translate``).
 _NOT_EVIDENCE = bytes(b for b in range(0x80) if b != 0x1B)
 #: Bytes that can be inside a multi-byte character of an ASCII-compatible Encoding Standard

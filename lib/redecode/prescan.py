@@ -116,6 +116,7 @@ import re
 from html.entities import html5 as _NAMED_REFS
 from typing import NamedTuple
 
+from . import lazy as _lazy
 from ._tables import SINGLE_BYTE as _SINGLE_BYTE
 from .labels import get_encoding
 
@@ -487,7 +488,7 @@ _LEGACY_MAX = max(len(k) for k in _NAMED_REFS if not k.endswith(";"))
 # standard's table is windows-1252's mapping of those bytes; 81, 8D, 8F, 90, 9D map to
 # themselves). The Encoding Standard's index, as the decoders use it.
 _C1 = {0x80 + i: c for i, c in enumerate(_SINGLE_BYTE["windows-1252"][:32])}
-_CHAR_REF = re.compile(r"&(?:#[xX]([0-9A-Fa-f]+);?|#([0-9]+);?|([0-9A-Za-z]+)(;?))")
+_CHAR_REF = _lazy.pattern(__name__, "_CHAR_REF", r"&(?:#[xX]([0-9A-Fa-f]+);?|#([0-9]+);?|([0-9A-Za-z]+)(;?))")
 
 
 def _char_ref(m: re.Match[str]) -> str:
@@ -591,7 +592,7 @@ _PLAIN_ATTRS = (
 )
 _TAG_NAME = _atomic(rb"[a-z][^%s/>]*" % _W)  # the tokenizer's tag name: to whitespace, "/" or ">"
 _RAW_NAMES = (b"title", b"textarea", b"script", b"style", b"xmp", b"iframe", b"noembed", b"noframes")
-_PREFIX = re.compile(
+_PREFIX = _lazy.pattern(__name__, "_PREFIX",
     _atomic(
         # The alternatives exclude each other (by their first bytes), so their order only
         # matters for speed: the commonest first.
@@ -641,7 +642,7 @@ def _skip_plain(low: bytes, end: int) -> int:
 # attributes only have to end the tag. _META_PRAGMA: "http-equiv" = content-type and a quoted
 # "content" (groups 1-2 or 3-4: its value), in either order, and nothing else (a later "charset"
 # attribute would override the pragma).
-_META_CHARSET = re.compile(
+_META_CHARSET = _lazy.pattern(__name__, "_META_CHARSET",
     rb"<meta[%s/]+charset[%s]*=[%s]*(?:\"([^\"]*)\"|'([^']*)'|([^%s>\"'][^%s>]*)(?=[%s>]))"
     % (_W, _W, _W, _W, _W, _W)
     + _PLAIN_ATTRS
@@ -650,7 +651,7 @@ _META_CHARSET = re.compile(
 _HTTP_EQUIV = rb"http-equiv[%s]*=[%s]*(?:\"content-type\"|'content-type'|content-type[%s])" % (_W, _W, _W)
 # (A content value with "&" may hold character references, which _meta decodes: not matched.)
 _CONTENT = rb"content[%s]*=[%s]*(?:\"([^\"&]*)\"|'([^'&]*)')" % (_W, _W)
-_META_PRAGMA = re.compile(
+_META_PRAGMA = _lazy.pattern(__name__, "_META_PRAGMA",
     rb"<meta[%s/]+(?:%s[%s/]*%s|%s[%s/]*%s)[%s/]*>"
     % (_W, _HTTP_EQUIV, _W, _CONTENT, _CONTENT, _W, _HTTP_EQUIV, _W)
 )
@@ -674,7 +675,7 @@ def _plain_meta(d: bytes, low: bytes, lt: int) -> MetaResult | None:
         # "=" and a plain unquoted label that ends the value or is ended by whitespace or ";",
         # that label is the answer; anything else goes to extract_meta_charset.
         k = low.find(b"charset", vs, ve)
-        c = _CONTENT_CHARSET(low, k, ve) if k >= 0 else None
+        c = _CONTENT_CHARSET.match(low, k, ve) if k >= 0 else None
         if c is not None:
             vs, ve = c.span(1)
         else:
@@ -699,7 +700,7 @@ _new_tuple = tuple.__new__
 # A numeric character reference to a letter of "charset" (either case), e.g. "&#99;" or
 # "&#x043": without one, a meta whose bytes lack "charset" cannot declare (no named reference
 # gives one of those letters; see _char_refs).
-_SPELLS_CHARSET_LETTER = re.compile(
+_SPELLS_CHARSET_LETTER = _lazy.pattern(__name__, "_SPELLS_CHARSET_LETTER",
     rb"&#(?:[xX]0*(?:%s)(?![0-9A-Fa-f])|0*(?:%s)(?![0-9]))"
     % (
         b"|".join(b"%x" % ord(c) for c in "charsetCHARSET"),
@@ -707,7 +708,7 @@ _SPELLS_CHARSET_LETTER = re.compile(
     )
 )
 # A plain label right after the first "charset=" of a content value (see _plain_meta).
-_CONTENT_CHARSET = re.compile(rb"charset=([^%s;\"']+)(?=[%s;]|\Z)" % (_W, _W)).match
+_CONTENT_CHARSET = _lazy.pattern(__name__, "_CONTENT_CHARSET", rb"charset=([^%s;\"']+)(?=[%s;]|\Z)" % (_W, _W))
 
 
 def _none(ignored: list[str]) -> MetaResult | None:

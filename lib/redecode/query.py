@@ -60,7 +60,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import duckdb
-from wcwidth import wcswidth, wcwidth
 import pyarrow as pa
 
 from . import storage
@@ -834,11 +833,17 @@ def visible(text: str) -> str:
 def _columns(text: str) -> int:
     """Terminal columns *text* takes (wcwidth: East Asian wide characters take two, combining
     marks none); *text* has no control characters (:func:`_text` escapes them)."""
-    return len(text) if text.isascii() else max(wcswidth(text), 0)
+    if text.isascii():
+        return len(text)
+    from wcwidth import wcswidth  # noqa: PLC0415 - (0.05 G instructions to import: only tables with wide text)
+
+    return max(wcswidth(text), 0)
 
 
 def _take(text: str, width: int, from_end: bool = False) -> str:
     """The longest start (or end) of *text* that takes at most *width* terminal columns."""
+    from wcwidth import wcwidth  # noqa: PLC0415 - (see _columns)
+
     used = 0
     chars = reversed(text) if from_end else iter(text)
     n = 0

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from operator import attrgetter, itemgetter
 
+from . import lazy as _lazy
 from .archive import ArchiveRecord
 from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
 from .procedures import DecodedUtf8
@@ -326,8 +327,8 @@ def _derived(text: str | None, raw: bytes | None, length: int | None, rules: Rul
 LANGUAGE_WINDOW = 8192
 LANGUAGE_SAMPLE = 256
 TEXT_NODE_MIN = 12
-_SPACES = re.compile(r"\s+")
-_TEXT_NODE = re.compile(r">\s*([^<>{}=]{%d,}?)\s*<" % TEXT_NODE_MIN)
+_SPACES = _lazy.pattern(__name__, "_SPACES", r"\s+")
+_TEXT_NODE = _lazy.pattern(__name__, "_TEXT_NODE", r">\s*([^<>{}=]{%d,}?)\s*<" % TEXT_NODE_MIN)
 
 
 def language_of(utf8: bytes, kind: str | None) -> tuple[str | None, float | None]:

@@ -83,6 +83,7 @@ from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from . import native
+from . import lazy as _lazy
 from .decode import bom_sniff
 from .labels import get_encoding
 from .mime import extract_mime_type
@@ -222,7 +223,7 @@ def tld_of(url: str | None) -> str | None:
     # host of dot-separated LDH labels whose last label starts with a letter, an optional final
     # dot and port, then the end or "/", "?", "#". The next path gives the same answer for
     # these (the last label, lower-cased); tests/test_sniff_fast.py compares the two.
-    m = _SIMPLE_URL_TLD(url)
+    m = _SIMPLE_URL_TLD.match(url)
     if m is not None:
         return m.group(1).lower()
     # Fast path for the usual "scheme://host[:port]/..." without userinfo or IPv6 brackets.
@@ -262,9 +263,9 @@ def tld_of(url: str | None) -> str | None:
 
 # ASCII classes only (no re.IGNORECASE, whose Unicode folding would let U+212A KELVIN SIGN match
 # "k"), and \Z, not $ (which also matches before a final newline).
-_SIMPLE_URL_TLD = re.compile(
+_SIMPLE_URL_TLD = _lazy.pattern(__name__, "_SIMPLE_URL_TLD",
     r"[^:]{1,15}://(?:[A-Za-z0-9-]+\.)+([A-Za-z][A-Za-z0-9-]*)\.?(?::[0-9]*)?(?:[/?#]|\Z)"
-).match
+)
 
 
 def default_encoding(tld: str | None) -> str:

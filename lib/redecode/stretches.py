@@ -80,6 +80,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from . import decode as _decode
+from . import lazy as _lazy
 from . import native
 
 __all__ = [
@@ -117,7 +118,7 @@ class Run:
 _CUTS = rb"\x00-\x2f\x3a-\x3f"
 # a word holding a byte above 0x7F, found only from a word's start (the look-behind) so that the
 # search stays linear on long words without one
-_WORD = re.compile(rb"(?<![^%s])[^%s\x80-\xff]*+[\x80-\xff][^%s]*+" % (_CUTS, _CUTS, _CUTS))
+_WORD = _lazy.pattern(__name__, "_WORD", rb"(?<![^%s])[^%s\x80-\xff]*+[\x80-\xff][^%s]*+" % (_CUTS, _CUTS, _CUTS))
 _HIGH = bytes(range(0x80, 0x100))
 # bytes C0..FF -> "L", 80..BF -> "c", the rest -> " ": a valid multi-byte sequence starts "Lc"
 _LEAD_CONT = bytes(0x4C if b >= 0xC0 else 0x63 if b >= 0x80 else 0x20 for b in range(256))
@@ -309,7 +310,7 @@ _MULTI = frozenset(name for name in _LEGACY if _decode.decoder_family(name) == "
 ENCODINGS: frozenset[str] = frozenset({"UTF-8"} | _LEGACY)
 #: defects tolerated in a candidate's reading: one per this many non-ASCII characters
 _DEFECT_RATE = 10
-_C1_OR_PUA = re.compile("[\x80-\x9f\ue000-\uf8ff]")
+_C1_OR_PUA = _lazy.pattern(__name__, "_C1_OR_PUA", "[\x80-\x9f\ue000-\uf8ff]")
 
 
 def _defects(text: str, errors: int) -> int:
@@ -373,7 +374,7 @@ def read_in_parts(
     return None
 
 
-_TEXT_CUTS = re.compile("[\x00-\x2f\x3a-\x3f]+")
+_TEXT_CUTS = _lazy.pattern(__name__, "_TEXT_CUTS", "[\x00-\x2f\x3a-\x3f]+")
 
 
 def _words(text: str) -> str:
@@ -396,7 +397,7 @@ _CONTEXT_BYTES = 600
 _CONTEXT_WORDS = 8
 
 
-_BYTE_WORD = re.compile(rb"[^%s]*[\x80-\xff][^%s]*" % (_CUTS, _CUTS))
+_BYTE_WORD = _lazy.pattern(__name__, "_BYTE_WORD", rb"[^%s]*[\x80-\xff][^%s]*" % (_CUTS, _CUTS))
 
 
 def _context(body: bytes, lo: int, hi: int, encoding: str, *, legacy_only: bool = False) -> str:

@@ -171,6 +171,7 @@ from functools import cache
 from typing import Any
 
 from . import decode as _decode
+from . import lazy as _lazy
 from . import native
 from . import stretches as _stretches
 from ._tables import SINGLE_BYTE
@@ -283,7 +284,7 @@ class Utf8Profile:
         return units >= 1 and self.invalid <= units
 
 
-_CESU_PAIR = re.compile(rb"\xed[\xa0-\xaf][\x80-\xbf]\xed[\xb0-\xbf][\x80-\xbf]")
+_CESU_PAIR = _lazy.pattern(__name__, "_CESU_PAIR", rb"\xed[\xa0-\xaf][\x80-\xbf]\xed[\xb0-\xbf][\x80-\xbf]")
 _HIGH = bytes(range(0x80, 0x100))
 
 
@@ -356,7 +357,7 @@ def escape_sequences(payload: bytes) -> str | None:
 # bytes that are not characters of its encoding (windows-1252's five holes 81 8D 8F 90 9D,
 # ISO-8859-x's 80..9F), so they count against a candidate like U+FFFD. In UTF-8 and UTF-16 they
 # can only be code points the author encoded, and are left alone.
-_C1 = re.compile("[\x80-\x9f]")
+_C1 = _lazy.pattern(__name__, "_C1", "[\x80-\x9f]")
 _UNICODE = frozenset(("UTF-8", "UTF-16LE", "UTF-16BE"))
 #: single-byte encoding -> the bytes it decodes to C1 controls (for counting them in the bytes).
 _C1_BYTES: dict[str, bytes] = {
@@ -415,7 +416,7 @@ def binary_bytes(payload: bytes) -> int:
     return len(payload.translate(None, _NOT_BINARY))
 
 
-_C1_OR_PUA = re.compile("[\x80-\x9f\ue000-\uf8ff]")
+_C1_OR_PUA = _lazy.pattern(__name__, "_C1_OR_PUA", "[\x80-\x9f\ue000-\uf8ff]")
 _HIGH_BYTES = bytes(range(0x80, 0x100))
 
 
@@ -672,13 +673,13 @@ def _unknown_labels(facts) -> list[tuple[str, str]]:
     return out
 
 
-_NON_ASCII_RUN = re.compile(rb"[\x80-\xff]+")
+_NON_ASCII_RUN = _lazy.pattern(__name__, "_NON_ASCII_RUN", rb"[\x80-\xff]+")
 
 # the words around a run (ByteProfile.excerpt): the rest of the run's word, then up to
 # EXCERPT_CONTEXT_WORDS words, each after whitespace or tags; _WORDS_BEFORE reads reversed bytes
-_WORDS_AFTER = re.compile(rb"([^\s<>]*)(?:(?:\s|<[^<>]{0,%d}>)+[^\s<>]+){0,%d}" % (EXCERPT_REACH, EXCERPT_CONTEXT_WORDS))
-_WORDS_BEFORE = re.compile(rb"[^\s<>]*(?:(?:\s|>[^<>]{0,%d}<)+[^\s<>]+){0,%d}" % (EXCERPT_REACH, EXCERPT_CONTEXT_WORDS))
-_TAG = re.compile(rb"<[^<>]*>")
+_WORDS_AFTER = _lazy.pattern(__name__, "_WORDS_AFTER", rb"([^\s<>]*)(?:(?:\s|<[^<>]{0,%d}>)+[^\s<>]+){0,%d}" % (EXCERPT_REACH, EXCERPT_CONTEXT_WORDS))
+_WORDS_BEFORE = _lazy.pattern(__name__, "_WORDS_BEFORE", rb"[^\s<>]*(?:(?:\s|>[^<>]{0,%d}<)+[^\s<>]+){0,%d}" % (EXCERPT_REACH, EXCERPT_CONTEXT_WORDS))
+_TAG = _lazy.pattern(__name__, "_TAG", rb"<[^<>]*>")
 
 
 #: Bytes of payload :func:`_runs_from` tests at once for ASCII before searching them for runs.
@@ -716,7 +717,7 @@ def differing_bytes(encodings: frozenset[str]) -> "re.Pattern[bytes] | None":
     if not diff:
         return None
     if diff == _ALL_HIGH:
-        return _NON_ASCII_RUN
+        return _lazy.compiled(_NON_ASCII_RUN)
     return re.compile(b"[" + b"".join(b"\\x%02x" % b for b in diff) + b"]+")
 
 
@@ -732,10 +733,11 @@ def _differing(encodings: frozenset[str]) -> bytes:
 
 
 @cache
-def _differing_table(encodings: frozenset[str]) -> bytes:
-    """:func:`differing_bytes` as a table for the compiled core: 256 bytes, 1 at each byte."""
+def _differing_table(encodings: frozenset[str]) -> bytes | None:
+    """:func:`differing_bytes` as a table for the compiled core: 256 bytes, 1 at each byte
+    (None when no byte differs)."""
     diff = frozenset(_differing(encodings))
-    return bytes(1 if b in diff else 0 for b in range(256))
+    return bytes(1 if b in diff else 0 for b in range(256)) if diff else None
 
 
 def _excerpt_spans(runs: "re.Pattern[bytes]", data: bytes, pos: int, cap: int,
@@ -1058,15 +1060,16 @@ class ByteProfile:
         return found
 
     def _cut(self, key: frozenset[str]) -> bytes:
-        runs = differing_bytes(key)
-        if runs is None or self.ascii_only:
+        table = _differing_table(key)
+        if table is None or self.ascii_only:
             return b""
         data, p = self.data, self.params
         if _core is not None and type(data) is bytes:
-            spans = _core.excerpt_spans(data, _differing_table(key), self.first_high, EXCERPT_REACH,
+            spans = _core.excerpt_spans(data, table, self.first_high, EXCERPT_REACH,
                                         p.language_window, p.language_words, EXCERPT_CONTEXT_WORDS)
         else:
-            spans = _excerpt_spans(runs, data, self.first_high, p.language_window, p.language_words)
+            spans = _excerpt_spans(differing_bytes(key), data, self.first_high, p.language_window,
+                                   p.language_words)
         return _TAG.sub(b" ", b"\n".join(data[a:b] for a, b in spans))
 
     def reading(self, encoding: str, encodings: Sequence[str]) -> _decode.DecodeResult:

@@ -101,6 +101,7 @@ from dataclasses import dataclass
 from fastwarc.warc import ArchiveIterator as _FastIterator
 
 from . import http as _http
+from . import lazy as _lazy
 from . import native, storage
 from .record import ArchiveError, ArchiveRecord, Head, Reader, RecordStream, synthetic_record_id
 
@@ -521,7 +522,7 @@ def _check_tail(path: str, end: int, expected: int | None = None) -> None:
         )
 
 
-_EMBEDDED_RECORD = re.compile(rb"\n\r?\n(WARC/[0-9]+\.[0-9]+\r?\n[!-9;-~]+:)")
+_EMBEDDED_RECORD = _lazy.pattern(__name__, "_EMBEDDED_RECORD", rb"\n\r?\n(WARC/[0-9]+\.[0-9]+\r?\n[!-9;-~]+:)")
 _SCAN_OVERLAP = 256  # bytes of a block kept between the reads _drain scans (a record start across them)
 
 #: A file that ends before the size it had when reading began.
@@ -1142,11 +1143,11 @@ def _read(p: str, raws: Iterator[_Raw], stream: RecordStream, cap: int, end: int
         raise ArchiveError(p, truncated[0], f"the archive is cut short or damaged here: {truncated[1]}")
 
 
-_ARC_LINE = re.compile(rb"\S+ \S+ \d{14} \S+ \d+\r?\n")
-_VERSION_LINE = re.compile(rb"WARC/[0-9]+\.[0-9]+\r?\n")  # a WARC record's first line (ISO 28500 section 5.2)
+_ARC_LINE = _lazy.pattern(__name__, "_ARC_LINE", rb"\S+ \S+ \d{14} \S+ \d+\r?\n")
+_VERSION_LINE = _lazy.pattern(__name__, "_VERSION_LINE", rb"WARC/[0-9]+\.[0-9]+\r?\n")  # a WARC record's first line (ISO 28500 section 5.2)
 #: An ARC record header line, version 1 (URL IP-address Archive-date Content-type Archive-length)
 #: or 2 (more fields between the type and the length), as the whole line.
-_ARC_HEADER_LINE = re.compile(rb"\S+ \S+ \d{14}(?: \S*)+ \d+\r?\n\Z")
+_ARC_HEADER_LINE = _lazy.pattern(__name__, "_ARC_HEADER_LINE", rb"\S+ \S+ \d{14}(?: \S*)+ \d+\r?\n\Z")
 
 
 def _find_record_start(p: str, pos: int, is_arc: bool, loose: bool = False) -> int | None:
