@@ -471,3 +471,69 @@ def test_excerpts_on_the_sample_payloads():
                 assert got == want, (path.name, record.offset, every)
                 compared += bool(got)
     assert compared
+
+
+# ------------------------------------------------------------------------------------------------
+# Whole-page counts of the author's checks (issue 27): the compiled counts against the pure ones
+
+
+def test_c1_controls_every_byte_of_every_single_byte_encoding():
+    """Exhaustive: each byte alone, and all 256 in a row, under every single-byte encoding's C1 table
+    (those with more than eight holes take the compiled count, the others memchr passes)."""
+    every = bytes(range(256))
+    for name in validate._C1_BYTES:
+        for data in [bytes([b]) for b in range(256)] + [every, every * 3 + b"tail", b""]:
+            got = validate.c1_controls(name, data)
+            with _pure_validate():
+                want = validate.c1_controls(name, data)
+            assert got == want == sum(b in validate._C1_BYTES[name] for b in data), (name, data[:8])
+
+
+def test_count_bytes_in_wants_a_table_of_256():
+    with pytest.raises(ValueError):
+        native.core.count_bytes_in(b"abc", b"\x01" * 255)
+
+
+_CHARS = ["a", "\x7f", "\x80", "\xe9", "\xff", "\u0100", "\u0416", "\ud800", "\udfff", "\uffff", "\U00010000",
+          "\U0001f600", "\U0010ffff", " ", "<p>"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_CHARS), max_size=60).map("".join) | st.text(max_size=200))
+def test_non_ascii_chars_is_the_pure_count(text):
+    got = validate._non_ascii_chars(text)
+    with _pure_validate():
+        want = validate._non_ascii_chars(text)
+    assert got == want == sum(ord(c) > 0x7F for c in text)
+
+
+def test_non_ascii_chars_at_each_string_width():
+    """One-, two- and four-byte strings (CPython's kinds), each code point at the boundaries alone
+    and after ASCII."""
+    for c in _CHARS:
+        for text in (c, "abc" + c, c * 1000, "x" * 999 + c):
+            with _pure_validate():
+                want = validate._non_ascii_chars(text)
+            assert validate._non_ascii_chars(text) == want
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_PROFILE_PIECES + [b"A", b"Z", b"z", b"\xc0", b"\xe0", b"\xdf", b"\xa8", b"\xb8"]),
+                max_size=60).map(b"".join) | st.binary(max_size=120),
+       st.sampled_from(sorted(validate.SINGLE_BYTE)))
+def test_anomalies_are_the_pure_count(data, encoding):
+    got = validate.anomalies(data, encoding)
+    with _pure_validate():
+        want = validate.anomalies(data, encoding)
+    assert got == want, (encoding, data)
+
+
+def test_anomalies_every_byte_pair_of_windows_1251():
+    """Exhaustive over one table: every pair of bytes (a case flip needs two)."""
+    data = b"".join(bytes([a, b, 0x20]) for a in range(256) for b in range(256))
+    got = validate.anomalies(data, "windows-1251")
+    with _pure_validate():
+        want = validate.anomalies(data, "windows-1251")
+    assert got == want
+    with pytest.raises(ValueError):
+        native.core.class_anomalies(b"x", b"s" * 10)

@@ -3126,3 +3126,110 @@ def excerpt_spans(bytes data, bytes table, Py_ssize_t pos, Py_ssize_t reach, Py_
     if total > cap:
         last[1] = last_end - (total - cap)
     return spans
+
+
+# --- whole-page counts of the author's checks (issue 27) ----------------------------------------
+
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND
+
+
+def non_ascii_chars(str text):
+    """How many code points of *text* are above U+007F (lone surrogates included):
+    :func:`redecode.validate._non_ascii_chars`, ``len(text) - len(text.encode("ascii", "ignore"))``,
+    whose error handler runs per such character."""
+    if text.isascii():  # (O(1); it also makes a legacy str ready, as the macros below need)
+        return 0
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i, c = 0
+    cdef int kind = PyUnicode_KIND(text)
+    cdef const uint8_t *p1
+    cdef const uint16_t *p2
+    cdef const uint32_t *p4
+    # in blocks of 255 code points, counted in a byte (no overflow): the compiler's vector lanes
+    cdef uint8_t acc
+    cdef Py_ssize_t j, end
+    p1 = <const uint8_t *>PyUnicode_DATA(text)
+    p2 = <const uint16_t *>PyUnicode_DATA(text)
+    p4 = <const uint32_t *>PyUnicode_DATA(text)
+    i = 0
+    while i < n:
+        end = i + 255 if n - i > 255 else n
+        acc = 0
+        if kind == 1:
+            for j in range(i, end):
+                acc += p1[j] >= 0x80
+        elif kind == 2:
+            for j in range(i, end):
+                acc += p2[j] >= 0x80
+        else:
+            for j in range(i, end):
+                acc += p4[j] >= 0x80
+        c += acc
+        i = end
+    return c
+
+
+def count_bytes_in(bytes data, bytes table):
+    """How many of *data*'s bytes *b* have ``table[b]`` non-zero (*table*: 256 bytes; ValueError
+    otherwise): ``len(data.translate(None, <the bytes whose entry is zero>))`` without a copy
+    (:func:`redecode.validate.c1_controls`). A table whose counted bytes are one range (the C1
+    controls 0x80-0x9F of ISO-8859-x) is counted by a comparison the compiler vectorizes; another
+    one byte by byte, skipping ASCII runs a word at a time when no ASCII byte counts."""
+    if PyBytes_GET_SIZE(table) != 256:
+        raise ValueError("table must be 256 bytes")
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
+    cdef const uint8_t *t = <const uint8_t *>PyBytes_AS_STRING(table)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data), i, c = 0
+    cdef int lo = -1, hi = -1, b
+    cdef bint one_range = True
+    for b in range(256):
+        if t[b]:
+            if lo < 0:
+                lo = b
+            elif hi != b - 1:
+                one_range = False
+            hi = b
+    if lo < 0:
+        return 0
+    cdef uint8_t first = <uint8_t>lo, span = <uint8_t>(hi - lo)
+    cdef uint8_t acc
+    cdef Py_ssize_t j, end
+    if one_range:
+        # in blocks of 255 bytes, counted in a byte (no overflow): the compiler's vector lanes
+        i = 0
+        while i < n:
+            end = i + 255 if n - i > 255 else n
+            acc = 0
+            for j in range(i, end):
+                acc += <uint8_t>(s[j] - first) <= span
+            c += acc
+            i = end
+        return c
+    if lo < 0x80:
+        for i in range(n):
+            c += t[s[i]] != 0
+        return c
+    i = 0
+    while True:
+        i += rd_ascii_len(s + i, n - i)
+        if i >= n:
+            return c
+        while i < n and s[i] >= 0x80:
+            c += t[s[i]] != 0
+            i += 1
+
+
+def class_anomalies(bytes data, bytes table):
+    """:func:`redecode.validate.anomalies`: with ``t = data.translate(table)`` (*table*: 256 class
+    bytes; ValueError otherwise), ``t.count(b"s") + t.count(b"lu")`` in one pass without the
+    translated copy (``lu`` cannot overlap itself, so its count is the count of such pairs)."""
+    if PyBytes_GET_SIZE(table) != 256:
+        raise ValueError("table must be 256 bytes")
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
+    cdef const uint8_t *t = <const uint8_t *>PyBytes_AS_STRING(table)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data), i, c = 0
+    cdef uint8_t k, prev = 0
+    for i in range(n):
+        k = t[s[i]]
+        c += (k == 0x73) + (prev == 0x6C and k == 0x75)  # 's'; 'l' then 'u'
+        prev = k
+    return c

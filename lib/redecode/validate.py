@@ -365,6 +365,7 @@ _C1_BYTES: dict[str, bytes] = {
     for name, high in SINGLE_BYTE.items()
 }
 _NOT = {name: bytes(b for b in range(256) if b not in c1) for name, c1 in _C1_BYTES.items()}
+_C1_TABLE = {name: bytes(b in c1 for b in range(256)) for name, c1 in _C1_BYTES.items()}  # (_core.count_bytes_in)
 _HOLES = {name: [bytes([b]) for b in c1] for name, c1 in _C1_BYTES.items()}
 
 
@@ -381,6 +382,8 @@ def c1_controls(encoding: str, payload: bytes, text: str | None = None) -> int:
             # windows-125x: a few holes, rarely in a page; one memchr pass per hole byte finds
             # none far faster than the table walk below
             return 0
+        if _core is not None and type(payload) is bytes:
+            return _core.count_bytes_in(payload, _C1_TABLE[encoding])
         return len(payload.translate(None, _NOT[encoding]))
     if text is None:
         text = _decode.decode(payload, encoding, bom_sniff=False).text
@@ -422,7 +425,10 @@ _HIGH_BYTES = bytes(range(0x80, 0x100))
 
 def _non_ascii_chars(text: str) -> int:
     """How many characters of *text* are not ASCII (one encoder pass; a regex findall builds a
-    string per character, about eight times slower on a page of text)."""
+    string per character, about eight times slower on a page of text; the compiled core counts
+    without the encoder's error handler, which runs once per such character)."""
+    if _core is not None and type(text) is str:
+        return _core.non_ascii_chars(text)
     return len(text) - len(text.encode("ascii", "ignore"))
 
 
@@ -633,6 +639,8 @@ def anomalies(data: bytes, encoding: str) -> int:
     or mark, plus how many upper-case letters it reads right after a lower-case one (``пРИВЕТ``,
     ``ZaĽó``): what a wrong single-byte reading of text has more of than the right one. Counts,
     not shares. Raises ``KeyError`` for an encoding that is not single-byte."""
+    if _core is not None and type(data) is bytes:
+        return _core.class_anomalies(data, _word_classes(encoding))
     t = data.translate(_word_classes(encoding))
     return t.count(b"s") + t.count(b"lu")
 

@@ -295,7 +295,7 @@ def task_floor_parquet(outdir: str, shards: list[str]) -> dict:
     """The floor that counts: inflate every record (FastWARC), touch every payload byte of the
     records the job decodes, and write those payload bytes as the job's text column, in the job's
     Parquet: its schema (every column; those a record gives for free filled, the rest null), its
-    codec and level, its dictionary and statistics settings and its row-group budget
+    codec and level, its dictionary and statistics settings, its data page version and its row-group budget
     (:class:`redecode.writer.PartWriter`'s, counted the same way). No decision, no decode, no
     check: any job that writes this Parquet from these records pays at least this."""
     import array
@@ -305,7 +305,7 @@ def task_floor_parquet(outdir: str, shards: list[str]) -> dict:
     import pyarrow.parquet as pq
     from fastwarc.warc import ArchiveIterator, WarcRecordType
     from redecode.schema import COLUMNS, SCHEMA, TEXT_COLUMNS
-    from redecode.writer import DEFAULT_COMPRESSION_LEVEL, DEFAULT_ROW_GROUP_BYTES, row_cost
+    from redecode.writer import DATA_PAGE_VERSION, DEFAULT_COMPRESSION_LEVEL, DEFAULT_ROW_GROUP_BYTES, row_cost
 
     filled = ("record_id", "warc_path", "warc_offset", "target_uri", "warc_date", "http_status",
               "content_type", "payload_length", "payload_digest", "record_type", "status")
@@ -315,7 +315,7 @@ def task_floor_parquet(outdir: str, shards: list[str]) -> dict:
     for i, shard in enumerate(shards):
         writer = pq.ParquetWriter(os.path.join(outdir, f"part-{i:03d}.parquet"), SCHEMA, compression="zstd",
                                   compression_level=DEFAULT_COMPRESSION_LEVEL, use_dictionary=small,
-                                  write_statistics=small)
+                                  write_statistics=small, data_page_version=DATA_PAGE_VERSION)
         cols: list[list] = [[] for _ in filled]
         texts: list[bytes | None] = []
         size = 0
