@@ -52,6 +52,15 @@ def test_a_name_rebound_meanwhile_is_left_alone(home):
     assert home._Q == "something else"
 
 
+def test_a_copy_forwards_too(home):
+    import copy
+    import pickle
+
+    p = lazy.pattern(home.__name__, "_C", r"b+")
+    for other in (copy.copy(p), copy.deepcopy(p), pickle.loads(pickle.dumps(p))):
+        assert other.search("abba").span() == (1, 3)
+
+
 def test_a_bad_pattern_raises_re_error_on_first_use(home):
     home._BAD = lazy.pattern(home.__name__, "_BAD", r"(")
     with pytest.raises(re.error):

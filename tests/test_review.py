@@ -199,3 +199,22 @@ def test_excerpts_are_escaped(tmp_path, nasty):
     cell = _readings_html(ReviewTexts(readings=reading_excerpts(
         payload, [("UTF-8", "chosen"), ("windows-1252", "browser")])), 7)
     assert "<script>" not in cell and "\u202e" not in cell and "\x00" not in cell
+
+
+def test_a_relative_warc_path_is_read_where_the_run_ran(tmp_path, monkeypatch):
+    """A run given a relative path names it so in ``warc_path``; the report, made from another
+    directory, reads the record relative to the run's directory (its manifest's ``cwd``), as
+    backfill does."""
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    write_warc(crawl / "p.warc")
+    monkeypatch.chdir(crawl)
+    result = CliRunner().invoke(cli, ["run", "p.warc", "--out", "out"])
+    assert result.exit_code == 0, result.output
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    data = collect(str(crawl / "out"))
+    assert data.review and all(t.error is None and t.readings for t in data.review)
+    rows = pq.read_table(crawl / "out").to_pylist()
+    assert {r["warc_path"] for r in rows} == {"p.warc"}

@@ -430,11 +430,7 @@ def _locate(path: str, base: str | None) -> str:
     """Where to read input *path* of a prior run: a relative path is taken relative to *base*,
     the directory the prior run ran in (its manifest's ``cwd``), when it exists there, else
     relative to the current directory; absolute paths and URLs as they are."""
-    if base and not os.path.isabs(path) and not storage.is_remote(path):
-        there = os.path.join(base, path)
-        if os.path.exists(there):
-            return there
-    return path
+    return storage.locate(path, (base,))
 
 
 def _reread(rows: list[dict], new: Rules, max_record_bytes: int, read_from: str | None = None) -> Iterator[dict]:

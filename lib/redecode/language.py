@@ -70,7 +70,8 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+
+from . import lazy as _lazy
 
 __all__ = [
     "Identification", "Plausibility", "identify", "identify_ngram", "identify_sample",
@@ -126,16 +127,16 @@ CONTEXT_WEIGHT = 0.5
 _FOLDED = frozenset(chr(c) for c in FOLD)
 # C0 controls but TAB, LF, FF, CR, and C1 controls (U+0085 NEL and U+001C-U+001F included, which
 # Python's \s counts as whitespace): defects wherever they stand, separators included
-_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+_CONTROLS = _lazy.pattern(__name__, "_CONTROLS", r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 
-_MARKUP = re.compile(
+_MARKUP = _lazy.pattern(__name__, "_MARKUP",
     r"<!--.*?(?:-->|\Z)|<(script|style)\b[^>]{0,4096}>.*?(?:</\1\s*>|\Z)|<[A-Za-z/!?][^<>]{0,4096}>"
     r"|&(?:#[0-9]{1,8}|#[xX][0-9A-Fa-f]{1,8}|[A-Za-z][A-Za-z0-9]{1,31});?",
     re.S | re.I)
 # a word: a run of characters that are neither whitespace, ASCII punctuation or digits, nor
 # controls (counted apart: _CONTROLS)
 _WORD = r"[^\s\x00-\x40\x5b-\x60\x7b-\x9f]+"
-_WORDS = re.compile(_WORD)
+_WORDS = _lazy.pattern(__name__, "_WORDS", _WORD)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -216,7 +217,16 @@ class _Lang:
 
 def _tables_bytes() -> bytes:
     """The pinned tables file as stored (gzip-compressed JSON)."""
-    return resources.files("redecode").joinpath("data", _TABLES_FILE).read_bytes()
+    # pkgutil.get_data asks the package's loader, as importlib.resources does, without
+    # importlib.resources' 0.02 G instructions of import (every run names the model in its digest)
+    import pkgutil  # noqa: PLC0415
+
+    data = pkgutil.get_data("redecode", f"data/{_TABLES_FILE}")
+    if data is None:  # (a loader that cannot read data files)
+        from importlib import resources  # noqa: PLC0415
+
+        data = resources.files("redecode").joinpath("data", _TABLES_FILE).read_bytes()
+    return data
 
 
 @cache
@@ -732,15 +742,16 @@ def _split(words: list[str], common: Counter[str] | None) -> tuple[list[str], li
 
 
 # a letter (Python's word characters but digits and "_")
-_LETTER_RE = re.compile(r"[^\W\d_]")
+_LETTER_RE = _lazy.pattern(__name__, "_LETTER_RE", r"[^\W\d_]")
 
 #: CLD2's codes that ISO 639-1 spells otherwise (and Norwegian as the model's Bokmål)
 _CLD2_CODES = {"iw": "he", "jw": "jv", "in": "id", "no": "nb", "zh-Hant": "zh", "un": None}
 # what CLD2 refuses as "invalid UTF-8": controls, surrogates, noncharacters
-_CLD2_REFUSES = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef"
-                           "\ufffe\uffff]|[\U0001fffe-\U0001ffff]|[\U0002fffe-\U0002ffff]"
-                           "|[\U0003fffe-\U0003ffff]|[\U000efffe-\U000effff]"
-                           "|[\U000ffffe-\U000fffff]|[\U0010fffe-\U0010ffff]")
+_CLD2_REFUSES = _lazy.pattern(__name__, "_CLD2_REFUSES",
+                              "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef"
+                              "\ufffe\uffff]|[\U0001fffe-\U0001ffff]|[\U0002fffe-\U0002ffff]"
+                              "|[\U0003fffe-\U0003ffff]|[\U000efffe-\U000effff]"
+                              "|[\U000ffffe-\U000fffff]|[\U0010fffe-\U0010ffff]")
 
 
 @cache

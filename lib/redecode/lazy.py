@@ -49,6 +49,8 @@ class LazyPattern:
         return compiled
 
     def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("_"):  # (a slot not set yet, as in a copy under construction: no recursion)
+            raise AttributeError(attr)
         return getattr(self.compiled(), attr)
 
     def __repr__(self) -> str:

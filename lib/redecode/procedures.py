@@ -58,7 +58,6 @@ from . import aliases as _aliases
 from . import detect as _detect
 from . import sniff as _sniff
 from . import siblings as _siblings
-from . import stretches as _stretches
 from . import validate as _validate
 from .decode import Utf8DecodeResult, bom_sniff, decode, decode_to_utf8, decoder_family
 from .equivalence import decoder_key, same_text
@@ -477,6 +476,8 @@ class Author(Browser):
         if decision.stretches:
             # Read in parts (redecode.stretches): each stretch with its encoding, the rest with the
             # decision's; a BOM's bytes are dropped, as the decision dropped them.
+            from . import stretches as _stretches  # noqa: PLC0415 - (not at start-up: see validate)
+
             data = bytes(payload)
             bom = _BOM_CODECS[decision.bom][1] if decision.bom is not None else 0
             text, errors = _stretches.read_parts(

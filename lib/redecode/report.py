@@ -386,6 +386,8 @@ class RunInfo:
     finished_at: str | None
     inputs: int | None  # None: no manifest
     parts: int
+    #: the directory the run ran in (its manifest's ``cwd``): relative input paths are relative to it
+    cwd: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -463,6 +465,7 @@ def _run_info(path: str) -> RunInfo:
         inputs=(m["input_count"] if isinstance(m.get("input_count"), int) else len(m.get("inputs") or ())
                 ) if run.manifest is not None else None,
         parts=len(run.parts),
+        cwd=m.get("cwd"),
     )
 
 
@@ -583,7 +586,8 @@ def collect(runs: Sequence[str] | str, *, diff: str | None = None, examples: int
             counts[status] = counts.get(status, 0) + int(n)
         if diff is not None:
             diff_info = _diff_info(con, diff, old, new, errors, examples, results["diff_categories"])
-        texts = _review_texts(con, results["review"]) if review_texts else ()
+        texts = (_review_texts(con, results["review"], tuple(i.cwd for i in infos))
+                 if review_texts else ())
     finally:
         con.close()
     return ReportData(
@@ -593,10 +597,11 @@ def collect(runs: Sequence[str] | str, *, diff: str | None = None, examples: int
     )
 
 
-def _review_texts(con, review: Result) -> tuple:
+def _review_texts(con, review: Result, bases: tuple = ()) -> tuple:
     """For each row of the review section, its texts under the competing readings: the columns
     :func:`redecode.review.review_texts` reads, fetched for the same records (matched on the
-    section's columns: rows alike there are one record decided alike), then the records read."""
+    section's columns: rows alike there are one record decided alike), then the records read
+    (relative paths relative to the runs' directories *bases*, as the runs were given them)."""
     if not review.rows:
         return ()
     rows = con.execute(
@@ -616,7 +621,7 @@ def _review_texts(con, review: Result) -> tuple:
         key = tuple(row[at[c]] for c in ("warc_path", "warc_offset", "browser_encoding", "encoding", "validation"))
         if key not in done:
             r = by_key.get(key)
-            done[key] = (_review.review_texts(r) if r is not None
+            done[key] = (_review.review_texts(r, bases=bases) if r is not None
                          else _review.ReviewTexts(error="the record's row was not found again"))
         out.append(done[key])
     return tuple(out)

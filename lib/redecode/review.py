@@ -52,7 +52,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from . import archive
+from . import archive, storage
 from . import stretches as _stretches
 from .decode import decode
 from .labels import ENCODING_NAMES
@@ -243,12 +243,14 @@ def reading_excerpts(payload: bytes, readings: Sequence[tuple[str, str]], *, bom
     return tuple(out)
 
 
-def review_texts(row: Mapping, *, max_record_bytes: int = archive.DEFAULT_MAX_RECORD_BYTES) -> ReviewTexts:
+def review_texts(row: Mapping, *, bases: Sequence[str | None] = (),
+                 max_record_bytes: int = archive.DEFAULT_MAX_RECORD_BYTES) -> ReviewTexts:
     """The texts of *row*'s record under its competing readings (:func:`competing_readings`,
     :func:`reading_excerpts`), the record read again from the row's ``warc_path`` at
     ``warc_offset`` (bytes; the row number in a raw-response Parquet) with
-    :func:`redecode.archive.read_record_at`; a relative ``warc_path`` is relative to the current
-    directory, as the run was given it. *row*: a mapping with those columns and ``bom``,
+    :func:`redecode.archive.read_record_at`; a relative ``warc_path`` is read relative to the
+    first of *bases* (the directories the runs ran in: their manifests' ``cwd``) where it exists,
+    else relative to the current directory (:func:`redecode.storage.locate`). *row*: a mapping with those columns and ``bom``,
     ``stretches`` and the columns :func:`competing_readings` reads. Never raises for a record that
     cannot be read: ``error`` says why (the archive not reachable from here, no record there, no
     payload)."""
@@ -259,7 +261,8 @@ def review_texts(row: Mapping, *, max_record_bytes: int = archive.DEFAULT_MAX_RE
     if not path or offset is None:
         return ReviewTexts(error="the row names no record (warc_path, warc_offset)")
     try:
-        record = archive.read_record_at(path, int(offset), max_record_bytes=max_record_bytes)
+        record = archive.read_record_at(storage.locate(path, bases), int(offset),
+                                        max_record_bytes=max_record_bytes)
     except archive.ArchiveError as exc:
         return ReviewTexts(error=f"archive not reachable: {exc}")
     except OSError as exc:

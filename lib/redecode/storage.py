@@ -608,6 +608,21 @@ def find_details(url: str, depth: int | None = None) -> dict[str, dict]:
             for name, info in entries.items() if info.get("type") != "directory"}
 
 
+def locate(path: str, bases: Iterable[str | None] = ()) -> str:
+    """Where to read *path*, a file a prior run named: a relative local path is taken relative to
+    the first of *bases* (directories, such as the ``cwd`` a run's manifest records) under which it
+    exists, else as it is (relative to the current directory); absolute paths and URLs as they are.
+    Checks existence only (``os.path.exists``); raises nothing."""
+    if os.path.isabs(path) or is_remote(path):
+        return path
+    for base in bases:
+        if base:
+            there = os.path.join(base, path)
+            if os.path.exists(there):
+                return there
+    return path
+
+
 def exists(path: str) -> bool:
     if split_member(path) is not None:
         try:

@@ -173,7 +173,6 @@ from typing import Any
 from . import decode as _decode
 from . import lazy as _lazy
 from . import native
-from . import stretches as _stretches
 from ._tables import SINGLE_BYTE
 from .aliases import FIREFOX_TLD_FALLBACKS, alias_encoding
 from .prescan import head_scan, prescan
@@ -1855,6 +1854,8 @@ def _in_parts(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
     encoding = decoded.encoding
     if encoding == "UTF-8" and decoded.errors < params.stretch_min_invalid:
         return v  # (a UTF-8 reading with fewer U+FFFD has no stretch to read)
+    from . import stretches as _stretches  # noqa: PLC0415 - (0.015 G instructions: not at start-up)
+
     if encoding not in _stretches.ENCODINGS:
         return v
     bom_len = _BOM_LEN.get(facts.bom or "", 0) if decoded.bom_removed else 0
