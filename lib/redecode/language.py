@@ -217,15 +217,20 @@ class _Lang:
 
 def _tables_bytes() -> bytes:
     """The pinned tables file as stored (gzip-compressed JSON)."""
+    return _data_file(_TABLES_FILE)
+
+
+def _data_file(name: str) -> bytes:
+    """The bytes of the package's data file ``data/``*name*."""
     # pkgutil.get_data asks the package's loader, as importlib.resources does, without
     # importlib.resources' 0.02 G instructions of import (every run names the model in its digest)
     import pkgutil  # noqa: PLC0415
 
-    data = pkgutil.get_data("redecode", f"data/{_TABLES_FILE}")
+    data = pkgutil.get_data("redecode", f"data/{name}")
     if data is None:  # (a loader that cannot read data files)
         from importlib import resources  # noqa: PLC0415
 
-        data = resources.files("redecode").joinpath("data", _TABLES_FILE).read_bytes()
+        data = resources.files("redecode").joinpath("data", name).read_bytes()
     return data
 
 
@@ -328,8 +333,7 @@ def compact_tables(raw: bytes) -> bytes:
 @cache
 def _compact() -> bytes:
     """The compact tables (uncompressed), checked against the JSON file they must come from."""
-    data = gzip.decompress(resources.files("redecode").joinpath("data", _COMPACT_FILE)
-                           .read_bytes())
+    data = gzip.decompress(_data_file(_COMPACT_FILE))
     magic, made_from = _COMPACT_HEAD.unpack_from(data)[:2]
     if magic != _COMPACT_MAGIC or made_from.hex()[:12] != _digest():
         raise RuntimeError(f"{_COMPACT_FILE} was not made from {_TABLES_FILE} as pinned: "
