@@ -518,22 +518,25 @@ def test_non_ascii_chars_at_each_string_width():
 
 
 @settings(max_examples=1500, deadline=None)
-@given(st.lists(st.sampled_from(_PROFILE_PIECES + [b"A", b"Z", b"z", b"\xc0", b"\xe0", b"\xdf", b"\xa8", b"\xb8"]),
+@given(st.lists(st.sampled_from(_PROFILE_PIECES + [b"A", b"Z", b"z", b"\xc0", b"\xe0", b"\xdf", b"\xa8", b"\xb8",
+                                       b"\x84", b"\x93", b"\xab", b"\xbb", b"\xa5", b"\xb5"]),
                 max_size=60).map(b"".join) | st.binary(max_size=120),
-       st.sampled_from(sorted(validate.SINGLE_BYTE)))
-def test_anomalies_are_the_pure_count(data, encoding):
-    got = validate.anomalies(data, encoding)
+       st.sampled_from(sorted(validate.SINGLE_BYTE)), st.booleans())
+def test_anomalies_are_the_pure_count(data, encoding, quotes):
+    """With and without quotes_are_text's table (quotation marks as spaces)."""
+    got = validate.anomalies(data, encoding, quotes=quotes)
     with _pure_validate():
-        want = validate.anomalies(data, encoding)
-    assert got == want, (encoding, data)
+        want = validate.anomalies(data, encoding, quotes=quotes)
+    assert got == want, (encoding, quotes, data)
 
 
 def test_anomalies_every_byte_pair_of_windows_1251():
     """Exhaustive over one table: every pair of bytes (a case flip needs two)."""
     data = b"".join(bytes([a, b, 0x20]) for a in range(256) for b in range(256))
-    got = validate.anomalies(data, "windows-1251")
-    with _pure_validate():
-        want = validate.anomalies(data, "windows-1251")
-    assert got == want
+    for quotes in (False, True):
+        got = validate.anomalies(data, "windows-1251", quotes=quotes)
+        with _pure_validate():
+            want = validate.anomalies(data, "windows-1251", quotes=quotes)
+        assert got == want, quotes
     with pytest.raises(ValueError):
         native.core.class_anomalies(b"x", b"s" * 10)

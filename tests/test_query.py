@@ -471,3 +471,25 @@ def test_report_on_sample_output(sample_run):
         got = Counter(tuple(int(v) if hasattr(v, "as_integer_ratio") and not isinstance(v, (float, bool))
                             else v for v in r) for r in rep.sections[key].rows)
         assert got == exp, key
+
+
+def test_the_overrides_view_never_calls_reading_in_parts_a_verdict(tmp_path):
+    """A page read in parts with no check of step 5 has no verdict (docs/columns.md): the view's
+    verdict column says so (null), not "in parts" (validation's first words, the fallback for runs
+    written before the verdict column); one whose check fired shows that check's verdict."""
+    st = [{"offset": 10, "length": 6, "encoding": "windows-1251"}]
+    run = make_run(str(tmp_path / "run"), {"p.warc.gz": [
+        row("p.warc.gz", 0, encoding="UTF-8", source="parts", browser_encoding="UTF-8", stretches=st,
+            rules="author-2026.12.5", verdict=None,
+            validation="in parts: UTF-8 with 1 stretch read otherwise: windows-1251 at bytes 10-16 (...)"),
+        row("p.warc.gz", 10, encoding="UTF-8", source="parts", browser_encoding="UTF-8", stretches=st,
+            rules="author-2026.12.5", verdict="kept",
+            validation="in parts: UTF-8 with 1 stretch read otherwise: windows-1251 at bytes 10-16 (...); "
+                       "kept: transport:utf-8 made 6 U+FFFD; ..."),
+        row("p.warc.gz", 20, encoding="windows-1252", source="validated", browser_encoding="UTF-8",
+            rules="author-2026.12", verdict=None, validation="overridden: transport:utf-8 made 2 U+FFFD; ..."),
+    ]})
+    sec = report(run).sections["overrides"]
+    # (browser_encoding, encoding, source, verdict, records, replacement characters)
+    assert sorted((r[2], r[3] or "-") for r in sec.rows) == [
+        ("parts", "-"), ("parts", "kept"), ("validated", "overridden")]

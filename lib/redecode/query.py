@@ -682,8 +682,10 @@ REPORT_SECTIONS: tuple[tuple[str, str, str], ...] = (
         "(browser_encoding -> encoding, and why)",
         f"SELECT CASE WHEN browser_encoding IS NULL AND contains(warning, {sql_string(_IDENTITY_PREFIX)}) "
         f"THEN {sql_string(NOTHING_SHOWN)} ELSE browser_encoding END AS browser_encoding, "
-        # the verdict column (schema 1.5); runs written before it: validation's first word
-        "encoding, source, coalesce(verdict, split_part(validation, ':', 1)) AS verdict, "
+        # the verdict column (schema 1.5); runs written before it: validation's first word (never
+        # "in parts": a page read in parts has the verdict of step 5's check, or none)
+        "encoding, source, coalesce(verdict, CASE WHEN starts_with(validation, 'in parts:') THEN NULL "
+        "ELSE split_part(validation, ':', 1) END) AS verdict, "
         "count(*) AS records, sum(decode_errors) AS replacement_chars FROM decodes "
         "WHERE status = 'decoded' AND (encoding IS DISTINCT FROM browser_encoding "
         "OR validation IS NOT NULL) "

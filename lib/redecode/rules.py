@@ -10,7 +10,12 @@ behaviour is the procedure's (:mod:`redecode.procedures`, looked up by ``Rules.p
 =====================  =============================================================================
 rules                  what it reproduces
 =====================  =============================================================================
-``author-2026.12``     the default: the author's text. The browser's decision checked against the
+``author-2026.12.5``   the default: the author's text; ``author-2026.12`` below with language as
+                       evidence (``.2``: confusable siblings, :mod:`redecode.language`), pages in two
+                       encodings read in parts (``.3``: :mod:`redecode.stretches`), the Greek
+                       siblings' joined symbols and KOI8 ties (``.4``), and legacy stretches read
+                       only where they read as words (``.5``); each stays replayable.
+``author-2026.12``     the author's text before language evidence. The browser's decision checked against the
                        payload and overridden where the bytes show a declaration, default or
                        detector answer to be wrong (:func:`redecode.validate.decide`: every
                        candidate decoded, evidence weighed; aliases of unknown labels; UTF-16
@@ -99,7 +104,7 @@ __all__ = [
 #: text; it is part of every digest.
 DECISION_CODE_VERSION = "2026.12.7"
 
-DEFAULT_RULES = "author-2026.12.3"
+DEFAULT_RULES = "author-2026.12.5"
 
 #: The rule set whose answer every row records as ``browser_encoding``: what a browser picks.
 BROWSER_RULES = "browser-2026.11"
@@ -391,13 +396,48 @@ _AUTHOR_3 = dataclasses.replace(
     _AUTHOR_2,
     name="author-2026.12.3",
     description=(
-        "The author's text (the default): author-2026.12.2's decision, then pages in two encodings "
+        "The author's text (the default until author-2026.12.4): author-2026.12.2's decision, then pages in two encodings "
         "read in parts: a run of words invalid in the chosen reading (a windows-1251 paragraph in "
         "a UTF-8 page, a UTF-8 paragraph in a Shift_JIS one) is read with the encoding that reads "
         "it best as language, never a lone invalid byte or one damaged character (they stay "
         "U+FFFD); the row lists the stretches. Encoding Standard decoders otherwise."
     ),
     author=dataclasses.replace(_AUTHOR_2.author, stretches=True),
+)
+
+# author-2026.12.3 with two decisions about siblings (issue 30, a user's pages): in the Greek family
+# a reading with a symbol or closing quote joined to letters (¶ρθρο, ’ρθρο) loses to a sibling that
+# reads a letter there (Άρθρο) unless language puts it the margin behind; a KOI8-U decision that no
+# declaration names, on bytes that KOI8-R reads as the same text, is named KOI8-R.
+_AUTHOR_4 = dataclasses.replace(
+    _AUTHOR_3,
+    name="author-2026.12.4",
+    description=(
+        "The author's text (the default until author-2026.12.5): author-2026.12.3, and in the Greek "
+        "family (ISO-8859-7, windows-1253) a reading that puts a symbol or closing quote before letters (¶ρθρο, ’ρθρο) "
+        "loses to the sibling that reads a letter there (Άρθρο), unless it reads better as language "
+        "by the margin; a KOI8-U decision that no declaration names is named KOI8-R where the two "
+        "read the same text (no byte where they differ). Encoding Standard decoders otherwise."
+    ),
+    author=dataclasses.replace(_AUTHOR_3.author, joined_families=("greek",),
+                               tie_names=(("KOI8-U", "KOI8-R"),), quotes_are_text=True),
+)
+
+# author-2026.12.4 whose legacy stretches must read as words (issue 29, a fresh user's pages): a
+# reading with a symbol or another script's letter inside a word, fewer than 3 non-ASCII letters,
+# or a reading of another script within the margin leaves the stretch U+FFFD; every script's
+# legacy encodings are candidates; a run no reading reads is read in pieces cut at markup.
+_AUTHOR_5 = dataclasses.replace(
+    _AUTHOR_4,
+    name="author-2026.12.5",
+    description=(
+        "The author's text (the default): author-2026.12.4, with a legacy stretch in a UTF-8 page "
+        "read only where a reading reads as words (no symbol or letter of another script inside "
+        "a word, 3 non-ASCII letters at least) and beats the readings of other scripts by the "
+        "margin, chosen among every script's legacy encodings, in pieces cut at markup where the "
+        "whole run reads in none; damaged UTF-8 stays U+FFFD. Encoding Standard decoders otherwise."
+    ),
+    author=dataclasses.replace(_AUTHOR_4.author, stretch_words=True, stretch_min_letters=3),
 )
 
 _SEED = Rules(
@@ -433,7 +473,7 @@ _REQUESTS = Rules(
 )
 
 #: The shipped rule sets by name.
-RULES: dict[str, Rules] = {r.name: r for r in (_AUTHOR_3, _AUTHOR_2, _AUTHOR, _BROWSER, _SEED, _REQUESTS)}
+RULES: dict[str, Rules] = {r.name: r for r in (_AUTHOR_5, _AUTHOR_4, _AUTHOR_3, _AUTHOR_2, _AUTHOR, _BROWSER, _SEED, _REQUESTS)}
 
 
 def get_rules(name: str) -> Rules:

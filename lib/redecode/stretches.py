@@ -17,6 +17,8 @@ the page's words as the UTF-8 decoder reads them, in runs of    :func:`utf8_runs
 the stretches of a chosen reading and the text read in parts    :func:`read_in_parts`
 the legacy encodings a script is written in                     :data:`SCRIPT_ENCODINGS`,
                                                                 :func:`scripts`
+whether a legacy stretch's reading reads as words (from         :func:`reads_as_words`
+  ``author-2026.12.5`` on)
 ==============================================================  ================================
 
 Words and runs (bytes). A *word* is a maximal run of bytes none of which is a *cut*: ASCII
@@ -56,6 +58,20 @@ The stretches of a chosen reading (:func:`read_in_parts`):
   other encodings of its scripts, or when none of them is clean (the chosen encoding's reading
   with C1 controls or U+FFFD is no text of that encoding).
 
+With *words* (the rules ``author-2026.12.5`` on; a fresh user's pages, issue 29), a legacy
+stretch in a UTF-8 page is read only where a reading reads as words of a language
+(:func:`reads_as_words`: no symbol and no letter of another script inside a word; ``caf©``
+for a damaged ``café``, ``promenιs`` for a windows-1252 ``promenés`` are not) and the judge can
+tell: the best script's readings must read *margin* bits better than every other script's
+(judged on the stretch's words alone: the page's words around it are of the page's script),
+and one with fewer than *min_letters* non-ASCII letters *margin* bits better than every sibling
+that reads another text; candidates are the page's, then every legacy encoding of
+:data:`SCRIPT_ENCODINGS` (a French comment in a Greek page). A run no reading reads is read
+again in pieces cut where markup stands between its words (:func:`_pieces`: a windows-1251
+paragraph and a Shift_JIS one). Whatever no reading reads stays U+FFFD; where a declaration
+named UTF-8 that the decision read as a legacy encoding and none of the page's runs reads, the
+page is read whole as UTF-8 (its U+FFFD are damage, not text of that encoding).
+
 A stretch's bytes are tight: from its first byte above 0x7F to the end of the character that
 holds its last one (a trail byte in ASCII included). Every other byte is read with the chosen
 encoding, cut at the stretches: the chosen decoder is in its initial state there, so the parts
@@ -91,6 +107,7 @@ __all__ = [
     "Stretch",
     "read_in_parts",
     "read_parts",
+    "reads_as_words",
     "script_judge",
     "scripts",
     "utf8_runs",
@@ -240,8 +257,10 @@ class Stretch:
 class Parts:
     """A page read in parts (:func:`read_in_parts`): ``text`` (str), ``errors`` (U+FFFD the
     decoders inserted in it), ``encoding`` (the chosen reading's, which reads every byte outside
-    the stretches), ``stretches`` (in order, never overlapping, at least one) and ``why`` (one
-    line per stretch: its evidence, for the row's ``validation``)."""
+    the stretches), ``stretches`` (in order, never overlapping, at least one; none only where a
+    page declared UTF-8 that the decision read as a legacy encoding is read whole as UTF-8, from
+    ``author-2026.12.5`` on) and ``why`` (one line per stretch: its evidence, for the row's
+    ``validation``; with no stretch, why the page is read whole)."""
 
     text: str
     errors: int
@@ -348,6 +367,8 @@ def read_in_parts(
     min_invalid: int = 2,
     min_sequences: int = 2,
     margin: float = 8.0,
+    words: bool = False,
+    min_letters: int = 0,
 ) -> Parts | None:
     """*body* (bytes, after any BOM) read in parts, or None when its reading with *encoding*
     (the chosen one, an Encoding Standard name) has no stretch (module docstring).
@@ -360,14 +381,21 @@ def read_in_parts(
     made on the mixed page). *utf8_declared*: whether a declaration names UTF-8 (when it lost to
     a legacy *encoding*, the page is read as a UTF-8 page with legacy stretches, if valid UTF-8
     text remains outside them). *min_invalid*, *min_sequences*, *margin* (bits): as in the
-    module docstring. Never raises for ``bytes`` and a known encoding name.
+    module docstring. *words* (``author-2026.12.5`` on): a legacy stretch's reading must read as
+    words (:func:`reads_as_words`) and hold at least *min_letters* non-ASCII letters, a reading of
+    another script within *margin* of it makes the stretch ambiguous (it stays U+FFFD), every
+    legacy encoding of :data:`SCRIPT_ENCODINGS` is a candidate after the page's, and a run no
+    reading reads is read again in pieces cut at markup. Never raises for ``bytes`` and a known
+    encoding name.
     """
     if encoding == "UTF-8":
-        return _legacy_stretches(body, judge, candidates, detect, min_invalid, margin)
+        return _legacy_stretches(body, judge, candidates, detect, min_invalid, margin, words,
+                                 min_letters)
     if encoding in _LEGACY and utf8_declared:
         # The page says UTF-8 and the decision read it as a legacy encoding: read it as a UTF-8
         # page whose legacy parts are stretches, if it has UTF-8 text outside them.
-        return _legacy_stretches(body, judge, [*candidates, encoding], detect, min_invalid, margin)
+        return _legacy_stretches(body, judge, [*candidates, encoding], detect, min_invalid, margin,
+                                 words, min_letters, utf8_declared=True)
     if encoding in _LEGACY:
         return _utf8_stretches(body, encoding, judge, candidates, detect, declared, min_sequences,
                                margin)
@@ -597,7 +625,8 @@ def _utf8_stretches(body: bytes, encoding: str, judge: Judge, candidates: Sequen
 
 def _legacy_stretches(body: bytes, judge: Judge, candidates: Sequence[str],
                       detect: Callable[[bytes], str | None] | None, min_invalid: int,
-                      margin: float) -> Parts | None:
+                      margin: float, words: bool = False, min_letters: int = 0,
+                      utf8_declared: bool = False) -> Parts | None:
     """Invalid runs in a page read as UTF-8; None unless a valid run with a multi-byte sequence
     is left outside the stretches (a page in two encodings shows both)."""
     runs = utf8_runs(body)
@@ -609,6 +638,12 @@ def _legacy_stretches(body: bytes, judge: Judge, candidates: Sequence[str],
     valid_text = " ".join(body[r.start:r.end].decode("utf-8") for r in runs if r.valid)
     names = _candidates(candidates, b"\n".join(body[runs[i].start:runs[i].end] for i in targets),
                         detect, valid_text)
+    if words:
+        # (a stretch is read as its author wrote it whatever the page's scripts: a French comment
+        # in a Greek page; the page's candidates come first)
+        names = list(dict.fromkeys([*names, *(e for encs in SCRIPT_ENCODINGS.values() for e in encs)]))
+        return _legacy_stretches_words(body, runs, targets, names, judge, min_invalid, margin,
+                                       min_letters, utf8_declared)
     chosen: dict[int, tuple[str, int, int, str]] = {}
     for n, i in enumerate(targets[:_MAX_WEIGHED]):
         if n >= _MAX_RUNS:
@@ -803,3 +838,262 @@ def _best_reading(body: bytes, run: Run, names: Iterable[str], judge: Judge,
     first, last = spans[best]
     return best, first, last, (f"{run.invalid} U+FFFD in UTF-8; {best} reads it "
                                f"{gain:.0f} bits more plausibly")
+
+
+# --- author-2026.12.5: a stretch's reading must read as words ------------------------------------
+
+#: Symbols a word may end with after its letters: the trade marks and the powers of units
+#: (``Windows™``, ``Nokia®``, ``m²``).
+_AFTER_LETTERS = frozenset("\u2122\u00ae\u00b2\u00b3")
+#: Symbols a word may have before letters: the degree sign (``20°C``).
+_BEFORE_LETTERS = frozenset("\u00b0")
+#: Punctuation no word holds beside its letters: the daggers, bullets, per-mille and prime,
+#: section and pilcrow signs (a Latin-1 letter read in macintosh: ``personalit‡``).
+_SYMBOL_PUNCTUATION = frozenset("\u2020\u2021\u2022\u2030\u2031\u2032\u2033\u00a7\u00b6")
+#: Latin-1's letters outside the Latin letter ranges of :data:`_SCRIPT_RANGES`: the ordinal
+#: indicators and the micro sign, written beside Latin letters (``Nº``, ``µm``).
+_LATIN1_LETTERS = frozenset("\u00aa\u00ba\u00b5")
+#: The separators of words for :func:`reads_as_words`: ASCII whitespace and punctuation (not
+#: digits: ``costs€10`` is one word; not a legacy encoding's no-break space: ``Va\xa0e``).
+_WORD_SPLIT = re.compile(r"[\t\n\f\r !-/:-@\[-`{-~]+")
+
+
+def _letter_script(ch: str) -> str:
+    if ch <= "\x7f" or ch in _LATIN1_LETTERS:
+        return "Latin"
+    sc = _script(ord(ch))
+    if sc is None:
+        return f"other:{ch}"  # (a letter of a script without a legacy encoding here)
+    return "CJK" if sc in _CJK else sc
+
+
+def reads_as_words(text: str) -> bool:
+    """Whether *text* (a stretch as a candidate encoding reads it) reads as words of a language:
+    in each word (between whitespace and ASCII punctuation), no symbol, control, private-use or
+    unassigned character, or digit other than a decimal one, touches a letter (``caf©``,
+    ``Br¼cke``, ``costs€10``, ``Ā÷åšą``; but ``Windows™``, ``m²`` and ``20°C``), no non-ASCII
+    capital follows a small letter (``cafŠ``, ``лНЯЙБЮ``, ``costsÄ10``), no non-ASCII space
+    stands between two letters (``Va\xa0e``), and letters that touch (marks and
+    format characters such as the zero-width non-joiner between them aside) are of one script (:data:`SCRIPT_ENCODINGS`' scripts,
+    Han, kana and Hangul as one, ASCII and Latin-1's letters Latin: not ``promenιs``, Greek iota
+    for ``é``). Punctuation (``l’école``, ``«Bonjour»``), decimal digits and spaces are no
+    letters' neighbours. The failures are what legacy bytes read with another script's table,
+    and a damaged UTF-8 character read as a legacy one, look like (daggers, bullets, section
+    signs count as symbols: ``personalit‡``, and so do a middle dot but in Catalan's ``l·l`` and
+    an opening quote after letters but CJK ones: ``premo·enjskih``, ``Parol„``) (:func:`read_in_parts` with
+    *words*)."""
+    import unicodedata  # noqa: PLC0415 - only for runs that are candidates
+
+    for word in _WORD_SPLIT.split(text):
+        if word.isascii():
+            continue
+        kinds: list[str | None] = []  # per character: a script name, "symbol", or None
+        chars: list[str] = []
+        for ch in word:
+            if ch <= "\x7f":
+                kind = "Latin" if ch.isalpha() else None
+            else:
+                cat = unicodedata.category(ch)
+                if cat[0] == "M" or cat == "Cf":
+                    continue  # (a mark belongs to the letter before it; the zero-width
+                    # (non-)joiners of Persian and Indic words are inside words)
+                if cat[0] == "L":
+                    kind = _letter_script(ch)
+                elif cat == "Po" and ch in _SYMBOL_PUNCTUATION:
+                    kind = "symbol"
+                elif ch == "\u00b7":
+                    # (the middle dot is a symbol inside words but Catalan's l·l)
+                    kind = None if word.count("l\u00b7l") + word.count("L\u00b7L") >= word.count(ch) else "symbol"
+                elif cat == "Ps" and chars and kinds[-1] not in (None, "symbol", "CJK"):
+                    kind = "symbol"  # (an opening quote after letters: ``Parol„``)
+                elif cat[0] in "PZ" or cat == "Nd":
+                    kind = None
+                else:
+                    kind = "symbol"  # (S*, No, Nl, C*)
+            kinds.append(kind)
+            chars.append(ch)
+        for i in range(1, len(kinds)):
+            a, b = kinds[i - 1], kinds[i]
+            x, y = chars[i - 1], chars[i]
+            if a is not None and a == b and y > "\x7f" and y.isupper() and x.islower():
+                return False  # (a capital inside a word: ``cafŠ``, ``лНЯЙ``)
+            if y > "\x7f" and unicodedata.category(y) == "Zs" and i + 1 < len(kinds) and (
+                    a not in (None, "symbol") and kinds[i + 1] not in (None, "symbol")):
+                return False  # (a space inside a word: ``Va\xa0e`` for ``Vaše`` in KOI8-R)
+            if a is None or b is None or a == b:
+                continue
+            if a == "symbol":
+                if chars[i - 1] not in _BEFORE_LETTERS:
+                    return False
+            elif b == "symbol":
+                if chars[i] not in _AFTER_LETTERS:
+                    return False
+            else:
+                return False  # (letters of two scripts)
+    return True
+
+
+def _letters(text: str) -> int:
+    """Non-ASCII letters in *text*."""
+    return sum(1 for ch in text if ch > "\x7f" and ch.isalpha())
+
+
+def _main_script(text: str) -> str | None:
+    found = scripts(text)
+    if not found:
+        return None
+    return "CJK" if found[0] in _CJK else found[0]
+
+
+_ASCII_LETTER = re.compile("[A-Za-z]")
+
+
+def _word_script(word: str) -> str | None:
+    """The script of *word*'s letters (:func:`_main_script`; ASCII letters are Latin), None
+    without letters."""
+    return _main_script(word) or ("Latin" if _ASCII_LETTER.search(word) else None)
+
+
+def _pieces(body: bytes, run: Run, min_invalid: int) -> list[Run]:
+    """*run* (invalid) cut where markup stands between two of its words (paragraphs, cells,
+    comments: each may have its own author and encoding), the pieces that keep at least
+    *min_invalid* U+FFFD spread wider than one damaged place (:func:`_spread`)."""
+    out: list[Run] = []
+    words = [m.span() for m in _WORD.finditer(body, run.start, run.end)]
+    groups: list[list[tuple[int, int]]] = []
+    for w in words:
+        if groups and not _markup_between(body, groups[-1][-1][1], w[0]):
+            groups[-1].append(w)
+        else:
+            groups.append([w])
+    if len(groups) < 2:
+        return []
+    for g in groups:
+        lo, hi = g[0][0], g[-1][1]
+        data = body[lo:hi]
+        text = data.decode("utf-8", "replace")
+        bad = text.count("\ufffd") - data.count(b"\xef\xbf\xbd")
+        seqs = len(text) - len(data.translate(None, _HIGH)) - bad
+        if bad >= min_invalid and bad > seqs and _spread(data, bad):
+            out.append(Run(False, lo, hi, seqs, bad))
+    return out
+
+
+def _best_words_reading(body: bytes, run: Run, names: Iterable[str], judge: Judge, margin: float,
+                        min_letters: int) -> tuple[str, int, int, str] | None:
+    """:func:`_best_reading` for *words* (:func:`read_in_parts`): the candidates' readings must
+    be clean and read as words (:func:`reads_as_words`); the best script's readings (judged
+    alone) must read *margin* bits better than every reading of another script; among them the
+    preferred one (:func:`_prefer`, judged with the page's words of that script around it), with
+    fewer than *min_letters* non-ASCII letters, must read *margin* bits better than every sibling
+    reading another text (alone or with those words); and it must read *margin* bits better than
+    UTF-8 with its U+FFFD. Else the stretch is ambiguous: None."""
+    readings: dict[str, str] = {}
+    spans: dict[str, tuple[int, int]] = {}
+    for enc in names:
+        # (whole words: the run's first and last words may begin or end in ASCII letters)
+        r = _decode.decode(body[run.start:run.end], enc, bom_sniff=False)
+        if _clean(r.text, r.errors) and reads_as_words(r.text):
+            readings[enc] = r.text
+            spans[enc] = _tighten(body, run.start, run.end, enc)
+    if not readings:
+        return None
+    sample = body[run.start:_sample_end(body, run.start, run.end)]
+    texts = {e: _decode.decode(sample, e, bom_sniff=False).text for e in readings}
+    # Scripts are weighed on the stretch's own words (the page's words around it are of the
+    # page's script: they would count against a stretch in another); the encodings of the best
+    # script on its words and the page's words of that script around them (which steer between
+    # siblings).
+    bare = _judge(judge, {"UTF-8": sample.decode("utf-8", "replace"), **texts})
+    by_script: dict[str | None, list[str]] = {}
+    for e in texts:
+        by_script.setdefault(_main_script(texts[e]), []).append(e)
+    tops = sorted(((max(bare[e] for e in es), sc) for sc, es in by_script.items()),
+                  key=lambda t: -t[0])
+    if len(tops) > 1 and tops[1][0] > tops[0][0] - margin:
+        return None  # (another script reads it nearly as well: too little evidence to choose)
+    script = tops[0][1]
+    family = {e: texts[e] for e in by_script[script]}
+    if len(family) > 1:
+        # (the page's words of that script: words of another script steer towards their language)
+        context = " ".join(w for w in _context(body, run.start, run.end, "UTF-8").split()
+                           if _word_script(w) in (script, None))
+        near = _judge(judge, family, context)
+        best = _prefer(family, near, margin)
+        from .language import FOLD  # noqa: PLC0415 - the letters the judge reads as one
+
+        folded = texts[best].translate(FOLD)
+        if _letters(texts[best]) < min_letters and any(
+                texts[e].translate(FOLD) != folded and bare[e] > bare[best] - margin
+                and near[e] > near[best] - margin for e in family):
+            return None  # (little evidence: a sibling reads it nearly as well, alone and
+            # among the page's words; readings the judge reads as one, Romanian's ş and ș, are
+            # no rivals)
+    else:
+        best = next(iter(family))
+    gain = bare[best] - bare["UTF-8"]
+    if gain < margin:
+        return None
+    first, last = spans[best]
+    return best, first, last, (f"{run.invalid} U+FFFD in UTF-8; {best} reads it as words, "
+                               f"{gain:.0f} bits more plausibly")
+
+
+def _legacy_stretches_words(body: bytes, runs: list[Run], targets: list[int], names: list[str],
+                            judge: Judge, min_invalid: int, margin: float,
+                            min_letters: int, utf8_declared: bool) -> Parts | None:
+    """:func:`_legacy_stretches` with *words* (:func:`read_in_parts`): each candidate run is read
+    whole, or, when no reading reads it, in pieces cut at markup (:func:`_pieces`); the runs and
+    pieces no reading reads stay U+FFFD. With *utf8_declared* (a declaration named UTF-8 and the
+    decision chose a legacy encoding for its U+FFFD), a page none of whose runs reads as words
+    in a legacy encoding is read whole as UTF-8 (``stretches`` empty): its U+FFFD are damage,
+    and the legacy reading would turn its UTF-8 text into mojibake."""
+    chosen: list[tuple[str, int, int, str]] = []
+    weighed = 0
+    for n, i in enumerate(targets):
+        if weighed >= _MAX_WEIGHED:
+            break
+        if n >= _MAX_RUNS:
+            if not chosen:
+                break
+            seen = [c[0] for c in chosen]
+            names = [max(dict.fromkeys(seen), key=seen.count)]
+        weighed += 1
+        best = _best_words_reading(body, runs[i], names, judge, margin, min_letters)
+        if best is not None:
+            chosen.append(best)
+            continue
+        for piece in _pieces(body, runs[i], min_invalid):
+            weighed += 1
+            best = _best_words_reading(body, piece, names, judge, margin, min_letters)
+            if best is not None:
+                chosen.append(best)
+    if not chosen:
+        if utf8_declared:
+            whole = _decode.decode(body, "UTF-8", bom_sniff=False)
+            bad = sum(runs[i].invalid for i in targets)
+            return Parts(text=whole.text, errors=whole.errors,
+                         encoding="UTF-8", stretches=(),
+                         why=(f"{bad} U+FFFD that read as words in no legacy encoding",))
+        return None
+    # A valid run between two stretches read in one encoding: legacy text valid by chance?
+    joined: list[tuple[str, int, int, str]] = [chosen[0]]
+    for c in chosen[1:]:
+        a = joined[-1]
+        between = [r for r in runs if r.start < c[1] and r.end > a[2]]
+        if c[0] == a[0] and between and all(r.valid for r in between) and any(r.sequences for r in between):
+            data = body[a[2]:c[1]]
+            r_enc = _decode.decode(data, c[0], bom_sniff=False)
+            if not r_enc.errors:
+                scores = _judge(judge, {"UTF-8": data.decode("utf-8", "replace"), c[0]: r_enc.text})
+                if scores[c[0]] >= scores["UTF-8"] + margin:
+                    joined[-1] = (c[0], a[1], c[2], a[3] + "; " + c[3])
+                    continue
+        joined.append(c)
+    stretches = [Stretch(lo, hi - lo, enc) for enc, lo, hi, _ in joined]
+    why = [w for _, _, _, w in joined]
+    if not any(
+            r.valid and r.sequences and not any(s.offset <= r.start and r.end <= s.offset + s.length
+                                                for s in stretches) for r in runs):
+        return None
+    return _assemble(body, "UTF-8", stretches, why)

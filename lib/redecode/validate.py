@@ -91,6 +91,9 @@ The order (the steps of :mod:`redecode.sniff` with a check after them):
       a confusable sibling of the primary encoding (:mod:`redecode.siblings`) reads the payload
       better as language than the primary (:func:`language_check`, :mod:`redecode.language`).
 
+   From ``author-2026.12.4`` on, check k also fires where a Greek sibling reads fewer characters
+   out of place (:func:`joined_symbols`) and no worse than ``language_margin``.
+
    Pure-ASCII payloads stop after g (every ASCII-compatible encoding reads the same text).
 
 5. Candidates, each with its evidence: every declaration (for XML and plain text too, and the late
@@ -121,7 +124,10 @@ The order (the steps of :mod:`redecode.sniff` with a check after them):
    payload's excerpt are scored as language, and the one score (``_score``) puts first the
    readings within ``language_margin`` bits of the best, then those without ``min_errors``
    defects more than the cleanest (``compare_defects``), then evidence, rank and order as above;
-   a primary kept although another reading read better is ``tentative``. HZ-GB-2312 and
+   a primary kept although another reading read better is ``tentative``. From
+   ``author-2026.12.4`` on, in the Greek family, a reading with a symbol starting a word or a
+   capital after a small letter (:func:`joined_symbols`) where a sibling reads neither comes after
+   that sibling (before the evidence counts); check k's gate counts no quotation mark. HZ-GB-2312 and
    ISO-2022-KR are candidates decoded with Python's codecs where a label names them
    (``python_codecs``; :class:`redecode.sniff.CodecDecision`).
 
@@ -133,7 +139,19 @@ The order (the steps of :mod:`redecode.sniff` with a check after them):
    included) and the top-level domain's fallback (:func:`tld_vote`); its detector: the author
    detector. A page read in parts gets ``source`` ``parts``, ``confidence`` ``tentative``, the
    stretches in ``stretches``, ``encoding`` the encoding of every byte outside them, and
-   ``validation`` starting ``in parts:`` (then the verdict of step 5, if a check fired).
+   ``validation`` starting ``in parts:`` (then the verdict of step 5, if a check fired). From
+   ``author-2026.12.5`` on (``stretch_words``) a legacy stretch's reading must read as words
+   (:func:`redecode.stretches.reads_as_words`) and be told apart from the other scripts'; where
+   the parts' encoding is not step 5's whole-page choice, ``validation`` says ``instead of the
+   whole page read as X (...)`` and ``verdict`` is the outcome for the encoding outside the
+   stretches (``kept``: the browser's; ``overridden``: another); a page declared UTF-8 that step 5
+   read as a legacy encoding and whose runs read as words in none is read whole as UTF-8
+   (``kept: UTF-8 read whole: ...``).
+
+7. Names (``tie_names``, from ``author-2026.12.4`` on; done before step 6, on the decision of
+   steps 1-5): a KOI8-U decision that no declaration names, on a payload without a byte where
+   KOI8-R reads another character, is named KOI8-R (:func:`_tie_name`: the same text; the
+   Encoding Standard's generic labels ``koi`` and ``koi8`` name KOI8-R).
 
 Recorded in the :class:`~redecode.sniff.Decision`: ``browser_encoding``; ``source`` ``validated``
 when step 5 chose another encoding than the primary (``confidence`` then ``tentative``: no
@@ -618,30 +636,72 @@ def _letter_classes(encoding: str) -> bytes:
 
 
 _LETTER_CLASSES: dict[str, bytes] = {}
-_WORD_CLASSES: dict[str, bytes] = {}
+_WORD_CLASSES: dict[tuple[str, bool], bytes] = {}
 
 
-def _word_classes(encoding: str) -> bytes:
+def _word_classes(encoding: str, quotes: bool = False) -> bytes:
     """:func:`_letter_classes` with ASCII letters by case too (``l``/``u``) and other ASCII bytes
-    as spaces: a case flip inside a word counts across ASCII and non-ASCII letters."""
-    table = _WORD_CLASSES.get(encoding)
+    as spaces: a case flip inside a word counts across ASCII and non-ASCII letters. *quotes*:
+    quotation marks (general categories ``Pi``, ``Pf``, ``Ps``, ``Pe``: „ ” « » ‘ ’) are spaces
+    too."""
+    table = _WORD_CLASSES.get((encoding, quotes))
     if table is None:
         t = bytearray(_letter_classes(encoding))
         for b in range(128):
             t[b] = ord("l") if 0x61 <= b <= 0x7A else ord("u") if 0x41 <= b <= 0x5A else ord(" ")
-        table = _WORD_CLASSES[encoding] = bytes(t)
+        if quotes:
+            import unicodedata  # noqa: PLC0415 - once per encoding
+
+            for i, ch in enumerate(SINGLE_BYTE[encoding]):
+                if unicodedata.category(ch) in ("Pi", "Pf", "Ps", "Pe"):
+                    t[0x80 + i] = ord(" ")
+        table = _WORD_CLASSES[(encoding, quotes)] = bytes(t)
     return table
 
 
-def anomalies(data: bytes, encoding: str) -> int:
+def anomalies(data: bytes, encoding: str, *, quotes: bool = False) -> int:
     """How many non-ASCII bytes the single-byte *encoding* reads as something other than a letter
     or mark, plus how many upper-case letters it reads right after a lower-case one (``пРИВЕТ``,
     ``ZaĽó``): what a wrong single-byte reading of text has more of than the right one. Counts,
-    not shares. Raises ``KeyError`` for an encoding that is not single-byte."""
+    not shares. *quotes*: quotation marks („ ” « » ‘ ’: text in every language) are not counted
+    (``AuthorParams.quotes_are_text``). Raises ``KeyError`` for an encoding that is not
+    single-byte."""
+    table = _word_classes(encoding, quotes)
     if _core is not None and type(data) is bytes:
-        return _core.class_anomalies(data, _word_classes(encoding))
-    t = data.translate(_word_classes(encoding))
+        return _core.class_anomalies(data, table)
+    t = data.translate(table)
     return t.count(b"s") + t.count(b"lu")
+
+
+#: Unicode general categories of the characters :func:`joined_symbols` counts at the start of a
+#: word: symbols (``S*``: ΅ € ®) and other punctuation (``Po``: ¶ §), which no writer puts before
+#: the letters of a word; quotes and apostrophes (``Pi``, ``Pf``: ‘ ’) are not counted, since Greek
+#: writes ’ there (aphaeresis: ``να ’ναι``), nor are brackets and dashes.
+_NOT_WORD_STARTS = ("S", "Po")
+
+
+def joined_symbols(text: str) -> int:
+    """How many characters of *text* stand where no writer puts them: a non-ASCII symbol or
+    ``Po`` punctuation (:data:`_NOT_WORD_STARTS`) that starts a word (it follows a character that
+    is not a letter, or the start, and precedes a letter: ``¶ρθρο``, where windows-1253 reads
+    ISO-8859-7's Ά), and an upper-case letter right after a lower-case one (``τΆ αρχείο``, where
+    windows-1253 reads ISO-8859-7's apostrophe in ``τ’ αρχείο`` as Ά). Counts characters of a
+    ``str``; never raises."""
+    import unicodedata  # noqa: PLC0415 - only for pages of a family with joined_families
+
+    n = 0
+    prev_letter = prev_lower = False
+    last = len(text) - 1
+    for i, ch in enumerate(text):
+        letter = ch.isalpha()
+        if letter:
+            if prev_lower and ch.isupper():
+                n += 1
+        elif (ch >= "\x80" and not prev_letter and i < last and text[i + 1].isalpha()
+              and unicodedata.category(ch).startswith(_NOT_WORD_STARTS)):
+            n += 1
+        prev_letter, prev_lower = letter, letter and ch.islower()
+    return n
 
 
 def script_letters(payload: bytes, encoding: str, start: int = 0, *, window: int = RUNS_WINDOW,
@@ -834,9 +894,28 @@ class AuthorParams:
     ``stretch_min_sequences``: valid multi-byte sequences a run of a legacy reading needs to be
     a UTF-8 stretch (2; one in a single-byte page where it reads as a letter of that encoding's
     script); ``stretch_margin`` (bits, log2): how much more plausible a stretch's reading must be
-    than the chosen one's (:func:`redecode.stretches.read_in_parts`). These enter :meth:`to_json`
-    only where they differ from their defaults, so that rule sets made before them keep their
-    digests.
+    than the chosen one's (:func:`redecode.stretches.read_in_parts`).
+
+    From ``author-2026.12.4`` on (off in :data:`BASELINE`): ``joined_families``: names of sibling
+    families (:data:`redecode.siblings.SIBLING_FAMILIES`) whose encodings differ, for letters,
+    where one reads a letter and another a symbol (``greek``): there a reading with more
+    characters out of place (:func:`joined_symbols`: ``¶ρθρο``, ``τΆ αρχείο``) than a sibling's
+    reading loses to it unless language puts it ``language_margin`` ahead (check k fires for such
+    a sibling too); ``quotes_are_text``: check k's gate does not count quotation marks („ ” « »)
+    among a sibling reading's anomalies (:func:`anomalies`), so Romanian „” in ISO-8859-16 or
+    French “” in ISO-8859-13 reach language; ``tie_names``: ``(extension, base)`` pairs: a
+    decision of the extension that no declaration names, on a payload where the two read the same
+    text, is named the base (``("KOI8-U", "KOI8-R")``: :func:`_tie_name`).
+
+    From ``author-2026.12.5`` on: ``stretch_words``: a legacy stretch's reading must read as words
+    (:func:`redecode.stretches.reads_as_words`), beat the readings of other scripts by the margin
+    (else the stretch stays U+FFFD), and is chosen among every legacy encoding of a script (the
+    page's first); a run no reading reads is read in pieces cut at markup; the row's
+    ``validation`` says which whole-page reading the parts replace; ``stretch_min_letters``: the
+    non-ASCII letters such a reading needs.
+
+    The fields added after ``author-2026.12.2`` (:data:`_LATER_FIELDS`) enter :meth:`to_json` only
+    where they differ from their defaults, so that rule sets made before them keep their digests.
     """
 
     min_errors: int = DEFAULT_MIN_ERRORS
@@ -870,12 +949,25 @@ class AuthorParams:
     stretch_min_invalid: int = 2
     stretch_min_sequences: int = 2
     stretch_margin: float = 8.0
+    # -- from author-2026.12.4 on (issue 30: Greek siblings, KOI8 ties, quotation marks) --
+    joined_families: tuple[str, ...] = ()
+    tie_names: tuple[tuple[str, str], ...] = ()
+    quotes_are_text: bool = False
+    # -- from author-2026.12.5 on (issue 29: stretches that read as words) --
+    stretch_words: bool = False
+    stretch_min_letters: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The parameters as a JSON-ready dict (field name -> value), for the rules' digest (the
-        ``stretch*`` fields only where they differ from their defaults)."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-                if not f.name.startswith("stretch") or getattr(self, f.name) != f.default}
+        fields added after ``author-2026.12.2``, :data:`_LATER_FIELDS`, only where they differ from
+        their defaults, so that the rule sets made before them keep their digests)."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if f.name in _LATER_FIELDS and v == f.default:
+                continue
+            out[f.name] = [list(p) for p in v] if f.name == "tie_names" else list(v) if isinstance(v, tuple) else v
+        return out
 
     @staticmethod
     def from_rules(rules: Any) -> "AuthorParams":
@@ -887,6 +979,12 @@ class AuthorParams:
             params = dataclasses.replace(params, min_errors=rules.min_errors)
         return params
 
+
+#: :class:`AuthorParams` fields that enter :meth:`AuthorParams.to_json` only where they differ from
+#: their defaults: those added after ``author-2026.12.2`` shipped.
+_LATER_FIELDS = frozenset(("stretches", "stretch_min_invalid", "stretch_min_sequences", "stretch_margin",
+                           "joined_families", "tie_names", "quotes_are_text", "stretch_words",
+                           "stretch_min_letters"))
 
 #: The thresholds of ``author-2026.12`` (the module constants above, each with its measurement).
 BASELINE = AuthorParams()
@@ -1260,7 +1358,9 @@ class Validated:
     ``encoding`` is the decision's, ``bom_removed`` when a BOM was dropped): a
     :class:`~redecode.decode.DecodeResult`, or with ``decide(..., utf8_text=True)`` possibly a
     :class:`~redecode.decode.Utf8DecodeResult` (the same text as UTF-8 bytes); ``verdict``: the
-    :class:`Verdict` whose text is ``decision.validation`` (None when that is None)."""
+    :class:`Verdict` whose text is ``decision.validation`` (None when that is None); for a page
+    read in parts (step 6) the verdict of step 5 whose text follows the stretches', or None where
+    step 6 replaced step 5's choice (from ``author-2026.12.5`` on)."""
 
     decision: Decision
     decoded: _decode.DecodeResult | _decode.Utf8DecodeResult
@@ -1278,6 +1378,9 @@ class LanguageFinding:
     scores: dict[str, Any]
     best: str | None
     lead: float  # bits
+    #: (``joined_families``) the sibling that reads a letter where the primary reads a symbol
+    #: joined to letters (:func:`joined_symbols`), within the language margin; else None
+    joined: str | None = None
 
 
 # --- the decision ---------------------------------------------------------------------------
@@ -1353,8 +1456,36 @@ def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: 
         if type(result) is not _decode.DecodeResult:  # the candidates are weighed on their text
             result = _decode.decode(payload, primary.encoding, bom_sniff=True)
         v = _weigh(profile, facts, primary, result, reason, lambda: run(author_detector, "author"))
+    if params.tie_names:
+        v = _tie_name(payload, facts, v, params)
     if params.stretches:
-        return _in_parts(payload, facts, v, params, author_detector)
+        return _in_parts(payload, facts, v, params, author_detector, primary)
+    return v
+
+
+def _tie_name(payload: bytes, facts: Facts, v: Validated, params: AuthorParams) -> Validated:
+    """(``tie_names``) *v* with its encoding named by the base encoding of a ``(extension, base)``
+    pair where the decision is the extension, no declaration names it, and the payload has no
+    byte at which the two read different characters (:func:`differing_bytes`): the same text,
+    named as the commoner encoding (KOI8-U -> KOI8-R: the Encoding Standard's generic labels
+    ``koi`` and ``koi8`` are KOI8-R's; KOI8-U, RFC 2319, is KOI8-R with eight box-drawing bytes
+    given to Ukrainian letters). ``validation``, when there is one, says so."""
+    d = v.decision
+    for ext, base in params.tie_names:
+        if d.encoding != ext:
+            continue
+        declared = {facts.bom, facts.header_encoding, facts.meta_encoding, facts.xml_encoding}
+        declared.update(enc for _, _, enc in _metas(payload, facts))
+        if ext in declared:
+            return v
+        diff = differing_bytes(frozenset((ext, base)))
+        if diff is not None and diff.search(payload):
+            return v
+        validation = d.validation
+        if validation:
+            validation += f"; {ext} and {base} read the same text (no byte where they differ): named {base}"
+        decision = amend(d, encoding=base, conflict=_conflict(facts, base), validation=validation)
+        return Validated(decision, dataclasses.replace(v.decoded, encoding=base), v.verdict)
     return v
 
 
@@ -1424,13 +1555,14 @@ def language_check(profile: ByteProfile, primary: Decision) -> bool:
         return False  # no byte that the siblings read differently
     excerpt = profile.excerpt(every)
     start = profile.first_high
-    mine = anomalies(excerpt, primary.encoding) if primary.encoding in SINGLE_BYTE else None
+    quotes = profile.params.quotes_are_text
+    mine = anomalies(excerpt, primary.encoding, quotes=quotes) if primary.encoding in SINGLE_BYTE else None
     kept = [primary.encoding]
     for sib in sibs:
         r = profile.reading(sib, every)
         if r.text == prim.text or r.errors > prim.errors or profile.implausible(sib, start):
             continue
-        if mine is not None and sib in SINGLE_BYTE and anomalies(excerpt, sib) > mine:
+        if mine is not None and sib in SINGLE_BYTE and anomalies(excerpt, sib, quotes=quotes) > mine:
             continue  # more symbols, controls or case flips than the decision's reading: not text
         kept.append(sib)
     if len(kept) == 1:
@@ -1441,9 +1573,47 @@ def language_check(profile: ByteProfile, primary: Decision) -> bool:
     ours = scores[primary.encoding]
     best = max(kept[1:], key=lambda e: (scores[e].bits, e))
     lead = scores[best].bits - ours.bits
-    profile.language = LanguageFinding(primary.encoding, scores, best, lead)
     p = profile.params
+    joined = None
+    family = _joined_family(primary.encoding, p)
+    if family and ours.evidence >= p.language_min_chars and scores[best].score >= p.language_floor:
+        mine_joined = joined_symbols(prim.text)
+        fewer = [e for e in kept[1:] if e in family and ours.bits - scores[e].bits < p.language_margin
+                 and joined_symbols(profile.reading(e, every).text) < mine_joined]
+        if fewer:
+            joined = max(fewer, key=lambda e: (scores[e].bits, e))
+    profile.language = LanguageFinding(primary.encoding, scores, best, lead, joined)
+    if joined is not None:
+        return True
     return lead > 0 and ours.evidence >= p.language_min_chars and scores[best].score >= p.language_floor
+
+
+def _joined_family(encoding: str, params: AuthorParams) -> tuple[str, ...]:
+    """The members of the first family of ``params.joined_families`` that holds *encoding*
+    (:data:`redecode.siblings.SIBLING_FAMILIES`), or ``()``."""
+    for name in params.joined_families:
+        members = _siblings.SIBLING_FAMILIES[name][0]
+        if encoding in members:
+            return tuple(members)
+    return ()
+
+
+def _joined_losers(profile: ByteProfile, clean: list[Candidate], params: AuthorParams) -> frozenset[str]:
+    """(``joined_families``) The clean candidates of such a family, their language read, whose
+    reading of the excerpt has more symbols joined to letters (:func:`joined_symbols`) than
+    another member's: they read a symbol where a sibling reads a letter."""
+    readable = [c for c in clean if c.language is not None]
+    every = [c.encoding for c in clean if c.codec is None and c.encoding not in _UTF16]
+    out: set[str] = set()
+    for name in params.joined_families:
+        members = _siblings.SIBLING_FAMILIES[name][0]
+        group = [c for c in readable if c.encoding in members]
+        if len(group) < 2:
+            continue
+        counts = {c.encoding: joined_symbols(profile.reading(c.encoding, every).text) for c in group}
+        least = min(counts.values())
+        out.update(e for e, n in counts.items() if n > least)
+    return frozenset(out)
 
 
 def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decode.DecodeResult,
@@ -1604,6 +1774,7 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
         top = _read_language(body_profile, clean)
     if params.compare_defects and clean:
         least = min(c.defects for c in clean)
+    untidy = _joined_losers(body_profile, clean, params) if params.joined_families and top is not None else None
     if not clean and primary.encoding == "replacement" and groups:
         # the replacement decoder gives no text at all: the least damaged reading is better
         best = min(groups, key=lambda c: (c.defects, c.rank, order.index(c.encoding)))
@@ -1617,20 +1788,21 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
             det = {"detector": detection.detector, "detector_confidence": detection.confidence}
         return Validated(amend(primary, confidence="tentative", validation=verdict.render(), verdict="unresolved",
                                **det), result, verdict)
-    best = max(clean, key=lambda c: _score(c, order, params, top, least))
+    best = max(clean, key=lambda c: _score(c, order, params, top, least, untidy))
     lost = top is not None and best.language is not None and best.language.bits < top
     return _outcome(facts, primary, result, best, reason, why, groups, detection, notes, lost)
 
 
 def _score(c: Candidate, order: list[str], params: AuthorParams, top: float | None = None,
-           least: int | None = None) -> tuple:
+           least: int | None = None, untidy: frozenset[str] | None = None) -> tuple:
     """The weighing's one score of a clean candidate (the highest wins). ``author-2026.12``: the
     weight of its evidence, then its rank (declarations first), then the order it was found in.
     With language evidence (*top*: the best plausibility score among the clean candidates), a
     candidate that reads at least ``language_margin`` bits per character worse than the best
     comes after every other, wherever it was declared; with ``compare_defects`` (*least*: the
     fewest defects of a clean candidate), so does one with ``min_errors`` defects more than that,
-    before the evidence is counted."""
+    before the evidence is counted; with ``joined_families`` (*untidy*: :func:`_joined_losers`),
+    then one that reads a symbol joined to letters where a sibling reads a letter."""
     tail = (c.weight, -c.rank, -order.index(c.encoding))
     if top is None and least is None:
         return tail
@@ -1639,6 +1811,8 @@ def _score(c: Candidate, order: list[str], params: AuthorParams, top: float | No
             and top - c.language.bits >= params.language_margin):
         readable = 0
     sound = 0 if least is None or c.defects < least + params.min_errors else -1
+    if untidy is not None:
+        return (readable, sound, 0 if c.encoding not in untidy else -1, *tail)
     return (readable, sound, *tail)
 
 
@@ -1749,6 +1923,9 @@ def _against(primary: Decision, result: _decode.DecodeResult, reason: str, body:
              finding: LanguageFinding | None = None) -> str:
     """Why the primary was checked, in words."""
     what = _step_name(primary)
+    if reason == "language" and finding is not None and finding.joined is not None:
+        return (f"{what} reads a symbol joined to letters where its sibling {finding.joined} reads a "
+                f"letter (language: {finding.scores[finding.joined].bits - finding.scores[finding.primary].bits:+.1f} bits)")
     if reason == "language" and finding is not None:
         # siblings that read the excerpt as well as the best (the same letters there) are named
         # together, in the siblings table's order, so the one the weighing takes is among them
@@ -1847,9 +2024,15 @@ def _judge(readings: dict[str, str]) -> dict[str, float]:
 
 
 def _in_parts(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
-              author_detector: Detector | None) -> Validated:
+              author_detector: Detector | None, primary: Decision | None = None) -> Validated:
     """Step 6: *v* (the decision and its text) read in parts where its reading has stretches
-    (:func:`redecode.stretches.read_in_parts`), else *v* itself."""
+    (:func:`redecode.stretches.read_in_parts`), else *v* itself. With ``stretch_words``
+    (``author-2026.12.5`` on), where the parts' encoding is not *v*'s (a page declared UTF-8 that
+    step 5 read whole as a legacy encoding for its U+FFFD), ``validation`` says which whole-page
+    reading the parts replace and ``verdict`` is the outcome for the encoding outside the
+    stretches (``kept`` where it is the browser's, else ``overridden``; step 5's did not stand);
+    where no stretch reads as words, such a page is *primary* (UTF-8) read whole, ``verdict``
+    ``kept``."""
     decoded = v.decoded
     encoding = decoded.encoding
     if encoding == "UTF-8" and decoded.errors < params.stretch_min_invalid:
@@ -1876,20 +2059,42 @@ def _in_parts(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
         candidates=[*dict.fromkeys(declared), *([fallback] if fallback else [])],
         detect=detect, declared=encoding in declared, utf8_declared="UTF-8" in declared,
         min_invalid=params.stretch_min_invalid, min_sequences=params.stretch_min_sequences,
-        margin=params.stretch_margin)
+        margin=params.stretch_margin, words=params.stretch_words,
+        min_letters=params.stretch_min_letters)
     if parts is None:
         return v
     d = v.decision
+    if params.stretch_words and parts.encoding != d.encoding:
+        # (step 5's whole-page reading does not stand: say so, never as if its outcome did)
+        replaced = f"instead of the whole page read as {d.encoding}" + (
+            f" ({d.validation})" if d.validation else "")
+        if not parts.stretches:
+            base = primary if primary is not None and primary.encoding == parts.encoding else d
+            note = f"kept: {parts.encoding} read whole: {parts.why[0]}; {replaced}"
+            decision = amend(base, encoding=parts.encoding, confidence="tentative",
+                             conflict=_conflict(facts, parts.encoding), validation=note,
+                             verdict="kept", stretches=())
+            return Validated(decision, _decode.DecodeResult(parts.text, parts.encoding, parts.errors,
+                                                            decoded.bom_removed), None)
+    else:
+        replaced = ""
     named = "; ".join(f"{st.encoding} at bytes {st.offset + bom_len}-{st.offset + bom_len + st.length} ({why})"
                       for st, why in zip(parts.stretches[:_PARTS_NAMED], parts.why))
     more = len(parts.stretches) - _PARTS_NAMED
     n = len(parts.stretches)
     note = (f"in parts: {parts.encoding} with {n} stretch{'es' if n > 1 else ''} read otherwise: {named}"
             + (f"; and {more} more" if more > 0 else ""))
-    if d.validation:
-        note += f"; {d.validation}"
+    if replaced:
+        note += f"; {replaced}"
+        # (the outcome for the encoding outside the stretches: the browser's, or another)
+        extra: dict[str, Any] = {"verdict": "kept" if parts.encoding == d.browser_encoding else "overridden"}
+    else:
+        if d.validation:
+            note += f"; {d.validation}"
+        extra = {}
     decision = amend(d, encoding=parts.encoding, source="parts", confidence="tentative",
                      conflict=_conflict(facts, parts.encoding), validation=note,
-                     stretches=tuple((st.offset + bom_len, st.length, st.encoding) for st in parts.stretches))
+                     stretches=tuple((st.offset + bom_len, st.length, st.encoding) for st in parts.stretches),
+                     **extra)
     return Validated(decision, _decode.DecodeResult(parts.text, parts.encoding, parts.errors,
-                                                    decoded.bom_removed), v.verdict)
+                                                    decoded.bom_removed), None if replaced else v.verdict)
