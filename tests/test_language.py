@@ -243,6 +243,102 @@ def test_plausibility_is_the_same_pure_or_compiled(monkeypatch):
     assert language.plausibility(readings) == compiled
 
 
+# --- turkic_i (author-2026.12.7): İ read as the Turkic languages lower-case it ----------------
+
+#: İ (U+0130) at every place of a word, beside the letters the Latin siblings read at its bytes
+#: (Ý, ›, Ŭ, Ż), Turkish's other letters, Σ (the other special lower-casing), NFC compositions
+#: (I + U+0307 composes to İ) and a case flip before İ
+_TURKIC_ALPHABET = ("abcilmnrstzXIiıİ  .,\u0130\u0130ŞşĞğÇçÖöÜüÝý›ŬŻΣσI\u0307\u0301é«»\x85\ufffd")
+_TURKIC_READINGS = st.lists(st.text(alphabet=_TURKIC_ALPHABET, max_size=80), min_size=1, max_size=4)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.text(alphabet=_ALPHABET, max_size=120), min_size=1, max_size=4) | _TURKIC_READINGS)
+def test_compiled_scorer_is_the_pure_one_with_turkic_i(texts):
+    """With turkic_i the compiled scorer (the Turkic languages' bit mask) gives the pure one's rows
+    exactly, and without it both give the rows they always gave."""
+    scorer = _scorer()
+    assert scorer.score(texts, language._turkic_mask()) == language._score_texts(texts, True)
+    assert scorer.score(texts, 0) == scorer.score(texts) == language._score_texts(texts)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(alphabet=_TURKIC_ALPHABET, max_size=30), min_size=1, max_size=40),
+       st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=4), min_size=1, max_size=40),
+       st.integers(min_value=1, max_value=4))
+def test_compiled_scorer_is_the_pure_one_with_turkic_i_on_many_words(words, ascii_words, n):
+    texts = []
+    for k in range(n):
+        mixed = [w for pair in zip(words[k:] + words[:k], ascii_words * 40) for w in pair]
+        texts.append(" ".join(mixed[k:]))
+    assert _scorer().score(texts, language._turkic_mask()) == language._score_texts(texts, True)
+
+
+def test_plausibility_with_turkic_i_is_the_same_pure_or_compiled(monkeypatch):
+    _scorer()
+    readings = {"windows-1254": "<title>İletişim</title><p>İş ilanları İSTANBUL</p>",
+                "windows-1252": "<title>Ýletiþim</title><p>Ýþ ilanlarý ÝSTANBUL</p>",
+                "macintosh": "<title>›leti˛im</title><p>›˛ ilanlar˝ ›STANBUL</p>",
+                "x": "Iğdır Işık ΣΟΦΊΑ İ\u0307"}
+    compiled = language.plausibility(readings, turkic_i=True)
+    monkeypatch.setattr(language, "_compiled", lambda: None)
+    assert language.plausibility(readings, turkic_i=True) == compiled
+
+
+def test_the_turkic_languages_are_the_models_and_its_mask():
+    assert language.TURKIC & language.LANGUAGES == {"tr"}  # (no Azerbaijani in the model)
+    assert language._turkic_mask() == 1 << language._codes().index("tr")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="abcilmnrstzXIiıŞşĞğÇçÖöÜüÝýΣσ  .,\u0301é«»", max_size=60),
+                min_size=1, max_size=4))
+def test_turkic_i_changes_nothing_without_dotted_capital_i(texts):
+    """A reading without İ scores the same with turkic_i as without (the parameter reads İ only)."""
+    assert language._score_texts(texts, True) == language._score_texts(texts)
+    readings = {str(i): t for i, t in enumerate(texts)}
+    assert language.plausibility(readings, turkic_i=True) == language.plausibility(readings)
+
+
+@pytest.mark.parametrize("word,turkish", [
+    # Unicode SpecialCasing.txt, tr and az: 0130; 0069; 0130; 0130; tr; (İ lower-cases to i)
+    ("İletişim", "iletişim"), ("İzmir", "izmir"), ("İSTANBUL", "istanbul"), ("İŞ", "iş"),
+    ("GİRİŞ", "giriş"), ("İçin", "için"),
+])
+def test_turkic_i_reads_dotted_capital_i_as_turkish_lower_cases_it(word, turkish):
+    """Under Turkish a word with İ costs what the Turkish lower-case of the word costs, case flips
+    apart (none here: İ never follows a small letter); under any other language it costs what
+    str.lower()'s i + U+0307 costs, as without turkic_i."""
+    _, langs = language._model()
+    assert word.lower() != turkish  # (str.lower: i + U+0307 COMBINING DOT ABOVE)
+    turkic = language._Profile([word], True)
+    plain = language._Profile([word])
+    assert sorted(zip(turkic.pairs, turkic.counts)) == sorted(
+        zip(language._Profile([turkish]).pairs, language._Profile([turkish]).counts))
+    assert turkic.fixed == plain.fixed
+    _, tr_total, totals = language._score(plain, [langs["tr"], langs["is"], langs["sk"]], None, turkic)
+    assert totals["tr"] == 2 * language._bits(language._Profile([turkish]), langs["tr"]) + 2 * plain.fixed
+    for code in ("is", "sk"):
+        assert totals[code] == 2 * language._bits(plain, langs[code])
+
+
+_USERS_TITLES = ["İletişim", "İzmir Haberleri", "Istanbul Haberleri İçin", "Şirket", "İş ilanları"]
+
+
+@pytest.mark.parametrize("title", _USERS_TITLES)
+def test_turkic_i_puts_a_turkish_title_ahead_of_its_siblings(title):
+    """The fresh user's titles (issue 30): with turkic_i the windows-1254 reading reads best of the
+    Latin siblings that read the bytes otherwise; without it, a sibling read İ's byte better."""
+    from redecode.siblings import siblings
+
+    data = title.encode("cp1254")
+    readings = {e: decode(data, e, bom_sniff=False).text for e in ("windows-1254", *siblings("windows-1254"))}
+    scores = language.plausibility(readings, turkic_i=True)
+    best = max(scores, key=lambda e: scores[e].bits)
+    assert readings[best] == title, (best, readings[best])
+    assert scores["windows-1254"].language == "tr"
+
+
 def _test_texts():
     if not lp.TEXTS.is_file():
         pytest.skip(f"{lp.TEXTS} is absent")

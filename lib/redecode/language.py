@@ -660,8 +660,9 @@ def _codes() -> tuple[str, ...]:
 
 @cache
 def _turkic_mask() -> int:
-    """:data:`TURKIC` as the compiled scorer's bit mask (bit = language number in code order)."""
-    return sum(1 << lang.index for code, lang in _model()[1].items() if code in TURKIC)
+    """:data:`TURKIC` as the compiled scorer's bit mask (bit = language number in code order;
+    the codes from the compact tables: no model load)."""
+    return sum(1 << i for i, code in enumerate(_codes()) if code in TURKIC)
 
 
 def _score_texts(texts: list[str], turkic_i: bool = False) -> list[_Row]:
