@@ -36,7 +36,7 @@ KNOWN: dict[str, dict[str, str]] = {
                     "sr django:4 x-mac-cyrillic short header:x-mac-cyrillic")},
 }
 
-#: (row, column) -> pages right at least, on the test split (author-2026.12.4, 2026-12-05, and .5: see
+#: (row, column) -> pages right at least, on the test split (author-2026.12.4, 2026-12-05, and .5 and .7: see
 #: ``python tools/eval_language.py --split test``; author-2026.12.2 and .3 had lies 24,636, undecl
 #: 2,502, all 39,426; author-2026.12 lies 4,620, undecl 1,813, all 18,719). Columns: kept, lies,
 #: undecl, all.
