@@ -44,8 +44,8 @@ a word (``^`` at a word's start, ``$`` at its end), letters lower-cased, NFC, fo
 (``str.lower``: İ, U+0130, becomes ``i`` + U+0307, a mark no language of the model has, scored at
 each one's floor), but that with ``turkic_i`` (:func:`plausibility`) the languages that write İ
 (:data:`TURKIC`) read it as they lower-case it, ``i`` (Unicode's SpecialCasing for ``tr`` and
-``az``; wordfreq's Turkish words were lower-cased so), and are candidates of a reading with İ. Everything else is scored the same in every
-language: an upper-case letter right after a lower-case one costs :data:`CASE_FLIP` more; a
+``az``; wordfreq's Turkish words were lower-cased so), and are candidates of a reading with İ.
+Everything else is scored the same in every language: an upper-case letter right after a lower-case one costs :data:`CASE_FLIP` more; a
 non-ASCII punctuation mark or space that typography uses (« » „ “ ” ‘ ’ – — … · and the like,
 :data:`TYPOGRAPHY`) costs :data:`TYPOGRAPHIC`; any other symbol (± ³ ¶ ¤ ...) costs
 :data:`SYMBOL`, and a character no author writes (U+FFFD, C0/C1 controls, private use,
@@ -589,8 +589,8 @@ def _score(profile: _Profile, langs: list[_Lang], context: _Profile | None = Non
     words lower-cased as Turkish does (İ as i), read instead of *profile* by the languages
     that write İ (:data:`TURKIC`)."""
     ctx = _context_bits(context, langs) if context else None
-    totals = {lang.code: 2 * _bits(turkic if turkic is not None and lang.code in TURKIC else profile, lang)
-              + (ctx[lang.code] if ctx else 0)
+    totals = {lang.code: 2 * _bits(turkic if turkic is not None and lang.code in TURKIC else profile,
+                                   lang) + (ctx[lang.code] if ctx else 0)
               for lang in langs}
     best = min(langs, key=lambda lang: (-totals[lang.code], lang.code))
     return best, totals[best.code], totals
@@ -621,8 +621,9 @@ def plausibility(readings: Mapping[str, str], *, markup: bool = True,
     scored under the languages that write it (:data:`TURKIC`) with İ lower-cased as they do,
     to ``i``, not to ``str.lower()``'s ``i`` + U+0307 (a mark none of the model's languages
     has: a Turkish reading paid its floor at its most Turkish letter), and those languages are
-    among its candidates; under every other language İ costs what it did. The scoring runs compiled (``redecode._core``) when the core is built, else in
-    pure Python (``REDECODE_PURE=1``): the same results, proved by ``tests/test_language.py``.
+    among its candidates; under every other language İ costs what it did. The scoring runs
+    compiled (``redecode._core``) when the core is built, else in pure Python
+    (``REDECODE_PURE=1``): the same results, proved by ``tests/test_language.py``.
     """
     texts: dict[str, None] = {}
     for key, text in readings.items():

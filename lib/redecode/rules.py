@@ -432,8 +432,8 @@ _AUTHOR_5 = dataclasses.replace(
     _AUTHOR_4,
     name="author-2026.12.5",
     description=(
-        "The author's text (the default until author-2026.12.7): author-2026.12.4, with a legacy stretch in a UTF-8 page "
-        "read only where a reading reads as words (no symbol or letter of another script inside "
+        "The author's text (the default until author-2026.12.7): author-2026.12.4, with a legacy "
+        "stretch in a UTF-8 page read only where a reading reads as words (no symbol or letter of another script inside "
         "a word, 3 non-ASCII letters at least) and beats the readings of other scripts by the "
         "margin, chosen among every script's legacy encodings, in pieces cut at markup where the "
         "whole run reads in none; damaged UTF-8 stays U+FFFD. Encoding Standard decoders otherwise."
@@ -442,16 +442,17 @@ _AUTHOR_5 = dataclasses.replace(
 )
 
 # author-2026.12.5 reading İ as Turkish lower-cases it (issue 30, a fresh user's pages): language
-# evidence read İ (U+0130) as str.lower() does, i + U+0307, a mark the model never saw, so a
-# correct windows-1254 declaration of "İletişim" lost to windows-1252's "Ýletiþim".
+# evidence read İ (U+0130) as str.lower() does, i + U+0307, a mark no language of the model has,
+# so a correct windows-1254 declaration of "İletişim" lost to windows-1252's "Ýletiþim"; under the
+# languages that write İ (Turkish) it now reads i, under the others as before.
 _AUTHOR_7 = dataclasses.replace(
     _AUTHOR_5,
     name="author-2026.12.7",
     description=(
         "The author's text (the default): author-2026.12.5, with language evidence reading İ "
-        "(U+0130) as i, as Turkish and Azerbaijani lower-case it (not i and a combining dot "
-        "above), so that a Turkish page's İ counts for its declaration (windows-1254, "
-        "ISO-8859-9) instead of against it. Encoding Standard decoders otherwise."
+        "(U+0130) under Turkish as Turkish lower-cases it, i (not i and a combining dot above, "
+        "which no language has), so that a Turkish page's İ counts for its declaration "
+        "(windows-1254, ISO-8859-9) instead of against it. Encoding Standard decoders otherwise."
     ),
     author=dataclasses.replace(_AUTHOR_5.author, language_turkic_i=True),
 )

@@ -914,11 +914,12 @@ class AuthorParams:
     ``validation`` says which whole-page reading the parts replace; ``stretch_min_letters``: the
     non-ASCII letters such a reading needs.
 
-    From ``author-2026.12.7`` on: ``language_turkic_i``: language evidence reads İ (U+0130) as
-    ``i``, as Turkish and Azerbaijani lower-case it, not as ``str.lower()``'s ``i`` + U+0307, a
-    mark no language of the model has (:func:`redecode.language.plausibility`'s ``turkic_i``):
-    without it a correct windows-1254 or ISO-8859-9 declaration of a title like ``İletişim`` loses
-    to windows-1252's ``Ýletiþim`` on language.
+    From ``author-2026.12.7`` on: ``language_turkic_i``: language evidence (check k, the weighing,
+    step 6's judge) reads İ (U+0130) under the languages that write it
+    (:data:`redecode.language.TURKIC`) as they lower-case it, ``i``, not as ``str.lower()``'s ``i``
+    + U+0307, a mark no language of the model has, and scores them for a reading with İ
+    (:func:`redecode.language.plausibility`'s ``turkic_i``): without it a correct windows-1254 or
+    ISO-8859-9 declaration of a title like ``İletişim`` loses to windows-1252's ``Ýletiþim``.
 
     The fields added after ``author-2026.12.2`` (:data:`_LATER_FIELDS`) enter :meth:`to_json` only
     where they differ from their defaults, so that rule sets made before them keep their digests.
