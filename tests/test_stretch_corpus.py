@@ -33,10 +33,11 @@ BEFORE = "author-2026.12.2"
 def with_parts() -> Rules:
     """The default rules, which are :data:`BEFORE` reading pages in parts (with the sibling
     decisions of ``author-2026.12.4``: Greek symbols out of place, quotation marks, KOI8 names;
-    and from ``author-2026.12.5`` a stretch only where its reading reads as words)."""
+    from ``author-2026.12.5`` a stretch only where its reading reads as words; from ``.7`` İ
+    read as Turkish lower-cases it)."""
     rules = get_rules(DEFAULT_RULES)
     later = {"stretches": False, "joined_families": (), "tie_names": (), "quotes_are_text": False,
-             "stretch_words": False, "stretch_min_letters": 0}
+             "stretch_words": False, "stretch_min_letters": 0, "language_turkic_i": False}
     assert dataclasses.replace(V.AuthorParams.from_rules(rules), **later) == \
         V.AuthorParams.from_rules(get_rules(BEFORE))
     assert V.AuthorParams.from_rules(rules).stretches
