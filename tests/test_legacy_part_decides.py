@@ -138,15 +138,18 @@ def test_the_hebrew_page_was_read_as_another_script_before(texts):
     ("he", "cp1255", "windows-1255"), ("ar", "cp1256", "windows-1256"), ("tr", "cp1254", "windows-1254"),
 ])
 @pytest.mark.parametrize("tld", ["own", "com"])
-def test_an_english_utf8_template_around_a_legacy_paragraph(texts, lang, codec, encoding, tld):
+@pytest.mark.parametrize("title", ["Readers \u2014 letters", "Letters \u2014 Example News"])
+def test_an_english_utf8_template_around_a_legacy_paragraph(texts, lang, codec, encoding, tld, title):
     """Typographic punctuation (— “ ” ’ ©) is all the UTF-8 there is: the legacy paragraph is the
-    page's text, its encoding the page's, each run of punctuation a UTF-8 stretch."""
+    page's text, its encoding the page's, each run of punctuation a UTF-8 stretch (where step 6
+    weighs the encoding of the rest again, it reads the rest without the UTF-8 runs: a lone ``—``
+    read as x-mac-cyrillic is Cyrillic letters, ``вАФ``)."""
     pytest.importorskip("redecode.language")
     own = {"bg": "bg", "ru": "ru", "el": "gr", "he": "co.il", "ar": "eg", "tr": "com.tr"}[lang]
     url = f"http://www.example.{own if tld == 'own' else 'com'}/"
     para = sorted(texts[(lang, "paragraph")], key=len)[2]
     payload, truth = _page([
-        ("<!DOCTYPE html>\n<html><head><title>Readers \u2014 letters</title></head>\n<body>\n"
+        (f"<!DOCTYPE html>\n<html><head><title>{title}</title></head>\n<body>\n"
          "<h1>News \u2014 \u201cToday\u201d</h1>\n<p>A reader wrote:</p>\n<blockquote>", None),
         (para, codec),
         ("</blockquote>\n<footer>\u00a9 2024 Example \u2014 all rights reserved</footer>\n</body></html>\n", None)])

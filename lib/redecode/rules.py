@@ -10,11 +10,13 @@ behaviour is the procedure's (:mod:`redecode.procedures`, looked up by ``Rules.p
 =====================  =============================================================================
 rules                  what it reproduces
 =====================  =============================================================================
-``author-2026.12.5``   the default: the author's text; ``author-2026.12`` below with language as
+``author-2026.12.6``   the default: the author's text; ``author-2026.12`` below with language as
                        evidence (``.2``: confusable siblings, :mod:`redecode.language`), pages in two
                        encodings read in parts (``.3``: :mod:`redecode.stretches`), the Greek
-                       siblings' joined symbols and KOI8 ties (``.4``), and legacy stretches read
-                       only where they read as words (``.5``); each stays replayable.
+                       siblings' joined symbols and KOI8 ties (``.4``), legacy stretches read
+                       only where they read as words (``.5``), and the legacy part of a page
+                       deciding its encoding, identical readings named alike (``.6``); each stays
+                       replayable.
 ``author-2026.12``     the author's text before language evidence. The browser's decision checked against the
                        payload and overridden where the bytes show a declaration, default or
                        detector answer to be wrong (:func:`redecode.validate.decide`: every

@@ -146,7 +146,13 @@ The order (the steps of :mod:`redecode.sniff` with a check after them):
    whole page read as X (...)`` and ``verdict`` is the outcome for the encoding outside the
    stretches (``kept``: the browser's; ``overridden``: another); a page declared UTF-8 that step 5
    read as a legacy encoding and whose runs read as words in none is read whole as UTF-8
-   (``kept: UTF-8 read whole: ...``).
+   (``kept: UTF-8 read whole: ...``). From ``author-2026.12.6`` on (``outside_utf8``), on a
+   payload that is not valid UTF-8 and whose UTF-8 runs hold fewer characters than its legacy
+   text, steps 2 to 5 read the bytes outside those runs for the detector, check h's shares and
+   the language excerpt (:func:`outside_utf8`), so that the legacy text decides the page's
+   encoding and step 6 reads the runs as UTF-8 stretches; and (``same_text_names``) the page's
+   and the stretches' legacy encodings are named alike among identical readings
+   (:func:`_same_text_names`).
 
 7. Names (``tie_names``, from ``author-2026.12.4`` on; done before step 6, on the decision of
    steps 1-5): a KOI8-U decision that no declaration names, on a payload without a byte where
@@ -1486,10 +1492,11 @@ def _same_text_names(payload: bytes, facts: Facts, v: Validated, params: AuthorP
     preferred names that is a confusable sibling (:mod:`redecode.siblings`) reading the same
     text, then the base of a ``tie_names`` pair (or of GBK and gb18030, whose decoders are one,
     where the bytes hold no four-byte gb18030 sequence) that reads the same text. Preferred
-    names: the page's declarations, then (a stretch) the author detector's answer on the
-    stretch's bytes, the detector's answer on the page (:func:`outside_utf8` of it where that
-    applies), the top-level domain's fallback (:func:`tld_vote`). Only names change (the text is
-    the same by construction); ``validation`` says so for the page."""
+    names: the page's declarations, the author detector's answer on the page (on
+    :func:`outside_utf8` of it where that applies; for a stretch only where the page is read as a
+    legacy encoding: a UTF-8 page's detection is of its UTF-8 text), the top-level domain's fallback (:func:`tld_vote`, else its default,
+    :func:`redecode.sniff.default_encoding`). Only names change (the text is the same by
+    construction); ``validation`` says so."""
     d = v.decision
     if isinstance(d, CodecDecision) or facts.bom:
         return v
@@ -1508,7 +1515,7 @@ def _same_text_names(payload: bytes, facts: Facts, v: Validated, params: AuthorP
     legacy = _stretches.ENCODINGS
     declared = _declared_encodings(payload, facts)
     page_found = detection.encoding if detection is not None else None
-    fallback = tld_vote(facts.tld)
+    fallback = tld_vote(facts.tld) or default_encoding(facts.tld)
     ties = (*params.tie_names, *_SAME_DECODER_TIES)
 
     def name(enc: str, reads: Callable[[str], str | None], data: bytes, preferred: list[str | None]) -> str:
@@ -1533,11 +1540,13 @@ def _same_text_names(payload: bytes, facts: Facts, v: Validated, params: AuthorP
         return r.text if r.errors == 0 else None
 
     renamed = []
+    # (a UTF-8 page's detection read its UTF-8 text as a legacy encoding: no name for a stretch)
+    st_found = page_found if enc != "UTF-8" else None
     for o, n, st_enc in stretches:
         chunk = payload[o:o + n]
         if st_enc != "UTF-8":
             st_enc = name(st_enc, lambda e, c=chunk: clean_text(c, e), chunk,
-                          [*declared, detect(chunk), page_found, fallback])
+                          [*declared, st_found, fallback])
         renamed.append((o, n, st_enc))
     if stretches:
         parts = [_stretches.Stretch(o, n, e) for o, n, e in stretches]
@@ -2166,7 +2175,7 @@ def _in_parts(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
         detect=detect, declared=encoding in declared, utf8_declared="UTF-8" in declared,
         min_invalid=params.stretch_min_invalid, min_sequences=params.stretch_min_sequences,
         margin=params.stretch_margin, words=params.stretch_words,
-        min_letters=params.stretch_min_letters)
+        min_letters=params.stretch_min_letters, outside_utf8=params.outside_utf8)
     if parts is None:
         return v
     d = v.decision
