@@ -1556,8 +1556,8 @@ def _same_text_names(payload: bytes, facts: Facts, v: Validated, params: AuthorP
     :func:`redecode.sniff.default_encoding`). Only names change (the text is the same by
     construction); ``validation`` says so."""
     d = v.decision
-    if isinstance(d, CodecDecision) or facts.bom:
-        return v
+    if isinstance(d, CodecDecision) or facts.bom or facts.ascii_only:
+        return v  # (a pure-ASCII page reads the same in every ASCII-compatible encoding)
     enc = d.encoding
     stretches = d.stretches
     if not stretches:
@@ -1579,12 +1579,15 @@ def _same_text_names(payload: bytes, facts: Facts, v: Validated, params: AuthorP
     def name(enc: str, reads: Callable[[str], str | None], data: bytes, preferred: list[str | None]) -> str:
         if enc in declared or enc not in legacy or enc == "UTF-8":
             return enc
+        sibs = _siblings.siblings(enc)
+        named = [p for p in dict.fromkeys(preferred) if p is not None and p != enc and p in sibs]
+        if not named and all(enc != ext for ext, _ in ties):
+            return enc  # (no other name to give: nothing decoded)
         mine = reads(enc)
         if mine is None:
             return enc
-        sibs = _siblings.siblings(enc)
-        for p in dict.fromkeys(preferred):
-            if p is not None and p != enc and p in sibs and reads(p) == mine:
+        for p in named:
+            if reads(p) == mine:
                 enc = p
                 break
         for ext, base in ties:
