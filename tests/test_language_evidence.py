@@ -51,7 +51,7 @@ def test_the_new_author_rules_are_the_default_and_read_language():
     assert default.joined_families == ("greek",) and default.tie_names == (("KOI8-U", "KOI8-R"),) and default.quotes_are_text
     assert default.stretch_words and default.stretch_min_letters == 3
     assert default.outside_utf8 and default.same_text_names
-    later = ("stretch", "joined_families", "tie_names", "quotes_are_text")
+    later = ("stretch", "joined_families", "tie_names", "quotes_are_text", "outside_utf8", "same_text_names")
     assert {k: v for k, v in asdict(default).items() if not k.startswith(later)} == {
         k: v for k, v in asdict(p).items() if not k.startswith(later)}
     v = NEW.versions()
