@@ -296,6 +296,8 @@ def _resumed(summary) -> list[str]:
         said.append(f"{len(summary.changed)} changed since the last run, read again")
     if summary.retried:
         said.append(f"{len(summary.retried)} cut short, damaged or unreadable before, read again")
+    if summary.dropped:
+        said.append(f"{len(summary.dropped)} no longer named by the index, their rows removed")
     if summary.resumed:
         said.append("--force redoes them")
     return said

@@ -236,7 +236,10 @@ def test_pywb_iana_one_row_per_index_line(tmp_path):
     assert all(by_id[r["record_id"]] == r for r in rows)
     c = summary.counts
     assert (c["selected"], c["read"], c["missing"], c["records_seen"]) == (171, 171, 0, 171)
-    assert summary.manifest["selection"] == {"limit": None, "sample": None, "index": True}
+    # the selection names what selected the records: the index (its absolute path), no --where, the prefix
+    assert summary.manifest["selection"] == {"limit": None, "sample": None, "index": True,
+                                             "index_paths": [os.path.abspath(_pywb("cdxj/iana.cdxj"))],
+                                             "where": None, "prefix": "../warcs/"}
     assert summary.manifest["index"]["entries"] == 171
 
 

@@ -29,7 +29,6 @@ directory (the local executor refuses unless ``force``), as it always has
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import logging
 import os
@@ -617,7 +616,8 @@ def _run(inputs, out, *, rules, workers, force, max_record_bytes, shard_bytes, o
     clock = RunClock.start()
     rules = as_rules(rules)
     if index is not None:
-        selection = dataclasses.replace(selection, index=True)
+        # what selects the records is the selection's identity (redecode.selection)
+        selection = selection.with_index(index.given or index.sources, index.where, index.prefix)
     executor = executor or Local(workers, prepare=rules.preload)
     out = storage.local_path(out)
     if storage.is_remote(out) and not executor.writes_urls:
@@ -636,6 +636,11 @@ def _run(inputs, out, *, rules, workers, force, max_record_bytes, shard_bytes, o
                       layout=layout) as rd:
         if force:
             rd.forget(shards)
+        # an index names every input of its selection: those it no longer names (its content
+        # changed) leave the directory, which holds exactly the index's records
+        dropped = rd.drop_other_inputs(paths) if index is not None else []
+        if dropped:
+            log.info("%d input(s) the index no longer names: their rows removed from %s", len(dropped), out)
         state = rd.resume(shards, max_record_bytes, listed) if not force else None
         markers = state.markers if state is not None else {}
         task_fn = functools.partial(run_task, out=out, rules=rules, max_record_bytes=max_record_bytes,
@@ -715,6 +720,7 @@ def _run(inputs, out, *, rules, workers, force, max_record_bytes, shard_bytes, o
         partial=sorted(skipped_paths & read_now),  # a run stopped midway: some shards were done
         changed=list(state.changed) if state is not None else [],
         retried=list(state.retried) if state is not None else [],
+        dropped=dropped,
     )
 
 
