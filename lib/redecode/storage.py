@@ -92,6 +92,7 @@ __all__ = [
     "find",
     "find_details",
     "fingerprint",
+    "known_while_read",
     "glob",
     "isdir",
     "isfile",
