@@ -425,6 +425,54 @@ def test_byte_profile_measures_on_the_sample_payloads():
                 assert got == want, (path.name, record.offset)
 
 
+# The excerpt language evidence reads (validate.ByteProfile.excerpt): compiled spans against the
+# pure ones (regular expressions)
+
+_EXCERPT_PIECES = [b"a", b"bc", b" ", b"\n", b"\t\x0b\x0c\r", b"<", b">", b"<p>", b"</a>",
+                   b"<a href='x'>", b"<" + b"t" * 255 + b">", b"<" + b"t" * 256 + b">",
+                   b"<" + b"t" * 257 + b">", b"<" + b"<" * 3 + b">", b"w" * 200, b"\xe9", b"\xb9",
+                   b"\xc1\xd2", b"\xa4\xa4\xa4\xe5", b"\x80", b"\xff", b"\xe6\x97\xa5" * 40]
+_EXCERPT_SETS = [("windows-1252", "ISO-8859-2", "windows-1250", "windows-1254"),
+                 ("windows-1251", "KOI8-R", "IBM866"), ("ISO-8859-7", "windows-1253"),
+                 ("GBK", "Big5"), ("Shift_JIS", "EUC-JP"), ("windows-1252", "ISO-8859-15")]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(_EXCERPT_PIECES), max_size=80).map(b"".join) | st.binary(max_size=300),
+       st.sampled_from(_EXCERPT_SETS), st.integers(0, 300), st.integers(0, 3000), st.integers(1, 30))
+def test_excerpt_spans_are_the_pure_ones(data, encodings, pos, cap, words):
+    key = frozenset(encodings)
+    runs = validate.differing_bytes(key)
+    if runs is None:
+        return
+    got = native.core.excerpt_spans(data, validate._differing_table(key), pos, validate.EXCERPT_REACH,
+                                    cap, words, validate.EXCERPT_CONTEXT_WORDS)
+    assert got == validate._excerpt_spans(runs, data, pos, cap, words), data
+
+
+def test_excerpts_on_the_sample_payloads():
+    from redecode.archive import iter_records
+    from redecode.rules import get_rules
+    from redecode.siblings import siblings
+
+    params = validate.AuthorParams.from_rules(get_rules("author-2026.12.2"))
+    sets = [(e, *siblings(e)) for e in ("windows-1252", "windows-1251", "GBK", "Shift_JIS", "EUC-KR",
+                                        "ISO-8859-7", "windows-1255", "windows-1256")]
+    compared = 0
+    for path in sorted((ROOT / "sample_warcs").glob("*.warc.gz")):
+        for record in iter_records(str(path)):
+            if not record.payload:
+                continue
+            data = bytes(record.payload)
+            for every in sets:
+                got = validate.ByteProfile(data, "html", params).excerpt(every)
+                with _pure_validate():
+                    want = validate.ByteProfile(data, "html", params).excerpt(every)
+                assert got == want, (path.name, record.offset, every)
+                compared += bool(got)
+    assert compared
+
+
 # ------------------------------------------------------------------------------------------------
 # Whole-page counts of the author's checks (issue 27): the compiled counts against the pure ones
 

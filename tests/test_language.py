@@ -115,6 +115,47 @@ def test_versions_do_not_load_the_model():
     assert out.stdout.split() == ["0", "True"]
 
 
+def test_compact_tables_are_the_pinned_json_converted():
+    """data/language-tables.bin.gz, what the compiled scorer reads, is the conversion
+    (language.compact_tables) of the pinned JSON tables, the named source: the same integers,
+    so the compiled scorer's results are the pure one's (proved below on random and corpus
+    readings); it records the JSON file's sha256, and language._compact refuses a file made from
+    other tables."""
+    from importlib import resources
+
+    data = resources.files("redecode").joinpath("data")
+    raw = data.joinpath("language-tables.json.gz").read_bytes()
+    compact = gzip.decompress(data.joinpath("language-tables.bin.gz").read_bytes())
+    assert compact == language.compact_tables(raw)
+    assert compact[8:40] == hashlib.sha256(raw).digest()
+    assert language._compact() == compact
+    assert language._codes() == tuple(sorted(json.loads(gzip.decompress(raw))["languages"]))
+    assert language._codes() == tuple(language._model()[1])
+
+
+def test_a_compact_file_made_from_other_tables_is_refused(monkeypatch):
+    monkeypatch.setattr(language, "_digest", lambda: "000000000000")
+    language._compact.cache_clear()
+    try:
+        with pytest.raises(RuntimeError, match="regenerate"):
+            language._compact()
+    finally:
+        language._compact.cache_clear()
+
+
+def test_the_compiled_scorer_refuses_broken_compact_tables():
+    from redecode import native
+
+    if native.core is None or not hasattr(native.core, "LanguageScorer"):
+        pytest.skip("the compiled core is not in use: nothing to check")
+    good = language._compact()
+    args = (language._kind_code, language._COSTS, language._CASE_FLIP_UNITS, language.MAX_WORDS,
+            language.CONTEXT_WORDS, language.SHORTLIST)
+    for bad in (b"", good[:-1], good + b"\0", b"XXXXXXXX" + good[8:]):
+        with pytest.raises(ValueError):
+            native.core.LanguageScorer(bad, *args)
+
+
 def test_tables_regenerate_from_the_model():
     """tools/gen_language_tables.py gives the pinned tables byte for byte from the pinned model."""
     import importlib.util

@@ -950,3 +950,18 @@ def test_a_check_and_the_weighing_read_one_profile():
     (declared,) = v.verdict.others
     assert (declared.encoding, declared.implausible, declared.clean) == ("windows-1252", True, False)
     assert [e.kind for e in declared.evidence] == ["declaration", "default"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200) | st.lists(st.sampled_from([b"a", b" ", b"\x80", b"\x81", b"\x8d",
+                                                           b"\x9f", b"\xa0", b"\xe9", b"\xff"]),
+                                          max_size=60).map(b"".join))
+def test_the_byte_profiles_counts_are_those_of_every_single_byte_decode(data):
+    """The weighing counts a single-byte candidate's C1 controls and non-ASCII characters in the
+    bytes, once per payload (ByteProfile.c1, high_bytes): the counts of its decode's text."""
+    profile = V.ByteProfile(data, "html")
+    for encoding in V._C1_BYTES:
+        text = decode(data, encoding, bom_sniff=False).text
+        assert len(text) == len(data)
+        assert profile.high_bytes == V._non_ascii_chars(text)
+        assert profile.c1(encoding) == V._not_text(encoding, data, text) == len(V._C1.findall(text))

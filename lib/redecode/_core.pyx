@@ -2020,6 +2020,15 @@ cdef inline int _counts_add(_Counts *c, uint64_t key, int64_t count) except -1:
         h = (h + 1) & c.mask
 
 
+cdef inline uint64_t _l_rd(const unsigned char *p, int n) noexcept:
+    """The little-endian unsigned integer of the *n* bytes at *p* (any alignment)."""
+    cdef uint64_t v = 0
+    cdef int i
+    for i in range(n - 1, -1, -1):
+        v = (v << 8) | p[i]
+    return v
+
+
 @cython.final
 cdef class _Prof:
     """language._Profile: the fixed cost (table units), the defects, the distinct pairs as model
@@ -2043,9 +2052,10 @@ cdef class _Prof:
 
 @cython.final
 cdef class LanguageScorer:
-    """The compiled scorer of :mod:`redecode.language` over its tables (built once per process
-    by ``language._compiled``): ``score(texts) -> [(language, units, characters, defects)]``,
-    the rows of ``language._score_texts``."""
+    """The compiled scorer of :mod:`redecode.language` over its compact tables (built once per
+    process by ``language._compiled`` from ``data/language-tables.bin.gz``):
+    ``score(texts) -> [(language, units, characters, defects)]``, the rows of
+    ``language._score_texts``."""
     cdef Py_ssize_t nlang
     cdef Py_ssize_t width        # model indices: 0 unknown, then the letters, "$", "^"
     cdef uint16_t *cp_index      # BMP code point -> model index (0: not in the model)
@@ -2065,79 +2075,94 @@ cdef class LanguageScorer:
     cdef Py_ssize_t max_words, context_words, shortlist
     cdef int32_t caret, dollar
 
-    def __cinit__(self, list langs, list latin, object kind_of, tuple costs, long case_flip,
+    def __cinit__(self, bytes tables, object kind_of, tuple costs, long case_flip,
                   Py_ssize_t max_words, Py_ssize_t context_words, Py_ssize_t shortlist):
-        cdef Py_ssize_t l, i, npairs = 0, size
+        """*tables*: the compact tables (``language.compact_tables``; its comment gives the
+        layout), read here into the scorer's arrays with no Python object per entry."""
+        cdef const unsigned char *b = tables
+        cdef Py_ssize_t size = len(tables), nletters, nuni, npairs, ncodes, o, i, l, hsize
+        cdef Py_ssize_t o_native, o_latin, o_floor, o_univ, o_pairv, o_letters, o_unii, o_pa
+        cdef Py_ssize_t o_pb, o_unil, o_pairl
         cdef uint64_t key, h
-        cdef dict alphabet = {}
-        self.nlang = len(langs)
+        cdef uint32_t a, c2
+        if size < 60 or tables[:8] != b"RDLANG\x01\x00":
+            raise ValueError("not the compact language tables (language.compact_tables)")
+        self.nlang = <Py_ssize_t>_l_rd(b + 40, 4)
+        nletters = <Py_ssize_t>_l_rd(b + 44, 4)
+        nuni = <Py_ssize_t>_l_rd(b + 48, 4)
+        npairs = <Py_ssize_t>_l_rd(b + 52, 4)
+        ncodes = <Py_ssize_t>_l_rd(b + 56, 4)
         if self.nlang > _L_MAXLANG:
             raise ValueError("at most 64 languages")
         if not 0 <= context_words <= 64 or shortlist > _L_MAXLANG:
             raise ValueError("at most 64 context words and languages")
-        for uni, pair, floor, native in langs:
-            for c in uni:
-                alphabet[c] = 0
-            for p in pair:
-                alphabet[p[0]] = 0
-                alphabet[p[1]] = 0
-            npairs += len(pair)
-        letters = sorted(c for c in alphabet if c != "$" and c != "^")
-        if any(ord(c) > 0xFFFF for c in letters):
-            raise ValueError("the model's letters must be in the BMP")
-        self.width = len(letters) + 3
+        self.width = nletters + 3
         if self.width > 0xFFFF:
             raise ValueError("too many letters")
-        for i, c in enumerate(letters):
-            alphabet[c] = i + 1
-        self.dollar = len(letters) + 1
-        self.caret = len(letters) + 2
-        alphabet["$"] = self.dollar
-        alphabet["^"] = self.caret
+        o_native = 60 + ncodes
+        o_latin = o_native + 8 * self.width
+        o_floor = o_latin + 8
+        o_univ = o_floor + 4 * self.nlang
+        o_pairv = o_univ + 4 * nuni
+        o_letters = o_pairv + 4 * npairs
+        o_unii = o_letters + 2 * nletters
+        o_pa = o_unii + 2 * nuni
+        o_pb = o_pa + 2 * npairs
+        o_unil = o_pb + 2 * npairs
+        o_pairl = o_unil + nuni
+        if o_pairl + npairs != size:
+            raise ValueError("the compact language tables are truncated or too long")
+        self.dollar = <int32_t>(nletters + 1)
+        self.caret = <int32_t>(nletters + 2)
         self.cp_index = <uint16_t *>calloc(0x10000, sizeof(uint16_t))
-        self.uni = <int32_t *>malloc(self.nlang * self.width * sizeof(int32_t))
-        self.floor = <int32_t *>malloc(self.nlang * sizeof(int32_t))
+        self.uni = <int32_t *>malloc(self.nlang * self.width * sizeof(int32_t) + 1)
+        self.floor = <int32_t *>malloc(self.nlang * sizeof(int32_t) + 1)
         self.native = <uint64_t *>calloc(self.width, sizeof(uint64_t))
         self.uses = <uint64_t *>calloc(self.width, sizeof(uint64_t))
-        size = 16
+        hsize = 16
         self.pshift = 60
-        while size < 2 * npairs:
-            size *= 2
+        while hsize < 2 * npairs:
+            hsize *= 2
             self.pshift -= 1
-        self.pmask = size - 1
-        self.pkeys = <uint64_t *>calloc(size, sizeof(uint64_t))
-        self.pvals = <int32_t *>malloc(size * sizeof(int32_t))
+        self.pmask = hsize - 1
+        self.pkeys = <uint64_t *>calloc(hsize, sizeof(uint64_t))
+        self.pvals = <int32_t *>malloc(hsize * sizeof(int32_t))
         self.kinds = <uint8_t *>calloc(0x110000, 1)
         if (self.cp_index == NULL or self.uni == NULL or self.floor == NULL or self.native == NULL
                 or self.uses == NULL or self.pkeys == NULL or self.pvals == NULL
                 or self.kinds == NULL):
             raise MemoryError()
-        for c in letters:
-            self.cp_index[ord(c)] = alphabet[c]
-        self.cp_index[_L_DOLLAR] = self.dollar
-        self.cp_index[_L_CARET] = self.caret
-        for l, (uni, pair, floor, native) in enumerate(langs):
-            self.floor[l] = floor
+        for i in range(nletters):
+            self.cp_index[_l_rd(b + o_letters + 2 * i, 2)] = <uint16_t>(i + 1)
+        self.cp_index[_L_DOLLAR] = <uint16_t>self.dollar
+        self.cp_index[_L_CARET] = <uint16_t>self.caret
+        for i in range(self.width):
+            self.native[i] = _l_rd(b + o_native + 8 * i, 8)
+        for l in range(self.nlang):
+            self.floor[l] = <int32_t><uint32_t>_l_rd(b + o_floor + 4 * l, 4)
             for i in range(self.width):
-                self.uni[l * self.width + i] = floor
-            for c, v in uni.items():
-                self.uni[l * self.width + <Py_ssize_t>alphabet[c]] = v
-                if c != "$":
-                    self.uses[<Py_ssize_t>alphabet[c]] |= (<uint64_t>1) << l
-            for c in native:
-                self.native[<Py_ssize_t>alphabet[c]] |= (<uint64_t>1) << l
-            for p, v in pair.items():
-                key = ((<uint64_t>l << 32) | (<uint64_t><Py_ssize_t>alphabet[p[0]] << 16)
-                       | <uint64_t><Py_ssize_t>alphabet[p[1]]) + 1
-                h = (key * <uint64_t>0x9E3779B97F4A7C15) >> self.pshift
-                while self.pkeys[h] != 0 and self.pkeys[h] != key:
-                    h = (h + 1) & self.pmask
-                self.pkeys[h] = key
-                self.pvals[h] = v
-        self.latin = 0
-        for l, is_latin in enumerate(latin):
-            if is_latin:
-                self.latin |= (<uint64_t>1) << l
+                self.uni[l * self.width + i] = self.floor[l]
+        for i in range(nuni):
+            l = b[o_unil + i]
+            a = <uint32_t>_l_rd(b + o_unii + 2 * i, 2)
+            if l >= self.nlang or a >= <uint32_t>self.width:
+                raise ValueError("a letter entry out of range")
+            self.uni[l * self.width + a] = <int32_t><uint32_t>_l_rd(b + o_univ + 4 * i, 4)
+            if a != <uint32_t>self.dollar:
+                self.uses[a] |= (<uint64_t>1) << l
+        for i in range(npairs):
+            l = b[o_pairl + i]
+            a = <uint32_t>_l_rd(b + o_pa + 2 * i, 2)
+            c2 = <uint32_t>_l_rd(b + o_pb + 2 * i, 2)
+            if l >= self.nlang or a >= <uint32_t>self.width or c2 >= <uint32_t>self.width:
+                raise ValueError("a pair entry out of range")
+            key = ((<uint64_t>l << 32) | (<uint64_t>a << 16) | <uint64_t>c2) + 1
+            h = (key * <uint64_t>0x9E3779B97F4A7C15) >> self.pshift
+            while self.pkeys[h] != 0 and self.pkeys[h] != key:
+                h = (h + 1) & self.pmask
+            self.pkeys[h] = key
+            self.pvals[h] = <int32_t><uint32_t>_l_rd(b + o_pairv + 4 * i, 4)
+        self.latin = _l_rd(b + o_latin, 8)
         self.kind_of = kind_of
         for i in range(4):
             self.costs[i] = costs[i]
@@ -2412,9 +2437,13 @@ cdef class LanguageScorer:
         cdef _Prof prof, ctx
         cdef list rows = []
         cdef dict contexts = {}
-        cdef dict common = None
-        cdef dict left, cnt
-        cdef str text, word, joined, ckey
+        cdef Py_ssize_t *wids = NULL    # each word's id among the ASCII-only words (-1: not one)
+        cdef Py_ssize_t *woff = NULL    # where each text's words start in wids
+        cdef Py_ssize_t *common = NULL  # id -> how many times every text has that word
+        cdef Py_ssize_t *left = NULL
+        cdef Py_ssize_t nids = 0, k, wid
+        cdef bint use_common = False
+        cdef str text, joined, ckey
         if words == NULL:
             raise MemoryError()
         try:
@@ -2453,20 +2482,34 @@ cdef class LanguageScorer:
                         if non_ascii >= self.max_words:
                             after = 0
             if ntexts > 1 and not _same_ascii_words(texts, words, ntexts):
-                # the readings' ASCII-only words differ: those they share (a multiset) cancel
+                # the readings' ASCII-only words differ: those they share (a multiset: the least
+                # count over the texts) cancel; none shared, all count as shared (the pure one's
+                # empty Counter)
+                n = 0
                 for t in range(ntexts):
-                    text = texts[t]
-                    cnt = {}
+                    n += words[t].n
+                wids = <Py_ssize_t *>malloc((n + 1) * sizeof(Py_ssize_t))
+                woff = <Py_ssize_t *>malloc((ntexts + 1) * sizeof(Py_ssize_t))
+                if wids == NULL or woff == NULL:
+                    raise MemoryError()
+                nids = _ascii_word_ids(texts, words, ntexts, wids, woff)
+                common = <Py_ssize_t *>malloc((nids + 1) * sizeof(Py_ssize_t))
+                left = <Py_ssize_t *>malloc((nids + 1) * sizeof(Py_ssize_t))
+                if common == NULL or left == NULL:
+                    raise MemoryError()
+                for t in range(ntexts):
+                    memset(left, 0, (nids + 1) * sizeof(Py_ssize_t))
                     for i in range(words[t].n):
-                        if words[t].ascii[i]:
-                            word = text[words[t].start[i]:words[t].end[i]]
-                            cnt[word] = cnt.get(word, 0) + 1
-                    if common is None:
-                        common = cnt
-                    else:
-                        common = {k: min(v, cnt[k]) for k, v in common.items() if k in cnt}
-                if not common:
-                    common = None
+                        wid = wids[woff[t] + i]
+                        if wid >= 0:
+                            left[wid] += 1
+                    for k in range(nids):
+                        if t == 0 or left[k] < common[k]:
+                            common[k] = left[k]
+                for k in range(nids):
+                    if common[k] > 0:
+                        use_common = True
+                        break
             for t in range(ntexts):
                 text = texts[t]
                 ws = &words[t]
@@ -2477,16 +2520,17 @@ cdef class LanguageScorer:
                 context = <Py_ssize_t *>malloc((ws.n + 1) * sizeof(Py_ssize_t))
                 if scored == NULL or context == NULL:
                     raise MemoryError()
-                left = dict(common) if common is not None else None
+                if use_common:
+                    memcpy(left, common, (nids + 1) * sizeof(Py_ssize_t))
                 nscored = nctx = npend = 0
                 nonascii_scored = False
                 since = self.context_words + 1
                 for i in range(ws.n):
                     shared = ws.ascii[i]
-                    if shared and left is not None:
-                        word = text[ws.start[i]:ws.end[i]]
-                        if left.get(word, 0) > 0:
-                            left[word] -= 1
+                    if shared and use_common:
+                        wid = wids[woff[t] + i]
+                        if left[wid] > 0:
+                            left[wid] -= 1
                         else:
                             shared = False
                     if shared:
@@ -2575,6 +2619,10 @@ cdef class LanguageScorer:
         finally:
             free(scored)
             free(context)
+            free(wids)
+            free(woff)
+            free(common)
+            free(left)
             for t in range(ntexts):
                 _words_free(&words[t])
             free(words)
@@ -2618,6 +2666,82 @@ cdef void _words_free(_Words *w) noexcept:
     free(w.start)
     free(w.end)
     free(w.ascii)
+
+
+cdef Py_ssize_t _ascii_word_ids(list texts, _Words *words, Py_ssize_t ntexts, Py_ssize_t *ids,
+                                Py_ssize_t *off) except -1:
+    """Number the distinct ASCII-only words of *texts* (equal words, equal numbers, from 0):
+    ``ids[off[t] + i]`` is word *i* of text *t*'s number, -1 for a word that is not ASCII only;
+    *off* is filled. Returns how many numbers were given."""
+    cdef Py_ssize_t t, i, j, o = 0, total = 0, size = 16, h, slot, nids = 0, length, rt, ri
+    cdef uint64_t hv
+    cdef Py_ssize_t *slots
+    cdef Py_ssize_t *rep_t
+    cdef Py_ssize_t *rep_i
+    cdef uint64_t *rep_h
+    cdef str text, other
+    cdef int kind, okind
+    cdef const void *data
+    cdef const void *odata
+    cdef bint same
+    for t in range(ntexts):
+        total += words[t].n
+    while size < 2 * total:
+        size *= 2
+    slots = <Py_ssize_t *>calloc(size, sizeof(Py_ssize_t))  # an id + 1, 0 empty
+    rep_t = <Py_ssize_t *>malloc((total + 1) * sizeof(Py_ssize_t))
+    rep_i = <Py_ssize_t *>malloc((total + 1) * sizeof(Py_ssize_t))
+    rep_h = <uint64_t *>malloc((total + 1) * sizeof(uint64_t))
+    try:
+        if slots == NULL or rep_t == NULL or rep_i == NULL or rep_h == NULL:
+            raise MemoryError()
+        for t in range(ntexts):
+            text = texts[t]
+            kind = PyUnicode_KIND(text)
+            data = PyUnicode_DATA(text)
+            off[t] = o
+            for i in range(words[t].n):
+                if not words[t].ascii[i]:
+                    ids[o + i] = -1
+                    continue
+                hv = <uint64_t>0xCBF29CE484222325  # FNV-1a over the word's characters
+                for j in range(words[t].start[i], words[t].end[i]):
+                    hv = (hv ^ <uint64_t>PyUnicode_READ(kind, data, j)) * <uint64_t>0x100000001B3
+                length = words[t].end[i] - words[t].start[i]
+                slot = <Py_ssize_t>(hv & <uint64_t>(size - 1))
+                while True:
+                    h = slots[slot]
+                    if h == 0:
+                        rep_t[nids] = t
+                        rep_i[nids] = i
+                        rep_h[nids] = hv
+                        ids[o + i] = nids
+                        nids += 1
+                        slots[slot] = nids
+                        break
+                    rt = rep_t[h - 1]
+                    ri = rep_i[h - 1]
+                    if rep_h[h - 1] == hv and words[rt].end[ri] - words[rt].start[ri] == length:
+                        other = texts[rt]
+                        okind = PyUnicode_KIND(other)
+                        odata = PyUnicode_DATA(other)
+                        same = True
+                        for j in range(length):
+                            if (PyUnicode_READ(kind, data, words[t].start[i] + j)
+                                    != PyUnicode_READ(okind, odata, words[rt].start[ri] + j)):
+                                same = False
+                                break
+                        if same:
+                            ids[o + i] = h - 1
+                            break
+                    slot = (slot + 1) & (size - 1)
+            o += words[t].n
+        return nids
+    finally:
+        free(slots)
+        free(rep_t)
+        free(rep_i)
+        free(rep_h)
 
 
 cdef bint _same_ascii_words(list texts, _Words *words, Py_ssize_t ntexts) except -1:
@@ -2850,6 +2974,158 @@ def utf8_runs(bytes data, bint valid_only=False):
     if kind >= 0:
         out.append((kind == 1, r0, r1, rseqs, rbad))
     return out
+
+
+# --------------------------------------------------------------------------------------------------
+# The excerpt language evidence reads (validate.ByteProfile.excerpt): its spans of the payload.
+# The pure twin is ``validate._excerpt_spans`` (regular expressions; the same spans,
+# tests/test_core.py).
+
+cdef inline bint _x_space(uint8_t b) noexcept nogil:
+    # bytes-pattern \s: space, TAB, LF, VT, FF, CR
+    return b == 0x20 or 0x09 <= b <= 0x0D
+
+
+cdef inline bint _x_word(uint8_t b) noexcept nogil:
+    # [^\s<>]
+    return not (b == 0x20 or 0x09 <= b <= 0x0D or b == 0x3C or b == 0x3E)
+
+
+cdef Py_ssize_t _x_after(const uint8_t *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t reach,
+                         Py_ssize_t words, Py_ssize_t *word_end) noexcept nogil:
+    """validate._WORDS_AFTER.match(data, i, end): the rest of the word at *i* (its end into
+    *word_end*), then up to *words* words, each after whitespace or tags (``<`` and at most
+    *reach* bytes but ``<`` and ``>``, then ``>``); the match's end. (The pattern backtracks
+    into nothing that could end elsewhere: this greedy scan is its match.)"""
+    cdef Py_ssize_t k, j, t, w, cnt, seps
+    while i < end and _x_word(s[i]):
+        i += 1
+    word_end[0] = i
+    for k in range(words):
+        j = i
+        seps = 0
+        while j < end:
+            if _x_space(s[j]):
+                j += 1
+                seps += 1
+                continue
+            if s[j] == 0x3C:  # "<": a tag when ">" closes it within reach, before any "<"
+                t = j + 1
+                cnt = 0
+                while t < end and cnt < reach and s[t] != 0x3C and s[t] != 0x3E:
+                    t += 1
+                    cnt += 1
+                if t < end and s[t] == 0x3E:
+                    j = t + 1
+                    seps += 1
+                    continue
+            break
+        if seps == 0:
+            break
+        w = j
+        while w < end and _x_word(s[w]):
+            w += 1
+        if w == j:
+            break
+        i = w
+    return i
+
+
+cdef Py_ssize_t _x_before(const uint8_t *s, Py_ssize_t lo, Py_ssize_t i, Py_ssize_t reach,
+                          Py_ssize_t words) noexcept nogil:
+    """validate._WORDS_BEFORE.match(data[lo:i][::-1]), read backwards: the start of the word
+    ending at *i*, after up to *words* words before it (each before whitespace or tags); the
+    start (an offset of *s*)."""
+    cdef Py_ssize_t k, j, t, w, cnt, seps
+    while i > lo and _x_word(s[i - 1]):
+        i -= 1
+    for k in range(words):
+        j = i
+        seps = 0
+        while j > lo:
+            if _x_space(s[j - 1]):
+                j -= 1
+                seps += 1
+                continue
+            if s[j - 1] == 0x3E:  # ">" read backwards: a tag when "<" opens it within reach
+                t = j - 1
+                cnt = 0
+                while t > lo and cnt < reach and s[t - 1] != 0x3C and s[t - 1] != 0x3E:
+                    t -= 1
+                    cnt += 1
+                if t > lo and s[t - 1] == 0x3C:
+                    j = t - 1
+                    seps += 1
+                    continue
+            break
+        if seps == 0:
+            break
+        w = j
+        while w > lo and _x_word(s[w - 1]):
+            w -= 1
+        if w == j:
+            break
+        i = w
+    return i
+
+
+def excerpt_spans(bytes data, bytes table, Py_ssize_t pos, Py_ssize_t reach, Py_ssize_t cap,
+                  Py_ssize_t max_words, Py_ssize_t context_words):
+    """The pure twin is ``redecode.validate._excerpt_spans`` (its docstring is the contract):
+    the spans ``[start, end]`` (byte offsets) of the excerpt of *data*: the runs of bytes whose
+    *table* entry (256 bytes, 0 at every ASCII byte) is not 0, from *pos*, each run's word with *context_words* words on
+    each side (at most *reach* bytes from it; a tag holds at most *reach* bytes), a run longer
+    than *cap* cut after an even number of bytes, up to *max_words* words or *cap* bytes in
+    all. One pass; no regular expression."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
+    cdef const uint8_t *tab = <const uint8_t *>PyBytes_AS_STRING(table)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data), i, a, e, end, word_end = 0, lo, start
+    cdef Py_ssize_t total = 0, words = 0, last_end = 0
+    cdef list spans = []
+    cdef list last = None
+    if PyBytes_GET_SIZE(table) != 256:
+        raise ValueError("table must be 256 bytes")
+    for i in range(128):
+        if tab[i] != 0:
+            raise ValueError("table must be 0 at every ASCII byte")
+    i = pos if pos > 0 else 0
+    while i < n:
+        while i < n:  # (no ASCII byte is in the table: those are skipped a word at a time)
+            i += rd_ascii_len(s + i, n - i)
+            if i >= n or tab[s[i]] != 0:
+                break
+            i += 1
+        if i >= n:
+            break
+        a = i
+        while i < n and tab[s[i]] != 0:
+            i += 1
+        if a < word_end:
+            continue  # another run of the same word
+        e = i
+        if e - a > cap:
+            e = a + (cap & ~(<Py_ssize_t>1))  # a long run of double-byte text: between characters
+        end = _x_after(s, e, n if n < e + reach else e + reach, reach, context_words, &word_end)
+        if last is not None and a <= last_end:
+            if end > last_end:
+                total += end - last_end
+                last_end = end
+                last[1] = end
+        else:
+            lo = a - reach
+            if lo < last_end:
+                lo = last_end
+            start = _x_before(s, lo if lo > 0 else 0, a, reach, context_words)
+            last = [start, end]
+            last_end = end
+            spans.append(last)
+            total += end - start
+        words += 1
+        if words >= max_words or total >= cap:
+            break
+    if total > cap:
+        last[1] = last_end - (total - cap)
+    return spans
 
 
 # --- whole-page counts of the author's checks (issue 27) ----------------------------------------

@@ -28,7 +28,11 @@ Engines, chosen by measurement (docs/decisions.md, "The language engine"):
   to the smaller language code). The scoring runs compiled (``LanguageScorer`` in
   ``redecode._core``, its own section of ``_core.pyx``) when the core is built, else in pure
   Python (:func:`_score_texts`, the reference; ``REDECODE_PURE=1`` runs it): the same rows,
-  property-tested on random and corpus readings (``tests/test_language.py``).
+  property-tested on random and corpus readings (``tests/test_language.py``). The compiled
+  scorer reads the same integers as flat arrays (``data/language-tables.bin.gz``, made from
+  the JSON tables by :func:`compact_tables`, tested to be their conversion), so loading it costs
+  no JSON parsing; the model loads on the first :func:`plausibility` call, and naming it
+  (:func:`versions`) hashes the JSON file without loading anything.
 - :func:`identify` is CLD2 through pycld2 (the only importer of pycld2): as accurate as the
   model on short texts, two hundred times cheaper, and what Common Crawl's
   ``content_languages`` uses; its package version is in :func:`versions`.
@@ -60,6 +64,7 @@ import hashlib
 import json
 import operator
 import re
+import struct
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping
@@ -212,15 +217,20 @@ class _Lang:
 
 def _tables_bytes() -> bytes:
     """The pinned tables file as stored (gzip-compressed JSON)."""
+    return _data_file(_TABLES_FILE)
+
+
+def _data_file(name: str) -> bytes:
+    """The bytes of the package's data file ``data/``*name*."""
     # pkgutil.get_data asks the package's loader, as importlib.resources does, without
     # importlib.resources' 0.02 G instructions of import (every run names the model in its digest)
     import pkgutil  # noqa: PLC0415
 
-    data = pkgutil.get_data("redecode", f"data/{_TABLES_FILE}")
+    data = pkgutil.get_data("redecode", f"data/{name}")
     if data is None:  # (a loader that cannot read data files)
         from importlib import resources  # noqa: PLC0415
 
-        data = resources.files("redecode").joinpath("data", _TABLES_FILE).read_bytes()
+        data = resources.files("redecode").joinpath("data", name).read_bytes()
     return data
 
 
@@ -233,17 +243,106 @@ def _digest() -> str:
 
 @cache
 def _model() -> tuple[str, dict[str, _Lang]]:
+    """(the tables' digest, code -> :class:`_Lang` in code order): the pinned tables parsed,
+    what the pure-Python scorer reads (the compiled one reads :func:`_compact`)."""
     raw = _tables_bytes()
+    return hashlib.sha256(raw).hexdigest()[:12], _parse_tables(raw)
+
+
+def _parse_tables(raw: bytes) -> dict[str, _Lang]:
     doc = json.loads(gzip.decompress(raw))
     if (doc["scale"], doc["pair_weight"], doc["unseen"]) != (SCALE, PAIR_WEIGHT, UNSEEN):
         raise RuntimeError(f"{_TABLES_FILE} was made with other constants: regenerate it "
                            "(tools/gen_language_tables.py)")
-    langs = {code: _Lang(code, i, t) for i, (code, t) in enumerate(sorted(doc["languages"].items()))}
-    return hashlib.sha256(raw).hexdigest()[:12], langs
+    return {code: _Lang(code, i, t) for i, (code, t) in enumerate(sorted(doc["languages"].items()))}
+
+
+# --- the compact tables: what the compiled scorer reads ------------------------------------------
+#
+# ``data/language-tables.bin.gz`` is the pinned JSON tables converted by :func:`compact_tables`
+# (tools/gen_language_tables.py writes both; tests/test_language.py proves the file is the
+# conversion of the JSON file as pinned, and the compiled scorer the pure one). The JSON stays
+# the source and names the model (:func:`versions`); the compact form only spares every process
+# parsing 1.5 MB of JSON and building a hundred thousand dict entries (0.56e9 instructions) before
+# its first plausibility call. Layout, little-endian, in this order: the magic ``_COMPACT_MAGIC``
+# (8 bytes); the sha256 of the JSON file it was made from (32 bytes); five uint32: languages L,
+# letters N, letter entries U, pair entries P, bytes of language codes C; the codes (ASCII, in
+# code order, joined by LF: C bytes); then, with W = N + 3 model indices (0 a character the
+# model lacks, 1..N the letters in code-point order, N + 1 ``$``, N + 2 ``^``): uint64 native[W]
+# (bit l: the letter is native to language l, :func:`_letter_index`), uint64 latin (bit l:
+# language l writes ASCII letters natively, :func:`_latin_native`), int32 floor[L], int32
+# uni_units[U], int32 pair_units[P], uint16 letters[N] (BMP code points), uint16 uni_index[U],
+# uint16 pair_first[P], uint16 pair_second[P], uint8 uni_language[U], uint8 pair_language[P].
+# Entries are sorted by language, then letter (pair) as the JSON sorts them.
+
+_COMPACT_FILE = "language-tables.bin.gz"
+_COMPACT_MAGIC = b"RDLANG\x01\x00"
+_COMPACT_HEAD = struct.Struct("<8s32s5I")
+
+
+def compact_tables(raw: bytes) -> bytes:
+    """The compact form (uncompressed; the layout above) of the tables file whose bytes are
+    *raw* (gzip-compressed JSON, as ``data/language-tables.json.gz`` is stored). Deterministic:
+    the same file gives the same bytes. Raises ``ValueError`` for a letter outside the BMP or
+    more than 64 languages, ``RuntimeError`` for tables made with other constants."""
+    langs = _parse_tables(raw)
+    codes = list(langs)
+    if len(codes) > 64:
+        raise ValueError("at most 64 languages")
+    index = _native_index(langs)
+    latin = _latin_of(index)
+    alphabet: set[str] = set()
+    for lang in langs.values():
+        alphabet.update(lang.uni)
+        for p in lang.pair:
+            alphabet.update(p)
+    letters = sorted(alphabet - {"$", "^"})
+    if any(ord(c) > 0xFFFF for c in letters):
+        raise ValueError("the model's letters must be in the BMP")
+    at = {c: i + 1 for i, c in enumerate(letters)}
+    at["$"] = len(letters) + 1
+    at["^"] = len(letters) + 2
+    native = [0] * (len(letters) + 3)
+    for c, native_to in index.items():
+        for code in native_to:
+            native[at[c]] |= 1 << codes.index(code)
+    uni = [(lang.index, at[c], v) for lang in langs.values() for c, v in sorted(lang.uni.items())]
+    pairs = [(lang.index, at[p[0]], at[p[1]], v)
+             for lang in langs.values() for p, v in sorted(lang.pair.items())]
+    names = "\n".join(codes).encode("ascii")
+    head = _COMPACT_HEAD.pack(_COMPACT_MAGIC, hashlib.sha256(raw).digest(), len(codes),
+                              len(letters), len(uni), len(pairs), len(names))
+
+    def pack(fmt: str, values) -> bytes:
+        values = list(values)
+        return struct.pack(f"<{len(values)}{fmt}", *values)
+
+    return b"".join([
+        head, names,
+        pack("Q", native),
+        pack("Q", [sum(1 << i for i, code in enumerate(codes) if code in latin)]),
+        pack("i", (lang.floor for lang in langs.values())),
+        pack("i", (u[2] for u in uni)), pack("i", (p[3] for p in pairs)),
+        pack("H", map(ord, letters)),
+        pack("H", (u[1] for u in uni)), pack("H", (p[1] for p in pairs)),
+        pack("H", (p[2] for p in pairs)),
+        pack("B", (u[0] for u in uni)), pack("B", (p[0] for p in pairs)),
+    ])
+
+
+@cache
+def _compact() -> bytes:
+    """The compact tables (uncompressed), checked against the JSON file they must come from."""
+    data = gzip.decompress(_data_file(_COMPACT_FILE))
+    magic, made_from = _COMPACT_HEAD.unpack_from(data)[:2]
+    if magic != _COMPACT_MAGIC or made_from.hex()[:12] != _digest():
+        raise RuntimeError(f"{_COMPACT_FILE} was not made from {_TABLES_FILE} as pinned: "
+                           "regenerate it (tools/gen_language_tables.py)")
+    return data
 
 
 def _language_codes() -> frozenset[str]:
-    return frozenset(_model()[1])
+    return frozenset(_codes())
 
 
 #: the codes :func:`identify` and :func:`plausibility` can answer (loads the model)
@@ -431,8 +530,12 @@ def _letter_index() -> dict[str, tuple[str, ...]]:
     """letter -> the codes of the languages it is native to: those that use it, in a script
     that holds at least a share of the language's letters (``borrowed`` in the tables: Latin
     letters are not Russian ones, though Russian text borrows a few)."""
+    return _native_index(_model()[1])
+
+
+def _native_index(langs: dict[str, _Lang]) -> dict[str, tuple[str, ...]]:
     out: dict[str, list[str]] = {}
-    for code, lang in _model()[1].items():
+    for code, lang in langs.items():
         for c in lang.uni:
             if c != "$" and c not in lang.borrowed:
                 out.setdefault(c, []).append(code)
@@ -442,7 +545,10 @@ def _letter_index() -> dict[str, tuple[str, ...]]:
 @cache
 def _latin_native() -> frozenset[str]:
     """The codes of the languages that write ASCII letters natively (:func:`_letter_index`)."""
-    index = _letter_index()
+    return _latin_of(_letter_index())
+
+
+def _latin_of(index: dict[str, tuple[str, ...]]) -> frozenset[str]:
     return frozenset(code for c in "abcdefghijklmnopqrstuvwxyz" for code in index.get(c, ()))
 
 
@@ -524,7 +630,12 @@ def plausibility(readings: Mapping[str, str], *, markup: bool = True) -> dict[st
 
 @cache
 def _codes() -> tuple[str, ...]:
-    return tuple(_model()[1])
+    """The model's language codes in code order (a scorer's language number indexes this),
+    read from the compact tables' head."""
+    data = _compact()
+    size = _COMPACT_HEAD.size
+    return tuple(data[size:size + _COMPACT_HEAD.unpack_from(data)[6]].decode("ascii")
+                 .split("\n"))
 
 
 def _score_texts(texts: list[str]) -> list[_Row]:
@@ -578,14 +689,8 @@ def _compiled():
 
     if core is None or not hasattr(core, "LanguageScorer"):
         return None
-    _, langs = _model()
-    index = _letter_index()
-    latin = _latin_native()
-    return core.LanguageScorer(
-        [(lang.uni, lang.pair, lang.floor, [c for c, codes in index.items() if lang.code in codes])
-         for lang in langs.values()],
-        [lang.code in latin for lang in langs.values()],
-        _kind_code, _COSTS, _CASE_FLIP_UNITS, MAX_WORDS, CONTEXT_WORDS, SHORTLIST)
+    return core.LanguageScorer(_compact(), _kind_code, _COSTS, _CASE_FLIP_UNITS, MAX_WORDS,
+                               CONTEXT_WORDS, SHORTLIST)
 
 
 def _first_words(text: str) -> list[str]:

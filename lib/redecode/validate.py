@@ -437,6 +437,7 @@ def binary_bytes(payload: bytes) -> int:
 
 
 _C1_OR_PUA = _lazy.pattern(__name__, "_C1_OR_PUA", "[\x80-\x9f\ue000-\uf8ff]")
+_HIGH_BYTES = bytes(range(0x80, 0x100))
 
 
 def _non_ascii_chars(text: str) -> int:
@@ -779,13 +780,67 @@ def differing_bytes(encodings: frozenset[str]) -> "re.Pattern[bytes] | None":
     different characters: where all are single-byte, the bytes 0x80-0xFF at which their tables
     (:data:`redecode._tables.SINGLE_BYTE`) differ (None when there is none: every reading is the
     same text); otherwise every non-ASCII byte."""
+    diff = _differing(encodings)
+    if not diff:
+        return None
+    if diff == _ALL_HIGH:
+        return _lazy.compiled(_NON_ASCII_RUN)
+    return re.compile(b"[" + b"".join(b"\\x%02x" % b for b in diff) + b"]+")
+
+
+_ALL_HIGH = bytes(range(0x80, 0x100))
+
+
+def _differing(encodings: frozenset[str]) -> bytes:
+    """The bytes :func:`differing_bytes` matches runs of, in order (empty: none)."""
     if all(e in SINGLE_BYTE for e in encodings):
         tables = [SINGLE_BYTE[e] for e in encodings]
-        diff = bytes(0x80 + i for i in range(128) if len({t[i] for t in tables}) > 1)
-        if not diff:
-            return None
-        return re.compile(b"[" + b"".join(b"\\x%02x" % b for b in diff) + b"]+")
-    return _lazy.compiled(_NON_ASCII_RUN)
+        return bytes(0x80 + i for i in range(128) if len({t[i] for t in tables}) > 1)
+    return _ALL_HIGH
+
+
+@cache
+def _differing_table(encodings: frozenset[str]) -> bytes | None:
+    """:func:`differing_bytes` as a table for the compiled core: 256 bytes, 1 at each byte
+    (None when no byte differs)."""
+    diff = frozenset(_differing(encodings))
+    return bytes(1 if b in diff else 0 for b in range(256)) if diff else None
+
+
+def _excerpt_spans(runs: "re.Pattern[bytes]", data: bytes, pos: int, cap: int,
+                   max_words: int) -> list[list[int]]:
+    """The spans ``[start, end]`` (byte offsets, in order) of :meth:`ByteProfile.excerpt`: the
+    words of *data* holding a run of *runs* (from *pos*), each with
+    :data:`EXCERPT_CONTEXT_WORDS` words on each side (read at most :data:`EXCERPT_REACH` bytes
+    from the run), overlapping spans merged, a run longer than *cap* bytes cut after an even
+    number of bytes, until *max_words* words or *cap* bytes in all (the last span cut to *cap*).
+    The compiled twin is ``_core.excerpt_spans`` (the same spans, tests/test_core.py)."""
+    n, reach = len(data), EXCERPT_REACH
+    spans: list[list[int]] = []
+    word_end = total = 0
+    words = 0
+    for m in _runs_from(runs, data, pos):
+        s, e = m.span()
+        if s < word_end:
+            continue  # another run of the same word
+        if e - s > cap:
+            e = s + (cap & ~1)  # a long run of double-byte text: cut between two characters
+        after = _WORDS_AFTER.match(data, e, min(n, e + reach))
+        word_end, end = after.end(1), after.end()
+        if spans and s <= spans[-1][1]:
+            total += max(0, end - spans[-1][1])
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            lo = max(s - reach, spans[-1][1] if spans else 0)
+            start = s - _WORDS_BEFORE.match(data[lo:s][::-1]).end()
+            spans.append([start, end])
+            total += end - start
+        words += 1
+        if words >= max_words or total >= cap:
+            break
+    if total > cap:
+        spans[-1][1] -= total - cap
+    return spans
 _UTF16 = frozenset(("UTF-16LE", "UTF-16BE"))
 #: The compiled core (:mod:`redecode.native`): one-pass twins of the byte measures above (the same
 #: answers, tests/test_core.py), or None for the pure-Python code.
@@ -952,7 +1007,8 @@ class ByteProfile:
     """
 
     __slots__ = ("data", "kind", "params", "_ascii_only", "_utf8_valid", "_nul", "_utf16", "_escapes",
-                 "_signal", "_first_high", "_binary", "_shares", "_excerpts", "_readings", "language")
+                 "_signal", "_first_high", "_binary", "_shares", "_excerpts", "_readings", "language",
+                 "_high", "_c1")
 
     def __init__(self, data: bytes, kind: str, params: AuthorParams = BASELINE, *,
                  ascii_only: bool | None = None, utf8_valid: bool | None = None):
@@ -970,6 +1026,8 @@ class ByteProfile:
         self._shares: dict[tuple[str, int], Any] = {}
         self._excerpts: dict[frozenset[str], bytes] = {}
         self._readings: dict[tuple[str, frozenset[str]], _decode.DecodeResult] = {}
+        self._high = -1
+        self._c1: dict[bytes, int] = {}
         #: what check k found (:class:`LanguageFinding`), for the weighing; None before it ran
         self.language: LanguageFinding | None = None
 
@@ -1031,6 +1089,24 @@ class ByteProfile:
         return self._first_high
 
     @property
+    def high_bytes(self) -> int:
+        """Bytes above 0x7F: the non-ASCII characters of every single-byte encoding's decode
+        (each byte one character, ASCII only from an ASCII byte: the Encoding Standard's
+        single-byte indexes), counted once."""
+        if self._high < 0:
+            self._high = len(self.data) - len(self.data.translate(None, _HIGH_BYTES))
+        return self._high
+
+    def c1(self, encoding: str) -> int:
+        """:func:`c1_controls` of the single-byte *encoding*, counted once per set of bytes that
+        decode to C1 controls (the ISO-8859 encodings share one)."""
+        key = _C1_BYTES[encoding]
+        n = self._c1.get(key)
+        if n is None:
+            n = self._c1[key] = c1_controls(encoding, self.data)
+        return n
+
+    @property
     def binary(self) -> int:
         """:func:`binary_bytes`: C0 controls no text has, the same in every ASCII-compatible
         reading."""
@@ -1085,38 +1161,20 @@ class ByteProfile:
         key = frozenset(encodings)
         found = self._excerpts.get(key)
         if found is None:
-            found = self._excerpts[key] = self._cut(differing_bytes(key))
+            found = self._excerpts[key] = self._cut(key)
         return found
 
-    def _cut(self, runs: "re.Pattern[bytes] | None") -> bytes:
-        if runs is None or self.ascii_only:
+    def _cut(self, key: frozenset[str]) -> bytes:
+        table = _differing_table(key)
+        if table is None or self.ascii_only:
             return b""
         data, p = self.data, self.params
-        n, reach, cap = len(data), EXCERPT_REACH, p.language_window
-        spans: list[list[int]] = []
-        word_end = total = 0
-        words = 0
-        for m in _runs_from(runs, data, self.first_high):
-            s, e = m.span()
-            if s < word_end:
-                continue  # another run of the same word
-            if e - s > cap:
-                e = s + (cap & ~1)  # a long run of double-byte text: cut between two characters
-            after = _WORDS_AFTER.match(data, e, min(n, e + reach))
-            word_end, end = after.end(1), after.end()
-            if spans and s <= spans[-1][1]:
-                total += max(0, end - spans[-1][1])
-                spans[-1][1] = max(spans[-1][1], end)
-            else:
-                lo = max(s - reach, spans[-1][1] if spans else 0)
-                start = s - _WORDS_BEFORE.match(data[lo:s][::-1]).end()
-                spans.append([start, end])
-                total += end - start
-            words += 1
-            if words >= p.language_words or total >= cap:
-                break
-        if total > cap:
-            spans[-1][1] -= total - cap
+        if _core is not None and type(data) is bytes:
+            spans = _core.excerpt_spans(data, table, self.first_high, EXCERPT_REACH,
+                                        p.language_window, p.language_words, EXCERPT_CONTEXT_WORDS)
+        else:
+            spans = _excerpt_spans(differing_bytes(key), data, self.first_high, p.language_window,
+                                   p.language_words)
         return _TAG.sub(b" ", b"\n".join(data[a:b] for a, b in spans))
 
     def reading(self, encoding: str, encodings: Sequence[str]) -> _decode.DecodeResult:
@@ -1650,12 +1708,17 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
             c.result = (_codec_decode(body, c.codec) if c.codec is not None
                         else _decode.decode(body, c.encoding, bom_sniff=False))
         text = c.result.text
-        c.defects = (c.result.errors + _not_text(c.encoding, body, text)
+        # a single-byte decode of the body: one character per byte, so its C1 controls and
+        # non-ASCII characters are counted in the bytes, once per body (siblings share them)
+        single = c.encoding in _C1_BYTES and len(text) == len(body)
+        c.defects = (c.result.errors
+                     + (body_profile.c1(c.encoding) if single else _not_text(c.encoding, body, text))
                      + (0 if c.encoding in _UTF16 else body_profile.binary))
         # A U+FFFD that is the last character only says the payload was cut inside it.
         if c.result.errors and text.endswith("\ufffd"):
             c.defects -= 1
-        c.clean = (c.defects <= _non_ascii_chars(text) // params.defect_rate if c.defects else True)
+        c.clean = (c.defects <= (body_profile.high_bytes if single else _non_ascii_chars(text))
+                   // params.defect_rate if c.defects else True)
         if c.encoding == "UTF-8" and utf8 is not None and utf8.mostly_valid:
             c.clean = True
         c.implausible = body_profile.implausible(c.encoding, start)
