@@ -28,7 +28,7 @@ from redecode.decode import decode
 from redecode.rules import DEFAULT_RULES, get_rules
 
 NEW = get_rules("author-2026.12.7")
-PREV = get_rules("author-2026.12.5")
+PREV = get_rules("author-2026.12.6")
 
 #: the fresh user's five titles (header charset=windows-1254, an English sentence as body)
 USERS_TITLES = ["İletişim", "İzmir Haberleri", "Istanbul Haberleri İçin", "Şirket", "İş ilanları"]
@@ -98,13 +98,14 @@ def test_the_users_pages_keep_their_declaration(title):
     _kept(NEW, _users_page(title), "text/html; charset=windows-1254", "windows-1254")
 
 
+@pytest.mark.parametrize("older", ["author-2026.12.5", "author-2026.12.6"])
 @pytest.mark.parametrize(("title", "lie"), [("İletişim", "windows-1252"), ("İzmir Haberleri", "macintosh"),
                                             ("Istanbul Haberleri İçin", "macintosh")])
-def test_author_2026_12_5_replays_as_it_was(title, lie):
-    """The older rule set keeps its rows (replayability): it still overrides these pages."""
+def test_the_older_rules_replay_as_they_were(older, title, lie):
+    """The older rule sets keep their rows (replayability): they still override these pages."""
     pytest.importorskip("redecode.language")
     payload = _users_page(title)
-    decision, decoded = PREV.decide_and_decode(payload, content_type=["text/html; charset=windows-1254"],
+    decision, decoded = get_rules(older).decide_and_decode(payload, content_type=["text/html; charset=windows-1254"],
                                                url=None, kind="html")
     assert decision.encoding == lie and decoded.text == decode(payload, lie, bom_sniff=False).text
 
@@ -177,6 +178,6 @@ def test_the_new_rules_are_the_default_and_the_older_keep_their_parameters():
     assert new.language_turkic_i and not prev.language_turkic_i
     assert dataclasses.replace(new, language_turkic_i=False) == prev
     assert NEW.author.to_json() == {**PREV.author.to_json(), "language_turkic_i": True}
-    for name in ("author-2026.12.5", "author-2026.12.4", "author-2026.12.3", "author-2026.12.2"):
+    for name in ("author-2026.12.6", "author-2026.12.5", "author-2026.12.4", "author-2026.12.3", "author-2026.12.2"):
         assert "language_turkic_i" not in get_rules(name).author.to_json(), name
     assert "language_turkic_i" not in V.BASELINE.to_json()

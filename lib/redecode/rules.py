@@ -14,8 +14,9 @@ rules                  what it reproduces
                        evidence (``.2``: confusable siblings, :mod:`redecode.language`), pages in two
                        encodings read in parts (``.3``: :mod:`redecode.stretches`), the Greek
                        siblings' joined symbols and KOI8 ties (``.4``), legacy stretches read
-                       only where they read as words (``.5``), and İ read as Turkish lower-cases
-                       it (``.7``); each stays replayable.
+                       only where they read as words (``.5``), the legacy part of a page
+                       deciding its encoding, identical readings named alike (``.6``), and İ read
+                       as Turkish lower-cases it (``.7``); each stays replayable.
 ``author-2026.12``     the author's text before language evidence. The browser's decision checked against the
                        payload and overridden where the bytes show a declaration, default or
                        detector answer to be wrong (:func:`redecode.validate.decide`: every
@@ -432,8 +433,8 @@ _AUTHOR_5 = dataclasses.replace(
     _AUTHOR_4,
     name="author-2026.12.5",
     description=(
-        "The author's text (the default until author-2026.12.7): author-2026.12.4, with a legacy "
-        "stretch in a UTF-8 page read only where a reading reads as words (no symbol or letter of another script inside "
+        "The author's text (the default until author-2026.12.6): author-2026.12.4, with a legacy stretch in a UTF-8 page "
+        "read only where a reading reads as words (no symbol or letter of another script inside "
         "a word, 3 non-ASCII letters at least) and beats the readings of other scripts by the "
         "margin, chosen among every script's legacy encodings, in pieces cut at markup where the "
         "whole run reads in none; damaged UTF-8 stays U+FFFD. Encoding Standard decoders otherwise."
@@ -441,20 +442,35 @@ _AUTHOR_5 = dataclasses.replace(
     author=dataclasses.replace(_AUTHOR_4.author, stretch_words=True, stretch_min_letters=3),
 )
 
-# author-2026.12.5 reading İ as Turkish lower-cases it (issue 30, a fresh user's pages): language
+# author-2026.12.5 where the legacy part of a page decides (issue 29, a fresh user's pages): the
+# author detector and the language evidence read the bytes outside the page's UTF-8 runs.
+_AUTHOR_6 = dataclasses.replace(
+    _AUTHOR_5,
+    name="author-2026.12.6",
+    description=(
+        "The author's text (the default until author-2026.12.7): author-2026.12.5, with a page "
+        "that is not UTF-8 but holds UTF-8 runs (a UTF-8 paragraph in a windows-1255 page, a UTF-8 template's punctuation "
+        "around a windows-1251 paragraph) detected on its bytes outside those runs, so that its "
+        "legacy text decides its encoding and the runs are read as UTF-8 stretches. Encoding "
+        "Standard decoders otherwise."
+    ),
+    author=dataclasses.replace(_AUTHOR_5.author, outside_utf8=True, same_text_names=True),
+)
+
+# author-2026.12.6 reading İ as Turkish lower-cases it (issue 30, a fresh user's pages): language
 # evidence read İ (U+0130) as str.lower() does, i + U+0307, a mark no language of the model has,
 # so a correct windows-1254 declaration of "İletişim" lost to windows-1252's "Ýletiþim"; under the
 # languages that write İ (Turkish) it now reads i, under the others as before.
 _AUTHOR_7 = dataclasses.replace(
-    _AUTHOR_5,
+    _AUTHOR_6,
     name="author-2026.12.7",
     description=(
-        "The author's text (the default): author-2026.12.5, with language evidence reading İ "
+        "The author's text (the default): author-2026.12.6, with language evidence reading İ "
         "(U+0130) under Turkish as Turkish lower-cases it, i (not i and a combining dot above, "
         "which no language has), so that a Turkish page's İ counts for its declaration "
         "(windows-1254, ISO-8859-9) instead of against it. Encoding Standard decoders otherwise."
     ),
-    author=dataclasses.replace(_AUTHOR_5.author, language_turkic_i=True),
+    author=dataclasses.replace(_AUTHOR_6.author, language_turkic_i=True),
 )
 
 _SEED = Rules(
@@ -490,7 +506,7 @@ _REQUESTS = Rules(
 )
 
 #: The shipped rule sets by name.
-RULES: dict[str, Rules] = {r.name: r for r in (_AUTHOR_7, _AUTHOR_5, _AUTHOR_4, _AUTHOR_3, _AUTHOR_2, _AUTHOR, _BROWSER, _SEED, _REQUESTS)}
+RULES: dict[str, Rules] = {r.name: r for r in (_AUTHOR_7, _AUTHOR_6, _AUTHOR_5, _AUTHOR_4, _AUTHOR_3, _AUTHOR_2, _AUTHOR, _BROWSER, _SEED, _REQUESTS)}
 
 
 def get_rules(name: str) -> Rules:
