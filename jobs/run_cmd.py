@@ -62,9 +62,11 @@ log = logging.getLogger("redecode.cli")
     the first 1% (the same records on every run, with any --workers); --limit 1000 stops after
     1000 rows, reading the inputs in order.
 
-    One --out directory holds one rule set's output, made with one --limit/--sample: a run with
-    other rules or another selection into it is refused (use another --out, or --force to replace
-    it). Inputs completed there by earlier runs with the same rules stay and are listed in _run.json.
+    One --out directory holds one rule set's output, made with one selection (--limit, --sample;
+    --index with its --where and --prefix): a run with other rules or another selection into it is
+    refused (use another --out, or --force to replace it). Inputs completed there by earlier runs
+    with the same rules stay and are listed in _run.json; with --index, the directory holds the
+    index's records only (files it no longer names are removed).
     --normalize, --graphemes and --language are part of the rules (their digest): a run with other such options
     into the same --out is refused too.
 
@@ -296,6 +298,8 @@ def _resumed(summary) -> list[str]:
         said.append(f"{len(summary.changed)} changed since the last run, read again")
     if summary.retried:
         said.append(f"{len(summary.retried)} cut short, damaged or unreadable before, read again")
+    if summary.dropped:
+        said.append(f"{len(summary.dropped)} no longer named by the index, their rows removed")
     if summary.resumed:
         said.append("--force redoes them")
     return said

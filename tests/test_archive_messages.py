@@ -63,3 +63,23 @@ def test_a_file_cut_inside_a_record_header_says_so(tmp_path, into):
     assert exc.offset == second
     # (20 bytes in, warcio has a header without Content-Length: that message says "cut short" too)
     assert "cut short" in str(exc) and "wrong Content-Length" not in str(exc), str(exc)
+
+
+def test_bytes_that_are_not_text_are_quoted_short_and_escaped(tmp_path):
+    """An offset inside a gzip member (an index's wrong offset) finds compressed bytes where a record
+    should start: the message quotes a short escaped prefix of them, never hundreds of raw bytes."""
+    import zlib
+
+    path = tmp_path / "binary.warc"
+    body = b"software: test\r\n"
+    first = (b"WARC/1.0\r\nWARC-Type: warcinfo\r\nWARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-000000000001>\r\n"
+             b"WARC-Date: 2024-01-01T00:00:00Z\r\nContent-Type: application/warc-fields\r\n"
+             b"Content-Length: %d\r\n\r\n" % len(body) + body + b"\r\n\r\n")
+    garbage = b"R\x00\xff\xad" + zlib.compress(bytes(range(256)) * 40).replace(b"\n", b"")
+    path.write_bytes(first + garbage + b"\r\n" + first)
+    exc = _error(str(path))
+    message = str(exc)
+    assert "no WARC record starts here" in message, message
+    quoted = message.split("its first bytes (not text): ", 1)[1]
+    assert quoted.startswith("R\\x00\\xff\\xad") and quoted.isascii() and quoted.isprintable()
+    assert len(quoted.split("...")[0]) <= 40 and len(message) < 300, message

@@ -7,7 +7,9 @@ iana.cdx and iana.cdxj; a Common Crawl-shaped CDXJ and Parquet index built by
 archive is opened, confined to the index files; a run from an index gives exactly the rows a full
 run gives those records (same record ids, every column), one per index line, and says how many
 records were selected, read and missing; a rerun skips what is done and a changed index re-reads
-only the files whose records changed.
+only the files whose records changed (and removes those it no longer names); what selects the
+records (the index, --where, --prefix) is the run directory's selection: another one into it is
+refused, --force leaves exactly the new selection's records, old markers without it are refused.
 """
 
 from __future__ import annotations
@@ -236,7 +238,10 @@ def test_pywb_iana_one_row_per_index_line(tmp_path):
     assert all(by_id[r["record_id"]] == r for r in rows)
     c = summary.counts
     assert (c["selected"], c["read"], c["missing"], c["records_seen"]) == (171, 171, 0, 171)
-    assert summary.manifest["selection"] == {"limit": None, "sample": None, "index": True}
+    # the selection names what selected the records: the index (its absolute path), no --where, the prefix
+    assert summary.manifest["selection"] == {"limit": None, "sample": None, "index": True,
+                                             "index_paths": [os.path.abspath(_pywb("cdxj/iana.cdxj"))],
+                                             "where": None, "prefix": "../warcs/"}
     assert summary.manifest["index"]["entries"] == 171
 
 
@@ -339,3 +344,127 @@ def test_a_folder_of_common_crawl_cdx_shards(cc_index, tmp_path):
     (folder / "cluster.idx").write_text("com,x)/ 20260101000000\tcdx-00000.gz\t0\t100\t1\n")
     ix = read_index(str(folder), prefix=SAMPLE + "/")
     assert ix.sources == (str(folder / "cdx-00000.gz"),) and ix.selected == len(rows)
+
+
+# ------------------------------------------------------------------ one selection per run directory
+
+
+def _cli_run(*args):
+    return CliRunner().invoke(cli, ["run", *map(str, args)])
+
+
+def _by_file(rows: list[dict]) -> dict[str, set]:
+    out: dict[str, set] = {}
+    for r in rows:
+        out.setdefault(r["warc_filename"], set()).add(r["warc_record_offset"])
+    return out
+
+
+def test_another_where_into_the_same_out_is_refused_and_force_replaces(cc_index, tmp_path):
+    """Issue 26 (a user's report): a second run with another --where into one --out is refused
+    (exit 2, both selections named); with --force the directory holds exactly the new selection's
+    records, and _run.json's counts agree with its index."""
+    where, rows = cc_index
+    table, out = where / "table", tmp_path / "out"
+    condition = "content_languages = 'rus'"
+    first = _cli_run("--index", table, "--prefix", SAMPLE + "/", "--out", out)
+    assert first.exit_code == 0, first.output
+    before = sorted((r["warc_path"], r["warc_offset"]) for r in _rows(out))
+    assert len(before) == len(rows)
+    # the same selection again: nothing to do
+    again = _cli_run("--index", table, "--prefix", SAMPLE + "/", "--out", out)
+    n_files = len({r["warc_filename"] for r in rows})
+    assert again.exit_code == 0 and f"({n_files} already complete, skipped" in again.output, again.output
+    # another condition: refused, nothing removed
+    refused = _cli_run("--index", table, "--prefix", SAMPLE + "/", "--where", condition, "--out", out)
+    assert refused.exit_code == 2, refused.output
+    message = " ".join(refused.output.split())
+    assert "another record selection" in message and "--force" in message
+    assert f'--where "{condition}" here, --index {table} --prefix {SAMPLE}/ there' in message, message
+    assert sorted((r["warc_path"], r["warc_offset"]) for r in _rows(out)) == before
+    # --force: exactly the new selection's records
+    forced = _cli_run("--index", table, "--prefix", SAMPLE + "/", "--where", condition, "--out", out, "--force")
+    assert forced.exit_code == 0, forced.output
+    picked = [r for r in rows if r["content_languages"] == "rus"]
+    got = _rows(out)
+    assert sorted((os.path.basename(r["warc_path"]), r["warc_offset"]) for r in got) == \
+        sorted((r["warc_filename"], r["warc_record_offset"]) for r in picked)
+    manifest = json.loads((out / "_run.json").read_text())
+    c = manifest["counts"]
+    assert c["selected"] == c["read"] == manifest["index"]["selected"] == c["records_seen"] == len(picked)
+    assert manifest["selection"]["where"] == manifest["index"]["where"] == condition
+    assert len(manifest["inputs"]) == manifest["index"]["files"]
+    # and the same --where once more: nothing to do
+    once_more = _cli_run("--index", table, "--prefix", SAMPLE + "/", "--where", condition, "--out", out)
+    assert once_more.exit_code == 0 and "already complete, skipped" in once_more.output, once_more.output
+
+
+def test_conditions_selecting_other_files_do_not_mix(cc_index, tmp_path):
+    """Two conditions naming records of different files: the second is refused (the directory
+    would otherwise keep the first's files as earlier inputs, rows of both selections)."""
+    where, rows = cc_index
+    files = sorted({r["warc_filename"] for r in rows})
+    out = tmp_path / "out"
+    job.run([], str(out), index=read_index(str(where / "table"), prefix=SAMPLE + "/",
+                                           where=f"warc_filename = '{files[0]}'"))
+    with pytest.raises(job.RunDirectoryConflict, match="record selection"):
+        job.run([], str(out), index=read_index(str(where / "table"), prefix=SAMPLE + "/",
+                                               where=f"warc_filename = '{files[1]}'"))
+    assert {os.path.basename(r["warc_path"]) for r in _rows(out)} == {files[0]}
+
+
+def test_another_index_or_prefix_is_another_selection(cc_index, tmp_path):
+    where, rows = cc_index
+    out = tmp_path / "out"
+    job.run([], str(out), index=read_index(str(where / "cc.cdxj.gz"), prefix=SAMPLE + "/"))
+    # the same records through another index, or the same index under another prefix
+    for index in (read_index(str(where / "table"), prefix=SAMPLE + "/"),
+                  read_index(str(where / "cc.cdxj.gz"), prefix=os.path.relpath(SAMPLE) + "/")):
+        with pytest.raises(job.RunDirectoryConflict, match="record selection"):
+            job.run([], str(out), index=index)
+    # the same index under another spelling of its path (relative): the same selection
+    again = job.run([], str(out), index=read_index(os.path.relpath(where / "cc.cdxj.gz"), prefix=SAMPLE + "/"))
+    assert again.partial == [] and len(again.resumed) == len({r["warc_filename"] for r in rows})
+
+
+def test_markers_of_an_index_run_that_did_not_record_its_index(cc_index, tmp_path):
+    """Markers written before the selection named its index (``"index": true`` alone) are read
+    (from_json) as an index selection of unknown identity, which no run's selection equals: a run
+    into such a directory is refused as another selection, --force replaces its output."""
+    from redecode.selection import Selection
+
+    old = {"limit": None, "sample": None, "index": True}
+    assert Selection.from_json(old).to_json() == old and Selection.from_json(old).index_paths is None
+    assert "not recorded" in Selection.from_json(old).describe()
+    where, rows = cc_index
+    out = tmp_path / "out"
+    index = read_index(str(where / "cc.cdxj.gz"), prefix=SAMPLE + "/")
+    job.run([], str(out), index=index)
+    for path in glob.glob(str(out / "_done" / "*.json")):
+        marker = json.loads(Path(path).read_text())
+        marker["selection"] = old
+        Path(path).write_text(json.dumps(marker))
+    with pytest.raises(job.RunDirectoryConflict, match="not recorded"):
+        job.run([], str(out), index=index)
+    summary = job.run([], str(out), index=index, force=True)
+    assert summary.exit_code == 0 and len(_rows(out)) == len(rows) == summary.counts["selected"]
+
+
+def test_a_changed_index_removes_the_files_it_no_longer_names(cc_index, tmp_path):
+    """The same index whose content changed: a file it no longer names leaves the directory (its
+    rows with it); the others are not read again; the counts are the index's."""
+    where, rows = cc_index
+    files = sorted({r["warc_filename"] for r in rows})
+    part, out = tmp_path / "sel.cdxj", tmp_path / "out"
+    make_cc_index.write_cdxj(rows, str(part))
+    job.run([], str(out), index=read_index(str(part), prefix=SAMPLE + "/"))
+    kept = [r for r in rows if r["warc_filename"] != files[0]]
+    make_cc_index.write_cdxj(kept, str(part))
+    summary = job.run([], str(out), index=read_index(str(part), prefix=SAMPLE + "/"))
+    assert summary.dropped == [os.path.join(SAMPLE, files[0])]
+    assert len(summary.resumed) == len(files) - 1 and summary.partial == []
+    assert _by_file([dict(warc_filename=os.path.basename(r["warc_path"]), warc_record_offset=r["warc_offset"])
+                     for r in _rows(out)]) == _by_file(kept)
+    c = summary.counts
+    assert c["selected"] == summary.manifest["index"]["selected"] == c["records_seen"] == len(kept)
+    assert [e["path"] for e in summary.manifest["inputs"]] == [os.path.join(SAMPLE, f) for f in files[1:]]

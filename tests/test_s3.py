@@ -303,9 +303,15 @@ def test_run_from_a_columnar_index_in_the_bucket(s3, local_run, tmp_path):
     assert index.selected == len(picked) > 0
     out = "s3://run-out/from-index"
     before = storage.STATS.requests
-    summary = job.run([], out, index=index, workers=1)
+    with _ServerRequests() as requests:
+        summary = job.run([], out, index=index, workers=1)
     gets = storage.STATS.requests - before
     assert summary.exit_code == 0
+    # one HEAD per file before reading it (its fingerprint: size, ETag), one after (its size: an
+    # object replaced while it was read); none in between (the reading takes the fingerprint's size)
+    heads = collections.Counter(k for m, b, k in requests.seen if m == "HEAD" and b == "commoncrawl")
+    assert sorted(heads) == sorted(path[len("s3://commoncrawl/"):] for path, _ in index.files), heads
+    assert all(n <= 2 for n in heads.values()), heads
     got = [r for rows_ in s3_parts(out).values() for r in rows_]
     full = {r["record_id"]: r for rows_ in local_parts(local_run).values() for r in rows_}
     assert len(got) == len(picked)
@@ -315,6 +321,13 @@ def test_run_from_a_columnar_index_in_the_bucket(s3, local_run, tmp_path):
     assert (summary.counts["selected"], summary.counts["missing"]) == (len(picked), 0)
     # per file: its head, its records (close ones share a GET), the fingerprint's reads
     assert gets <= len(index.files) * 4 + len(picked)
+    # another --where into the same --out is another selection: refused; --force replaces
+    other = read_index(table, prefix="s3://commoncrawl/", where="fetch_status = 200")
+    with pytest.raises(job.RunDirectoryConflict, match="record selection"):
+        job.run([], out, index=other, workers=1)
+    forced = job.run([], out, index=other, workers=1, force=True)
+    got = [r for rows_ in s3_parts(out).values() for r in rows_]
+    assert len(got) == other.selected == forced.counts["selected"] == forced.manifest["index"]["selected"]
 
 
 @pytest.mark.slow

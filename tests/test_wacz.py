@@ -3,7 +3,7 @@ the WACZ's own CDXJ index; rows name the WACZ and the WARC (``CRAWL.wacz#archive
 
 What is proved: pywb's valid_example_1.wacz gives the rows its WARC gives when extracted (every
 column but warc_path); through its index, one row per index line, the same rows; a WACZ with no WARC
-is reported and makes the run exit 1; a WARC stored deflated in the zip still reads (inflated from
+is reported and makes the run exit 1 (the warning names .wacz among the input types); a WARC stored deflated in the zip still reads (inflated from
 its start); backfill re-reads records inside a WACZ; a WACZ changed in place is read again.
 """
 
@@ -18,12 +18,14 @@ import zipfile
 
 import pyarrow.parquet as pq
 import pytest
+from click.testing import CliRunner
 
 from redecode import storage, wacz
 from redecode.archive import iter_records, read_records_at
 from redecode.backfill import backfill
 from redecode.index import read_index
 from redecode.job import run
+from redecode_jobs.cli import cli
 
 import shared_paths
 
@@ -96,6 +98,10 @@ def test_a_wacz_without_warcs_is_reported(tmp_path):
     assert summary.exit_code == 1
     (entry,) = summary.manifest["files_not_read"]["unreadable"]
     assert entry["path"] == str(INVALID) and "no WARC file in it" in entry["error"]
+    # the command's warning names every input type it takes, a WACZ among them
+    result = CliRunner().invoke(cli, ["run", str(INVALID), "--out", str(tmp_path / "cli")])
+    assert result.exit_code == 1
+    assert "no .warc, .warc.gz, .warc.lz4, .arc, .arc.gz, .parquet or .wacz input found" in result.output
 
 
 def test_a_deflated_warc_member_still_reads(valid, tmp_path):

@@ -88,14 +88,15 @@ class IndexError_(ValueError):  # noqa: N801 - IndexError is Python's own
 class Index:
     """What :func:`read_index` read: ``files``, ``(path, spans)`` per file named, by path (the
     prefix applied, relative names resolved); ``entries`` the index lines or rows selected (after
-    ``where``, repeats included); ``sources`` the index files read; ``where`` and ``prefix`` as
-    given."""
+    ``where``, repeats included); ``sources`` the index files read; ``where``, ``prefix`` and
+    ``given`` (the index locations: files, directories, WACZs, URLs) as given."""
 
     files: tuple[tuple[str, Spans], ...]
     entries: int
     sources: tuple[str, ...]
     where: str | None = None
     prefix: str | None = None
+    given: tuple[str, ...] = ()
 
     @property
     def selected(self) -> int:
@@ -145,7 +146,8 @@ def read_index(index: str | list[str], *, prefix: str | None = None, where: str 
         # text indexes alone: grouped here, without Arrow's compute functions (their import alone
         # costs more than reading a small index)
         files, entries = _group_rows(texts, prefix), sum(len(rows) for _, rows in texts)
-    return Index(files=files, entries=entries, sources=tuple(sources), where=where, prefix=prefix)
+    return Index(files=files, entries=entries, sources=tuple(sources), where=where, prefix=prefix,
+                 given=tuple(specs))
 
 
 # ---------------------------------------------------------------------------------------------

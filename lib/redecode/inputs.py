@@ -67,8 +67,10 @@ _GLOB_CHARS = frozenset("*?[")
 
 
 def suffix_list() -> str:
-    """:data:`INPUT_SUFFIXES` as users read them: ``.warc, .warc.gz, .arc, .arc.gz or .parquet``."""
-    return ", ".join(INPUT_SUFFIXES[:-1]) + " or " + INPUT_SUFFIXES[-1]
+    """The input file names expansion takes, as users read them: :data:`INPUT_SUFFIXES` and a
+    WACZ's (``.warc, .warc.gz, .warc.lz4, .arc, .arc.gz, .parquet or .wacz``)."""
+    names = (*INPUT_SUFFIXES, wacz.SUFFIX)
+    return ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def _is_input_name(name: str) -> bool:

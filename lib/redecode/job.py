@@ -29,7 +29,6 @@ directory (the local executor refuses unless ``force``), as it always has
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import logging
 import os
@@ -367,43 +366,46 @@ def read_shard(
         # a redo of an input whose shards did not meet: the file is compared with what it was when
         # the run first read it (cut short since, it must not be taken whole at its new size)
         fingerprint = shard.began
-    if shard.spans is not None:
-        rows = process_spans(shard.path, shard.spans, rules, max_record_bytes=max_record_bytes, counts=counts,
-                             on_bytes=on_bytes, boundary=boundary, selection=selection, row_limit=row_limit,
-                             utf8_text=True)
-    else:
-        rows = process_archive(shard.path, rules, max_record_bytes=max_record_bytes, start=shard.start,
-                               end=shard.end, counts=counts, on_bytes=on_bytes, boundary=boundary,
-                               selection=selection, row_limit=row_limit, utf8_text=True)
-    while True:
-        try:
-            row = next(rows)
-        except StopIteration:
-            if boundary.get("limited"):
-                outcome = "limited"
-            break
-        except ArchiveError as exc:
-            if shard.spans is not None:  # the file could not be opened: none of its records read
-                outcome, error, error_offset = "error", str(exc), exc.offset
+    # an object's size and ETag as the fingerprint took them serve the reading (no more HEADs);
+    # the size is asked again after it, to tell an object replaced while it was read
+    with storage.known_while_read(shard.path, fingerprint if shard.began is None else None):
+        if shard.spans is not None:
+            rows = process_spans(shard.path, shard.spans, rules, max_record_bytes=max_record_bytes, counts=counts,
+                                 on_bytes=on_bytes, boundary=boundary, selection=selection, row_limit=row_limit,
+                                 utf8_text=True)
+        else:
+            rows = process_archive(shard.path, rules, max_record_bytes=max_record_bytes, start=shard.start,
+                                   end=shard.end, counts=counts, on_bytes=on_bytes, boundary=boundary,
+                                   selection=selection, row_limit=row_limit, utf8_text=True)
+        while True:
+            try:
+                row = next(rows)
+            except StopIteration:
+                if boundary.get("limited"):
+                    outcome = "limited"
                 break
-            # "error": nothing could be read at all (not an archive, unreadable); "truncated":
-            # the rows before the damage are kept.
-            # Nothing read: no record at all, or the damage is at the file's first record
-            # (offset 0: a file gzipped as one stream, a first record with no Content-Length) and
-            # no row came before it.
-            nothing = shard.start == 0 and (
-                counts.records_total == 0 or (exc.offset == 0 and counts.records_seen == 0)
-            )
-            outcome, error, error_offset = ("error" if nothing else "truncated"), str(exc), exc.offset
-            break
-        except OSError as exc:  # reading the input (EIO, a file gone from under us)
-            outcome, error = "error", f"{shard.path}: {exc.strerror or exc}"
-            break
-        except Exception as exc:  # noqa: BLE001 - a reader's bug must cost this input, not the run
-            outcome, error = "error", (f"{shard.path}: unexpected error while reading "
-                                       f"({type(exc).__name__}: {exc}); please report it")
-            break
-        write(row)  # outside the try: an error writing the part is not the input's
+            except ArchiveError as exc:
+                if shard.spans is not None:  # the file could not be opened: none of its records read
+                    outcome, error, error_offset = "error", str(exc), exc.offset
+                    break
+                # "error": nothing could be read at all (not an archive, unreadable); "truncated":
+                # the rows before the damage are kept.
+                # Nothing read: no record at all, or the damage is at the file's first record
+                # (offset 0: a file gzipped as one stream, a first record with no Content-Length) and
+                # no row came before it.
+                nothing = shard.start == 0 and (
+                    counts.records_total == 0 or (exc.offset == 0 and counts.records_seen == 0)
+                )
+                outcome, error, error_offset = ("error" if nothing else "truncated"), str(exc), exc.offset
+                break
+            except OSError as exc:  # reading the input (EIO, a file gone from under us)
+                outcome, error = "error", f"{shard.path}: {exc.strerror or exc}"
+                break
+            except Exception as exc:  # noqa: BLE001 - a reader's bug must cost this input, not the run
+                outcome, error = "error", (f"{shard.path}: unexpected error while reading "
+                                           f"({type(exc).__name__}: {exc}); please report it")
+                break
+            write(row)  # outside the try: an error writing the part is not the input's
     damaged = [d.to_json() for d in boundary.get("damaged", ())]
     if shard.spans is not None:
         # every record read was at a span; a span gave no record when it could not be read there
@@ -617,7 +619,8 @@ def _run(inputs, out, *, rules, workers, force, max_record_bytes, shard_bytes, o
     clock = RunClock.start()
     rules = as_rules(rules)
     if index is not None:
-        selection = dataclasses.replace(selection, index=True)
+        # what selects the records is the selection's identity (redecode.selection)
+        selection = selection.with_index(index.given or index.sources, index.where, index.prefix)
     executor = executor or Local(workers, prepare=rules.preload)
     out = storage.local_path(out)
     if storage.is_remote(out) and not executor.writes_urls:
@@ -636,6 +639,11 @@ def _run(inputs, out, *, rules, workers, force, max_record_bytes, shard_bytes, o
                       layout=layout) as rd:
         if force:
             rd.forget(shards)
+        # an index names every input of its selection: those it no longer names (its content
+        # changed) leave the directory, which holds exactly the index's records
+        dropped = rd.drop_other_inputs(paths) if index is not None else []
+        if dropped:
+            log.info("%d input(s) the index no longer names: their rows removed from %s", len(dropped), out)
         state = rd.resume(shards, max_record_bytes, listed) if not force else None
         markers = state.markers if state is not None else {}
         task_fn = functools.partial(run_task, out=out, rules=rules, max_record_bytes=max_record_bytes,
@@ -715,6 +723,7 @@ def _run(inputs, out, *, rules, workers, force, max_record_bytes, shard_bytes, o
         partial=sorted(skipped_paths & read_now),  # a run stopped midway: some shards were done
         changed=list(state.changed) if state is not None else [],
         retried=list(state.retried) if state is not None else [],
+        dropped=dropped,
     )
 
 

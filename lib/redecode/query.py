@@ -229,13 +229,15 @@ def check_part_versions(con: duckdb.DuckDBPyConnection, parts: Sequence[str]) ->
         rows = con.execute(
             "SELECT file_name, key, value FROM parquet_kv_metadata(?)", [list(parts)]
         ).fetchall()
-        names = con.execute("SELECT file_name, name FROM parquet_schema(?)", [list(parts)]).fetchall()
+        elements = con.execute("SELECT file_name, name, num_children FROM parquet_schema(?)",
+                               [list(parts)]).fetchall()
     meta: dict[str, dict[bytes, bytes]] = {p: {} for p in parts}
     for file_name, key, value in rows:
         meta.setdefault(file_name, {})[bytes(key)] = bytes(value)
-    present: dict[str, set[str]] = {p: set() for p in parts}
-    for file_name, name in names:
-        present.setdefault(file_name, set()).add(name)
+    tree: dict[str, list[tuple[str, int]]] = {p: [] for p in parts}
+    for file_name, name, children in elements:
+        tree.setdefault(file_name, []).append((name, children or 0))
+    present = {p: set(_top_level_names(e)) for p, e in tree.items()}
     for part in parts:
         version = check_schema_version(meta.get(part) or None, part)
         # (the text columns may be left out: a provenance-only copy of a run still reports)
@@ -247,6 +249,25 @@ def check_part_versions(con: duckdb.DuckDBPyConnection, parts: Sequence[str]) ->
         if missing:
             raise DamagedRunError(part, f"lacks column(s) {', '.join(missing)}, which its schema version "
                                         f"{version} has (renamed or removed by another tool)")
+
+
+def _top_level_names(elements: Sequence[tuple[str, int]]) -> list[str]:
+    """The top-level column names of one Parquet schema given as its elements in depth-first
+    order, ``(name, number of children)``, the root first (DuckDB's ``parquet_schema``): a nested
+    column's fields (``stretches``' ``encoding``) are not columns of the part."""
+    if not elements:
+        return []
+    names, i = [], 1
+    for _ in range(elements[0][1]):
+        if i >= len(elements):
+            break
+        name, need = elements[i]
+        names.append(name)
+        i += 1
+        while need > 0 and i < len(elements):  # skip the column's subtree
+            need += elements[i][1] - 1
+            i += 1
+    return names
 
 
 @contextlib.contextmanager

@@ -971,6 +971,8 @@ class RunSummary:
     changed: list[str] = field(default_factory=list)
     #: inputs read again because an earlier run found them cut short, damaged or unreadable
     retried: list[str] = field(default_factory=list)
+    #: inputs of an index run's selection that its index no longer names: their rows removed
+    dropped: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -1229,6 +1231,21 @@ class RunDirectory:
         current = {s.path for s in shards}
         for key in [k for k, t in self._tasks.items() if any(m["path"] in current for m in t["shards"])]:
             self._remove_task(key)
+
+    def drop_other_inputs(self, paths: list[str]) -> list[str]:
+        """Remove every task holding a shard of an input not among ``paths`` (markers first, then
+        parts; a bounded task's other inputs are then done again); return those inputs, sorted.
+        An index run's: its index names every input of its selection, so the directory keeps no
+        rows of records the index no longer selects (nor, under ``foreign="redo"``, another
+        selection's rows of inputs this one does not read)."""
+        current = set(paths)
+        gone: set[str] = set()
+        for key, task in list(self._tasks.items()):
+            others = {m["path"] for m in task["shards"] if m["path"] not in current}
+            if others:
+                gone |= others
+                self._remove_task(key)
+        return sorted(gone)
 
     def complete(self, shards: list[Shard], max_record_bytes: int | None = None) -> dict[tuple[str, int], dict]:
         """The markers of the ``shards`` that are complete, by ``(path, index)``: what a rerun

@@ -58,6 +58,7 @@ marker there costs a redone shard, never a duplicate row (parts have determinist
 
 from __future__ import annotations
 
+import contextlib
 import errno as _errno
 import io
 import os
@@ -91,6 +92,7 @@ __all__ = [
     "find",
     "find_details",
     "fingerprint",
+    "known_while_read",
     "glob",
     "isdir",
     "isfile",
@@ -464,6 +466,27 @@ def remember(url: str, entry: dict) -> None:
     if entry and entry.get("size") is not None:
         _KNOWN[url] = {"size": int(entry["size"]), "etag": _etag(entry),
                        "mtime": entry.get("LastModified") or entry.get("mtime")}
+
+
+@contextlib.contextmanager
+def known_while_read(path: str, state: dict | None) -> Iterator[None]:
+    """While an object is read: its size and ETag as :func:`fingerprint` just took them (one HEAD)
+    stand for what :func:`size`, :func:`read_ranges` and :func:`open_input` would ask the store
+    again, so reading it costs its GETs and no more HEAD requests; forgotten when the block ends
+    (a later run in this process asks again). Nothing for a local file, a WACZ member, an object
+    already known (:func:`remember`) or a state without an ETag."""
+    if (state is None or state.get("etag") is None or state.get("size") is None or not is_remote(path)
+            or split_member(path) is not None or path in _KNOWN):
+        yield
+        return
+    etag = str(state["etag"])
+    stamp = str(state.get("mtime") or "")
+    _KNOWN[path] = {"size": int(state["size"]), "etag": etag,
+                    "mtime": stamp[: -len(etag)].strip() if stamp.endswith(etag) else stamp or None}
+    try:
+        yield
+    finally:
+        _KNOWN.pop(path, None)
 
 
 #: Bytes hashed at each end of an input by :func:`fingerprint`.

@@ -476,8 +476,34 @@ def _warcio_message(exc: BaseException) -> str:
                     line = " ".join(str(part) for part in ast.literal_eval(line))
                 except (ValueError, SyntaxError):
                     pass
-            return f"{meaning} (its first line: {line})"
+            return f"{meaning} ({_quoted_line(line)})"
     return f"{msg} ({type(exc).__name__})"
+
+
+#: At most this many characters of the line quoted where a record should start: text, and (fewer)
+#: bytes that are not text (a gzip member's compressed bytes, where an offset points inside one).
+_QUOTED_TEXT, _QUOTED_BINARY = 120, 40
+_ESCAPE_OR_CHAR = re.compile(r"\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\.|.", re.S)
+
+
+def _quoted_line(line: str) -> str:
+    """``its first line: LINE`` for the line warcio quotes where a record should start, shown
+    ASCII-escaped (``\\xNN``; warcio's quote escapes some bytes already) and short: text to
+    :data:`_QUOTED_TEXT` characters, bytes that are not text (any escape in it) to
+    :data:`_QUOTED_BINARY`, as ``its first bytes (not text): ...``; cut ends in ``...``."""
+    escaped = line.encode("ascii", "backslashreplace").decode("ascii")
+    escaped = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in escaped)
+    binary = "\\x" in escaped or "\\u" in escaped
+    most = _QUOTED_BINARY if binary else _QUOTED_TEXT
+    if len(escaped) > most or line.endswith("..."):
+        kept, size = [], 0
+        for piece in _ESCAPE_OR_CHAR.findall(escaped):  # (never half an escape)
+            size += len(piece)
+            if size > most:
+                break
+            kept.append(piece)
+        escaped = "".join(kept).rstrip(".") + "..."
+    return f"its first bytes (not text): {escaped}" if binary else f"its first line: {escaped}"
 
 
 #: warcio's messages for bytes where a record should start, and what they mean for a user.
