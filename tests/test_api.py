@@ -178,7 +178,7 @@ def test_errors():
         redecode.decode_payload("<p>text</p>")
     with pytest.raises(TypeError):
         redecode.decode_payload(12)
-    with pytest.raises(KeyError, match="unknown rules 'nope'; known rules: author-2026.12.5, author-2026.12.4, author-2026.12.3, author-2026.12.2, author-2026.12, "):
+    with pytest.raises(KeyError, match="unknown rules 'nope'; known rules: author-2026.12.6, author-2026.12.5, author-2026.12.4, author-2026.12.3, author-2026.12.2, author-2026.12, "):
         redecode.decode_payload(PAGE, rules="nope")
     with pytest.raises(ValueError, match=r"^kind must be one of html, xml, text, not 'json'$"):
         redecode.decode_payload(PAGE, kind="json")

@@ -42,15 +42,16 @@ def test_the_new_author_rules_are_the_default_and_read_language():
     assert NEW.procedure == "author"
     p = V.AuthorParams.from_rules(NEW)
     assert p.siblings and p.language and p.compare_defects and p.python_codecs
-    # the default, author-2026.12.5, is these rules reading pages in two encodings in parts as
-    # well (author-2026.12.3, issue 29; a stretch only where it reads as words from .5), with the
-    # Greek siblings' joined symbols and the KOI8 tie named (.4): every other language parameter
-    # the same
+    # the default, author-2026.12.6, is these rules reading pages in two encodings in parts as
+    # well (author-2026.12.3, issue 29; a stretch only where it reads as words from .5; the legacy
+    # part of a page deciding and identical readings named alike from .6), with the Greek siblings'
+    # joined symbols and the KOI8 tie named (.4): every other language parameter the same
     default = V.AuthorParams.from_rules(get_rules(DEFAULT_RULES))
-    assert DEFAULT_RULES == "author-2026.12.5" and default.stretches and not p.stretches
+    assert DEFAULT_RULES == "author-2026.12.6" and default.stretches and not p.stretches
     assert default.joined_families == ("greek",) and default.tie_names == (("KOI8-U", "KOI8-R"),) and default.quotes_are_text
     assert default.stretch_words and default.stretch_min_letters == 3
-    later = ("stretch", "joined_families", "tie_names", "quotes_are_text")
+    assert default.outside_utf8 and default.same_text_names
+    later = ("stretch", "joined_families", "tie_names", "quotes_are_text", "outside_utf8", "same_text_names")
     assert {k: v for k, v in asdict(default).items() if not k.startswith(later)} == {
         k: v for k, v in asdict(p).items() if not k.startswith(later)}
     v = NEW.versions()

@@ -41,10 +41,10 @@ def page(body: str, head: str = "") -> str:
 
 
 def test_shipped_rules_and_default():
-    assert list(R.RULES) == ["author-2026.12.5", "author-2026.12.4", "author-2026.12.3", "author-2026.12.2", "author-2026.12", "browser-2026.11", "seed-2026.10",
+    assert list(R.RULES) == ["author-2026.12.6", "author-2026.12.5", "author-2026.12.4", "author-2026.12.3", "author-2026.12.2", "author-2026.12", "browser-2026.11", "seed-2026.10",
                              "requests-2.32"]
     # issue 16: the author's text by default; issue 30: with language as evidence
-    assert R.DEFAULT_RULES == "author-2026.12.5"
+    assert R.DEFAULT_RULES == "author-2026.12.6"
     assert R.BROWSER_RULES == "browser-2026.11"
     for name, rules in R.RULES.items():
         assert R.get_rules(name) is rules and rules.name == name and rules.description
@@ -53,7 +53,7 @@ def test_shipped_rules_and_default():
 def test_unknown_rules_message():
     with pytest.raises(KeyError) as e:
         R.get_rules("browser-1999")
-    assert e.value.args[0] == ("unknown rules 'browser-1999'; known rules: author-2026.12.5, author-2026.12.4, author-2026.12.3, author-2026.12.2, author-2026.12, "
+    assert e.value.args[0] == ("unknown rules 'browser-1999'; known rules: author-2026.12.6, author-2026.12.5, author-2026.12.4, author-2026.12.3, author-2026.12.2, author-2026.12, "
                                "browser-2026.11, seed-2026.10, requests-2.32")
 
 
@@ -156,7 +156,7 @@ def test_version_changes_change_digest(monkeypatch, target, attr):
         R._digest.cache_clear()
     changed = {n for n in before if before[n] != after[n]}
     if attr == "DECODER_VERSION":
-        assert changed == {"author-2026.12.5", "author-2026.12.4", "author-2026.12.3", "author-2026.12.2", "author-2026.12", "browser-2026.11"}  # Python-codec rules do not use it
+        assert changed == {"author-2026.12.6", "author-2026.12.5", "author-2026.12.4", "author-2026.12.3", "author-2026.12.2", "author-2026.12", "browser-2026.11"}  # Python-codec rules do not use it
     else:
         assert changed == set(R.RULES)
 
@@ -169,7 +169,7 @@ def test_tld_default_table_changes_browser_digest(monkeypatch):
         after = {n: r.digest for n, r in R.RULES.items()}
     finally:
         R._digest.cache_clear()
-    assert {n for n in before if before[n] != after[n]} == {"author-2026.12.5", "author-2026.12.4", "author-2026.12.3", "author-2026.12.2", "author-2026.12", "browser-2026.11"}
+    assert {n for n in before if before[n] != after[n]} == {"author-2026.12.6", "author-2026.12.5", "author-2026.12.4", "author-2026.12.3", "author-2026.12.2", "author-2026.12", "browser-2026.11"}
 
 
 def test_author_tables_change_only_the_author_digest(monkeypatch):
@@ -184,7 +184,7 @@ def test_author_tables_change_only_the_author_digest(monkeypatch):
     finally:
         R._digest.cache_clear()
         procedures._author_tables_digest.cache_clear()
-    assert {n for n in before if before[n] != after[n]} == {"author-2026.12.5", "author-2026.12.4", "author-2026.12.3", "author-2026.12.2", "author-2026.12"}
+    assert {n for n in before if before[n] != after[n]} == {"author-2026.12.6", "author-2026.12.5", "author-2026.12.4", "author-2026.12.3", "author-2026.12.2", "author-2026.12"}
 
 
 def test_the_siblings_table_changes_only_the_digest_of_rules_that_read_it(monkeypatch):
@@ -199,7 +199,7 @@ def test_the_siblings_table_changes_only_the_digest_of_rules_that_read_it(monkey
     finally:
         R._digest.cache_clear()
         siblings.table_digest.cache_clear()
-    assert {n for n in before if before[n] != after[n]} == {"author-2026.12.5", "author-2026.12.4", "author-2026.12.3", "author-2026.12.2"}
+    assert {n for n in before if before[n] != after[n]} == {"author-2026.12.6", "author-2026.12.5", "author-2026.12.4", "author-2026.12.3", "author-2026.12.2"}
 
 
 def test_detector_version_changes_digest(monkeypatch):
@@ -515,7 +515,7 @@ def test_cli_rules_json():
     res = CliRunner().invoke(rules_cmd, ["--json"])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
-    assert doc["default"] == "author-2026.12.5"
+    assert doc["default"] == "author-2026.12.6"
     assert [d["name"] for d in doc["rules"]] == list(R.RULES)
     for d in doc["rules"]:
         rules = R.get_rules(d["name"])
@@ -527,7 +527,7 @@ def test_cli_rules_json():
 def test_cli_rules_text():
     res = CliRunner().invoke(rules_cmd, [])
     assert res.exit_code == 0
-    assert res.output.startswith("author-2026.12.5 (default)\n")
+    assert res.output.startswith("author-2026.12.6 (default)\n")
     for rules in R.RULES.values():
         assert rules.name in res.output and f"digest: {rules.digest}" in res.output
     assert CliRunner().invoke(rules_cmd, ["--help"]).exit_code == 0

@@ -68,9 +68,10 @@ def browser(payload: bytes, ct: str = "text/html", url: str | None = "http://exa
 
 
 def test_author_rules_are_shipped_and_their_successor_is_the_default():
-    # author-2026.12 stays replayable as it is; author-2026.12.5 (language as evidence, pages read in parts,
-    # the Greek siblings' joined symbols, KOI8 ties, stretches that read as words) is the default
-    assert DEFAULT_RULES == "author-2026.12.5" and AUTHOR.procedure == "author"
+    # author-2026.12 stays replayable as it is; author-2026.12.6 (language as evidence, pages read in parts,
+    # the Greek siblings' joined symbols, KOI8 ties, stretches that read as words, the legacy part of a
+    # page deciding, identical readings named alike) is the default
+    assert DEFAULT_RULES == "author-2026.12.6" and AUTHOR.procedure == "author"
     assert get_rules(DEFAULT_RULES).procedure == "author" and AUTHOR.author is None
 
 

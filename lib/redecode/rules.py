@@ -10,11 +10,13 @@ behaviour is the procedure's (:mod:`redecode.procedures`, looked up by ``Rules.p
 =====================  =============================================================================
 rules                  what it reproduces
 =====================  =============================================================================
-``author-2026.12.5``   the default: the author's text; ``author-2026.12`` below with language as
+``author-2026.12.6``   the default: the author's text; ``author-2026.12`` below with language as
                        evidence (``.2``: confusable siblings, :mod:`redecode.language`), pages in two
                        encodings read in parts (``.3``: :mod:`redecode.stretches`), the Greek
-                       siblings' joined symbols and KOI8 ties (``.4``), and legacy stretches read
-                       only where they read as words (``.5``); each stays replayable.
+                       siblings' joined symbols and KOI8 ties (``.4``), legacy stretches read
+                       only where they read as words (``.5``), and the legacy part of a page
+                       deciding its encoding, identical readings named alike (``.6``); each stays
+                       replayable.
 ``author-2026.12``     the author's text before language evidence. The browser's decision checked against the
                        payload and overridden where the bytes show a declaration, default or
                        detector answer to be wrong (:func:`redecode.validate.decide`: every
@@ -104,7 +106,7 @@ __all__ = [
 #: text; it is part of every digest.
 DECISION_CODE_VERSION = "2026.12.7"
 
-DEFAULT_RULES = "author-2026.12.5"
+DEFAULT_RULES = "author-2026.12.6"
 
 #: The rule set whose answer every row records as ``browser_encoding``: what a browser picks.
 BROWSER_RULES = "browser-2026.11"
@@ -431,13 +433,28 @@ _AUTHOR_5 = dataclasses.replace(
     _AUTHOR_4,
     name="author-2026.12.5",
     description=(
-        "The author's text (the default): author-2026.12.4, with a legacy stretch in a UTF-8 page "
+        "The author's text (the default until author-2026.12.6): author-2026.12.4, with a legacy stretch in a UTF-8 page "
         "read only where a reading reads as words (no symbol or letter of another script inside "
         "a word, 3 non-ASCII letters at least) and beats the readings of other scripts by the "
         "margin, chosen among every script's legacy encodings, in pieces cut at markup where the "
         "whole run reads in none; damaged UTF-8 stays U+FFFD. Encoding Standard decoders otherwise."
     ),
     author=dataclasses.replace(_AUTHOR_4.author, stretch_words=True, stretch_min_letters=3),
+)
+
+# author-2026.12.5 where the legacy part of a page decides (issue 29, a fresh user's pages): the
+# author detector and the language evidence read the bytes outside the page's UTF-8 runs.
+_AUTHOR_6 = dataclasses.replace(
+    _AUTHOR_5,
+    name="author-2026.12.6",
+    description=(
+        "The author's text (the default): author-2026.12.5, with a page that is not UTF-8 but holds "
+        "UTF-8 runs (a UTF-8 paragraph in a windows-1255 page, a UTF-8 template's punctuation "
+        "around a windows-1251 paragraph) detected on its bytes outside those runs, so that its "
+        "legacy text decides its encoding and the runs are read as UTF-8 stretches. Encoding "
+        "Standard decoders otherwise."
+    ),
+    author=dataclasses.replace(_AUTHOR_5.author, outside_utf8=True, same_text_names=True),
 )
 
 _SEED = Rules(
@@ -473,7 +490,7 @@ _REQUESTS = Rules(
 )
 
 #: The shipped rule sets by name.
-RULES: dict[str, Rules] = {r.name: r for r in (_AUTHOR_5, _AUTHOR_4, _AUTHOR_3, _AUTHOR_2, _AUTHOR, _BROWSER, _SEED, _REQUESTS)}
+RULES: dict[str, Rules] = {r.name: r for r in (_AUTHOR_6, _AUTHOR_5, _AUTHOR_4, _AUTHOR_3, _AUTHOR_2, _AUTHOR, _BROWSER, _SEED, _REQUESTS)}
 
 
 def get_rules(name: str) -> Rules:

@@ -369,6 +369,7 @@ def read_in_parts(
     margin: float = 8.0,
     words: bool = False,
     min_letters: int = 0,
+    outside_utf8: bool = False,
 ) -> Parts | None:
     """*body* (bytes, after any BOM) read in parts, or None when its reading with *encoding*
     (the chosen one, an Encoding Standard name) has no stretch (module docstring).
@@ -385,8 +386,11 @@ def read_in_parts(
     words (:func:`reads_as_words`) and hold at least *min_letters* non-ASCII letters, a reading of
     another script within *margin* of it makes the stretch ambiguous (it stays U+FFFD), every
     legacy encoding of :data:`SCRIPT_ENCODINGS` is a candidate after the page's, and a run no
-    reading reads is read again in pieces cut at markup. Never raises for ``bytes`` and a known
-    encoding name.
+    reading reads is read again in pieces cut at markup. *outside_utf8* (``author-2026.12.6``
+    on): where the encoding of a legacy page's rest is weighed again, the judge reads the rest
+    without its valid UTF-8 runs, those left unread included (a lone ``—`` of a UTF-8 template
+    reads as Cyrillic letters in x-mac-cyrillic, ``вАФ``): the legacy text decides. Never raises
+    for ``bytes`` and a known encoding name.
     """
     if encoding == "UTF-8":
         return _legacy_stretches(body, judge, candidates, detect, min_invalid, margin, words,
@@ -398,7 +402,7 @@ def read_in_parts(
                                  words, min_letters, utf8_declared=True)
     if encoding in _LEGACY:
         return _utf8_stretches(body, encoding, judge, candidates, detect, declared, min_sequences,
-                               margin)
+                               margin, outside_utf8)
     return None
 
 
@@ -548,8 +552,9 @@ def _sample_end(data: bytes, lo: int, hi: int) -> int:
 
 def _utf8_stretches(body: bytes, encoding: str, judge: Judge, candidates: Sequence[str],
                     detect: Callable[[bytes], str | None] | None, declared: bool,
-                    min_sequences: int, margin: float) -> Parts | None:
-    """Valid UTF-8 runs in a page read with the legacy *encoding*."""
+                    min_sequences: int, margin: float, outside_utf8: bool = False) -> Parts | None:
+    """Valid UTF-8 runs in a page read with the legacy *encoding* (*outside_utf8*: see
+    :func:`read_in_parts`)."""
     runs = utf8_runs(body, valid_only=True)
     if not runs:
         return None
@@ -605,9 +610,12 @@ def _utf8_stretches(body: bytes, encoding: str, judge: Judge, candidates: Sequen
         # The legacy encoding was guessed (or chosen over the declarations) on the page with its
         # UTF-8 stretches: weigh it again on the rest.
         pieces, pos = [], 0
-        for st in stretches:
-            pieces.append(body[pos:st.offset])
-            pos = st.offset + st.length
+        # (outside_utf8: every valid run with a multi-byte sequence is left out, read or not)
+        cuts = ([(r.start, r.end) for r in runs if r.sequences] if outside_utf8
+                else [(st.offset, st.offset + st.length) for st in stretches])
+        for lo, hi in cuts:
+            pieces.append(body[pos:lo])
+            pos = max(pos, hi)
         pieces.append(body[pos:])
         rest = b"\n".join(pieces)
         rest = rest[:_sample_end(rest, 0, len(rest))]

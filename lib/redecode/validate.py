@@ -146,7 +146,13 @@ The order (the steps of :mod:`redecode.sniff` with a check after them):
    whole page read as X (...)`` and ``verdict`` is the outcome for the encoding outside the
    stretches (``kept``: the browser's; ``overridden``: another); a page declared UTF-8 that step 5
    read as a legacy encoding and whose runs read as words in none is read whole as UTF-8
-   (``kept: UTF-8 read whole: ...``).
+   (``kept: UTF-8 read whole: ...``). From ``author-2026.12.6`` on (``outside_utf8``), on a
+   payload that is not valid UTF-8 and whose UTF-8 runs hold fewer characters than its legacy
+   text, steps 2 to 5 read the bytes outside those runs for the detector, check h's shares and
+   the language excerpt (:func:`outside_utf8`), so that the legacy text decides the page's
+   encoding and step 6 reads the runs as UTF-8 stretches; and (``same_text_names``) the page's
+   and the stretches' legacy encodings are named alike among identical readings
+   (:func:`_same_text_names`).
 
 7. Names (``tie_names``, from ``author-2026.12.4`` on; done before step 6, on the decision of
    steps 1-5): a KOI8-U decision that no declaration names, on a payload without a byte where
@@ -978,6 +984,15 @@ class AuthorParams:
     ``validation`` says which whole-page reading the parts replace; ``stretch_min_letters``: the
     non-ASCII letters such a reading needs.
 
+    From ``author-2026.12.6`` on: ``outside_utf8``: on a payload that is not valid UTF-8 but holds
+    runs of well-formed multi-byte UTF-8, fewer characters than its legacy text, the author detector,
+    check h's shares and the language excerpt read :func:`outside_utf8` (the bytes outside those
+    runs), so that the page's legacy text decides its encoding and step 6 reads the runs as UTF-8
+    stretches; ``same_text_names``: among encodings that read the same text, the page and each
+    legacy stretch are named by a declaration, the detector's answer or the top-level domain's
+    fallback where one of those reads the same text, and ``tie_names`` applies to stretches too
+    (:func:`_same_text_names`; only names change).
+
     The fields added after ``author-2026.12.2`` (:data:`_LATER_FIELDS`) enter :meth:`to_json` only
     where they differ from their defaults, so that rule sets made before them keep their digests.
     """
@@ -1020,6 +1035,9 @@ class AuthorParams:
     # -- from author-2026.12.5 on (issue 29: stretches that read as words) --
     stretch_words: bool = False
     stretch_min_letters: int = 0
+    # -- from author-2026.12.6 on (issue 29: the legacy part of a page decides; names) --
+    outside_utf8: bool = False
+    same_text_names: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The parameters as a JSON-ready dict (field name -> value), for the rules' digest (the
@@ -1048,7 +1066,7 @@ class AuthorParams:
 #: their defaults: those added after ``author-2026.12.2`` shipped.
 _LATER_FIELDS = frozenset(("stretches", "stretch_min_invalid", "stretch_min_sequences", "stretch_margin",
                            "joined_families", "tie_names", "quotes_are_text", "stretch_words",
-                           "stretch_min_letters"))
+                           "stretch_min_letters", "outside_utf8", "same_text_names"))
 
 #: The thresholds of ``author-2026.12`` (the module constants above, each with its measurement).
 BASELINE = AuthorParams()
@@ -1067,16 +1085,20 @@ class ByteProfile:
 
     *data*: the bytes; *kind*: ``html``/``xml``/``text`` (UTF-16 markup has NUL bytes, plain text
     need not); *params*: the thresholds; *ascii_only*, *utf8_valid*: what the browser's steps
-    already measured (:class:`redecode.sniff.Facts`), or None. Never raises.
+    already measured (:class:`redecode.sniff.Facts`), or None. *evidence* (``outside_utf8``):
+    the bytes that the shares of check h, :attr:`first_high` and the language excerpt read, where
+    they are not *data*: :func:`outside_utf8` of it, the same length (None: *data*). Never raises.
     """
 
-    __slots__ = ("data", "kind", "params", "_ascii_only", "_utf8_valid", "_nul", "_utf16", "_escapes",
+    __slots__ = ("data", "evidence", "kind", "params", "_ascii_only", "_utf8_valid", "_nul", "_utf16", "_escapes",
                  "_signal", "_first_high", "_binary", "_shares", "_excerpts", "_readings", "language",
                  "_high", "_c1")
 
     def __init__(self, data: bytes, kind: str, params: AuthorParams = BASELINE, *,
-                 ascii_only: bool | None = None, utf8_valid: bool | None = None):
+                 ascii_only: bool | None = None, utf8_valid: bool | None = None,
+                 evidence: bytes | None = None):
         self.data = data
+        self.evidence = data if evidence is None else evidence
         self.kind = kind
         self.params = params
         self._ascii_only = ascii_only
@@ -1099,7 +1121,8 @@ class ByteProfile:
         """The profile of ``data[n:]`` (the payload after an *n*-byte BOM); this one for 0."""
         if n == 0:
             return self
-        return ByteProfile(self.data[n:], self.kind, self.params)
+        return ByteProfile(self.data[n:], self.kind, self.params,
+                           evidence=None if self.evidence is self.data else self.evidence[n:])
 
     @property
     def ascii_only(self) -> bool:
@@ -1143,12 +1166,12 @@ class ByteProfile:
 
     @property
     def first_high(self) -> int:
-        """Offset (bytes) of the first non-ASCII byte, 0 when there is none."""
+        """Offset (bytes) of the first non-ASCII byte of :attr:`evidence`, 0 when there is none."""
         if self._first_high < 0:
-            if _core is not None and type(self.data) is bytes:
-                self._first_high = max(_core.first_non_ascii(self.data), 0)
+            if _core is not None and type(self.evidence) is bytes:
+                self._first_high = max(_core.first_non_ascii(self.evidence), 0)
             else:
-                m = _NON_ASCII_RUN.search(self.data)
+                m = _NON_ASCII_RUN.search(self.evidence)
                 self._first_high = m.start() if m else 0
         return self._first_high
 
@@ -1184,7 +1207,7 @@ class ByteProfile:
         v = self._shares.get(key)
         if v is None:
             p = self.params
-            v = self._shares[key] = runs_share(self.data, start, window=p.window, min_bytes=p.min_high_bytes)
+            v = self._shares[key] = runs_share(self.evidence, start, window=p.window, min_bytes=p.min_high_bytes)
         return v
 
     def symbols(self, start: int) -> float:
@@ -1193,7 +1216,7 @@ class ByteProfile:
         v = self._shares.get(key)
         if v is None:
             p = self.params
-            v = self._shares[key] = symbols_in_words(self.data, start, window=p.window,
+            v = self._shares[key] = symbols_in_words(self.evidence, start, window=p.window,
                                                      min_bytes=p.min_high_bytes)
         return v
 
@@ -1203,7 +1226,7 @@ class ByteProfile:
         v = self._shares.get(key)
         if v is None:
             p = self.params
-            v = self._shares[key] = script_letters(self.data, encoding, start, window=p.window,
+            v = self._shares[key] = script_letters(self.evidence, encoding, start, window=p.window,
                                                    min_bytes=p.min_high_bytes)
         return v
 
@@ -1232,7 +1255,7 @@ class ByteProfile:
         table = _differing_table(key)
         if table is None or self.ascii_only:
             return b""
-        data, p = self.data, self.params
+        data, p = self.evidence, self.params
         if _core is not None and type(data) is bytes:
             spans = _core.excerpt_spans(data, table, self.first_high, EXCERPT_REACH,
                                         p.language_window, p.language_words, EXCERPT_CONTEXT_WORDS)
@@ -1492,11 +1515,20 @@ def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: 
     facts = gather(payload, content_type=content_type, url=url, kind=kind)
     tld = facts.tld
     cache: dict[str, Detection | None] = {}
+    # (outside_utf8) what the author detector and the evidence read: the bytes outside the page's
+    # UTF-8 runs, where the page is legacy text with UTF-8 in it
+    legacy = (outside_utf8(payload, params) if params.outside_utf8 and facts.utf8_valid is False
+              and facts.ascii_only is False else None)
 
     def run(detector: Detector | None, key: str) -> Detection | None:
         if key not in cache:
-            cache[key] = detector(payload, tld) if detector is not None else None
+            data = legacy if legacy is not None and key == "author" else payload
+            cache[key] = detector(data, tld) if detector is not None else None
         return cache[key]
+
+    def run_on(detector: Detector | None, data: bytes) -> str | None:
+        found = detector(data, tld) if detector is not None else None
+        return found.encoding if found is not None else None
 
     browser = choose(facts, detection=lambda: run(browser_detector, "browser"))
     assert browser is not None  # choose was given a detection callable
@@ -1511,7 +1543,7 @@ def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: 
     if result is None:
         result = _decode.decode(payload, primary.encoding, bom_sniff=True)
     profile = ByteProfile(payload, facts.kind, params, ascii_only=facts.ascii_only,
-                          utf8_valid=facts.utf8_valid)
+                          utf8_valid=facts.utf8_valid, evidence=legacy)
     reason = check(profile, facts, primary, result)
     if reason in (None, "detected") and params.language and language_check(profile, primary):
         reason = "language"
@@ -1524,8 +1556,157 @@ def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: 
     if params.tie_names:
         v = _tie_name(payload, facts, v, params)
     if params.stretches:
-        return _in_parts(payload, facts, v, params, author_detector, primary)
+        v = _in_parts(payload, facts, v, params, author_detector, primary)
+    if params.same_text_names:
+        v = _same_text_names(payload, facts, v, params, cache.get("author"),
+                             lambda data: run_on(author_detector, data))
     return v
+
+
+def outside_utf8(payload: bytes, params: AuthorParams) -> bytes | None:
+    """(``outside_utf8``, ``author-2026.12.6`` on) *payload* with its UTF-8 runs blanked: the
+    bytes of every run of words valid as UTF-8 that holds a multi-byte sequence
+    (:func:`redecode.stretches.utf8_runs`) replaced by spaces, the same length, so that what the
+    author detector and the language evidence read of a legacy page with UTF-8 in it (a widget, a
+    template's punctuation) is its legacy text. Only where the legacy text is the page's larger
+    part: the UTF-8 decoder's U+FFFD outside the runs (about one per legacy character) at least as
+    many as the runs' valid multi-byte sequences (one per UTF-8 character); a UTF-8 page with a
+    legacy paragraph in it is weighed whole, as before. None where there is nothing to blank, or
+    where the UTF-8 part is the larger (a damaged UTF-8 page too)."""
+    from . import stretches as _stretches  # noqa: PLC0415 - (pages with UTF-8 and legacy bytes only)
+
+    if not _stretches.utf8_runs(payload, valid_only=True):
+        return None  # (the common legacy page: found eight bytes at a time)
+    runs = _stretches.utf8_runs(payload)
+    valid = [r for r in runs if r.valid and r.sequences]
+    invalid = sum(r.invalid for r in runs if not r.valid)
+    multibyte = sum(r.sequences for r in runs)
+    if not valid or invalid < multibyte:
+        return None
+    out = bytearray(payload)
+    for r in valid:
+        out[r.start:r.end] = b" " * (r.end - r.start)
+    return bytes(out)
+
+
+#: (``same_text_names``) gb18030's four-byte sequences: GBK's name is kept off a reading with one
+#: (the Encoding Standard's GBK decoder is gb18030's; the four-byte form is what gb18030 adds)
+_FOUR_BYTE_GB = _lazy.pattern(__name__, "_FOUR_BYTE_GB", rb"[\x81-\xfe][\x30-\x39][\x81-\xfe][\x30-\x39]")
+#: (``same_text_names``) ``(extension, base)`` pairs of identical decoders named as the base
+_SAME_DECODER_TIES = (("gb18030", "GBK"),)
+
+
+def _declared_encodings(payload: bytes, facts: Facts) -> list[str]:
+    """The encodings the page's declarations name (BOM, transport, metas, XML declaration, aliases
+    of unknown labels), in step order, once each."""
+    out = [e for e in (facts.bom, facts.header_encoding) if e]
+    out += [enc for _, _, enc in _metas(payload, facts)]
+    if facts.xml_encoding:
+        out.append(facts.xml_encoding)
+    out += [a.encoding for a in (alias_encoding(label) for _, label in _unknown_labels(facts)) if a]
+    return list(dict.fromkeys(out))
+
+
+def _same_text_names(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
+                     detection: Detection | None, detect: Callable[[bytes], str | None]) -> Validated:
+    """(``same_text_names``, ``author-2026.12.6`` on) *v* with its legacy encodings named
+    consistently among encodings that read the same text: the page's encoding (outside its
+    stretches), when no declaration names it, and each legacy stretch's take the first of the
+    preferred names that is a confusable sibling (:mod:`redecode.siblings`) reading the same
+    text, then the base of a ``tie_names`` pair (or of GBK and gb18030, whose decoders are one,
+    where the bytes hold no four-byte gb18030 sequence) that reads the same text. Preferred
+    names: the page's declarations, the author detector's answer on the page (on
+    :func:`outside_utf8` of it where that applies; for a stretch only where the page is read as a
+    legacy encoding: a UTF-8 page's detection is of its UTF-8 text), the top-level domain's fallback (:func:`tld_vote`, else its default,
+    :func:`redecode.sniff.default_encoding`). Only names change (the text is the same by
+    construction); ``validation`` says so."""
+    d = v.decision
+    if isinstance(d, CodecDecision) or facts.bom or facts.ascii_only:
+        return v  # (a pure-ASCII page reads the same in every ASCII-compatible encoding)
+    enc = d.encoding
+    stretches = d.stretches
+    if not stretches:
+        # (the usual page: UTF-8, a declared encoding, the detector's own answer: nothing to name)
+        if (enc in ("UTF-8", "UTF-16LE", "UTF-16BE", "replacement", "x-user-defined")
+                or enc in (facts.header_encoding, facts.meta_encoding, facts.xml_encoding)):
+            return v
+        page_found = detection.encoding if detection is not None else None
+        if enc == page_found and all(enc != ext for ext, _ in (*params.tie_names, *_SAME_DECODER_TIES)):
+            return v
+    from . import stretches as _stretches  # noqa: PLC0415 - (a decoded page's names: rare work)
+
+    legacy = _stretches.ENCODINGS
+    declared = _declared_encodings(payload, facts)
+    page_found = detection.encoding if detection is not None else None
+    fallback = tld_vote(facts.tld) or default_encoding(facts.tld)
+    ties = (*params.tie_names, *_SAME_DECODER_TIES)
+
+    def name(enc: str, reads: Callable[[str], str | None], data: bytes, preferred: list[str | None]) -> str:
+        if enc in declared or enc not in legacy or enc == "UTF-8":
+            return enc
+        sibs = _siblings.siblings(enc)
+        named = [p for p in dict.fromkeys(preferred) if p is not None and p != enc and p in sibs]
+        if not named and all(enc != ext for ext, _ in ties):
+            return enc  # (no other name to give: nothing decoded)
+        mine = reads(enc)
+        if mine is None:
+            return enc
+        for p in named:
+            if reads(p) == mine:
+                enc = p
+                break
+        for ext, base in ties:
+            if enc == ext and ext not in declared and (ext != "gb18030" or not _FOUR_BYTE_GB.search(data)) \
+                    and reads(base) == mine:
+                return base
+        return enc
+
+    def clean_text(data: bytes, enc: str) -> str | None:
+        r = _decode.decode(data, enc, bom_sniff=False)
+        return r.text if r.errors == 0 else None
+
+    renamed = []
+    # (a UTF-8 page's detection read its UTF-8 text as a legacy encoding: no name for a stretch)
+    st_found = page_found if enc != "UTF-8" else None
+    for o, n, st_enc in stretches:
+        chunk = payload[o:o + n]
+        if st_enc != "UTF-8":
+            st_enc = name(st_enc, lambda e, c=chunk: clean_text(c, e), chunk,
+                          [*declared, st_found, fallback])
+        renamed.append((o, n, st_enc))
+    if stretches:
+        parts = [_stretches.Stretch(o, n, e) for o, n, e in stretches]
+
+        def reads(e: str) -> str | None:
+            text, errors = _stretches.read_parts(payload, e, parts)
+            return text if errors == v.decoded.errors else None
+    else:
+        def reads(e: str) -> str | None:
+            r = _decode.decode(payload, e, bom_sniff=False)
+            return r.text if r.errors == v.decoded.errors else None
+    new_enc = name(enc, reads, payload, [*declared, page_found, fallback]) if enc != "UTF-8" else enc
+    renamed_t = tuple(renamed)
+    if new_enc == enc and renamed_t == tuple(stretches):
+        return v
+    changes: dict[str, Any] = {}
+    validation = d.validation
+    if renamed_t != tuple(stretches):
+        changes["stretches"] = renamed_t
+        for (o, n, old), (_, _, new) in zip(stretches, renamed_t):
+            if old != new and validation:
+                # (the stretch as validation names it: _in_parts's "ENC at bytes A-B")
+                validation = validation.replace(f"{old} at bytes {o}-{o + n} (",
+                                                f"{new} at bytes {o}-{o + n} ({old} reads it the same; ", 1)
+    if new_enc != enc:
+        changes["encoding"] = new_enc
+        changes["conflict"] = _conflict(facts, new_enc)
+        if validation:
+            validation += f"; {enc} and {new_enc} read the same text: named {new_enc}"
+    if validation != d.validation:
+        changes["validation"] = validation
+    decision = amend(d, **changes)
+    decoded = v.decoded if new_enc == enc else dataclasses.replace(v.decoded, encoding=new_enc)
+    return Validated(decision, decoded, v.verdict)
 
 
 def _tie_name(payload: bytes, facts: Facts, v: Validated, params: AuthorParams) -> Validated:
@@ -2132,7 +2313,7 @@ def _in_parts(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
         detect=detect, declared=encoding in declared, utf8_declared="UTF-8" in declared,
         min_invalid=params.stretch_min_invalid, min_sequences=params.stretch_min_sequences,
         margin=params.stretch_margin, words=params.stretch_words,
-        min_letters=params.stretch_min_letters)
+        min_letters=params.stretch_min_letters, outside_utf8=params.outside_utf8)
     if parts is None:
         return v
     d = v.decision
