@@ -966,3 +966,99 @@ def test_the_byte_profiles_counts_are_those_of_every_single_byte_decode(data):
         assert len(text) == len(data)
         assert profile.high_bytes == V._non_ascii_chars(text)
         assert profile.c1(encoding) == V._not_text(encoding, data, text) == len(V._C1.findall(text))
+
+
+# --- the weighing's single-byte readings, judged on the body's bytes (issue 30, item 7) ----------
+
+_WHATWG_INDEXES = None
+
+
+def _index(encoding: str) -> list:
+    """The WHATWG index of a single-byte encoding (tests/data/whatwg/indexes.json: 128 code
+    points or None for the bytes 0x80-0xFF), the reference the readings are checked against."""
+    global _WHATWG_INDEXES
+    if _WHATWG_INDEXES is None:
+        import json
+        from pathlib import Path
+
+        path = Path(__file__).parent / "data" / "whatwg" / "indexes.json"
+        _WHATWG_INDEXES = json.loads(path.read_text("utf-8"))
+    return _WHATWG_INDEXES[{"ISO-8859-8-I": "iso-8859-8"}.get(encoding, encoding.lower())]
+
+
+def _index_text(data: bytes, encoding: str) -> tuple[str, int]:
+    index = _index(encoding)
+    chars = [chr(b) if b < 0x80 else ("\ufffd" if index[b - 0x80] is None else chr(index[b - 0x80]))
+             for b in data]
+    return "".join(chars), sum(c == "\ufffd" for c in chars)
+
+
+@pytest.fixture(params=["compiled", "pure"])
+def core_or_pure(request, monkeypatch):
+    if request.param == "pure":
+        monkeypatch.setattr(V, "_core", None)
+    return request.param
+
+
+def test_single_byte_reading_is_the_decode_for_every_byte(core_or_pure):
+    """Exhaustive: every byte alone, every byte last after text, and all 256 in a row, under
+    every single-byte encoding: the errors, the text and whether it ends in U+FFFD are the
+    WHATWG index's decode."""
+    from redecode._tables import SINGLE_BYTE
+
+    every = bytes(range(256))
+    for enc in SINGLE_BYTE:
+        for data in [bytes([b]) for b in range(256)] + [b"abc " + bytes([b]) for b in range(0x80, 0x100)] + [
+                every, every[::-1] * 3, b""]:
+            text, errors = _index_text(data, enc)
+            r = V._SingleByteReading(data, enc)
+            assert r.errors == errors, (enc, data[:8])
+            assert r.ends_absent() == text.endswith("\ufffd"), (enc, data[-1:])
+            assert r.text == text and r.decoded() == decode(data, enc, bom_sniff=False)
+
+
+def test_single_byte_readings_are_the_same_text_when_their_decodes_are(core_or_pure):
+    """Every pair of single-byte encodings, over each byte 0x80-0xFF alone after text and over
+    every byte in a row: _same_text is whether the two decodes are equal (readings or made
+    decodes, either side), and a single-byte reading is never equal to a text of another length."""
+    from redecode._tables import SINGLE_BYTE
+
+    names = sorted(SINGLE_BYTE)
+    datas = [b"text " + bytes([b]) + b" more" for b in range(0x80, 0x100)] + [bytes(range(256)), b"ascii only"]
+    for a in names:
+        for b in names:
+            for data in datas:
+                want = _index_text(data, a)[0] == _index_text(data, b)[0]
+                ra, rb = V._SingleByteReading(data, a), V._SingleByteReading(data, b)
+                assert V._same_text(ra, rb) is want, (a, b, data)
+                assert V._same_text(decode(data, a, bom_sniff=False), rb) is want
+                assert V._same_text(ra, decode(data, b, bom_sniff=False)) is want
+    text = "text é more"  # shorter than its UTF-8 bytes
+    body = text.encode("utf-8")
+    r = V._SingleByteReading(body, "windows-1252")
+    assert not V._same_text(r, decode(body, "UTF-8", bom_sniff=False)) and r._decoded is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200), st.sampled_from(["windows-1252", "ISO-8859-2", "windows-1253", "ISO-8859-7",
+                                                  "windows-1255", "ISO-8859-8", "windows-874", "KOI8-U"]),
+       st.sampled_from(["windows-1250", "ISO-8859-3", "ISO-8859-6", "windows-1256", "KOI8-R", "ISO-8859-15"]))
+def test_single_byte_readings_property(data, a, b):
+    ra, rb = V._SingleByteReading(data, a), V._SingleByteReading(data, b)
+    da, db = decode(data, a, bom_sniff=False), decode(data, b, bom_sniff=False)
+    assert (ra.errors, rb.errors) == (da.errors, db.errors)
+    assert V._same_text(ra, rb) is (da.text == db.text)
+    assert ra.text == da.text and rb.text == db.text
+
+
+def test_a_sibling_judged_on_a_utf8_page_is_not_decoded():
+    """A UTF-8 page labelled ISO-8859-1 (windows-1252) under a rule set with siblings: the UTF-8
+    reading wins outright and the siblings are named in validation with their defects, each
+    judged on the body's bytes without its text being made (and the winner's text is the
+    page's own)."""
+    page = html(("Ελληνικά και Русский текст, " * 40).encode("utf-8"))
+    v = V.decide(page, content_type=["text/html; charset=iso-8859-1"], params=get_rules("author-2026.12.2").author)
+    assert v.decision.encoding == "UTF-8" and v.decoded.text == page.decode("utf-8")
+    siblings = [c for c in v.verdict.others if type(c.result) is V._SingleByteReading]
+    assert siblings and all(c.result._decoded is None for c in siblings)
+    assert "sibling of windows-1252" in v.decision.validation

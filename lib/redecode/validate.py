@@ -466,6 +466,70 @@ def _not_text(encoding: str, body: bytes, text: str) -> int:
     return len(_C1_OR_PUA.findall(text))
 
 
+#: the bytes a single-byte encoding has no character for (its decoder makes one U+FFFD and one
+#: error of each), for the encodings that have such bytes: a 256-byte table, 1 at each
+#: (``_core.count_bytes_in``), and the bytes that are not such (a ``bytes.translate`` delete set)
+_ABSENT_TABLE = {name: bytes(int(b >= 0x80 and high[b - 0x80] == "\ufffe") for b in range(256))
+                 for name, high in SINGLE_BYTE.items() if "\ufffe" in high}
+_PRESENT = {name: bytes(b for b in range(256) if not t[b]) for name, t in _ABSENT_TABLE.items()}
+
+
+def _absent_bytes(encoding: str, body: bytes) -> int:
+    """How many bytes of *body* the single-byte *encoding* has no character for: the decoder
+    errors of its decode (``decode(body, encoding, bom_sniff=False).errors``)."""
+    table = _ABSENT_TABLE.get(encoding)
+    if table is None:
+        return 0
+    if _core is not None and type(body) is bytes:
+        return _core.count_bytes_in(body, table)
+    return len(body.translate(None, _PRESENT[encoding]))
+
+
+class _SingleByteReading:
+    """A single-byte *encoding*'s decode of *body* (no BOM sniffing) as the weighing judges it,
+    its text made only when read (:meth:`decoded`): one character per byte, so its length, its
+    errors (:func:`_absent_bytes`), its C1 controls and non-ASCII characters are counts of the
+    body's bytes (:class:`ByteProfile`), and a text of another length is not its text
+    (:func:`_same_text`). A sibling judged on a page that structure decides (a UTF-8 page
+    labelled ISO-8859-1: eleven of them, each a whole-page decode before) is named in
+    ``validation`` without its text ever being made."""
+
+    __slots__ = ("body", "encoding", "errors", "_decoded")
+    bom_removed = False
+
+    def __init__(self, body: bytes, encoding: str):
+        self.body = body
+        self.encoding = encoding
+        self.errors = _absent_bytes(encoding, body)
+        self._decoded: _decode.DecodeResult | None = None
+
+    def decoded(self) -> _decode.DecodeResult:
+        """The decode itself (made once)."""
+        if self._decoded is None:
+            self._decoded = _decode.decode(self.body, self.encoding, bom_sniff=False)
+        return self._decoded
+
+    @property
+    def text(self) -> str:
+        return self.decoded().text
+
+    def ends_absent(self) -> bool:
+        """Whether the last character is a U+FFFD (the last byte is one the encoding lacks)."""
+        table = _ABSENT_TABLE.get(self.encoding)
+        return table is not None and bool(self.body) and table[self.body[-1]] == 1
+
+
+def _same_text(a: "_decode.DecodeResult | _SingleByteReading",
+               b: "_decode.DecodeResult | _SingleByteReading") -> bool:
+    """Whether two candidates' decodes of the same body are the same text; a
+    :class:`_SingleByteReading`'s length is its body's, so its text is made only to be compared
+    with a text as long (a search of the body for the bytes two tables read differently costs
+    more than the two decodes: sre matches a byte class a byte at a time)."""
+    la = len(a.body) if type(a) is _SingleByteReading else len(a.text)
+    lb = len(b.body) if type(b) is _SingleByteReading else len(b.text)
+    return la == lb and a.text == b.text
+
+
 def tld_vote(tld: str | None) -> str | None:
     """Firefox's fallback encoding for *tld* (``"vn"`` -> ``"windows-1258"``), the author
     detector's tie-break; None for a TLD with no entry (Firefox then uses windows-1252)."""
@@ -1278,7 +1342,8 @@ class Evidence:
 class Candidate:
     """One candidate encoding as the weighing saw it: ``encoding``; ``evidence`` (in the order
     found; encodings that read the same text pool theirs under one candidate); ``result`` its
-    decode of the payload after the BOM (:class:`redecode.decode.DecodeResult`); ``defects``
+    decode of the payload after the BOM (:class:`redecode.decode.DecodeResult`, or for a
+    single-byte encoding a :class:`_SingleByteReading`, whose text is made when read); ``defects``
     (U+FFFD, C1 controls, private-use and binary-data characters, not counting a U+FFFD that is
     the last character); ``clean`` (at most one defect per ``defect_rate`` non-ASCII characters,
     and plausible); ``implausible`` (:meth:`ByteProfile.implausible`, or a reading checks c/h
@@ -1294,7 +1359,7 @@ class Candidate:
         #: its :class:`redecode.language.Plausibility` among the clean candidates, when read
         self.language: Any = None
         self.evidence: list[Evidence] = []
-        self.result: _decode.DecodeResult | None = None
+        self.result: _decode.DecodeResult | _SingleByteReading | None = None
         self.defects = 0
         self.clean = False
         self.implausible = False
@@ -1897,19 +1962,24 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
 
     def judge(c: Candidate) -> None:
         if c.result is None:
-            c.result = (_codec_decode(body, c.codec) if c.codec is not None
-                        else _decode.decode(body, c.encoding, bom_sniff=False))
-        text = c.result.text
+            if c.codec is not None:
+                c.result = _codec_decode(body, c.codec)
+            elif c.encoding in SINGLE_BYTE:
+                c.result = _SingleByteReading(body, c.encoding)  # (its text made when read)
+            else:
+                c.result = _decode.decode(body, c.encoding, bom_sniff=False)
+        r = c.result
+        lazy = type(r) is _SingleByteReading
         # a single-byte decode of the body: one character per byte, so its C1 controls and
         # non-ASCII characters are counted in the bytes, once per body (siblings share them)
-        single = c.encoding in _C1_BYTES and len(text) == len(body)
-        c.defects = (c.result.errors
-                     + (body_profile.c1(c.encoding) if single else _not_text(c.encoding, body, text))
+        single = lazy or (c.encoding in _C1_BYTES and len(r.text) == len(body))
+        c.defects = (r.errors
+                     + (body_profile.c1(c.encoding) if single else _not_text(c.encoding, body, r.text))
                      + (0 if c.encoding in _UTF16 else body_profile.binary))
         # A U+FFFD that is the last character only says the payload was cut inside it.
-        if c.result.errors and text.endswith("\ufffd"):
+        if r.errors and (r.ends_absent() if lazy else r.text.endswith("\ufffd")):
             c.defects -= 1
-        c.clean = (c.defects <= (body_profile.high_bytes if single else _non_ascii_chars(text))
+        c.clean = (c.defects <= (body_profile.high_bytes if single else _non_ascii_chars(r.text))
                    // params.defect_rate if c.defects else True)
         if c.encoding == "UTF-8" and utf8 is not None and utf8.mostly_valid:
             c.clean = True
@@ -1955,7 +2025,7 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
     groups: list[Candidate] = []
     for c in sorted(cands.values(), key=lambda c: (c.rank, order.index(c.encoding))):
         for g in groups:
-            if len(g.result.text) == len(c.result.text) and g.result.text == c.result.text:
+            if _same_text(g.result, c.result):
                 g.evidence += c.evidence
                 break
         else:
@@ -2185,6 +2255,8 @@ def _outcome(facts: Facts, primary: Decision, result: _decode.DecodeResult, winn
     verdict = Verdict(outcome="overridden", check=reason, against=why, primary=primary.encoding,
                       winner=winner, others=others, notes=notes)
     text = winner.result
+    if type(text) is _SingleByteReading:
+        text = text.decoded()
     if facts.bom is not None:
         text = _decode.DecodeResult(text.text, text.encoding, text.errors, True)
     det = {}
