@@ -46,7 +46,7 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_DECREF
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memchr, memcmp, memcpy
+from libc.string cimport memchr, memcmp, memcpy, memset
 
 cdef extern from "Python.h":
     # a bytes object written in place, then cut to its length without a copy (_PyBytes_Resize)
@@ -1316,18 +1316,32 @@ cdef class _SingleByte:
     cdef uint8_t utf8_len[256]
 
     def __cinit__(self, str high):
-        cdef int b
+        cdef int b, k
         cdef Py_UCS4 c
         cdef Py_UCS4 nul = ord(_tables.NULL)
-        cdef bytes u
+        cdef uint32_t cp
+        cdef uint8_t u[4]
         for b in range(256):
             c = b if b < 128 else high[b - 128]
             # No index maps a byte to U+FFFD: each U+FFFD is an error.
             self.table[b] = FFFD if c == nul else c
-            u = chr(self.table[b]).encode("utf-8")
-            self.utf8_len[b] = len(u)
-            # as the 4 bytes in memory (written with one memcpy), whatever the byte order
-            self.utf8[b] = int.from_bytes(u + bytes(4 - len(u)), sys.byteorder)
+            cp = self.table[b]
+            # its UTF-8 bytes, as the 4 bytes in memory (written with one memcpy), zero-padded
+            memset(u, 0, 4)
+            if cp < 0x80:
+                u[0] = <uint8_t>cp
+                k = 1
+            elif cp < 0x800:
+                u[0] = <uint8_t>(0xC0 | (cp >> 6))
+                u[1] = <uint8_t>(0x80 | (cp & 0x3F))
+                k = 2
+            else:  # (a table entry is a BMP code point, never a surrogate)
+                u[0] = <uint8_t>(0xE0 | (cp >> 12))
+                u[1] = <uint8_t>(0x80 | ((cp >> 6) & 0x3F))
+                u[2] = <uint8_t>(0x80 | (cp & 0x3F))
+                k = 3
+            self.utf8_len[b] = k
+            memcpy(&self.utf8[b], u, 4)
 
 
 cdef dict _SINGLE = {}
@@ -1893,7 +1907,6 @@ def utf8_signal(bytes payload, Py_ssize_t tries):
 cimport cython
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memset
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object o)
@@ -2809,8 +2822,41 @@ cdef extern from *:
     /* The first offset i in [i, n - 1) where s[i] is a byte C0..FF followed by a continuation byte
        80..BF (where a valid multi-byte UTF-8 sequence can start: its lead is C2..F4), or n. Eight
        bytes at a time where none is: text in a legacy encoding rarely has one. */
+    #ifdef RD_AVX2
+    /* rd_lead_cont's 32 bytes at a time (the same first offset): lead = (byte & C0) == C0 at i,
+       continuation = (byte & C0) == 80 at i + 1. Returns the offset found, or the first offset
+       not yet tested (the scalar loop goes on from there). */
+    __attribute__((target("avx2"))) static Py_ssize_t rd_lead_cont_avx2(const uint8_t *s, Py_ssize_t i, Py_ssize_t n) {
+        const __m256i top = _mm256_set1_epi8((char)0xC0);
+        const __m256i cont = _mm256_set1_epi8((char)0x80);
+        while (i + 33 <= n) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(s + i));
+            __m256i y = _mm256_loadu_si256((const __m256i *)(s + i + 1));
+            __m256i hit = _mm256_and_si256(
+                _mm256_cmpeq_epi8(_mm256_and_si256(x, top), top),
+                _mm256_cmpeq_epi8(_mm256_and_si256(y, top), cont));
+            unsigned m = (unsigned)_mm256_movemask_epi8(hit);
+            if (m)
+                return i + __builtin_ctz(m);
+            i += 32;
+        }
+        return i;
+    }
+    #endif
+
     static Py_ssize_t rd_lead_cont(const uint8_t *s, Py_ssize_t i, Py_ssize_t n) {
         uint64_t a, b;
+    #ifdef RD_AVX2
+        if (rd_have_avx2 < 0) {
+            __builtin_cpu_init();
+            rd_have_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+        }
+        if (rd_have_avx2 && i + 33 <= n) {
+            i = rd_lead_cont_avx2(s, i, n);
+            if (i + 33 <= n)
+                return i;  /* (found: the AVX2 loop stops only there or near the end) */
+        }
+    #endif
         while (i + 1 < n) {
             if (i + 9 <= n) {
                 memcpy(&a, s + i, 8);

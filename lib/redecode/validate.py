@@ -869,6 +869,18 @@ def _differing(encodings: frozenset[str]) -> bytes:
     return _ALL_HIGH
 
 
+#: The 128 ASCII bytes (``bytes.translate`` deletes them to leave the non-ASCII ones).
+_ASCII = bytes(range(0x80))
+
+
+@cache
+def _pair_differing(a: str, b: str) -> frozenset[int]:
+    """The bytes 0x80-0xFF that the single-byte encodings *a* and *b* read as different
+    characters (their tables differ there): a byte string holding none of them reads the same
+    text in both."""
+    return frozenset(_differing(frozenset((a, b))))
+
+
 @cache
 def _differing_table(encodings: frozenset[str]) -> bytes | None:
     """:func:`differing_bytes` as a table for the compiled core: 256 bytes, 1 at each byte
@@ -1604,6 +1616,8 @@ def outside_utf8(payload: bytes, params: AuthorParams) -> bytes | None:
 _FOUR_BYTE_GB = _lazy.pattern(__name__, "_FOUR_BYTE_GB", rb"[\x81-\xfe][\x30-\x39][\x81-\xfe][\x30-\x39]")
 #: (``same_text_names``) ``(extension, base)`` pairs of identical decoders named as the base
 _SAME_DECODER_TIES = (("gb18030", "GBK"),)
+#: encoding -> the encoding whose decoder it uses, where the two are one (the extension of a pair)
+_SAME_DECODER = {base: ext for ext, base in _SAME_DECODER_TIES}
 
 
 def _declared_encodings(payload: bytes, facts: Facts) -> list[str]:
@@ -1691,9 +1705,18 @@ def _same_text_names(payload: bytes, facts: Facts, v: Validated, params: AuthorP
             text, errors = _stretches.read_parts(payload, e, parts)
             return text if errors == v.decoded.errors else None
     else:
+        # (one decode per decoder: GBK's is gb18030's; the page's own reading is v's text when
+        # v holds it as a str: no BOM here, so it is the payload's decode)
+        known: dict[str, str | None] = {}
+        if type(v.decoded) is _decode.DecodeResult and v.decoded.encoding == enc:
+            known[_SAME_DECODER.get(enc, enc)] = v.decoded.text
+
         def reads(e: str) -> str | None:
-            r = _decode.decode(payload, e, bom_sniff=False)
-            return r.text if r.errors == v.decoded.errors else None
+            key = _SAME_DECODER.get(e, e)
+            if key not in known:
+                r = _decode.decode(payload, e, bom_sniff=False)
+                known[key] = r.text if r.errors == v.decoded.errors else None
+            return known[key]
     new_enc = name(enc, reads, payload, [*declared, page_found, fallback]) if enc != "UTF-8" else enc
     renamed_t = tuple(renamed)
     if new_enc == enc and renamed_t == tuple(stretches):
@@ -1813,8 +1836,13 @@ def language_check(profile: ByteProfile, primary: Decision) -> bool:
     start = profile.first_high
     quotes = profile.params.quotes_are_text
     mine = anomalies(excerpt, primary.encoding, quotes=quotes) if primary.encoding in SINGLE_BYTE else None
+    # (the excerpt's non-ASCII bytes: a single-byte sibling whose table reads each of them as
+    # the primary's does reads the same text, known without decoding it)
+    high = frozenset(excerpt.translate(None, _ASCII)) if mine is not None else None
     kept = [primary.encoding]
     for sib in sibs:
+        if high is not None and sib in SINGLE_BYTE and high.isdisjoint(_pair_differing(primary.encoding, sib)):
+            continue  # (the same text as the decision's)
         r = profile.reading(sib, every)
         if r.text == prim.text or r.errors > prim.errors or profile.implausible(sib, start):
             continue
