@@ -485,3 +485,18 @@ def test_a_run_lists_the_stretches_and_query_finds_the_mixed_pages(tmp_path):
         "http://example.ru/mixed", "parts", "UTF-8", "windows-1251")
     assert mixed[row["o"]:row["o"] + row["n"]] == RU2.encode("cp1251").rstrip(b".")
     assert row["text"] == truth
+
+
+@pytest.mark.skipif(native.core is None, reason="the compiled core is not in use: no twin to compare")
+@pytest.mark.parametrize("background", [b"\xe9a ", b"\xc0a", b"ab\xff", b"\xa9\xa9 "])
+def test_compiled_valid_only_finds_a_lead_and_continuation_at_every_offset(background):
+    """The compiled search for a lead byte followed by a continuation byte reads 32 bytes at a time
+    where the processor can (AVX2): one valid sequence at every offset of a legacy-looking page,
+    across and at the ends of those blocks, is found as the pure twin finds it."""
+    for n in (31, 32, 33, 34, 64, 65, 97, 130):
+        page = (background * 60)[:n]
+        for at in range(n + 1):
+            for seq in (b"\xc3\xa9", b"\xe2\x80\x94", b"\xc3"):
+                data = page[:at] + seq + page[at:]
+                for valid_only in (True, False):
+                    assert native.core.utf8_runs(data, valid_only) == S._utf8_runs_pure(data, valid_only), (n, at, seq)
