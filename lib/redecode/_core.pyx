@@ -638,6 +638,27 @@ cdef inline Py_ssize_t _ascii_run(const uint8_t *s, Py_ssize_t *pi, Py_ssize_t n
     return o + k
 
 
+cdef enum:
+    _PAIR_ENC = 32768  # (a _Pairs table's entry after its pairs: its encoding)
+
+cdef uint32_t _PAIR_UNSET = 0xFFFFFFFF  # (a _Pairs entry not made yet)
+
+
+cdef uint32_t _pair_fill(const uint32_t *pairs, Py_ssize_t k) noexcept nogil:
+    """The _Pairs entry *k* of *pairs*, made now and kept: its decoder run on the two bytes
+    without the table (as :class:`_Pairs` says), the first time a page holds them."""
+    cdef uint8_t pair[2]
+    cdef uint32_t buf[8]
+    cdef Py_ssize_t length, errors = 0
+    cdef uint32_t cp
+    pair[0] = <uint8_t>(0x80 | (k >> 8))
+    pair[1] = <uint8_t>(k & 0xFF)
+    length = _run(<int>pairs[_PAIR_ENC], pair, 2, <ucs4_t *>buf, &errors, False)
+    cp = buf[0] if length == 1 and errors == 0 else 0
+    (<uint32_t *>pairs)[k] = cp
+    return cp
+
+
 cdef inline Py_ssize_t _pair_run(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint32_t *pairs,
                                 out_t *out, Py_ssize_t *po) noexcept nogil:
     """The two-byte fast path of the stateless multi-byte decoders (Shift_JIS, EUC-JP, EUC-KR,
@@ -649,8 +670,12 @@ cdef inline Py_ssize_t _pair_run(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, c
     decodes again into 32-bit units); po[0] is the next output index."""
     cdef Py_ssize_t o = po[0]
     cdef uint32_t cp
+    cdef Py_ssize_t k
     while i + 1 < n and s[i] >= 0x80:
-        cp = pairs[((s[i] & 0x7F) << 8) | s[i + 1]]
+        k = ((s[i] & 0x7F) << 8) | s[i + 1]
+        cp = pairs[k]
+        if cp == _PAIR_UNSET:
+            cp = _pair_fill(pairs, k)
         if cp == 0:
             break
         if out_t is ucs2_t:
@@ -1173,21 +1198,15 @@ cdef Py_ssize_t _run(int enc, const uint8_t *s, Py_ssize_t n, out_t *out, Py_ssi
 cdef class _Pairs:
     """The two-byte sequences of a stateless multi-byte encoding that decode alone to exactly one
     code point without error: (lead & 0x7F) << 8 | trail -> that code point (0 for every other
-    sequence: those take the decoder's full path). Made by running the decoder itself (without this
-    table) on each sequence, so the table can only repeat what the decoder says."""
-    cdef uint32_t cp[32768]
+    sequence: those take the decoder's full path). Each entry is made by running the decoder itself
+    (without this table) on its sequence, so the table can only repeat what the decoder says; made
+    the first time a page holds the sequence (:func:`_pair_fill`: a page meets a few thousand of
+    the 32,768), not all when the encoding is first used. Entry ``_PAIR_ENC`` is the encoding."""
+    cdef uint32_t cp[32769]
 
     def __cinit__(self, int enc):
-        cdef uint8_t pair[2]
-        cdef uint32_t buf[8]
-        cdef Py_ssize_t length, errors, lead, trail
-        for lead in range(0x80, 0x100):
-            for trail in range(256):
-                pair[0] = <uint8_t>lead
-                pair[1] = <uint8_t>trail
-                errors = 0
-                length = _run(enc, pair, 2, <ucs4_t *>buf, &errors, False)
-                self.cp[((lead & 0x7F) << 8) | trail] = buf[0] if length == 1 and errors == 0 else 0
+        memset(self.cp, 0xFF, 32768 * sizeof(uint32_t))  # every entry _PAIR_UNSET
+        self.cp[_PAIR_ENC] = <uint32_t>enc
 
 
 # Table pointers for _run (kept alive by _INDEXES).
@@ -3007,9 +3026,17 @@ def utf8_runs(bytes data, bint valid_only=False):
             i = rd_lead_cont(s, i, n)
             if i >= n:
                 break
+            # The decoder reads s[i] (C0..FF, never a continuation) from its initial state
+            # whatever came before, so an error from i on is the word's: such a word (most, in
+            # a page of double-byte text) is passed over without going back to its start.
+            j = _word_utf8(s, n, i, &seqs, &bad, True)
+            if bad:
+                i = j
+                continue
             w0 = _word_start(s, i)
-            # (the word is read from its start: a byte before i decides whether it is valid)
-            j = _word_utf8(s, n, w0, &seqs, &bad, True)
+            if w0 < i:
+                # (the word is read from its start: a byte before i decides whether it is valid)
+                j = _word_utf8(s, n, w0, &seqs, &bad, True)
             if bad == 0:
                 if kind == 1 and rd_ascii_len(s + r1, w0 - r1) == w0 - r1:
                     # no byte above 0x7F since the run's last word: no invalid word between

@@ -1844,10 +1844,12 @@ def language_check(profile: ByteProfile, primary: Decision) -> bool:
         if high is not None and sib in SINGLE_BYTE and high.isdisjoint(_pair_differing(primary.encoding, sib)):
             continue  # (the same text as the decision's)
         r = profile.reading(sib, every)
-        if r.text == prim.text or r.errors > prim.errors or profile.implausible(sib, start):
+        if r.text == prim.text or r.errors > prim.errors:
             continue
         if mine is not None and sib in SINGLE_BYTE and anomalies(excerpt, sib, quotes=quotes) > mine:
             continue  # more symbols, controls or case flips than the decision's reading: not text
+        if profile.implausible(sib, start):
+            continue  # (after the excerpt's anomalies: this one reads a window of the payload)
         kept.append(sib)
     if len(kept) == 1:
         return False
@@ -2198,6 +2200,9 @@ def _metas(payload: bytes, facts: Facts) -> list[tuple[str, str, str]]:
         return [(facts.meta_source, facts.meta_charset, facts.meta_encoding)]
     if facts.kind == "html" and facts.bom is None and facts.header_encoding is None:
         return []  # the browser's steps scanned the window and the head: no meta declares
+    last = _METAS_READ[0]
+    if last is not None and last[0] is payload and last[1] is facts:
+        return list(last[2])  # (read for this record already: steps 5 and 6 both ask)
     out = []
     m = prescan(payload)
     if m is None or m.encoding is None:
@@ -2207,7 +2212,13 @@ def _metas(payload: bytes, facts: Facts) -> list[tuple[str, str, str]]:
         where = "prescan"
     if m is not None and m.encoding is not None:
         out.append((where, m.label, m.encoding))
+    _METAS_READ[0] = (payload, facts, tuple(out))
     return out
+
+
+#: (:func:`_metas`) the last record whose metas were read now: (payload, facts, what was found);
+#: the objects themselves are held, so another record's can never be taken for them
+_METAS_READ: list[tuple[bytes, Facts, tuple[tuple[str, str, str], ...]] | None] = [None]
 
 
 def _against(primary: Decision, result: _decode.DecodeResult, reason: str, body: bytes,
