@@ -494,6 +494,33 @@ def test_count_bytes_in_wants_a_table_of_256():
         native.core.count_bytes_in(b"abc", b"\x01" * 255)
 
 
+_TAGGY = st.lists(st.sampled_from([b"<", b">", b"<p>", b"</b >", b"a", b"\n", b"\xe9", b" ", b"<<", b">>", b"<x"]),
+                  max_size=40).map(b"".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(_TAGGY, st.binary(max_size=200)))
+def test_untag_is_the_tag_expression(data):
+    """The excerpt's tags replaced in one compiled pass, as validate._TAG.sub does it."""
+    assert native.core.untag(data) == validate._TAG.sub(b" ", data)
+
+
+def test_untag_every_arrangement_of_three_brackets():
+    """Every string of up to 6 bytes over ``<``, ``>``, ``a``: the same as the expression."""
+    import itertools
+
+    for n in range(7):
+        for t in itertools.product(b"<>a", repeat=n):
+            data = bytes(t)
+            assert native.core.untag(data) == validate._TAG.sub(b" ", data), data
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=3000))
+def test_byte_counts_is_the_pure_one(data):
+    assert native.core.byte_counts(data) == validate._byte_counts_pure(data)
+
+
 _CHARS = ["a", "\x7f", "\x80", "\xe9", "\xff", "\u0100", "\u0416", "\ud800", "\udfff", "\uffff", "\U00010000",
           "\U0001f600", "\U0010ffff", " ", "<p>"]
 

@@ -474,12 +474,30 @@ _ABSENT_TABLE = {name: bytes(int(b >= 0x80 and high[b - 0x80] == "\ufffe") for b
 _PRESENT = {name: bytes(b for b in range(256) if not t[b]) for name, t in _ABSENT_TABLE.items()}
 
 
-def _absent_bytes(encoding: str, body: bytes) -> int:
+def _byte_counts_pure(data: bytes) -> list[int]:
+    """How many times each byte value occurs in *data* (256 ints): the reference of
+    ``_core.byte_counts``."""
+    return [data.count(b) for b in range(256)]
+
+
+def byte_counts(data: bytes) -> list[int]:
+    """How many times each byte value occurs in *data*: a list of 256 ints, one pass (compiled)."""
+    return _core.byte_counts(data) if _core is not None and type(data) is bytes else _byte_counts_pure(data)
+
+
+#: single-byte encoding -> the bytes it has no character for (from :data:`_ABSENT_TABLE`)
+_ABSENT_LIST = {name: bytes(b for b in range(256) if t[b]) for name, t in _ABSENT_TABLE.items()}
+
+
+def _absent_bytes(encoding: str, body: bytes, counts: list[int] | None = None) -> int:
     """How many bytes of *body* the single-byte *encoding* has no character for: the decoder
-    errors of its decode (``decode(body, encoding, bom_sniff=False).errors``)."""
+    errors of its decode (``decode(body, encoding, bom_sniff=False).errors``); *counts*: the
+    body's :func:`byte_counts`, when made already."""
     table = _ABSENT_TABLE.get(encoding)
     if table is None:
         return 0
+    if counts is not None:
+        return sum(counts[b] for b in _ABSENT_LIST[encoding])
     if _core is not None and type(body) is bytes:
         return _core.count_bytes_in(body, table)
     return len(body.translate(None, _PRESENT[encoding]))
@@ -494,13 +512,15 @@ class _SingleByteReading:
     labelled ISO-8859-1: eleven of them, each a whole-page decode before) is named in
     ``validation`` without its text ever being made."""
 
-    __slots__ = ("body", "encoding", "errors", "_decoded")
+    __slots__ = ("body", "encoding", "errors", "_decoded", "counts")
     bom_removed = False
 
-    def __init__(self, body: bytes, encoding: str):
+    def __init__(self, body: bytes, encoding: str, counts: list[int] | None = None):
         self.body = body
         self.encoding = encoding
-        self.errors = _absent_bytes(encoding, body)
+        #: the body's :func:`byte_counts` (None: not made)
+        self.counts = counts
+        self.errors = _absent_bytes(encoding, body, counts)
         self._decoded: _decode.DecodeResult | None = None
 
     def decoded(self) -> _decode.DecodeResult:
@@ -525,6 +545,12 @@ def _same_text(a: "_decode.DecodeResult | _SingleByteReading",
     :class:`_SingleByteReading`'s length is its body's, so its text is made only to be compared
     with a text as long (a search of the body for the bytes two tables read differently costs
     more than the two decodes: sre matches a byte class a byte at a time)."""
+    if (type(a) is _SingleByteReading and type(b) is _SingleByteReading and a.body is b.body
+            and a.counts is not None):
+        # (two single-byte decodes of one body differ exactly where it holds a byte their
+        # tables read differently: known from its byte counts, no text made)
+        counts = a.counts
+        return not any(counts[x] for x in _pair_differing(a.encoding, b.encoding))
     la = len(a.body) if type(a) is _SingleByteReading else len(a.text)
     lb = len(b.body) if type(b) is _SingleByteReading else len(b.text)
     return la == lb and a.text == b.text
@@ -1114,7 +1140,7 @@ class ByteProfile:
 
     __slots__ = ("data", "evidence", "kind", "params", "_ascii_only", "_utf8_valid", "_nul", "_utf16", "_escapes",
                  "_signal", "_first_high", "_binary", "_shares", "_excerpts", "_readings", "language",
-                 "_high", "_c1")
+                 "_high", "_c1", "_counts")
 
     def __init__(self, data: bytes, kind: str, params: AuthorParams = BASELINE, *,
                  ascii_only: bool | None = None, utf8_valid: bool | None = None,
@@ -1136,6 +1162,7 @@ class ByteProfile:
         self._readings: dict[tuple[str, frozenset[str]], _decode.DecodeResult] = {}
         self._high = -1
         self._c1: dict[bytes, int] = {}
+        self._counts: list[int] | None = None
         #: what check k found (:class:`LanguageFinding`), for the weighing; None before it ran
         self.language: LanguageFinding | None = None
 
@@ -1208,12 +1235,21 @@ class ByteProfile:
 
     def c1(self, encoding: str) -> int:
         """:func:`c1_controls` of the single-byte *encoding*, counted once per set of bytes that
-        decode to C1 controls (the ISO-8859 encodings share one)."""
+        decode to C1 controls (the ISO-8859 encodings share one), from :attr:`counts`."""
         key = _C1_BYTES[encoding]
         n = self._c1.get(key)
         if n is None:
-            n = self._c1[key] = c1_controls(encoding, self.data)
+            counts = self.counts
+            n = self._c1[key] = sum(counts[b] for b in key)
         return n
+
+    @property
+    def counts(self) -> list[int]:
+        """:func:`byte_counts` of the data (256 ints), counted once: the single-byte readings'
+        C1 controls and absent bytes, and whether two of them are the same text, are sums of it."""
+        if self._counts is None:
+            self._counts = byte_counts(self.data)
+        return self._counts
 
     @property
     def binary(self) -> int:
@@ -1284,7 +1320,8 @@ class ByteProfile:
         else:
             spans = _excerpt_spans(differing_bytes(key), data, self.first_high, p.language_window,
                                    p.language_words)
-        return _TAG.sub(b" ", b"\n".join(data[a:b] for a, b in spans))
+        joined = b"\n".join(data[a:b] for a, b in spans)
+        return _core.untag(joined) if _core is not None else _TAG.sub(b" ", joined)
 
     def reading(self, encoding: str, encodings: Sequence[str]) -> _decode.DecodeResult:
         """*encoding*'s decode of the :meth:`excerpt` of *encodings* (no BOM sniffing), made once."""
@@ -1995,7 +2032,7 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
             if c.codec is not None:
                 c.result = _codec_decode(body, c.codec)
             elif c.encoding in SINGLE_BYTE:
-                c.result = _SingleByteReading(body, c.encoding)  # (its text made when read)
+                c.result = _SingleByteReading(body, c.encoding, body_profile.counts)  # (its text made when read)
             else:
                 c.result = _decode.decode(body, c.encoding, bom_sniff=False)
         r = c.result
@@ -2020,7 +2057,7 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
     for c in cands.values():
         judge(c)
 
-    why = _against(primary, result, reason, body, profile.language)
+    why = _against(primary, result, reason, body, profile.language, body_profile)
     notes = (_KR_NOTE,) if escapes == "ISO-2022-KR" else ()
     # Decisive structure wins outright when clean: UTF-16's NUL pattern, ISO-2022-JP's escape
     # sequences (both are also ASCII-only or 'valid UTF-8' to the other checks), and valid UTF-8
@@ -2222,8 +2259,9 @@ _METAS_READ: list[tuple[bytes, Facts, tuple[tuple[str, str, str], ...]] | None] 
 
 
 def _against(primary: Decision, result: _decode.DecodeResult, reason: str, body: bytes,
-             finding: LanguageFinding | None = None) -> str:
-    """Why the primary was checked, in words."""
+             finding: LanguageFinding | None = None, profile: "ByteProfile | None" = None) -> str:
+    """Why the primary was checked, in words (*profile*: *body*'s, whose byte counts give the
+    C1 controls of a single-byte decode)."""
     what = _step_name(primary)
     if reason == "language" and finding is not None and finding.joined is not None:
         return (f"{what} reads a symbol joined to letters where its sibling {finding.joined} reads a "
@@ -2237,7 +2275,8 @@ def _against(primary: Decision, result: _decode.DecodeResult, reason: str, body:
                  f"siblings {', '.join(tied[:-1])} and {tied[-1]} (the same reading there)")
         return f"{what} reads worse as language than its {named} (by {finding.lead:.1f} bits)"
     made = [f"{result.errors} U+FFFD"] if result.errors else []
-    c1 = c1_controls(result.encoding, body) if result.encoding in _C1_BYTES else 0
+    c1 = ((profile.c1(result.encoding) if profile is not None else c1_controls(result.encoding, body))
+          if result.encoding in _C1_BYTES else 0)
     if c1:
         made.append(f"{c1} C1 controls")
     return {
