@@ -82,13 +82,15 @@ def test_matches_as_re_compile_does(home, source, flags, text):
 
 
 def test_start_up_compiles_none_of_the_decision_modules_patterns():
-    """Importing what ``redecode run`` imports (and what rule sets' digests need) compiles no
-    pattern of the modules that define them lazily: their stand-ins are all still uncompiled."""
+    """Importing what ``redecode run`` imports (and what rule sets' digests need), and the decision
+    modules a run imports when it decides its first record, compiles no pattern of the modules that
+    define them lazily: their stand-ins are all still uncompiled."""
     code = """
 import json, sys
 import redecode_jobs.cli, redecode_jobs.run_cmd
 from redecode import lazy, rules
 rules.RULES[rules.DEFAULT_RULES].digest
+from redecode import decode, detect, prescan, sniff, stretches, validate
 found = {}
 for name, mod in list(sys.modules.items()):
     if name.startswith("redecode."):
