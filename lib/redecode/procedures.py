@@ -34,6 +34,12 @@ implement ``decide`` and, if it makes its own columns, ``fill``; give it a ``rep
 every decision column or None (``tests/test_replay_columns.py`` fails otherwise); register one
 instance in :data:`PROCEDURES`; then name it in a rule set in :mod:`redecode.rules`.
 
+Start-up: this module imports the decision (:mod:`redecode.decode`, ``sniff``, ``prescan``,
+``validate``, ``equivalence``) where a record is first decided, decoded or replayed
+(:func:`redecode.lazy.module`), and ``versions`` reads only data modules (:mod:`redecode.params`,
+:mod:`redecode.tld`, the detectors' versions): every run needs its rule set's digest, and one that
+reads no record needs nothing more (issue 27; ``tests/test_cli_startup.py``).
+
 Errors: ``Decoded.errors`` is the exact number of U+FFFD the decoder inserted (Encoding Standard
 decoders count them; Python codecs use the error handler ``redecode-count``, which is Python's
 ``replace`` handler plus a counter, so the text is identical to ``errors="replace"``). U+FFFD
