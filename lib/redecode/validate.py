@@ -1111,7 +1111,7 @@ class ByteProfile:
         (longer than the reach) may start or end with a broken character, the same bytes in
         every reading. Made once per set of encodings; costs a search of the payload up to the
         last word taken, and a few matches per word."""
-        key = frozenset(encodings)
+        key = encodings if type(encodings) is frozenset else frozenset(encodings)
         found = self._excerpts.get(key)
         if found is None:
             found = self._excerpts[key] = self._cut(key)
@@ -1133,7 +1133,7 @@ class ByteProfile:
 
     def reading(self, encoding: str, encodings: Sequence[str]) -> _decode.DecodeResult:
         """*encoding*'s decode of the :meth:`excerpt` of *encodings* (no BOM sniffing), made once."""
-        key = (encoding, frozenset(encodings))
+        key = (encoding, encodings if type(encodings) is frozenset else frozenset(encodings))
         r = self._readings.get(key)
         if r is None:
             r = self._readings[key] = _decode.decode(self.excerpt(encodings), encoding, bom_sniff=False)
@@ -1673,7 +1673,7 @@ def language_check(profile: ByteProfile, primary: Decision) -> bool:
     sibs = _siblings.siblings(primary.encoding)
     if not sibs or profile.ascii_only:
         return False
-    every = (primary.encoding, *sibs)
+    every = frozenset((primary.encoding, *sibs))  # (the readings' key: made once)
     prim = profile.reading(primary.encoding, every)
     if not prim.text:
         return False  # no byte that the siblings read differently
@@ -1735,7 +1735,7 @@ def _joined_losers(profile: ByteProfile, clean: list[Candidate], params: AuthorP
     reading of the excerpt has more symbols joined to letters (:func:`joined_symbols`) than
     another member's: they read a symbol where a sibling reads a letter."""
     readable = [c for c in clean if c.language is not None]
-    every = [c.encoding for c in clean if c.codec is None and c.encoding not in _UTF16]
+    every = frozenset(c.encoding for c in clean if c.codec is None and c.encoding not in _UTF16)
     out: set[str] = set()
     for name in params.joined_families:
         members = _siblings.SIBLING_FAMILIES[name][0]
@@ -1963,7 +1963,8 @@ def _read_language(profile: ByteProfile, clean: list[Candidate]) -> float | None
     from . import language as _language  # noqa: PLC0415 - its model loads on first use
 
     every = [c.encoding for c in readable]
-    scores = _language.plausibility({e: profile.reading(e, every).text for e in every},
+    key = frozenset(every)
+    scores = _language.plausibility({e: profile.reading(e, key).text for e in every},
                                     turkic_i=profile.params.language_turkic_i)
     for c in readable:
         pl = c.language = scores[c.encoding]
