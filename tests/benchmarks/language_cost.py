@@ -3,10 +3,10 @@
 
 Usage (not collected by pytest; run from the repository root, after ``run.py`` built the crawl)::
 
-    .venv/bin/python tests/benchmarks/language_cost.py [--size 60] [--seed 20240601] [--workdir DIR]
+    .venv/bin/python tests/benchmarks/language_cost.py [--sizes 60[,30]] [--seed 20240601] [--workdir DIR]
 
 Counts, with valgrind's callgrind (one run each: the same code on the same bytes executes the same
-instructions), ``redecode run --workers 1 --quiet`` on the benchmark crawl of ``--size`` MB that
+instructions), ``redecode run --workers 1 --quiet`` on the benchmark crawl of each of ``--sizes`` MB that
 ``run.py --size N`` built (seeded: the same bytes on every machine), with bytecode precompiled as
 ``run.py`` does, under three rule sets:
 
@@ -19,8 +19,9 @@ instructions), ``redecode run --workers 1 --quiet`` on the benchmark crawl of ``
 and prints each count, the language step's cost (the default against the default without it) and
 the default's against ``author-2026.12``, each as a change in instructions and in percent of
 ``author-2026.12``'s run, with issue 30's bound: the language step makes the crawl at most 5% more
-expensive. Exits 2 without valgrind or without the crawl (build it with ``run.py --size N --only
-floor --repeat 1``).
+expensive. With two sizes, also per MB (the difference of the two crawls' counts over the
+difference of their uncompressed MB: what a larger crawl pays, the fixed costs left out). Exits 2
+without valgrind or without a crawl (build it with ``run.py --size N --only floor --repeat 1``).
 """
 
 from __future__ import annotations
@@ -79,35 +80,54 @@ def count(rules: str, shards: list[str], workdir: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--size", type=float, default=60, help="crawl size run.py built (MB, default 60)")
+    ap.add_argument("--sizes", default="60",
+                    help="crawl sizes run.py built (MB), comma-separated (default 60; two give per-MB figures)")
     ap.add_argument("--seed", type=int, default=bench.DEFAULT_SEED)
     ap.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "redecode-bench"))
     args = ap.parse_args(argv)
     if not shutil.which("valgrind"):
         print("valgrind is not installed (Debian: apt-get install valgrind)", file=sys.stderr)
         return 2
-    meta = bench.cached_crawl(args.workdir, args.size, args.seed)
-    if meta is None:
-        print(f"no crawl of {args.size:g} MB (seed {args.seed}) in {args.workdir}: build it with "
-              f"run.py --size {args.size:g} --only floor --repeat 1 first", file=sys.stderr)
-        return 2
+    sizes = [float(s) for s in args.sizes.split(",") if s]
+    metas = {}
+    for size in sizes:
+        meta = bench.cached_crawl(args.workdir, size, args.seed)
+        if meta is None:
+            print(f"no crawl of {size:g} MB (seed {args.seed}) in {args.workdir}: build it with "
+                  f"run.py --size {size:g} --only floor --repeat 1 first", file=sys.stderr)
+            return 2
+        metas[size] = meta
     from redecode.rules import DEFAULT_RULES
 
     bench.precompile()
-    counts = {}
-    for rules in ("author-2026.12", DEFAULT_RULES, WITHOUT):
-        bench.log(f"callgrind redecode run --rules {rules} on the {args.size:g} MB crawl ...")
-        counts[rules] = count(rules, meta["shards"], args.workdir)
-        print(f"{rules}: {counts[rules] / 1e9:.3f} G instructions", flush=True)
-    base = counts["author-2026.12"]
-    step = counts[DEFAULT_RULES] - counts[WITHOUT]
-    whole = counts[DEFAULT_RULES] - base
-    ok = step <= TARGET * base
-    print(f"the language step (the default {DEFAULT_RULES} against it without issue 30's parameters): "
-          f"{step / 1e9:+.3f} G, {100 * step / base:+.1f}% of author-2026.12's run "
-          f"(target <= +{100 * TARGET:.0f}%: {'met' if ok else 'NOT met'})")
-    print(f"the default against author-2026.12 (the language step, and issue 29's pages in parts and "
-          f"names): {whole / 1e9:+.3f} G, {100 * whole / base:+.1f}%")
+    rule_sets = ("author-2026.12", DEFAULT_RULES, WITHOUT)
+    counts: dict[float, dict[str, int]] = {}
+    worst = 0.0
+    for size, meta in metas.items():
+        counts[size] = {}
+        for rules in rule_sets:
+            bench.log(f"callgrind redecode run --rules {rules} on the {size:g} MB crawl ...")
+            counts[size][rules] = count(rules, meta["shards"], args.workdir)
+            print(f"{rules} ({size:g} MB): {counts[size][rules] / 1e9:.3f} G instructions", flush=True)
+        c = counts[size]
+        base, step, whole = c["author-2026.12"], c[DEFAULT_RULES] - c[WITHOUT], c[DEFAULT_RULES] - c["author-2026.12"]
+        worst = max(worst, step / base)
+        print(f"{size:g} MB: the language step (the default {DEFAULT_RULES} against it without issue 30's "
+              f"parameters) {step / 1e9:+.3f} G, {100 * step / base:+.1f}% of author-2026.12's run; the default "
+              f"against author-2026.12 (the language step, and issue 29's pages in parts and names) "
+              f"{whole / 1e9:+.3f} G, {100 * whole / base:+.1f}%")
+    if len(sizes) >= 2:
+        (s1, m1), (s2, m2) = sorted(metas.items())[:2]
+        mb = (m2["uncompressed_bytes"] - m1["uncompressed_bytes"]) / 1e6
+        slope = {r: (counts[s2][r] - counts[s1][r]) / mb for r in rule_sets}
+        step = slope[DEFAULT_RULES] - slope[WITHOUT]
+        worst = max(worst, step / slope["author-2026.12"])
+        print(f"per MB: author-2026.12 {slope['author-2026.12'] / 1e6:.2f} M, the default "
+              f"{slope[DEFAULT_RULES] / 1e6:.2f} M, without the language step {slope[WITHOUT] / 1e6:.2f} M: "
+              f"the language step {step / 1e6:+.2f} M per MB, {100 * step / slope['author-2026.12']:+.1f}%; the default "
+              f"{100 * (slope[DEFAULT_RULES] / slope['author-2026.12'] - 1):+.1f}%")
+    print(f"issue 30's bound, the language step at most +{100 * TARGET:.0f}%: "
+          f"{'met' if worst <= TARGET else 'NOT met'} (largest: {100 * worst:+.1f}%)")
     return 0
 
 
