@@ -3256,3 +3256,75 @@ def class_anomalies(bytes data, bytes table):
         c += (k == 0x73) + (prev == 0x6C and k == 0x75)  # 's'; 'l' then 'u'
         prev = k
     return c
+
+
+# ==================================================================================================
+# The per-record path outside the decision (issue 27's per MB; helper "perrecord": redecode.row,
+# redecode.warc, redecode.writer). Each function has a pure twin in its module, the reference and
+# the fallback (REDECODE_PURE=1); tests/test_core.py compares them.
+
+from cpython.list cimport PyList_GET_SIZE
+from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+
+
+def put_at(list row, tuple slots, tuple values):
+    """``row[slots[i]] = values[i]`` for each i (:func:`redecode.row._put_at_pure`): a row's
+    columns set from a tuple of values in one call. IndexError when a slot is outside *row* or
+    *values* is shorter than *slots*."""
+    cdef Py_ssize_t i, j, n = PyTuple_GET_SIZE(slots), width = PyList_GET_SIZE(row)
+    if PyTuple_GET_SIZE(values) < n:
+        raise IndexError("fewer values than slots")
+    for i in range(n):
+        j = <Py_ssize_t>(<object>PyTuple_GET_ITEM(slots, i))
+        if j < 0:
+            j += width  # (a negative slot counts from the end, as a list's index does)
+        if j < 0 or j >= width:
+            raise IndexError("slot outside the row")
+        row[j] = <object>PyTuple_GET_ITEM(values, i)
+
+
+def put_named(list row, dict index, dict values):
+    """``row[index[name]] = value`` for each ``name: value`` of *values*
+    (:func:`redecode.row._put_named_pure`); KeyError for a name *index* lacks, IndexError for a
+    position outside *row*."""
+    cdef Py_ssize_t j, width = PyList_GET_SIZE(row)
+    for name, value in values.items():
+        j = <Py_ssize_t>index[name]
+        if j < 0:
+            j += width  # (a negative slot counts from the end, as a list's index does)
+        if j < 0 or j >= width:
+            raise IndexError("slot outside the row")
+        row[j] = value
+
+
+def ints_within(list row, tuple bounds):
+    """True when every value at the row's slots named by *bounds* (``(slot, bound)`` pairs) is
+    None, 0 or an ``int`` whose magnitude is below its bound (:func:`redecode.row._ints_within_pure`);
+    False otherwise, also for a value of another type (the caller then checks each value
+    exactly)."""
+    cdef Py_ssize_t i, j, n = PyTuple_GET_SIZE(bounds), width = PyList_GET_SIZE(row)
+    cdef long long v
+    cdef unsigned long long magnitude, bound
+    cdef int overflow
+    for i in range(n):
+        pair = <tuple>PyTuple_GET_ITEM(bounds, i)
+        j = <Py_ssize_t>(<object>PyTuple_GET_ITEM(pair, 0))
+        if j < 0:
+            j += width  # (a negative slot counts from the end, as a list's index does)
+        if j < 0 or j >= width:
+            raise IndexError("slot outside the row")
+        value = row[j]
+        if value is None:
+            continue
+        if type(value) is not int:
+            return False
+        v = PyLong_AsLongLongAndOverflow(value, &overflow)
+        if overflow:
+            return False
+        bound = <unsigned long long>(<object>PyTuple_GET_ITEM(pair, 1))  # (2**63 for int64)
+        magnitude = <unsigned long long>v if v >= 0 else (<unsigned long long>0) - <unsigned long long>v
+        if magnitude >= bound:
+            return False
+    return True
+
