@@ -3328,3 +3328,23 @@ def ints_within(list row, tuple bounds):
             return False
     return True
 
+
+def http_head_facts(list headers):
+    """``(the Content-Type values in order, whether a Content-Encoding or Transfer-Encoding field
+    is present)`` of an HTTP head's ``(name, value)`` fields, names compared as ``str.lower()``
+    gives them (:func:`redecode.warc._head_facts_pure`). Only names of those lengths are lowered
+    (``str.lower()`` changes a length only for U+0130, into a non-ASCII pair)."""
+    cdef list ctv = []
+    cdef bint coded = False
+    cdef Py_ssize_t n
+    for item in headers:
+        name, value = item
+        n = len(<str>name)
+        if n == 12:
+            if name.lower() == "content-type":
+                ctv.append(value)
+        elif n == 16 or n == 17:
+            lk = name.lower()
+            if lk == "content-encoding" or lk == "transfer-encoding":
+                coded = True
+    return ctv, coded
