@@ -602,3 +602,51 @@ def test_put_at_and_put_named_are_the_pure_ones(pairs, short):
     assert a == b
     with pytest.raises(KeyError):
         native.core.put_named(a, index, {"nope": 1})
+
+
+def _warc_fields_reference(head: bytes, names: tuple, lines: int):
+    """warc_fields as documented, by string searches: None unless ASCII with *lines* line feeds and
+    every wanted name either found as CRLF name: (the first; the value to the next CRLF, stripped)
+    or absent from the block."""
+    if not head.isascii() or head.count(b"\n") != lines:
+        return None
+    text = head.decode("ascii")
+    low = text.lower()
+    out = {}
+    for name in names:
+        i = low.find(f"\r\n{name}:")
+        if i < 0:
+            if name in low:
+                return None
+            continue
+        i += len(name) + 3
+        j = text.find("\r\n", i)
+        out[name] = (text[i:j] if j >= 0 else text[i:-1]).strip()
+    return out
+
+
+_HEAD_PIECES = [b"\r\n", b"\n", b"\r", b":", b" ", b"\t", b"\x0b", b"x", b"WARC/1.0", b"X-A: b", b"a" * 700,
+                *(n.encode() for n in archive._WANTED), *(n.upper().encode() for n in archive._WANTED),
+                b"Content-Type :", b"\r\nWARC-Type:", b"\r\ncontent-length:", b"\x80"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_HEAD_PIECES), max_size=40).map(b"".join) | st.binary(max_size=80),
+       st.integers(min_value=-1, max_value=1))
+def test_warc_fields_on_arbitrary_blocks(head, off):
+    lines = head.count(b"\n") + off
+    assert native.core.warc_fields(head, archive._WANTED, lines) == _warc_fields_reference(head, archive._WANTED, lines)
+
+
+def test_warc_fields_on_a_block_larger_than_its_stack_buffer():
+    lines = [f"X-Filler-{i}: {'v' * 90}".encode() for i in range(40)] + [
+        b"WARC-Type: response", b"Content-Length: 12", b"WARC-Target-URI:  http://e.x/  "]
+    head = _head(lines)
+    assert len(head) > 2048
+    want = _warc_fields_reference(head, archive._WANTED, head.count(b"\n"))
+    assert want == {"warc-type": "response", "content-length": "12", "warc-target-uri": "http://e.x/"}
+    assert native.core.warc_fields(head, archive._WANTED, head.count(b"\n")) == want
+    for names in (("warc-type",), ("content-length", "warc-type"), ()):  # (other name tuples, in turn)
+        assert native.core.warc_fields(head, names, head.count(b"\n")) == _warc_fields_reference(
+            head, names, head.count(b"\n"))
+    assert native.core.warc_fields(head, archive._WANTED, head.count(b"\n")) == want
