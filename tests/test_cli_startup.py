@@ -25,6 +25,10 @@ HEAVY = ("redecode.decode", "redecode.detect", "redecode.sniff", "redecode.valid
          "redecode._core", "pyarrow", "duckdb", "chardetng_py", "cchardet", "charset_normalizer",
          "fastwarc", "warcio", "ftfy")
 DETECTORS = ("chardetng_py", "cchardet", "charset_normalizer")
+#: The decision and its decoders, which a run imports when it first decides a record: a rule set's
+#: digest does not need them (redecode.params, redecode.tld, redecode.procedures).
+DECISION = ("redecode.decode", "redecode.equivalence", "redecode.prescan", "redecode.sniff",
+            "redecode.stretches", "redecode.validate")
 
 
 def _modules_after(argv: list[str], tmp_path) -> tuple[str, set[str]]:
@@ -90,10 +94,11 @@ def _empty_warc(path) -> None:
     path.write_bytes(gzip.compress(record))
 
 
-def test_a_run_without_records_loads_no_detector(tmp_path):
+def test_a_run_without_records_loads_no_detector_and_no_decision(tmp_path):
     warc = tmp_path / "empty.warc.gz"
     _empty_warc(warc)
     _out, modules = _modules_after(["run", str(warc), "--out", str(tmp_path / "out"), "--quiet"], tmp_path)
     assert _loaded(modules, DETECTORS) == []
+    assert _loaded(modules, DECISION) == []
     assert "importlib.metadata" not in modules  # versions are read from the installed metadata files
     assert (tmp_path / "out" / "_run.json").exists()

@@ -82,13 +82,15 @@ def test_matches_as_re_compile_does(home, source, flags, text):
 
 
 def test_start_up_compiles_none_of_the_decision_modules_patterns():
-    """Importing what ``redecode run`` imports (and what rule sets' digests need) compiles no
-    pattern of the modules that define them lazily: their stand-ins are all still uncompiled."""
+    """Importing what ``redecode run`` imports (and what rule sets' digests need), and the decision
+    modules a run imports when it decides its first record, compiles no pattern of the modules that
+    define them lazily: their stand-ins are all still uncompiled."""
     code = """
 import json, sys
 import redecode_jobs.cli, redecode_jobs.run_cmd
 from redecode import lazy, rules
 rules.RULES[rules.DEFAULT_RULES].digest
+from redecode import decode, detect, prescan, sniff, stretches, validate
 found = {}
 for name, mod in list(sys.modules.items()):
     if name.startswith("redecode."):
@@ -101,3 +103,29 @@ print(json.dumps(found))
     found = json.loads(out)
     assert len(found) >= 20, found  # prescan, decode, sniff, validate, stretches, warc, row, detect
     assert not any(found.values()), sorted(k for k, v in found.items() if v)
+
+
+def test_a_module_is_imported_on_first_use_and_replaces_the_stand_in(home):
+    sys.modules.pop("json.tool", None)  # (a standard module no test imports, so its import is seen)
+    home._tool = lazy.module(home.__name__, "_tool", "json.tool")
+    stand_in = home._tool
+    assert isinstance(stand_in, lazy.LazyModule) and "json.tool" not in sys.modules
+    assert callable(home._tool.main)  # the first attribute imports it
+    assert "json.tool" in sys.modules
+    assert home._tool is sys.modules["json.tool"]  # the module's name is now the module itself
+    # a reference taken before the first use forwards to the same module
+    assert stand_in.loaded() is home._tool and stand_in.main is home._tool.main
+
+
+def test_a_module_name_rebound_meanwhile_is_left_alone(home):
+    m = lazy.module(home.__name__, "_m", "json")
+    home._m = "something else"
+    assert m.dumps([1]) == "[1]"
+    assert home._m == "something else"
+
+
+def test_a_missing_module_raises_on_use_not_at_binding(home):
+    home._missing = lazy.module(home.__name__, "_missing", "redecode._no_such_module")
+    with pytest.raises(ModuleNotFoundError):
+        home._missing.anything
+    assert isinstance(home._missing, lazy.LazyModule)

@@ -19,11 +19,11 @@ decodes it, :func:`iter_records` reads every record of a WARC, ARC or raw-respon
 
 The data flows one way: archive -> record -> decision -> text -> row -> Parquet. One module per
 concept (docs/DESIGN.md has the table and where to change what): ``labels``, ``decode``, ``mime``,
-``prescan``, ``sniff``, ``detect`` (the decision and the decoders); ``procedures``, ``rules``,
-``equivalence`` (rule sets); ``storage``, ``record``, ``warc``, ``rawparquet``, ``archive``,
-``inputs`` (reading); ``schema``, ``writer``, ``row`` (rows and Parquet); ``executors``,
-``rundir``, ``job``, ``spark``, ``backfill``, ``diff``, ``query`` (runs and their outputs);
-``api`` (the entry points above).
+``prescan``, ``sniff``, ``tld``, ``detect`` (the decision and the decoders); ``procedures``,
+``rules``, ``params``, ``equivalence`` (rule sets); ``storage``, ``record``, ``warc``,
+``rawparquet``, ``archive``, ``inputs`` (reading); ``schema``, ``writer``, ``row`` (rows and
+Parquet); ``executors``, ``rundir``, ``job``, ``spark``, ``backfill``, ``diff``, ``query`` (runs
+and their outputs); ``api`` (the entry points above).
 """
 
 __version__ = "0.1.0"

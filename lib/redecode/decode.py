@@ -75,15 +75,14 @@ from collections.abc import Callable, Iterable
 from . import _tables, native
 from . import lazy as _lazy
 from .labels import ENCODING_NAMES, get_encoding
+# (TABLES_REVISION: whatwg/encoding's revision of the tables; DECODER_VERSION, bumped whenever the
+# output of decode() can change for some input: both go into the rules digest, which is made
+# without importing this module, so they are defined with the rules' parameters)
+from .params import DECODER_VERSION, TABLES_REVISION
 
 __all__ = ["DECODER_VERSION", "TABLES_REVISION", "DecodeResult", "Utf8DecodeResult", "bom_sniff", "decode",
            "decode_spec_path", "decode_to_utf8", "decoder_family"]
 
-#: whatwg/encoding revision of the tables (goes into the rules digest).
-TABLES_REVISION: str = _tables.WHATWG_ENCODING_REVISION
-
-#: Bump whenever the output of :func:`decode` can change for some input (goes into the rules digest).
-DECODER_VERSION: str = "1"
 
 _FFFD = "\ufffd"
 _NULL = _tables.NULL

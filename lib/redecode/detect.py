@@ -52,7 +52,10 @@ from typing import Any, Literal
 from . import versions
 from . import lazy as _lazy
 from .labels import LABELS, get_encoding
-from .sniff import Detection
+
+# (Detection on first use: a rule set's digest reads this module's engines and defaults, and a run
+# that reads no record needs no more of the decision than that; see redecode.lazy)
+_sniff = _lazy.module(__name__, "_sniff", "redecode.sniff")
 
 __all__ = [
     "CASCADE_CONSULT",
@@ -427,7 +430,7 @@ def _run_engine(engine: str, data: bytes, tld: str | None, allow_utf8: bool, who
     )
 
 
-def detect(payload: bytes, *, tld: str | None, **options: Any) -> Detection | None:
+def detect(payload: bytes, *, tld: str | None, **options: Any) -> _sniff.Detection | None:
     """Detect *payload*'s encoding: ``Detection(encoding, confidence, detector)`` or None.
 
     :func:`detect_raw` (*tld* and *options*: ``engine``, ``allow_utf8``, ``max_bytes``,
@@ -440,7 +443,7 @@ def detect(payload: bytes, *, tld: str | None, **options: Any) -> Detection | No
     raw = detect_raw(payload, tld=tld, **options)
     if raw.encoding is None:
         return None
-    return Detection(encoding=raw.encoding, confidence=raw.confidence, detector=raw.detector)
+    return _sniff.Detection(encoding=raw.encoding, confidence=raw.confidence, detector=raw.detector)
 
 
 def preload(engine: str) -> None:

@@ -52,9 +52,9 @@ import gzip
 import logging
 import os
 import posixpath
-import re
 from collections.abc import Iterable, Iterator
 
+from . import lazy as _lazy
 from . import storage, wacz
 from .archive import INPUT_SUFFIXES
 
@@ -62,7 +62,7 @@ __all__ = ["INPUT_SUFFIXES", "expand_inputs", "iter_inputs", "list_entry", "look
 
 log = logging.getLogger(__name__)
 
-_ARCHIVE_LIKE = re.compile(r"\.(?:w?arc|wacz)(?:\.|$)|\.gz$")
+_ARCHIVE_LIKE = _lazy.pattern(__name__, "_ARCHIVE_LIKE", r"\.(?:w?arc|wacz)(?:\.|$)|\.gz$")
 _GLOB_CHARS = frozenset("*?[")
 
 

@@ -34,11 +34,11 @@ import logging
 import os
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from . import storage
 from .archive import ArchiveError, iter_records, read_records_at, reader_for
 from .executors import Executor, Local, map_shards, progress_reporter
-from .index import Index
 from .inputs import expand_inputs
 from .record import DEFAULT_MAX_RECORD_BYTES, ArchiveRecord, Spans, synthetic_record_id
 from .row import NO_RECORD_TYPE, ROW_RECORD_TYPES, record_row, record_values
@@ -70,6 +70,9 @@ from .rundir import (
 from .schema import COLUMN_INDEX
 from .selection import ALL, Selection
 from .writer import PartWriter
+
+if TYPE_CHECKING:  # (an index is read by the command that has one: redecode.index, not at start-up)
+    from .index import Index
 
 log = logging.getLogger(__name__)
 

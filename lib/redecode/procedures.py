@@ -34,6 +34,12 @@ implement ``decide`` and, if it makes its own columns, ``fill``; give it a ``rep
 every decision column or None (``tests/test_replay_columns.py`` fails otherwise); register one
 instance in :data:`PROCEDURES`; then name it in a rule set in :mod:`redecode.rules`.
 
+Start-up: this module imports the decision (:mod:`redecode.decode`, ``sniff``, ``prescan``,
+``validate``, ``equivalence``) where a record is first decided, decoded or replayed
+(:func:`redecode.lazy.module`), and ``versions`` reads only data modules (:mod:`redecode.params`,
+:mod:`redecode.tld`, the detectors' versions): every run needs its rule set's digest, and one that
+reads no record needs nothing more (issue 27; ``tests/test_cli_startup.py``).
+
 Errors: ``Decoded.errors`` is the exact number of U+FFFD the decoder inserted (Encoding Standard
 decoders count them; Python codecs use the error handler ``redecode-count``, which is Python's
 ``replace`` handler plus a counter, so the text is identical to ``errors="replace"``). U+FFFD
@@ -52,19 +58,28 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import aliases as _aliases
 from . import detect as _detect
-from . import sniff as _sniff
+from . import lazy as _lazy
 from . import siblings as _siblings
-from . import validate as _validate
-from .decode import Utf8DecodeResult, bom_sniff, decode, decode_to_utf8, decoder_family
-from .equivalence import decoder_key, same_text
 from .labels import get_encoding
 from .mime import text_kind
-from .prescan import META_REMAP
-from .sniff import NEEDED, CodecDecision, Decision, Detection, Facts, choose
+from .params import AuthorParams
+from .tld import DEFAULT_ENCODING, TLD_DEFAULTS
+
+if TYPE_CHECKING:
+    from .sniff import CodecDecision, Decision, Facts
+
+# The decision and the decoders, imported where a record is first decided, decoded or replayed: a
+# rule set's digest (its versions) needs only the modules above, and a run that reads no record
+# needs no more (issue 27's empty run; redecode.lazy).
+_decode = _lazy.module(__name__, "_decode", "redecode.decode")
+_equivalence = _lazy.module(__name__, "_equivalence", "redecode.equivalence")
+_prescan = _lazy.module(__name__, "_prescan", "redecode.prescan")
+_sniff = _lazy.module(__name__, "_sniff", "redecode.sniff")
+_validate = _lazy.module(__name__, "_validate", "redecode.validate")
 
 #: What the methods take as ``rules``: a :class:`redecode.rules.Rules` (its parameters, ``name``,
 #: ``decide``/``decode``/``versions``). Not imported here: the rules module is built on this one.
@@ -85,6 +100,13 @@ __all__ = [
     "requests_parse_content_type",
     "text_codec",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # (CodecDecision, which this module re-exports, from redecode.sniff on first use: see above)
+    if name == "CodecDecision":
+        return _sniff.CodecDecision
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -166,7 +188,7 @@ def _codec_decision(**kw: Any) -> CodecDecision:
     codec = kw["codec"]
     kw.setdefault("encoding", _detect.standard_encoding(codec)[0])
     kw.setdefault("confidence", "certain" if kw["source"] in ("bom", "transport") else "tentative")
-    return CodecDecision(**kw)
+    return _sniff.CodecDecision(**kw)
 
 
 #: (label, Python codec, text) declared pages that :meth:`Procedure.preload` decides and decodes.
@@ -214,10 +236,10 @@ class Procedure:
         without ``codec``)."""
         data = bytes(payload)
         if rules.decoders == "whatwg":
-            r = decode(data, decision.encoding, bom_sniff=True)
+            r = _decode.decode(data, decision.encoding, bom_sniff=True)
             return Decoded(text=r.text, encoding=r.encoding, decoder="whatwg", errors=r.errors,
                            bom_removed=r.bom_removed)
-        if not isinstance(decision, CodecDecision):
+        if not isinstance(decision, _sniff.CodecDecision):
             raise TypeError(f"rules {rules.name!r} decode Python-codec decisions (CodecDecision), "
                             f"got {type(decision).__name__}")
         return self._codec_decode(data, decision)
@@ -229,7 +251,7 @@ class Procedure:
         sets, no compiled core, UTF-16, replacement)."""
         if rules.decoders != "whatwg":
             return None
-        r = decode_to_utf8(payload, decision.encoding, bom_sniff=True)
+        r = _decode.decode_to_utf8(payload, decision.encoding, bom_sniff=True)
         if r is None:
             return None
         return DecodedUtf8(utf8=r.utf8, length=r.length, encoding=r.encoding, decoder="whatwg", errors=r.errors,
@@ -320,12 +342,12 @@ class Procedure:
         """The decision columns of a replayed *decision* whose text decoder *key* would make
         (``("whatwg", encoding)`` or ``("python", codec)``), when that decoder provably gives the
         prior row's text (:func:`redecode.equivalence.same_text`); else None."""
-        old_key = decoder_key(row.get("decoder"), row.get("encoding"))
+        old_key = _equivalence.decoder_key(row.get("decoder"), row.get("encoding"))
         if old_key is None or row.get("stretches"):  # (a row read in parts: no one decoder's text)
             return None
         vo, vn = old.versions(), new.versions()
         same_version = (vo["decoder"], vo["encoding_standard"]) == (vn["decoder"], vn["encoding_standard"])
-        if not same_text(old_key, key, errors=row["decode_errors"] or 0, bom=row.get("bom"),
+        if not _equivalence.same_text(old_key, key, errors=row["decode_errors"] or 0, bom=row.get("bom"),
                          ascii_only=row.get("ascii_only"), same_version=same_version, text=row.get("text")):
             return None
         return {
@@ -361,8 +383,8 @@ class Browser(Procedure):
     def versions(self, rules: Rules) -> dict[str, str]:
         # The decision's data tables (the TLD defaults of its last step), so that editing them
         # changes the digest even if DECISION_CODE_VERSION was not bumped.
-        return {"tld_defaults": ",".join(f"{k}={e}" for k, e in sorted(_sniff.TLD_DEFAULTS.items()))
-                + f",*={_sniff.DEFAULT_ENCODING}"}
+        return {"tld_defaults": ",".join(f"{k}={e}" for k, e in sorted(TLD_DEFAULTS.items()))
+                + f",*={DEFAULT_ENCODING}"}
 
     def decide(self, rules: Rules, payload: bytes, content_type: Sequence[str], url: str | None,
                kind: str) -> Decision:
@@ -403,7 +425,7 @@ class Browser(Procedure):
         facts = _facts_from_row(row)
         if facts is None:
             return None
-        d = choose(facts, detection=_prior_detection(row, old, new), utf8_step=bool(new.utf8_step))
+        d = _sniff.choose(facts, detection=_prior_detection(row, old, new), utf8_step=bool(new.utf8_step))
         if d is None:
             return None
         return self.replayed(row, old, new, d, ("whatwg", d.encoding))
@@ -463,10 +485,10 @@ class Author(Browser):
         # (the validation decoded the payload to check it: that decode is the row's text)
         v = self._validated(rules, payload, content_type, url, kind, utf8_text=utf8_text)
         r = v.decoded
-        if isinstance(v.decision, CodecDecision):  # HZ-GB-2312, ISO-2022-KR (Python's codecs)
+        if isinstance(v.decision, _sniff.CodecDecision):  # HZ-GB-2312, ISO-2022-KR (Python's codecs)
             return v.decision, Decoded(text=r.text, encoding=None, decoder=f"python:{v.decision.codec}",
                                        errors=r.errors, bom_removed=r.bom_removed)
-        if type(r) is Utf8DecodeResult:
+        if type(r) is _decode.Utf8DecodeResult:
             return v.decision, DecodedUtf8(utf8=r.utf8, length=r.length, encoding=r.encoding, decoder="whatwg",
                                            errors=r.errors, bom_removed=r.bom_removed)
         return v.decision, Decoded(text=r.text, encoding=r.encoding, decoder="whatwg",
@@ -485,7 +507,7 @@ class Author(Browser):
                 [_stretches.Stretch(o - bom, n, e) for o, n, e in decision.stretches])
             return Decoded(text=text, encoding=decision.encoding, decoder="whatwg", errors=errors,
                            bom_removed=bom > 0)
-        if isinstance(decision, CodecDecision):  # HZ-GB-2312, ISO-2022-KR (Python's codecs)
+        if isinstance(decision, _sniff.CodecDecision):  # HZ-GB-2312, ISO-2022-KR (Python's codecs)
             data = bytes(payload)
             body = data[_BOM_CODECS[decision.bom][1]:] if decision.bom else data
             text, errors = python_decode(body, decision.codec)
@@ -494,7 +516,7 @@ class Author(Browser):
         if decision.source == "validated" and decision.bom is not None:
             # The author's rules overrode a BOM: its bytes are dropped, the rest decoded.
             data = bytes(payload)[_BOM_CODECS[decision.bom][1]:]
-            r = decode(data, decision.encoding, bom_sniff=False)
+            r = _decode.decode(data, decision.encoding, bom_sniff=False)
             return Decoded(text=r.text, encoding=r.encoding, decoder="whatwg", errors=r.errors,
                            bom_removed=True)
         return super().decode(rules, payload, decision)
@@ -545,7 +567,7 @@ _SINGLE_BYTE_INVERSE: dict[str, dict[str, int]] = {}
 def _inverse(encoding: str) -> dict[str, int] | None:
     inv = _SINGLE_BYTE_INVERSE.get(encoding)
     if inv is None:
-        text = decode(bytes(range(256)), encoding, bom_sniff=False).text
+        text = _decode.decode(bytes(range(256)), encoding, bom_sniff=False).text
         if len(text) != 256 or len(set(text)) != 256 or "\ufffd" in text:
             _SINGLE_BYTE_INVERSE[encoding] = {}
             return None
@@ -568,7 +590,7 @@ def _rebuilt_payload(row: dict) -> bytes | None:
         except UnicodeEncodeError:  # (a text of this project's never holds a lone surrogate)
             return None
         return b"\xef\xbb\xbf" + body if bom == "UTF-8" else body
-    if decoder != "whatwg" or bom is not None or encoding is None or decoder_family(encoding) != "single-byte":
+    if decoder != "whatwg" or bom is not None or encoding is None or _decode.decoder_family(encoding) != "single-byte":
         return None
     inv = _inverse(encoding)
     if inv is None:
@@ -588,8 +610,8 @@ def _author_detector(rules: Rules) -> Callable[[bytes, str | None], Any] | None:
 
 
 @cache
-def _author_params(rules: Rules) -> "_validate.AuthorParams":
-    return _validate.AuthorParams.from_rules(rules)
+def _author_params(rules: Rules) -> AuthorParams:
+    return AuthorParams.from_rules(rules)
 
 
 @cache
@@ -610,8 +632,8 @@ def _facts_from_row(row: dict) -> Facts | None:
         meta_enc = get_encoding(meta)
         if meta_enc is None or row.get("meta_source") is None:
             return None
-        meta_enc = META_REMAP.get(meta_enc, meta_enc)
-    return Facts(
+        meta_enc = _prescan.META_REMAP.get(meta_enc, meta_enc)
+    return _sniff.Facts(
         kind,
         row.get("bom"),
         header,
@@ -643,12 +665,12 @@ def _prior_detection(row: dict, old: Rules, new: Rules):
             and _detector_parameters(old) == _detector_parameters(new)
             and old.versions().get("detector") == new.versions().get("detector"))
     if not same:
-        return NEEDED
+        return _sniff.NEEDED
     if row["source"] == "detector" and row.get("detector") is not None:
-        return Detection(row["encoding"], row["detector_confidence"], row["detector"])
+        return _sniff.Detection(row["encoding"], row["detector_confidence"], row["detector"])
     if row["source"] == "default" and row.get("ascii_only") is False and row.get("utf8_valid") is not True:
         return None  # the detector ran and had no answer
-    return NEEDED
+    return _sniff.NEEDED
 
 
 # --- seed-2026.10 ----------------------------------------------------------------------------
@@ -730,7 +752,7 @@ class SeedDecodeHtml(Procedure):
                kind: str) -> Decision:
         data = bytes(payload)
         common: dict[str, Any] = {"ascii_only": data.isascii(), "tld": None}
-        bom = bom_sniff(data)
+        bom = _decode.bom_sniff(data)
         if bom is not None:
             return _codec_decision(source="bom", bom=bom, codec=_BOM_CODECS[bom][0], **common)
         header_label = meta_label = None
@@ -850,7 +872,7 @@ class RequestsText(Procedure):
     def decide(self, rules: Rules, payload: bytes, content_type: Sequence[str], url: str | None,
                kind: str) -> Decision:
         data = bytes(payload)
-        common: dict[str, Any] = {"ascii_only": data.isascii(), "tld": None, "bom": bom_sniff(data)}
+        common: dict[str, Any] = {"ascii_only": data.isascii(), "tld": None, "bom": _decode.bom_sniff(data)}
         encoding, source, header_charset = self._from_header(rules, ", ".join(content_type) if content_type else None)
         if header_charset is not None:
             common["header_charset"] = header_charset

@@ -50,7 +50,7 @@ from .schema import (
     STATUS_FAILED,
     STATUS_SKIPPED,
 )
-from .sniff import tld_of
+from .tld import tld_of
 from .storage import path_text
 from .textforms import grapheme_count, normalize
 from .writer import ROW_WIDTH, TEXT_UTF8_KEY, TEXT_UTF8_SLOT

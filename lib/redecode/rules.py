@@ -65,22 +65,24 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from . import decode as _decode
+# (no module of the decision itself: a rule set and its digest are made without them, see
+# redecode.procedures; a run that reads no record needs no more, issue 27's empty run)
 from . import detect as _detect
+from . import params as _params
 from . import textforms as _textforms
-from . import validate as _validate
 from .procedures import (
     PROCEDURES,
     SEED_LABEL_MAP,
-    CodecDecision,
     Decoded,
     Procedure,
     python_decode,
     requests_parse_content_type,
 )
-from .sniff import Decision
+
+if TYPE_CHECKING:
+    from .sniff import CodecDecision, Decision
 
 __all__ = [
     "BROWSER_RULES",
@@ -100,6 +102,15 @@ __all__ = [
     "python_decode",
     "requests_parse_content_type",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # (CodecDecision, which this module re-exports, from redecode.sniff on first use: see above)
+    if name == "CodecDecision":
+        from .sniff import CodecDecision  # noqa: PLC0415
+
+        return CodecDecision
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: Version of this project's decision code (``sniff``, ``prescan``, ``mime`` and the procedures
 #: of :mod:`redecode.procedures`). Bump it whenever a change there can change any decision or
@@ -168,7 +179,7 @@ class Rules:
     tld_vote: str | None = None
     min_errors: int | None = None
     identity_fallback: bool | None = None
-    author: _validate.AuthorParams | None = None
+    author: _params.AuthorParams | None = None
     # -- output options (with_outputs): no shipped rule set sets them --
     normalize: Literal["NFC", "NFKC"] | None = None
     graphemes: bool | None = None
@@ -219,11 +230,11 @@ class Rules:
         ``graphemes`` (``regex@V``, for ``graphemes``).
         """
         v = {
-            "encoding_standard": _decode.TABLES_REVISION,
+            "encoding_standard": _params.TABLES_REVISION,
             "decision_code": DECISION_CODE_VERSION,
         }
         if self.decoders == "whatwg":
-            v["decoder"] = f"whatwg@{_decode.DECODER_VERSION}"
+            v["decoder"] = f"whatwg@{_params.DECODER_VERSION}"
         else:
             # Python's codec tables can change between feature releases.
             v["decoder"] = f"python@{sys.version_info.major}.{sys.version_info.minor}"
@@ -356,7 +367,7 @@ _AUTHOR = dataclasses.replace(
     ),
     procedure="author",
     tld_vote="firefox",
-    min_errors=_validate.DEFAULT_MIN_ERRORS,
+    min_errors=_params.DEFAULT_MIN_ERRORS,
     identity_fallback=True,
 )
 
@@ -378,7 +389,7 @@ _AUTHOR_2 = dataclasses.replace(
         "rows carry the verdict (and language, language_confidence with run --language). Encoding "
         "Standard decoders otherwise."
     ),
-    author=_validate.AuthorParams(
+    author=_params.AuthorParams(
         siblings=True,
         language=True,
         language_margin=12.0,

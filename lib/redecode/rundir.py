@@ -85,7 +85,6 @@ import json
 import logging
 import os
 import platform
-import re
 import resource
 import shutil
 import tempfile
@@ -98,6 +97,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, TypeVar
 
 from . import __version__, native, storage
+from . import lazy as _lazy
 from .layout import FLAT, Layout, parse_partition_folder
 from .schema import SCHEMA_VERSION, STATUS_DECODED, STATUS_SKIPPED
 from .selection import ALL, Selection
@@ -277,9 +277,9 @@ def part_stem(path: str, shard_index: int) -> str:
 
 #: A part's file name as :func:`part_stem` makes it (the archive name, 8 hex, the shard, .parquet;
 #: a leading ``.`` or ``_`` too, as versions before issue 25 wrote them).
-_PART_FILE = re.compile(r".+\.[0-9a-f]{8}\.[0-9]{4,}\.parquet")
+_PART_FILE = _lazy.pattern(__name__, "_PART_FILE", r".+\.[0-9a-f]{8}\.[0-9]{4,}\.parquet")
 #: A bounded layout's part file name (:func:`redecode.layout.part_name`: ``part-<task key>-<n>``).
-_TASK_PART_FILE = re.compile(r"part-[0-9a-f]{16}-[0-9]{5,}\.parquet")
+_TASK_PART_FILE = _lazy.pattern(__name__, "_TASK_PART_FILE", r"part-[0-9a-f]{16}-[0-9]{5,}\.parquet")
 
 
 def is_run_output(out: str, path: str) -> bool:
