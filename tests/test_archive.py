@@ -834,3 +834,35 @@ def test_arc_without_blank_lines_fixture():
     recs, err = read_all(path)
     assert err is None and len(recs) == len(walked) == 4
     assert [(r.offset, r.length) for r in recs] == [(o, n) for o, n, _ in walked]
+
+
+def test_record_factory_is_the_dataclass():
+    """warc._record (a record without the keyword call) sets every field of ArchiveRecord: the
+    ones it is given, the HTTP ones empty, the rest their dataclass defaults."""
+    from redecode.record import ArchiveRecord
+
+    got = warc._record("a.warc.gz", 10, 20, "response", "<urn:x>", "http://e.x/", "2024-01-01T00:00:00Z",
+                       30, "sha1:X", "a warning")
+    want = ArchiveRecord(warc_path="a.warc.gz", offset=10, length=20, record_type="response", record_id="<urn:x>",
+                         target_uri="http://e.x/", warc_date="2024-01-01T00:00:00Z", content_type_values=[],
+                         http_status=None, http_headers=None, payload=None, payload_length=30,
+                         payload_digest="sha1:X", warning="a warning")
+    assert got == want
+    for f in dataclasses.fields(ArchiveRecord):  # (a field added later must be set by the factory too)
+        assert getattr(got, f.name) == getattr(want, f.name), f.name
+    assert got.content_type_values is not warc._record("b", 0, 0, "", None, None, None, 0, None, None).content_type_values
+
+
+@pytest.mark.parametrize("headers", [
+    [],
+    [("Content-Type", "text/html"), ("content-type", "a"), ("CONTENT-TYPE", "b")],
+    [("Content-Encoding", "gzip")], [("Transfer-Encoding", "chunked")], [("TRANSFER-encoding", "")],
+    [("Content-Typ", "x"), ("Content-Types", "y"), ("Content-Type ", "z"), ("Content-\u0130ype", "w")],
+    [("K\u212aContent-Type", "k"), ("Content-Encodin\u212a", "k"), ("X", "1"), ("", "")],
+])
+def test_head_facts_are_the_pure_ones(headers):
+    pure = warc._head_facts_pure(headers)
+    if warc._head_facts is not None:
+        assert warc._head_facts(headers) == pure
+    want_ct = [v for k, v in headers if k.lower() == "content-type"]
+    assert pure == (want_ct, any(k.lower() in ("content-encoding", "transfer-encoding") for k, _ in headers))

@@ -567,3 +567,113 @@ def test_anomalies_every_byte_pair_of_windows_1251():
         assert got == want, quotes
     with pytest.raises(ValueError):
         native.core.class_anomalies(b"x", b"s" * 10)
+
+
+# --------------------------------------------------------------------------------------------------
+# Row assembly (redecode.row): the compiled setters and the integer range check against their twins
+
+from redecode import row as _row  # noqa: E402
+from redecode.schema import INT_RANGES  # noqa: E402
+
+_INT_VALUES = st.one_of(
+    st.none(), st.just(0), st.booleans(), st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from([2**31 - 1, 2**31, -2**31, -2**31 - 1, 2**63 - 1, 2**63, -2**63, -2**63 - 1, 2**64, -2**70]),
+    st.integers(min_value=-2**70, max_value=2**70), st.integers(min_value=-10**6, max_value=10**6))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(_INT_VALUES, min_size=len(INT_RANGES), max_size=len(INT_RANGES)))
+def test_ints_within_is_the_pure_check(values):
+    row = list(_row._EMPTY)
+    for (_, slot, _, _), value in zip(_row._INT_RANGE_SLOTS, values):
+        row[slot] = value
+    assert native.core.ints_within(row, _row._INT_BOUNDS) == _row._ints_within_pure(row, _row._INT_BOUNDS)
+    # and the row _in_range gives is the one the exact check gives (each value against its type)
+    exact = all(value is None or lo <= value <= hi
+                for (_, slot, lo, hi), value in zip(_row._INT_RANGE_SLOTS, values))
+    if native.core.ints_within(row, _row._INT_BOUNDS):
+        assert exact
+
+
+def test_ints_within_at_the_bounds_of_each_type():
+    for name, slot, lo, hi in _row._INT_RANGE_SLOTS:
+        for value in (lo - 1, lo, lo + 1, -1, 1, hi - 1, hi, hi + 1):
+            row = list(_row._EMPTY)
+            row[slot] = value
+            got = native.core.ints_within(row, _row._INT_BOUNDS)
+            assert got == _row._ints_within_pure(row, _row._INT_BOUNDS), (name, value)
+            assert _row._in_range(list(row))[slot] == (value if lo <= value <= hi else None), (name, value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(st.integers(min_value=-3, max_value=12), st.integers()), max_size=14),
+       st.integers(min_value=0, max_value=3))
+def test_put_at_and_put_named_are_the_pure_ones(pairs, short):
+    slots = tuple(s for s, _ in pairs)
+    values = tuple(v for _, v in pairs)[: max(len(pairs) - short, 0)]
+    results = []
+    for put in (native.core.put_at, _row._put_at_pure):
+        row = list(range(10))
+        try:
+            put(row, slots, values)
+        except IndexError:
+            results.append("IndexError")  # (a slot outside the row, or too few values)
+        else:
+            results.append(row)
+    assert results[0] == results[1]
+    index = {f"c{i}": i for i in range(10)}
+    named = {f"c{s}": v for s, v in pairs if 0 <= s < 10}
+    a, b = list(range(10)), list(range(10))
+    native.core.put_named(a, index, named)
+    _row._put_named_pure(b, index, named)
+    assert a == b
+    with pytest.raises(KeyError):
+        native.core.put_named(a, index, {"nope": 1})
+
+
+def _warc_fields_reference(head: bytes, names: tuple, lines: int):
+    """warc_fields as documented, by string searches: None unless ASCII with *lines* line feeds and
+    every wanted name either found as CRLF name: (the first; the value to the next CRLF, stripped)
+    or absent from the block."""
+    if not head.isascii() or head.count(b"\n") != lines:
+        return None
+    text = head.decode("ascii")
+    low = text.lower()
+    out = {}
+    for name in names:
+        i = low.find(f"\r\n{name}:")
+        if i < 0:
+            if name in low:
+                return None
+            continue
+        i += len(name) + 3
+        j = text.find("\r\n", i)
+        out[name] = (text[i:j] if j >= 0 else text[i:-1]).strip()
+    return out
+
+
+_HEAD_PIECES = [b"\r\n", b"\n", b"\r", b":", b" ", b"\t", b"\x0b", b"x", b"WARC/1.0", b"X-A: b", b"a" * 700,
+                *(n.encode() for n in archive._WANTED), *(n.upper().encode() for n in archive._WANTED),
+                b"Content-Type :", b"\r\nWARC-Type:", b"\r\ncontent-length:", b"\x80"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_HEAD_PIECES), max_size=40).map(b"".join) | st.binary(max_size=80),
+       st.integers(min_value=-1, max_value=1))
+def test_warc_fields_on_arbitrary_blocks(head, off):
+    lines = head.count(b"\n") + off
+    assert native.core.warc_fields(head, archive._WANTED, lines) == _warc_fields_reference(head, archive._WANTED, lines)
+
+
+def test_warc_fields_on_a_block_larger_than_its_stack_buffer():
+    lines = [f"X-Filler-{i}: {'v' * 90}".encode() for i in range(40)] + [
+        b"WARC-Type: response", b"Content-Length: 12", b"WARC-Target-URI:  http://e.x/  "]
+    head = _head(lines)
+    assert len(head) > 2048
+    want = _warc_fields_reference(head, archive._WANTED, head.count(b"\n"))
+    assert want == {"warc-type": "response", "content-length": "12", "warc-target-uri": "http://e.x/"}
+    assert native.core.warc_fields(head, archive._WANTED, head.count(b"\n")) == want
+    for names in (("warc-type",), ("content-length", "warc-type"), ()):  # (other name tuples, in turn)
+        assert native.core.warc_fields(head, names, head.count(b"\n")) == _warc_fields_reference(
+            head, names, head.count(b"\n"))
+    assert native.core.warc_fields(head, archive._WANTED, head.count(b"\n")) == want

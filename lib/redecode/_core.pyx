@@ -1574,50 +1574,96 @@ cdef inline bint _str_space(uint8_t c) noexcept nogil:
 
 
 cdef dict _NAME_KEYS = {}  # names tuple -> [b"\r\n" + name + b":" for each name]
+cdef object _last_names = None  # (the names of the last call and their keys: one tuple in use)
+cdef list _last_keys = None
+cdef enum:
+    _MAX_NAMES = 32  # (names warc_fields takes at most)
+    _STACK_HEAD = 2048  # (a header block up to this size is lowered on the stack)
 
 
 def warc_fields(bytes head, tuple names, Py_ssize_t lines):
     """The fast branch of ``redecode.archive._fast_fields`` on a WARC header block *head* (bytes, as
     FastWARC writes it back: CRLF-terminated lines, then CRLF): ``{name: value}`` for each of *names*
-    (lower-case ASCII field names, str) found as ``CRLF name:`` (ASCII case-insensitive; the first
-    one), the value up to the next CRLF, stripped as ``str.strip()`` does. None where that branch
-    cannot answer or the block is not plain: it has not exactly *lines* line feeds, has a byte above
-    0x7F, or names a wanted field elsewhere than as ``CRLF name:`` without that (then the caller
-    reads it field by field)."""
+    (lower-case ASCII field names, str, at most 32) found as ``CRLF name:`` (ASCII case-insensitive;
+    the first one), the value up to the next CRLF, stripped as ``str.strip()`` does. None where that
+    branch cannot answer or the block is not plain: it has not exactly *lines* line feeds, has a byte
+    above 0x7F, or names a wanted field elsewhere than as ``CRLF name:`` without that (then the
+    caller reads it field by field). One pass over the lines: a line after a CRLF is a wanted
+    field's when its first colon ends one of the names (issue 27: where a search per name read
+    the whole block again)."""
+    global _last_names, _last_keys
     cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(head)
     cdef Py_ssize_t n = PyBytes_GET_SIZE(head)
-    cdef Py_ssize_t j, k, m, at, vs, ve, lf
-    cdef uint8_t *low
+    cdef Py_ssize_t j, m, at, vs, ve, lf, q, ls, le, colon, k = len(names), found = 0
+    cdef Py_ssize_t start[_MAX_NAMES]
+    cdef Py_ssize_t size[_MAX_NAMES]
     cdef const uint8_t *key
+    cdef const void *p
+    cdef uint8_t stack[_STACK_HEAD]
+    cdef uint8_t *low
     cdef bytes bkey
     cdef dict out = {}
-    keys = _NAME_KEYS.get(names)
-    if keys is None:
-        keys = [b"\r\n" + (<str>x).encode("ascii") + b":" for x in names]
-        _NAME_KEYS[names] = keys
+    cdef list keys
+    if k > _MAX_NAMES:
+        raise ValueError("at most 32 names")
+    if names is _last_names:
+        keys = _last_keys
+    else:
+        keys = _NAME_KEYS.get(names)
+        if keys is None:
+            keys = [b"\r\n" + (<str>x).encode("ascii") + b":" for x in names]
+            _NAME_KEYS[names] = keys
+        _last_names, _last_keys = names, keys
     if rd_ascii_len(s, n) != n:
         return None
-    low = <uint8_t *>PyMem_Malloc(n + 1)
+    low = <uint8_t *>stack if n <= _STACK_HEAD else <uint8_t *>PyMem_Malloc(n + 1)
     if low == NULL:
         raise MemoryError()
     try:
         lf = rd_lower_count_lf(s, low, n)
         if lf != lines:
             return None
-        for j in range(len(names)):
+        for j in range(k):
+            start[j] = -1
+            size[j] = PyBytes_GET_SIZE(<bytes>keys[j]) - 3  # (the name's length)
+        # each line that follows a CRLF: its first colon, and the names of that length
+        q = 0
+        while found < k:
+            p = memchr(low + q, 0x0A, <size_t>(n - q)) if q < n else NULL
+            if p == NULL:
+                break
+            q = <Py_ssize_t>((<const uint8_t *>p) - low)
+            ls = q + 1  # (after this LF)
+            q = ls
+            if q - 2 < 0 or low[q - 2] != 0x0D or ls >= n:
+                continue
+            p = memchr(low + ls, 0x0A, <size_t>(n - ls))
+            le = n if p == NULL else <Py_ssize_t>((<const uint8_t *>p) - low)
+            p = memchr(low + ls, 0x3A, <size_t>(le - ls)) if le > ls else NULL
+            if p == NULL:
+                continue
+            colon = <Py_ssize_t>((<const uint8_t *>p) - low)
+            for j in range(k):
+                if start[j] < 0 and size[j] == colon - ls:
+                    bkey = <bytes>keys[j]
+                    if memcmp(low + ls, <const uint8_t *>PyBytes_AS_STRING(bkey) + 2, <size_t>size[j]) == 0:
+                        start[j] = colon + 1
+                        found += 1
+        for j in range(k):
             bkey = <bytes>keys[j]
             key = <const uint8_t *>PyBytes_AS_STRING(bkey)
             m = PyBytes_GET_SIZE(bkey)
-            at = rd_find(low, n, key, m)
-            if at < 0:
+            if start[j] < 0:
                 # named, but not as "CRLF name:": not this branch
                 at = rd_find(low, n, key + 2, m - 3)
                 if at >= 0:
                     return None
                 continue
-            vs = at + m
+            vs = start[j]
             ve = rd_find(s + vs, n - vs, <const uint8_t *>"\r\n", 2)
             ve = vs + ve if ve >= 0 else n - 1  # (text[i:-1] when there is no CRLF after)
+            if ve < vs:
+                ve = vs  # (text[i:-1] is empty when the block ends with the colon)
             while vs < ve and _str_space(s[vs]):
                 vs += 1
             while ve > vs and _str_space(s[ve - 1]):
@@ -1625,7 +1671,8 @@ def warc_fields(bytes head, tuple names, Py_ssize_t lines):
             out[names[j]] = PyUnicode_DecodeASCII(<const char *>(s + vs), ve - vs, NULL)
         return out
     finally:
-        PyMem_Free(low)
+        if low != <uint8_t *>stack:
+            PyMem_Free(low)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -3390,3 +3437,95 @@ def class_anomalies(bytes data, bytes table):
         c += (k == 0x73) + (prev == 0x6C and k == 0x75)  # 's'; 'l' then 'u'
         prev = k
     return c
+
+
+# ==================================================================================================
+# The per-record path outside the decision (issue 27's per MB; helper "perrecord": redecode.row,
+# redecode.warc, redecode.writer). Each function has a pure twin in its module, the reference and
+# the fallback (REDECODE_PURE=1); tests/test_core.py compares them.
+
+from cpython.list cimport PyList_GET_SIZE
+from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+
+
+def put_at(list row, tuple slots, tuple values):
+    """``row[slots[i]] = values[i]`` for each i (:func:`redecode.row._put_at_pure`): a row's
+    columns set from a tuple of values in one call. IndexError when a slot is outside *row* or
+    *values* is shorter than *slots*."""
+    cdef Py_ssize_t i, j, n = PyTuple_GET_SIZE(slots), width = PyList_GET_SIZE(row)
+    if PyTuple_GET_SIZE(values) < n:
+        raise IndexError("fewer values than slots")
+    for i in range(n):
+        j = <Py_ssize_t>(<object>PyTuple_GET_ITEM(slots, i))
+        if j < 0:
+            j += width  # (a negative slot counts from the end, as a list's index does)
+        if j < 0 or j >= width:
+            raise IndexError("slot outside the row")
+        row[j] = <object>PyTuple_GET_ITEM(values, i)
+
+
+def put_named(list row, dict index, dict values):
+    """``row[index[name]] = value`` for each ``name: value`` of *values*
+    (:func:`redecode.row._put_named_pure`); KeyError for a name *index* lacks, IndexError for a
+    position outside *row*."""
+    cdef Py_ssize_t j, width = PyList_GET_SIZE(row)
+    for name, value in values.items():
+        j = <Py_ssize_t>index[name]
+        if j < 0:
+            j += width  # (a negative slot counts from the end, as a list's index does)
+        if j < 0 or j >= width:
+            raise IndexError("slot outside the row")
+        row[j] = value
+
+
+def ints_within(list row, tuple bounds):
+    """True when every value at the row's slots named by *bounds* (``(slot, bound)`` pairs) is
+    None, 0 or an ``int`` whose magnitude is below its bound (:func:`redecode.row._ints_within_pure`);
+    False otherwise, also for a value of another type (the caller then checks each value
+    exactly)."""
+    cdef Py_ssize_t i, j, n = PyTuple_GET_SIZE(bounds), width = PyList_GET_SIZE(row)
+    cdef long long v
+    cdef unsigned long long magnitude, bound
+    cdef int overflow
+    for i in range(n):
+        pair = <tuple>PyTuple_GET_ITEM(bounds, i)
+        j = <Py_ssize_t>(<object>PyTuple_GET_ITEM(pair, 0))
+        if j < 0:
+            j += width  # (a negative slot counts from the end, as a list's index does)
+        if j < 0 or j >= width:
+            raise IndexError("slot outside the row")
+        value = row[j]
+        if value is None:
+            continue
+        if type(value) is not int:
+            return False
+        v = PyLong_AsLongLongAndOverflow(value, &overflow)
+        if overflow:
+            return False
+        bound = <unsigned long long>(<object>PyTuple_GET_ITEM(pair, 1))  # (2**63 for int64)
+        magnitude = <unsigned long long>v if v >= 0 else (<unsigned long long>0) - <unsigned long long>v
+        if magnitude >= bound:
+            return False
+    return True
+
+
+def http_head_facts(list headers):
+    """``(the Content-Type values in order, whether a Content-Encoding or Transfer-Encoding field
+    is present)`` of an HTTP head's ``(name, value)`` fields, names compared as ``str.lower()``
+    gives them (:func:`redecode.warc._head_facts_pure`). Only names of those lengths are lowered
+    (``str.lower()`` changes a length only for U+0130, into a non-ASCII pair)."""
+    cdef list ctv = []
+    cdef bint coded = False
+    cdef Py_ssize_t n
+    for item in headers:
+        name, value = item
+        n = len(<str>name)
+        if n == 12:
+            if name.lower() == "content-type":
+                ctv.append(value)
+        elif n == 16 or n == 17:
+            lk = name.lower()
+            if lk == "content-encoding" or lk == "transfer-encoding":
+                coded = True
+    return ctv, coded

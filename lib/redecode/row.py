@@ -32,9 +32,10 @@ Deviations: none.
 from __future__ import annotations
 
 import re
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 
 from . import lazy as _lazy
+from . import native
 from .archive import ArchiveRecord
 from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
 from .procedures import DecodedUtf8
@@ -132,31 +133,54 @@ _FACT_SLOTS = tuple(_I[c] for c in FACT_COLUMNS)
 _INT_RANGE_SLOTS = tuple((name, _I[name], lowest, highest) for name, (lowest, highest) in INT_RANGES.items())
 
 
-def _values_at(slots: list[int]):
-    """A function giving the values at *slots* of a row, always as a tuple."""
-    get = itemgetter(*slots)
-    return get if len(slots) > 1 else (lambda row: (get(row),))
-
-
-#: The integer columns grouped by the magnitude every value below fits (int32, int64): the usual
-#: row is checked a group at a time, without a Python step per column.
-_INT_GROUPS = tuple(
-    (bound, _values_at([slot for _, slot, lo, hi in _INT_RANGE_SLOTS if min(-lo, hi + 1) == bound]))
-    for bound in sorted({min(-lo, hi + 1) for _, _, lo, hi in _INT_RANGE_SLOTS}))
 #: A row of record_values before any column is set: nulls, the list columns empty.
 _EMPTY = [None] * ROW_WIDTH
 _EMPTY[_I["ignored_labels"]] = ()
 _EMPTY[_I["conflict"]] = ()
 
 
+#: ``(slot, bound)`` of each integer column: every value of magnitude below its bound fits the
+#: column's type: the usual row is checked in one call (:func:`_ints_within`).
+_INT_BOUNDS = tuple((slot, min(-lo, hi + 1)) for _, slot, lo, hi in _INT_RANGE_SLOTS)
+
+
+def _ints_within_pure(row: list, bounds: tuple = _INT_BOUNDS) -> bool:
+    """Whether every integer column of *row* holds None, 0 or an ``int`` below its bound in
+    magnitude (:data:`_INT_BOUNDS`; the compiled twin ``_core.ints_within``); False also for a
+    value of another type (then :func:`_in_range` checks each value exactly)."""
+    for slot, bound in bounds:
+        value = row[slot]
+        if value is not None and (type(value) is not int or abs(value) >= bound):
+            return False
+    return True
+
+
+def _put_at_pure(row: list, slots: tuple, values: tuple) -> None:
+    """``row[slots[i]] = values[i]`` for each i (the compiled twin ``_core.put_at``)."""
+    if len(values) < len(slots):
+        raise IndexError("fewer values than slots")
+    for slot, value in zip(slots, values):
+        row[slot] = value
+
+
+def _put_named_pure(row: list, index: dict, values: dict) -> None:
+    """``row[index[name]] = value`` for each item of *values* (the compiled twin
+    ``_core.put_named``)."""
+    for name, value in values.items():
+        row[index[name]] = value
+
+
+_core = native.core
+_ints_within = _core.ints_within if _core is not None else _ints_within_pure
+_put_at = _core.put_at if _core is not None else _put_at_pure
+_put_named = _core.put_named if _core is not None else _put_named_pure
+
+
 def _in_range(row: list) -> list:
     """``row``, or, when an integer column holds a value outside its type
     (:data:`redecode.schema.INT_RANGES`), the row failed with ``out-of-range``: each such value
     set to null and named in ``error`` (before any earlier error of the row)."""
-    for bound, values in _INT_GROUPS:
-        if max(map(abs, filter(None, values(row))), default=0) >= bound:
-            break
-    else:
+    if _ints_within(row, _INT_BOUNDS):
         return row  # (the usual row: every value well inside its type)
     bad = None
     for name, slot, lowest, highest in _INT_RANGE_SLOTS:
@@ -178,9 +202,7 @@ def _in_range(row: list) -> list:
 
 def _row(record: ArchiveRecord, rules: Rules, utf8_text: bool) -> list:
     row = _EMPTY.copy()
-    put = row.__setitem__
-    # (any() runs the stores, each returning None, without a Python step per column)
-    any(map(put, _COPIED_SLOTS, _copied_values(record)))
+    _put_at(row, _COPIED_SLOTS, _copied_values(record))
     row[_WARC_PATH] = path_text(record.warc_path)  # a file name that is not UTF-8: \xNN escapes
     values = record.content_type_values
     row[_CONTENT_TYPE] = ", ".join(values) if values else None
@@ -233,14 +255,14 @@ def _row(record: ArchiveRecord, rules: Rules, utf8_text: bool) -> list:
         return _fail(row, "decode", f"{type(exc).__name__}: {exc}")
 
     # the declaration columns, whatever the rules (backfill replays decisions from them)
-    any(map(put, _FACT_SLOTS, _fact_values(facts)))
+    _put_at(row, _FACT_SLOTS, _fact_values(facts))
     if identity:
         row[_BROWSER_ENCODING] = None  # a browser fails such a response: it shows no text
     row[_STATUS] = STATUS_DECODED
     # the procedure sets the decision columns by name (its fill is the one for dict rows too)
     filled: dict = {}
     steps.fill(filled, decision, decoded)
-    any(map(put, map(_I.__getitem__, filled), filled.values()))
+    _put_named(row, _I, filled)
     if identity and row[_VALIDATION] is None:
         row[_VALIDATION] = IDENTITY_VALIDATION
         row[_VERDICT] = "identity"

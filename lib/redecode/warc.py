@@ -173,6 +173,61 @@ def _target_uri(uri: str | None) -> str | None:
     return uri
 
 
+_new_record = ArchiveRecord.__new__
+
+
+def _record(path: str, offset: int, length: int, record_type: str, record_id: str | None,
+            target_uri: str | None, warc_date: str | None, payload_length: int,
+            payload_digest: str | None, warning: str | None) -> ArchiveRecord:
+    """``ArchiveRecord(warc_path=path, ..., content_type_values=[], http_status=None,
+    http_headers=None, payload=None)`` with every other field its default, without the keyword
+    call (a dict of keywords per record): each slot set once
+    (``test_archive.py::test_record_factory_is_the_dataclass``)."""
+    rec = _new_record(ArchiveRecord)
+    rec.warc_path = path
+    rec.offset = offset
+    rec.length = length
+    rec.record_type = record_type
+    rec.record_id = record_id
+    rec.target_uri = target_uri
+    rec.warc_date = warc_date
+    rec.content_type_values = []
+    rec.http_status = None
+    rec.http_headers = None
+    rec.payload = None
+    rec.payload_length = payload_length
+    rec.payload_digest = payload_digest
+    rec.error_kind = None
+    rec.error = None
+    rec.warning = warning
+    rec.is_http = False
+    rec.identity_payload = None
+    rec.missing_bytes = None
+    return rec
+
+
+#: The compiled core's ``http_head`` (:func:`redecode.http.parse_response_head`'s twin, its
+#: result as a tuple), or None; and its ``http_head_facts``.
+_core_head = native.core.http_head if native.core is not None else None
+_head_facts = native.core.http_head_facts if native.core is not None else None
+
+
+def _head_facts_pure(headers: list[tuple[str, str]]) -> tuple[list[str], bool]:
+    """``(the Content-Type values in order, whether a Content-Encoding or Transfer-Encoding field
+    is present)`` of an HTTP head's fields (names compared case-insensitively): one pass for what
+    ``_http.header_values`` / ``decode_body`` would each look for (the compiled twin
+    ``_core.http_head_facts``)."""
+    ctv = []
+    coded = False
+    for k, v in headers:
+        lk = k.lower()
+        if lk == "content-type":
+            ctv.append(v)
+        elif lk == "content-encoding" or lk == "transfer-encoding":
+            coded = True
+    return ctv, coded
+
+
 def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
     h = raw.fields
     get = h.get
@@ -181,22 +236,8 @@ def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
     uri = get("warc-target-uri")
     if uri and (uri[0] == "<" or " " in uri):
         uri = _target_uri(uri)
-    rec = ArchiveRecord(
-        warc_path=path,
-        offset=raw.offset,
-        length=raw.length,
-        record_type=rtype,
-        record_id=record_id,
-        target_uri=uri,
-        warc_date=get("warc-date"),
-        content_type_values=[],
-        http_status=None,
-        http_headers=None,
-        payload=None,
-        payload_length=raw.content_length,
-        payload_digest=get("warc-payload-digest"),
-        warning=raw.warning,
-    )
+    rec = _record(path, raw.offset, raw.length, rtype, record_id, uri, get("warc-date"), raw.content_length,
+                  get("warc-payload-digest"), raw.warning)
     warc_ct = get("content-type")
     if raw.present is not None:
         rec.missing_bytes = max(raw.content_length - raw.present, 0)
@@ -213,23 +254,22 @@ def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
             rec.content_type_values = [warc_ct]
         return rec
     block = raw.block
-    head = _http.parse_response_head(block) if rtype in _HTTP_TYPES else None
+    head = None  # (version, status, reason, headers, head_length, terminated) of the HTTP head
+    if rtype in _HTTP_TYPES:
+        if _core_head is not None and type(block) is bytes:
+            head = _core_head(block)  # (parse_response_head without its HttpHead)
+        else:
+            hh = _http.parse_response_head(block)
+            if hh is not None:
+                head = (hh.version, hh.status, hh.reason, hh.headers, hh.head_length, hh.terminated)
     body_start = 0
     coded = False  # a Content-Encoding or Transfer-Encoding field is present
     if head is not None:
         rec.is_http = True
-        rec.http_status = head.status
-        rec.http_headers = head.headers
-        # one pass over the fields for what _http.header_values / decode_body would each look for
-        ctv = []
-        for k, v in head.headers:
-            lk = k.lower()
-            if lk == "content-type":
-                ctv.append(v)
-            elif lk == "content-encoding" or lk == "transfer-encoding":
-                coded = True
-        rec.content_type_values = ctv
-        body_start = head.head_length
+        rec.http_status = head[1]
+        rec.http_headers = headers = head[3]
+        rec.content_type_values, coded = (_head_facts or _head_facts_pure)(headers)
+        body_start = head[4]
     elif warc_ct and not warc_ct.lower().startswith("application/http"):
         rec.content_type_values = [warc_ct]
     rec.payload_length = max(raw.content_length - body_start, 0)
@@ -243,7 +283,7 @@ def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
         rec.payload_length = max(len(block) - body_start, 0)
         rec.missing_bytes = missing = raw.content_length - len(block)
         if rtype in _HTTP_TYPES and (
-            (head is not None and not head.terminated) or (head is None and _is_http_block(warc_ct))
+            (head is not None and not head[5]) or (head is None and _is_http_block(warc_ct))
         ):
             rec.error_kind = "truncated"
             rec.error = (f"record block cut short inside its HTTP head: {len(block)} of "
@@ -256,7 +296,7 @@ def _build(path: str, raw: _Raw, cap: int) -> ArchiveRecord:
     if head is None or not body or (not coded and len(body) <= cap):
         rec.payload = body  # (decode_body would return it as it is)
         return rec
-    res = _http.decode_body(body, head.headers, max_bytes=cap)
+    res = _http.decode_body(body, head[3], max_bytes=cap)
     rec.payload = res.payload
     rec.error_kind = res.error_kind
     rec.error = res.error

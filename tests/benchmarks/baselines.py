@@ -324,7 +324,7 @@ def task_floor_parquet(outdir: str, shards: list[str]) -> dict:
             n = len(texts)
             offsets = array.array("i", [0])
             offsets.extend(itertools.accumulate(len(t) if t is not None else 0 for t in texts))
-            valid = pa.array([t is not None for t in texts]).buffers()[1]
+            valid = pa.array([t is not None for t in texts], pa.bool_()).buffers()[1]  # (bool: also when empty)
             arrays = []
             for name, typ, in zip(SCHEMA.names, SCHEMA.types):
                 if name == "text":
