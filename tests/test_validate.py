@@ -1062,3 +1062,27 @@ def test_a_sibling_judged_on_a_utf8_page_is_not_decoded():
     siblings = [c for c in v.verdict.others if type(c.result) is V._SingleByteReading]
     assert siblings and all(c.result._decoded is None for c in siblings)
     assert "sibling of windows-1252" in v.decision.validation
+
+
+def test_differing_bytes_of_every_pair_and_some_sets_of_single_byte_encodings():
+    """validate._differing, by its definition: the bytes 0x80-0xFF at which the encodings' tables
+    (the Encoding Standard's single-byte indexes) are not all the same; every non-ASCII byte as
+    soon as one encoding is not single-byte."""
+    import itertools
+    import random
+
+    from redecode._tables import SINGLE_BYTE
+
+    def by_definition(encodings):
+        if not all(e in SINGLE_BYTE for e in encodings):
+            return bytes(range(0x80, 0x100))
+        return bytes(b for b in range(0x80, 0x100)
+                     if len({SINGLE_BYTE[e][b - 0x80] for e in encodings}) > 1)
+
+    names = sorted(SINGLE_BYTE)
+    for a, b in itertools.combinations(names, 2):
+        assert V._differing(frozenset((a, b))) == by_definition((a, b)), (a, b)
+    rng = random.Random(30)
+    for _ in range(500):
+        key = frozenset(rng.sample(names, rng.randint(1, 12)) + rng.sample(["UTF-8", "GBK"], rng.randint(0, 1)))
+        assert V._differing(key) == by_definition(key), sorted(key)

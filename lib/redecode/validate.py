@@ -861,8 +861,12 @@ _ALL_HIGH = bytes(range(0x80, 0x100))
 def _differing(encodings: frozenset[str]) -> bytes:
     """The bytes :func:`differing_bytes` matches runs of, in order (empty: none)."""
     if all(e in SINGLE_BYTE for e in encodings):
-        tables = [SINGLE_BYTE[e] for e in encodings]
-        return bytes(0x80 + i for i in range(128) if len({t[i] for t in tables}) > 1)
+        first, *rest = (SINGLE_BYTE[e] for e in encodings)
+        same = [True] * 128
+        for t in rest:  # (one comparison of two strings per table, not a set per byte)
+            if t != first:
+                same = [s and a == b for s, a, b in zip(same, first, t)]
+        return bytes(0x80 + i for i, s in enumerate(same) if not s)
     return _ALL_HIGH
 
 
