@@ -52,6 +52,20 @@ def available() -> str | None:
     return None
 
 
+def cached_crawls(workdir: str, sizes: list[float], seed: int) -> dict[float, dict] | None:
+    """size -> the description of the crawl ``run.py --size SIZE`` built in *workdir* (run.py's
+    ``cached_crawl``), or None, having said on stderr which one is missing and how to build it."""
+    metas = {}
+    for size in sizes:
+        meta = bench.cached_crawl(workdir, size, seed)
+        if meta is None:
+            print(f"no crawl of {size:g} MB (seed {seed}) in {workdir}: build it with "
+                  f"run.py --size {size:g} --only floor --repeat 1 first", file=sys.stderr)
+            return None
+        metas[size] = meta
+    return metas
+
+
 def count(row: str, shards: list[str], workdir: str) -> tuple[int, dict[str, int]]:
     """Run ``row`` once under callgrind on ``shards``; return (instructions of all its processes,
     self instructions per shared object)."""
@@ -120,14 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"unknown rows {unknown}; known: {', '.join(bench.ALL_ROWS)}", file=sys.stderr)
         return 2
-    metas = {}
-    for size in sizes:
-        meta = bench.cached_crawl(args.workdir, size, args.seed)
-        if meta is None:
-            print(f"no crawl of {size:g} MB (seed {args.seed}) in {args.workdir}: build it with "
-                  f"run.py --size {size:g} --only floor --repeat 1 first", file=sys.stderr)
-            return 2
-        metas[size] = meta
+    metas = cached_crawls(args.workdir, sizes, args.seed)
+    if metas is None:
+        return 2
     bench.precompile()
     counts: dict[str, dict[float, int]] = {row: {} for row in rows}
     for size, meta in metas.items():

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """What the author rules' language step costs (issue 30, item 7): instructions of ``redecode run``.
 
-Usage (not collected by pytest; run from the repository root, after ``run.py`` built the crawl)::
+Usage (not collected by pytest; run from the repository root, after ``run.py`` built the crawl in
+the same ``--workdir``, e.g. ``run.py --size 30 --only floor --repeat 1``)::
 
     .venv/bin/python tests/benchmarks/language_cost.py [--sizes 60[,30]] [--seed 20240601] [--workdir DIR]
 
@@ -37,6 +38,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import instructions  # noqa: E402  (this directory's instructions.py)
 import run as bench  # noqa: E402  (this directory's run.py)
 
 #: Issue 30's fields of ``redecode.validate.AuthorParams`` (from ``author-2026.12.2`` on): reset to
@@ -83,20 +85,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="60",
                     help="crawl sizes run.py built (MB), comma-separated (default 60; two give per-MB figures)")
     ap.add_argument("--seed", type=int, default=bench.DEFAULT_SEED)
-    ap.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "redecode-bench"))
+    ap.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "redecode-bench"),
+                    help="where run.py built the crawls (its --workdir; default: run.py's)")
     args = ap.parse_args(argv)
     if not shutil.which("valgrind"):
         print("valgrind is not installed (Debian: apt-get install valgrind)", file=sys.stderr)
         return 2
     sizes = [float(s) for s in args.sizes.split(",") if s]
-    metas = {}
-    for size in sizes:
-        meta = bench.cached_crawl(args.workdir, size, args.seed)
-        if meta is None:
-            print(f"no crawl of {size:g} MB (seed {args.seed}) in {args.workdir}: build it with "
-                  f"run.py --size {size:g} --only floor --repeat 1 first", file=sys.stderr)
-            return 2
-        metas[size] = meta
+    metas = instructions.cached_crawls(args.workdir, sizes, args.seed)
+    if metas is None:
+        return 2
     from redecode.rules import DEFAULT_RULES
 
     bench.precompile()
