@@ -200,6 +200,47 @@ def test_the_language_sample_skips_script_and_style():
     assert language_of(b"<html><body></body></html>", "html") == (None, None)
 
 
+def test_the_language_sample_reads_past_scripts_short_cjk_navigation_and_pages_without_markup():
+    """Found by a fresh user on real portals (qq.com, sina.com.cn): a body that opens with more
+    script than the window holds, navigation whose text nodes are a few CJK characters each, and
+    an error page served as HTML without markup gave NULL."""
+    script = "<script>" + "var a = 1; " * 2000 + "</script>"
+    assert language_of(("<html><body>" + script + "<p>" + RUSSIAN_NEWS + "</p></body></html>").encode(),
+                       "html")[0] == "ru"
+    nav = "".join(f"<li><a href='/{i}'>{w}</a></li>" for i, w in enumerate(
+        ["腾讯网", "新闻", "体育", "财经", "娱乐", "科技", "汽车", "房产", "教育", "游戏", "视频", "图片"]))
+    assert language_of(("<html><body><ul>" + nav + "</ul></body></html>").encode(), "html")[0] == "zh"
+    assert language_of(b"You do not have permission to get this URL from this server, sorry.",
+                       "html")[0] == "en"
+    # comments and styles are not text; a "<scriptx>" element is no script
+    hidden = "<!-- " + RUSSIAN_NEWS + " --><style>/* " + RUSSIAN_NEWS + " */</style>"
+    assert language_of(("<body>" + hidden + "<p>" + POLISH_NEWS + "</p>").encode(), "html")[0] == "pl"
+    # the sample is versioned in the digest of a run asked for the columns
+    assert NEW.with_outputs(language=True).versions()["language_sample"] == "2"
+    assert "language_sample" not in NEW.versions()
+
+
+def test_the_language_samples_visible_markup_is_the_regular_expression():
+    """row._visible, by its definition: script and style elements (the name followed by what may
+    end a tag name) and comments replaced by one space, ASCII-case-insensitive, one left open
+    running to the end; every arrangement of the pieces below up to 5 long, and any prefix."""
+    import itertools
+    import re
+
+    from redecode.row import _visible
+
+    hidden = re.compile(rb"(?is)<script(?=[\t\n\x0c\r />]|\Z).*?(?:</script[^>]*>|\Z)"
+                        rb"|<style(?=[\t\n\x0c\r />]|\Z).*?(?:</style[^>]*>|\Z)|<!--.*?(?:-->|\Z)")
+    pieces = [b"<script>", b"</script>", b"<STYLE a>", b"</style >", b"<!--", b"-->", b"<p>x", b"<scriptx>",
+              b"</script", b">"]
+    for n in range(6):
+        for t in itertools.product(pieces, repeat=n):
+            data = b"".join(t)
+            want = hidden.sub(b" ", data)
+            assert _visible(data, 1 << 20) == want, data
+            assert _visible(data, 7)[:7] == want[:7], data
+
+
 def test_the_verdict_column_is_the_outcome():
     payload = html(RUSSIAN_NEWS.encode("koi8_r"))
     for rules in (OLD, NEW):

@@ -251,7 +251,10 @@ class Rules:
         if self.language:
             from . import language as _language  # noqa: PLC0415 - only runs asked for the columns
 
+            from . import row as _row  # noqa: PLC0415
+
             v["language_identifier"] = _language.versions()["language_identifier"]
+            v["language_sample"] = _row.LANGUAGE_SAMPLER
         return v
 
     @property
