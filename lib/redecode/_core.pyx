@@ -386,17 +386,22 @@ cdef extern from *:
     }
 
     static int rd_have_avx2 = -1;
+
+    /* Whether the processor has AVX2 and POPCNT (asked once). */
+    static inline int rd_avx2(void) {
+        if (rd_have_avx2 < 0) {
+            __builtin_cpu_init();
+            rd_have_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+        }
+        return rd_have_avx2;
+    }
     #endif
 
     /* The code points of s[:n] when it is valid UTF-8 (Encoding Standard "UTF-8 decoder" without
        an error), else -1: AVX2 where the processor has it, else the scalar loop. */
     static Py_ssize_t rd_utf8_valid_count(const uint8_t *s, Py_ssize_t n) {
     #ifdef RD_AVX2
-        if (rd_have_avx2 < 0) {
-            __builtin_cpu_init();
-            rd_have_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
-        }
-        if (rd_have_avx2 && n >= 64)
+        if (rd_avx2() && n >= 64)
             return rd_utf8_valid_count_avx2(s, n);
     #endif
         return rd_utf8_valid_count_scalar(s, n);
@@ -2913,11 +2918,7 @@ cdef extern from *:
     static Py_ssize_t rd_lead_cont(const uint8_t *s, Py_ssize_t i, Py_ssize_t n) {
         uint64_t a, b;
     #ifdef RD_AVX2
-        if (rd_have_avx2 < 0) {
-            __builtin_cpu_init();
-            rd_have_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
-        }
-        if (rd_have_avx2 && i + 33 <= n) {
+        if (rd_avx2() && i + 33 <= n) {
             i = rd_lead_cont_avx2(s, i, n);
             if (i + 33 <= n)
                 return i;  /* (found: the AVX2 loop stops only there or near the end) */

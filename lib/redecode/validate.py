@@ -850,12 +850,9 @@ def differing_bytes(encodings: frozenset[str]) -> "re.Pattern[bytes] | None":
     diff = _differing(encodings)
     if not diff:
         return None
-    if diff == _ALL_HIGH:
+    if diff == _HIGH_BYTES:
         return _lazy.compiled(_NON_ASCII_RUN)
     return re.compile(b"[" + b"".join(b"\\x%02x" % b for b in diff) + b"]+")
-
-
-_ALL_HIGH = bytes(range(0x80, 0x100))
 
 
 def _differing(encodings: frozenset[str]) -> bytes:
@@ -867,7 +864,7 @@ def _differing(encodings: frozenset[str]) -> bytes:
             if t != first:
                 same = [s and a == b for s, a, b in zip(same, first, t)]
         return bytes(0x80 + i for i, s in enumerate(same) if not s)
-    return _ALL_HIGH
+    return _HIGH_BYTES
 
 
 #: The 128 ASCII bytes (``bytes.translate`` deletes them to leave the non-ASCII ones).
@@ -2206,11 +2203,7 @@ def _in_parts(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
         return v
     bom_len = _BOM_LEN.get(facts.bom or "", 0) if decoded.bom_removed else 0
     body = payload[bom_len:] if bom_len else payload
-    declared: list[str] = [e for e in (facts.bom, facts.header_encoding) if e]
-    declared += [enc for _, _, enc in _metas(payload, facts)]
-    if facts.xml_encoding:
-        declared.append(facts.xml_encoding)
-    declared += [a.encoding for a in (alias_encoding(label) for _, label in _unknown_labels(facts)) if a]
+    declared = _declared_encodings(payload, facts)
     fallback = tld_vote(facts.tld)
 
     def detect(data: bytes) -> str | None:
@@ -2219,7 +2212,7 @@ def _in_parts(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
 
     parts = _stretches.read_in_parts(
         body, encoding, judge=_judge_turkic_i if params.language_turkic_i else _judge,
-        candidates=[*dict.fromkeys(declared), *([fallback] if fallback else [])],
+        candidates=[*declared, *([fallback] if fallback else [])],
         detect=detect, declared=encoding in declared, utf8_declared="UTF-8" in declared,
         min_invalid=params.stretch_min_invalid, min_sequences=params.stretch_min_sequences,
         margin=params.stretch_margin, words=params.stretch_words,
