@@ -2203,6 +2203,11 @@ def _in_parts(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
         return v
     bom_len = _BOM_LEN.get(facts.bom or "", 0) if decoded.bom_removed else 0
     body = payload[bom_len:] if bom_len else payload
+    if not _stretches.utf8_runs(body, valid_only=True):
+        # (no valid UTF-8 run, so none with a multi-byte sequence: read_in_parts reads no stretch
+        # in any encoding, see _utf8_stretches and _legacy_stretches; most legacy pages, whose
+        # declarations are then not read again)
+        return v
     declared = _declared_encodings(payload, facts)
     fallback = tld_vote(facts.tld)
 
