@@ -3604,3 +3604,60 @@ def detector_sample(bytes data, Py_ssize_t max_bytes, Py_ssize_t min_nonascii):
             seen += _evidence_byte(s[i])
         pos = end + 1
     return _cut(out, o)
+
+
+def utf8_length_errors(bytes data):
+    """``(length, errors)`` of the Encoding Standard "UTF-8 decoder" on *data* (bytes; a BOM is not
+    special): the length in code points of the text it makes and the U+FFFD it inserts, counted
+    without making the text (``redecode.validate._utf8_counts``, whose pure path decodes). Every
+    ASCII byte, valid sequence and error is one code point."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t i = 0, k, chars, errors = 0
+    cdef uint8_t b, lo, hi
+    cdef int needed
+    chars = rd_utf8_valid_count(s, n)
+    if chars >= 0:
+        return chars, 0
+    chars = 0
+    while i < n:
+        b = s[i]
+        if b < 0x80:
+            k = rd_ascii_len(s + i, n - i)
+            i += k
+            chars += k
+            continue
+        i += 1
+        chars += 1  # (a valid sequence's character, or the U+FFFD of an error)
+        lo = 0x80
+        hi = 0xBF
+        if 0xC2 <= b <= 0xDF:
+            needed = 1
+        elif 0xE0 <= b <= 0xEF:
+            needed = 2
+            if b == 0xE0:
+                lo = 0xA0
+            elif b == 0xED:
+                hi = 0x9F
+        elif 0xF0 <= b <= 0xF4:
+            needed = 3
+            if b == 0xF0:
+                lo = 0x90
+            elif b == 0xF4:
+                hi = 0x8F
+        else:
+            errors += 1
+            continue
+        while needed:
+            if i >= n:  # end of queue inside a sequence: one error, finished
+                errors += 1
+                break
+            b = s[i]
+            if b < lo or b > hi:
+                errors += 1  # (the byte is restored: read again from the initial state)
+                break
+            lo = 0x80
+            hi = 0xBF
+            i += 1
+            needed -= 1
+    return chars, errors
