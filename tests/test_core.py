@@ -416,6 +416,10 @@ def _profile_measures(data: bytes, start: int, window: int, min_bytes: int, trie
         validate.script_letters(data, "windows-1253", start, window=window, min_bytes=min_bytes),
         validate._utf8_signal(data, p),
         validate.ByteProfile(data, "html").first_high,
+        validate.ByteProfile(data, "html").high_bytes,
+        validate._utf8_counts(data),
+        validate._ed_bytes(data),
+        validate._mostly_valid_of(data, *validate._utf8_counts(data)),
     )
 
 

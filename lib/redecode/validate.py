@@ -446,6 +446,9 @@ def binary_bytes(payload: bytes) -> int:
 
 _C1_OR_PUA = _lazy.pattern(__name__, "_C1_OR_PUA", "[\x80-\x9f\ue000-\uf8ff]")
 _HIGH_BYTES = bytes(range(0x80, 0x100))
+#: (``_core.count_bytes_in``) the bytes 0x80-0xFF, and the byte 0xED (a CESU-8 pair's lead)
+_HIGH_TABLE = bytes(b >= 0x80 for b in range(256))
+_ED_TABLE = bytes(b == 0xED for b in range(256))
 
 
 def _non_ascii_chars(text: str) -> int:
@@ -627,6 +630,13 @@ def _mostly_valid(body: bytes, decoded: _decode.DecodeResult) -> Utf8Profile | N
     return _mostly_valid_of(body, len(decoded.text), decoded.errors)
 
 
+def _ed_bytes(body: bytes) -> int:
+    """``body.count(b"\\xed")``, by the compiled core's vectorized count where there is one."""
+    if _core is not None and type(body) is bytes:
+        return _core.count_bytes_in(body, _ED_TABLE)
+    return body.count(b"\xed")
+
+
 def _mostly_valid_of(body: bytes, length: int, errors: int) -> Utf8Profile | None:
     """:func:`_mostly_valid` from the *length* and *errors* of *body*'s UTF-8 decode."""
     shrink = len(body) - length
@@ -635,7 +645,7 @@ def _mostly_valid_of(body: bytes, length: int, errors: int) -> Utf8Profile | Non
     # A CESU-8 pair is 6 bytes and 6 U+FFFD (it shrinks nothing) and counts as one unit, so with
     # c pairs, mostly valid needs errors - 6c <= multibyte + c <= shrink + c. Each pair holds two
     # ED bytes: more errors than shrink + 7 * (ED bytes // 2) rules it out without the profile.
-    if errors > shrink + 7 * (body.count(b"\xed") // 2):
+    if errors > shrink and errors > shrink + 7 * (_ed_bytes(body) // 2):
         return None
     profile = _utf8_profile_of(body, length, errors)
     return profile if profile.mostly_valid else None
@@ -1060,7 +1070,10 @@ class ByteProfile:
         (each byte one character, ASCII only from an ASCII byte: the Encoding Standard's
         single-byte indexes), counted once."""
         if self._high < 0:
-            self._high = len(self.data) - len(self.data.translate(None, _HIGH_BYTES))
+            if _core is not None and type(self.data) is bytes:
+                self._high = _core.count_bytes_in(self.data, _HIGH_TABLE)  # (a vectorized count)
+            else:
+                self._high = len(self.data) - len(self.data.translate(None, _HIGH_BYTES))
         return self._high
 
     def c1(self, encoding: str) -> int:
