@@ -708,3 +708,59 @@ def test_warc_fields_on_a_block_larger_than_its_stack_buffer():
         assert native.core.warc_fields(head, names, head.count(b"\n")) == _warc_fields_reference(
             head, names, head.count(b"\n"))
     assert native.core.warc_fields(head, archive._WANTED, head.count(b"\n")) == want
+
+
+# ------------------------------------------------------------------------------------------------
+# prescan.head_scan's shortcut: "charset" in the lower-cased payload, found without the copy
+
+
+def test_find_lower_every_arrangement_around_the_needle():
+    # every string of up to 7 bytes over the needle's letters in both cases, a neighbour of
+    # each case (B, b, D, d: one bit away), "@" and "`" (0x40, 0x60: the case bit of a non-letter)
+    # and a high byte, each at every offset of a longer payload (both sides of an 8-byte step)
+    import itertools
+
+    alphabet = b"cChHB`@\xe3"
+    for n in range(1, 6):
+        for combo in itertools.product(alphabet, repeat=n):
+            q = bytes(combo)
+            for data in (q, b"x" * 5 + q, b"y" * 9 + q + b"z" * 3):
+                for needle in (b"c", b"ch", b"chc", b"c@h", b"h`"):
+                    assert native.core.find_lower(data, needle) == data.lower().find(needle), (data, needle)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from([b"charset", b"CHARSET", b"ChArSeT", b"charse", b"c", b"C", b"x" * 7,
+                                 b"\xc3\xa9", b"<meta ", b"harset", b"\xe3", b"cHarset=", b"HTTP-EQUIV",
+                                 b"http-Equiv", b"http_equiv", b"http\x0dequiv"]), max_size=30).map(b"".join)
+       | st.binary(max_size=100))
+def test_find_lower_is_the_lower_cased_find(data):
+    assert native.core.find_lower(data, b"charset") == data.lower().find(b"charset")
+    assert native.core.find_lower(data, b"http-equiv") == data.lower().find(b"http-equiv")
+
+
+def test_find_lower_wants_a_lower_case_needle():
+    for needle in (b"", b"Charset", b"chArset", b"-equiv", b"char\xe9", b"\xe9"):
+        with pytest.raises(ValueError):
+            native.core.find_lower(b"abc", needle)
+
+
+_HEAD_SCAN_PIECES = [b"<meta charset=utf-8>", b"<meta http-equiv=content-type content='text/html; ch&#97;rset=koi8-r'>",
+                     b"<META HTTP-EQUIV=Content-Type CONTENT=\"text/html; &#67;harset=gbk\">", b"&amp;", b"&#99;",
+                     b"&#x63;", b"<p>", b"<body>", b"x" * 300, b"\xe9", b"<script>var c='charset'</script>",
+                     b"<!-- &#99;harset -->", b"CHARSET", b"http-equiv", b" ", b"\n"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_HEAD_SCAN_PIECES), max_size=25).map(b"".join), st.booleans())
+def test_head_scan_shortcut_is_the_lower_cased_one(data, chromium):
+    from redecode import prescan
+
+    got = prescan.head_scan(data, chromium=chromium)
+    saved = native.core
+    native.core = None
+    try:
+        want = prescan.head_scan(data, chromium=chromium)
+    finally:
+        native.core = saved
+    assert got == want, data

@@ -3661,3 +3661,48 @@ def utf8_length_errors(bytes data):
             i += 1
             needed -= 1
     return chars, errors
+
+
+def find_lower(bytes data, bytes needle):
+    """``data.lower().find(needle)`` for a *needle* of ASCII without upper-case letters that starts
+    with a lower-case letter (ValueError otherwise; redecode.prescan.head_scan's "charset" and
+    "http-equiv"), without the lower-cased copy: the first letter's two cases found eight bytes
+    at a time, the rest compared with ASCII lower-casing."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
+    cdef const uint8_t *p = <const uint8_t *>PyBytes_AS_STRING(needle)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data), m = PyBytes_GET_SIZE(needle), i = 0, j, k, last
+    cdef uint64_t x, v, ones = 0x0101010101010101ULL, first
+    cdef uint8_t b
+    cdef bint k_ok
+    if m == 0:
+        raise ValueError("empty needle")
+    if not 0x61 <= p[0] <= 0x7A:
+        raise ValueError("the needle must start with a lower-case ASCII letter")
+    for j in range(m):
+        if p[j] >= 0x80 or 0x41 <= p[j] <= 0x5A:
+            raise ValueError("the needle must be ASCII without upper-case letters")
+    first = ones * p[0]
+    last = n - m  # the last offset a match can start at
+    while i <= last:
+        if i + 8 <= n:
+            memcpy(&x, s + i, 8)
+            v = (x | (ones * 0x20)) ^ first  # a zero byte where the first letter is, either case
+            if ((v - ones) & ~v & (ones * 0x80)) == 0:
+                i += 8
+                continue
+        # a candidate in s[i:i+8] (or the tail): byte by byte
+        j = i + 8 if i + 8 <= last + 1 else last + 1
+        while i < j:
+            if (s[i] | 0x20) == p[0]:
+                k_ok = True
+                for k in range(1, m):
+                    b = s[i + k]
+                    if 0x41 <= b <= 0x5A:
+                        b |= 0x20
+                    if b != p[k]:
+                        k_ok = False
+                        break
+                if k_ok:
+                    return i
+            i += 1
+    return -1

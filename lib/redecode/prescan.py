@@ -117,6 +117,7 @@ from html.entities import html5 as _NAMED_REFS
 from typing import NamedTuple
 
 from . import lazy as _lazy
+from . import native
 from ._tables import SINGLE_BYTE as _SINGLE_BYTE
 from .labels import get_encoding
 
@@ -921,6 +922,12 @@ def _spelled_bound(d: bytes, low: bytes, amp: int, k: int) -> int:
     end = k if k >= 0 else len(d)
     if low.find(b"http-equiv", 0, end) < 0:
         return k
+    return _spelled_from(d, amp, k, end)
+
+
+def _spelled_from(d: bytes, amp: int, k: int, end: int) -> int:
+    """:func:`_spelled_bound` once an ``http-equiv`` was found before *end* (*k*, or the end of
+    *d* for *k* -1)."""
     find = d.find
     # One "&" after the other by memchr, the pattern anchored at each (a page's "&" are few, and
     # the pattern's own search, or a search for "&#", reads every byte); many "&": the search.
@@ -991,10 +998,17 @@ def head_scan(data: bytes, *, chromium: bool = True) -> MetaResult | None:
     # Exact shortcut (as in prescan), taken only where lower-casing the whole payload costs less
     # than scanning a typical head: no "charset" anywhere, no declaration anywhere.
     if len(data) <= _SHORTCUT_MAX:
-        low = data.lower()
-        if b"charset" not in low:
+        core = native.core if type(data) is bytes else None
+        if core is None:
+            low = data.lower()
+            if b"charset" not in low:
+                amp = data.find(b"&") if chromium else -1
+                if amp < 0 or _spelled_bound(data, low, amp, -1) < 0:
+                    return None
+        elif core.find_lower(data, b"charset") < 0:
+            # (the same tests without the lower-cased copy: _spelled_bound's first one inlined)
             amp = data.find(b"&") if chromium else -1
-            if amp < 0 or _spelled_bound(data, low, amp, -1) < 0:
+            if amp < 0 or core.find_lower(data, b"http-equiv") < 0 or _spelled_from(data, amp, -1, len(data)) < 0:
                 return None
     return _scan(data, True, chromium)
 
