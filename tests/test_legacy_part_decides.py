@@ -262,3 +262,31 @@ def test_a_greek_stretch_and_page_are_named_alike(texts, tld, names):
             continue
         decision, decoded = _decode(NEW, payload, url)
         assert decoded.text == truth and [e for _, _, e in decision.stretches] == [page_name]
+
+
+def test_the_rows_text_as_utf8_is_the_same_decision_and_text(texts):
+    """The job's rows take the text as UTF-8 bytes (the procedure's ``utf8_text``): where the
+    author's rules keep a detected page's decode as those bytes, the naming of step 7 reads them
+    (an undeclared GBK page detected as gb18030 is named GBK, a Greek page one of its two names),
+    and the decision and text are those of the str decode."""
+    pytest.importorskip("redecode.language")
+    from redecode.procedures import PROCEDURES
+
+    rules = get_rules(NEW)
+    steps = PROCEDURES[rules.procedure]
+    pages = []
+    for lang, codec in (("zh-Hans", "gbk"), ("el", "cp1253"), ("ru", "cp1251")):
+        p = [t for t in texts[(lang, "paragraph")] if "\u0386" not in t]
+        body = "<!DOCTYPE html>\n<html><head><title>x</title></head>\n<body>\n<p>" + p[0] + "</p>\n<p>" + p[1] + "</p>\n</body></html>\n"
+        pages.append(body.encode(codec))
+    pages.append(_utf8_page_with(texts, "zh-Hans", "gbk", True)[0])
+    named = set()
+    for payload in pages:
+        for url in ("http://www.example.com/", "http://www.example.cn/", "http://www.example.gr/"):
+            d1, t1 = steps.decide_and_decode(rules, payload, ["text/html"], url, "html")
+            d2, t2 = steps.decide_and_decode(rules, payload, ["text/html"], url, "html", utf8_text=True)
+            assert d1 == d2
+            text2 = t2.utf8.decode("utf-8") if hasattr(t2, "utf8") else t2.text
+            assert text2 == t1.text and t2.encoding == t1.encoding and t2.errors == t1.errors
+            named.add(d1.encoding)
+    assert "GBK" in named

@@ -1585,16 +1585,26 @@ def _same_text_names(payload: bytes, facts: Facts, v: Validated, params: AuthorP
             return text if errors == v.decoded.errors else None
     else:
         # (one decode per decoder: GBK's is gb18030's; the page's own reading is v's text when
-        # v holds it as a str: no BOM here, so it is the payload's decode)
-        known: dict[str, str | None] = {}
-        if type(v.decoded) is _decode.DecodeResult and v.decoded.encoding == enc:
+        # v holds it, as a str or as UTF-8 bytes: no BOM here, so it is the payload's decode. Held
+        # as UTF-8 bytes, every reading is compared as its UTF-8 bytes: the same text, the same
+        # bytes)
+        known: dict[str, str | bytes | None] = {}
+        as_utf8 = type(v.decoded) is _decode.Utf8DecodeResult and v.decoded.encoding == enc
+        if as_utf8:
+            known[_SAME_DECODER.get(enc, enc)] = v.decoded.utf8
+        elif type(v.decoded) is _decode.DecodeResult and v.decoded.encoding == enc:
             known[_SAME_DECODER.get(enc, enc)] = v.decoded.text
 
-        def reads(e: str) -> str | None:
+        def reads(e: str) -> str | bytes | None:
             key = _SAME_DECODER.get(e, e)
             if key not in known:
-                r = _decode.decode(payload, e, bom_sniff=False)
-                known[key] = r.text if r.errors == v.decoded.errors else None
+                u = _decode.decode_to_utf8(payload, e, bom_sniff=False) if as_utf8 else None
+                if u is not None:
+                    known[key] = u.utf8 if u.errors == v.decoded.errors else None
+                else:
+                    r = _decode.decode(payload, e, bom_sniff=False)
+                    known[key] = (None if r.errors != v.decoded.errors
+                                  else r.text.encode("utf-8", "surrogatepass") if as_utf8 else r.text)
             return known[key]
     new_enc = name(enc, reads, payload, [*declared, page_found, fallback]) if enc != "UTF-8" else enc
     renamed_t = tuple(renamed)
