@@ -1440,7 +1440,8 @@ def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: 
         found = run(author_detector, "author")
         primary = choose(facts, detection=found)
         assert primary is not None
-    primary = amend(primary, browser_encoding=browser.encoding)
+    if primary.browser_encoding != browser.encoding:  # (choose names its own: the browser's, as is)
+        primary = amend(primary, browser_encoding=browser.encoding)
 
     result = _decode.decode_to_utf8(payload, primary.encoding, bom_sniff=True) if utf8_text else None
     if result is None:
