@@ -886,3 +886,27 @@ def test_fast_path_fixes(monkeypatch, name, data, text, errors, fast):
     r = decode(data, name, bom_sniff=False)
     assert (r.text, r.errors) == (text, errors)
     assert reference(data, name) == (text, errors)
+
+
+def test_results_are_the_frozen_dataclasses():
+    """decode and decode_to_utf8 build their results without the dataclasses' __init__ (a
+    builder class of the same slots): the same type, value, repr and hash, and as frozen."""
+    import dataclasses
+
+    import redecode.decode as d
+
+    r = d.decode(b"caf\xe9", "windows-1252")
+    assert type(r) is d.DecodeResult and r == d.DecodeResult("café", "windows-1252", 0, False)
+    assert repr(r) == repr(d.DecodeResult("café", "windows-1252", 0, False))
+    assert hash(r) == hash(d.DecodeResult("café", "windows-1252", 0, False))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.text = "x"
+    for data, enc in ((b"\xef\xbb\xbfcaf\xc3\xa9", "windows-1252"), (b"caf\xe9", "windows-1252"), (b"abc", "utf-8")):
+        u = d.decode_to_utf8(data, enc)
+        if u is None:
+            continue  # (no compiled core)
+        ref = d.decode(data, enc)
+        want = d.Utf8DecodeResult(ref.text.encode("utf-8"), len(ref.text), ref.encoding, ref.errors, ref.bom_removed)
+        assert type(u) is d.Utf8DecodeResult and u == want and repr(u) == repr(want) and hash(u) == hash(want)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            u.errors = 1

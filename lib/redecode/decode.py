@@ -157,10 +157,34 @@ def decode(data: bytes, encoding: str, *, bom_sniff: bool = True) -> DecodeResul
     """
     name, data, bom = _resolve(data, encoding, bom_sniff)
     text, errors = _DECODERS[name](data, name)
-    return DecodeResult(text, name, errors, bom)
+    return _new_result(text, name, errors, bom)
 
 
 _bom_sniff = bom_sniff
+#: (:func:`decode_to_utf8`) the byte strings :func:`bom_sniff` finds a BOM at the start of
+_BOMS = (b"\xef\xbb\xbf", b"\xfe\xff", b"\xff\xfe")
+
+
+class _ResultBuilder:
+    """The slots of :class:`DecodeResult`, in its order, without the frozen ``__setattr__``:
+    :func:`_new_result` fills one and sets its class to DecodeResult (as
+    ``redecode.sniff._new_decision`` makes a Decision), a third of the dataclass's ``__init__``."""
+
+    __slots__ = ("text", "encoding", "errors", "bom_removed")
+
+
+def _new_result(text: str, encoding: str, errors: int, bom_removed: bool) -> DecodeResult:
+    """``DecodeResult(text, encoding, errors, bom_removed)``, faster (a decode per reading)."""
+    r = _new(_ResultBuilder)
+    r.text = text
+    r.encoding = encoding
+    r.errors = errors
+    r.bom_removed = bom_removed
+    r.__class__ = DecodeResult
+    return r
+
+
+_new = object.__new__
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1094,11 +1118,27 @@ def decode_to_utf8(data: bytes, encoding: str, *, bom_sniff: bool = True) -> Utf
     if _core is None:
         _resolve(b"", encoding, False)  # the same LookupError for an unknown label
         return None
-    name, data, bom = _resolve(data, encoding, bom_sniff)
+    if type(data) is bytes and encoding in _DECODERS and not (bom_sniff and data.startswith(_BOMS)):
+        name, bom = encoding, False  # (what _resolve gives: a name, bytes, no BOM)
+    else:
+        name, data, bom = _resolve(data, encoding, bom_sniff)
     r = _core.decode_to_utf8(data, name)
     if r is None:
         return None
-    return Utf8DecodeResult(r[0], r[1], name, r[2], bom)
+    u = _new(_Utf8Builder)  # (Utf8DecodeResult(...) without its frozen __init__: see _new_result)
+    u.utf8 = r[0]
+    u.length = r[1]
+    u.encoding = name
+    u.errors = r[2]
+    u.bom_removed = bom
+    u.__class__ = Utf8DecodeResult
+    return u
+
+
+class _Utf8Builder:
+    """The slots of :class:`Utf8DecodeResult`, in its order (see :class:`_ResultBuilder`)."""
+
+    __slots__ = ("utf8", "length", "encoding", "errors", "bom_removed")
 
 
 #: The compiled decoders by encoding name (empty without the compiled core).
