@@ -645,6 +645,7 @@ cdef inline Py_ssize_t _ascii_run(const uint8_t *s, Py_ssize_t *pi, Py_ssize_t n
 
 cdef enum:
     _PAIR_ENC = 32768  # (a _Pairs table's entry after its pairs: its encoding)
+    _PAIR_U8 = 32769  # (where a _Pairs table's UTF-8 forms of its code points start)
 
 cdef uint32_t _PAIR_UNSET = 0xFFFFFFFF  # (a _Pairs entry not made yet)
 
@@ -658,8 +659,12 @@ cdef uint32_t _pair_fill(const uint32_t *pairs, Py_ssize_t k) noexcept nogil:
     cdef uint32_t cp
     pair[0] = <uint8_t>(0x80 | (k >> 8))
     pair[1] = <uint8_t>(k & 0xFF)
+    cdef uint8_t *u8 = <uint8_t *>(<uint32_t *>pairs + _PAIR_U8 + k)
     length = _run(<int>pairs[_PAIR_ENC], pair, 2, <ucs4_t *>buf, &errors, False)
     cp = buf[0] if length == 1 and errors == 0 else 0
+    if 0 < cp < 0x10000:
+        # its UTF-8 bytes in memory order, their count in the fourth byte (see _pair_run)
+        u8[3] = <uint8_t>rd_put8(u8, 0, cp)
     (<uint32_t *>pairs)[k] = cp
     return cp
 
@@ -687,7 +692,13 @@ cdef inline Py_ssize_t _pair_run(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, c
             if cp > 0xFFFF:
                 return -1
         if out_t is uint8_t:
-            o = rd_put8(out, o, cp)
+            if cp < 0x10000:
+                # the entry's UTF-8 bytes (_pair_fill): four bytes written, as many kept as the
+                # fourth says (at most 3 bytes an input byte: the output has room for 3 * n + 8)
+                memcpy(out + o, pairs + _PAIR_U8 + k, 4)
+                o += (<const uint8_t *>(pairs + _PAIR_U8 + k))[3]
+            else:
+                o = rd_put8(out, o, cp)
         else:
             out[o] = cp
             o += 1
@@ -1206,8 +1217,10 @@ cdef class _Pairs:
     sequence: those take the decoder's full path). Each entry is made by running the decoder itself
     (without this table) on its sequence, so the table can only repeat what the decoder says; made
     the first time a page holds the sequence (:func:`_pair_fill`: a page meets a few thousand of
-    the 32,768), not all when the encoding is first used. Entry ``_PAIR_ENC`` is the encoding."""
-    cdef uint32_t cp[32769]
+    the 32,768), not all when the encoding is first used. Entry ``_PAIR_ENC`` is the encoding;
+    from ``_PAIR_U8`` on, each made entry's code point below U+10000 as UTF-8 (its bytes in memory
+    order, their count in the fourth byte), which the decode to UTF-8 copies."""
+    cdef uint32_t cp[32769 + 32768]
 
     def __cinit__(self, int enc):
         memset(self.cp, 0xFF, 32768 * sizeof(uint32_t))  # every entry _PAIR_UNSET
