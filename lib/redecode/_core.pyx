@@ -1351,6 +1351,7 @@ cdef class _SingleByte:
     cdef uint16_t table[256]  # byte -> code point (U+FFFD for no code point: an error)
     cdef uint32_t utf8[256]  # byte -> its code point's UTF-8 bytes (in memory order), zero-padded
     cdef uint8_t utf8_len[256]
+    cdef bint holes  # some byte maps to U+FFFD (an error)
 
     def __cinit__(self, str high):
         cdef int b, k
@@ -1362,6 +1363,8 @@ cdef class _SingleByte:
             c = b if b < 128 else high[b - 128]
             # No index maps a byte to U+FFFD: each U+FFFD is an error.
             self.table[b] = FFFD if c == nul else c
+            if c == nul:
+                self.holes = True
             cp = self.table[b]
             # its UTF-8 bytes, as the 4 bytes in memory (written with one memcpy), zero-padded
             memset(u, 0, 4)
@@ -1561,12 +1564,19 @@ def decode_to_utf8(bytes data, str name):
                 i += 16
                 continue
             end = min(i + 16, n)
-            while i < end:
-                b = s[i]
-                memcpy(o + length, &t.utf8[b], 4)
-                length += t.utf8_len[b]
-                errors += t.table[b] == FFFD
-                i += 1
+            if t.holes:
+                while i < end:
+                    b = s[i]
+                    memcpy(o + length, &t.utf8[b], 4)
+                    length += t.utf8_len[b]
+                    errors += t.table[b] == FFFD
+                    i += 1
+            else:  # (no byte is an error: windows-1252, windows-1251...)
+                while i < end:
+                    b = s[i]
+                    memcpy(o + length, &t.utf8[b], 4)
+                    length += t.utf8_len[b]
+                    i += 1
         return _cut(out, length), n, errors
     if enc != ENC_ISO2022JP and _ascii_prefix(s, n) == n:
         return data, n, 0
