@@ -222,6 +222,7 @@ from .params import (  # (the parameters, apart so that a rule set is made witho
 from .prescan import head_scan, prescan
 from . import siblings as _siblings
 from .sniff import CodecDecision, Decision, Detection, Facts, amend, choose, default_encoding, gather
+from .sniff import _choose as _sniff_choose, _gather as _sniff_gather  # (without the keyword wrappers)
 
 __all__ = [
     "BASELINE",
@@ -825,6 +826,8 @@ def script_letters(payload: bytes, encoding: str, start: int = 0, *, window: int
 def _unknown_labels(facts) -> list[tuple[str, str]]:
     """``(where, label)`` of each label the standard does not know, in step order (``where``:
     ``transport``, ``meta`` or ``xml-declaration``)."""
+    if not facts.ignored:
+        return []  # (the usual page: no label ignored)
     out: list[tuple[str, str]] = []
     rest = list(facts.ignored)
     if facts.header_charset is not None and facts.header_encoding is None and rest:
@@ -1415,7 +1418,7 @@ def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: 
             utf8_text: bool) -> Validated:
     if type(payload) is not bytes:
         payload = bytes(payload)
-    facts = gather(payload, content_type=content_type, url=url, kind=kind)
+    facts = _sniff_gather(payload, content_type, url, kind, True, True, True)  # (gather's defaults)
     tld = facts.tld
     cache: dict[str, Detection | None] = {}
     # (outside_utf8) what the author detector and the evidence read: the bytes outside the page's
@@ -1433,12 +1436,12 @@ def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: 
         found = detector(data, tld) if detector is not None else None
         return found.encoding if found is not None else None
 
-    browser = choose(facts, detection=lambda: run(browser_detector, "browser"))
+    browser = _sniff_choose(facts, lambda: run(browser_detector, "browser"), True)  # (choose's)
     assert browser is not None  # choose was given a detection callable
     primary = browser
     if browser.source in ("detector", "default") and author_detector is not None and facts.ascii_only is False:
         found = run(author_detector, "author")
-        primary = choose(facts, detection=found)
+        primary = _sniff_choose(facts, found, True)
         assert primary is not None
     if primary.browser_encoding != browser.encoding:  # (choose names its own: the browser's, as is)
         primary = amend(primary, browser_encoding=browser.encoding)
@@ -1693,7 +1696,9 @@ def check(profile: ByteProfile, facts: Facts, primary: Decision,
         return None  # every ASCII-compatible encoding reads the same text
     if profile.implausible(enc, first):
         return "implausible"
-    declared = {e for e in (facts.bom, facts.header_encoding, facts.meta_encoding, facts.xml_encoding) if e}
+    declared = {facts.bom, facts.header_encoding, facts.meta_encoding, facts.xml_encoding}
+    declared.discard(None)  # (a set display, not a comprehension's frame: the declared encodings)
+    declared.discard("")
     if len(declared) > 1:
         return "disagree"
     for _, label in _unknown_labels(facts):
