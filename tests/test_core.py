@@ -764,3 +764,10 @@ def test_head_scan_shortcut_is_the_lower_cased_one(data, chromium):
     finally:
         native.core = saved
     assert got == want, data
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.binary(max_size=60), st.lists(st.lists(st.integers(-80, 80), min_size=2, max_size=2), max_size=8))
+def test_join_spans_is_the_join_of_the_slices(data, spans):
+    # (the excerpt's join: ByteProfile._cut; slices as Python takes them, out of range included)
+    assert native.core.join_spans(data, spans) == b"\n".join(data[a:b] for a, b in spans)

@@ -155,6 +155,9 @@ def decode(data: bytes, encoding: str, *, bom_sniff: bool = True) -> DecodeResul
 
     Raises ``LookupError`` if *encoding* is neither a name nor a label of the Encoding Standard.
     """
+    if type(data) is bytes and encoding in _DECODERS and not (bom_sniff and data.startswith(_BOMS)):
+        text, errors = _DECODERS[encoding](data, encoding)  # (what _resolve gives: the name, no BOM)
+        return _new_result(text, encoding, errors, False)
     name, data, bom = _resolve(data, encoding, bom_sniff)
     text, errors = _DECODERS[name](data, name)
     return _new_result(text, name, errors, bom)

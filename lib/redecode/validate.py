@@ -1163,9 +1163,10 @@ class ByteProfile:
         if _core is not None and type(data) is bytes:
             spans = _core.excerpt_spans(data, table, self.first_high, EXCERPT_REACH,
                                         p.language_window, p.language_words, EXCERPT_CONTEXT_WORDS)
-        else:
-            spans = _excerpt_spans(differing_bytes(key), data, self.first_high, p.language_window,
-                                   p.language_words)
+            # (b"\n".join of the spans' bytes, in one allocation)
+            return _core.untag(_core.join_spans(data, spans))
+        spans = _excerpt_spans(differing_bytes(key), data, self.first_high, p.language_window,
+                               p.language_words)
         joined = b"\n".join(data[a:b] for a, b in spans)
         return _core.untag(joined) if _core is not None else _TAG.sub(b" ", joined)
 
