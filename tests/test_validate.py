@@ -1086,3 +1086,18 @@ def test_differing_bytes_of_every_pair_and_some_sets_of_single_byte_encodings():
     for _ in range(500):
         key = frozenset(rng.sample(names, rng.randint(1, 12)) + rng.sample(["UTF-8", "GBK"], rng.randint(0, 1)))
         assert V._differing(key) == by_definition(key), sorted(key)
+
+
+def test_validated_made_without_its_init_is_the_dataclass():
+    import dataclasses
+
+    from redecode import decode as _d
+    from redecode import validate as _v
+
+    r = _d.decode(b"abc", "UTF-8")
+    d = _v.decide(b"<meta charset=utf-8>abc").decision
+    v = _v._new_validated(d, r)
+    assert type(v) is _v.Validated and v == _v.Validated(d, r) and repr(v) == repr(_v.Validated(d, r))
+    assert hash(v) == hash(_v.Validated(d, r))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        v.verdict = None
