@@ -86,8 +86,6 @@ import logging
 import os
 import platform
 import resource
-import shutil
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -98,6 +96,10 @@ from typing import TYPE_CHECKING, TypeVar
 
 from . import __version__, native, storage
 from . import lazy as _lazy
+
+# (used where a directory is cleaned up or staged, not by every run: imported then)
+shutil = _lazy.module(__name__, "shutil", "shutil")
+tempfile = _lazy.module(__name__, "tempfile", "tempfile")
 from .layout import FLAT, Layout, parse_partition_folder
 from .schema import SCHEMA_VERSION, STATUS_DECODED, STATUS_SKIPPED
 from .selection import ALL, Selection
