@@ -72,9 +72,9 @@ import struct
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 
+from .dataclass_code import dataclass
 from . import lazy as _lazy
 
 __all__ = [

@@ -90,10 +90,11 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, TypeVar
 
+from .dataclass_code import dataclass
 from . import __version__, native, storage
 from . import lazy as _lazy
 
@@ -1096,7 +1097,8 @@ class RunDirectory:
             for name in os.listdir(directory):
                 if name.startswith(storage.TMP_PREFIX):
                     os.unlink(os.path.join(directory, name))
-        shutil.rmtree(os.path.join(self.out, STAGING), ignore_errors=True)
+        if os.path.lexists(os.path.join(self.out, STAGING)):  # (usually not: shutil is then not imported)
+            shutil.rmtree(os.path.join(self.out, STAGING), ignore_errors=True)
 
     def _partition_folders(self) -> list[str]:
         """The local run directory's partition folders (``COLUMN=VALUE``)."""

@@ -67,9 +67,9 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TypeVar
 
+from .dataclass_code import dataclass
 from . import lazy as _lazy
 
 # (used by retries of remote reads and by copies of local files, not by every run: imported then)

@@ -96,10 +96,10 @@ import struct
 import sys
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 from fastwarc.warc import ArchiveIterator as _FastIterator
 
+from .dataclass_code import dataclass
 from . import http as _http
 from . import lazy as _lazy
 from . import native, storage
