@@ -247,6 +247,33 @@ def test_utf8_validity(data):
     assert native.core.utf8_errors(data, True) == min(1, native.core.utf8_errors(data))
 
 
+def _length_errors_pure(data: bytes) -> tuple[int, int]:
+    text, errors = d._decode_utf8_pure(data, "UTF-8")
+    return len(text), errors
+
+
+def test_utf8_length_errors_every_short_sequence():
+    # validate._utf8_counts: the compiled count of the UTF-8 decoder's characters and U+FFFD is
+    # the pure decode's, for every 1- and 2-byte input, the 3- and 4-byte ones of edge bytes (also
+    # after ASCII, before it, and in inputs long enough for the wide validity check first)
+    edge = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0,
+            0xF4, 0xF5, 0xFF]  # fmt: skip
+    seqs = [bytes([a]) for a in range(256)] + [bytes([a, b]) for a in range(256) for b in range(256)]
+    seqs += [bytes([a, b, c]) for a in range(0xC0, 0x100) for b in edge for c in edge]
+    seqs += [bytes([a, b, c, e]) for a in range(0xE0, 0xF8) for b in edge for c in edge for e in edge]
+    for q in seqs:
+        for data in (q, b"ab" + q, q + b"z", b"x" * 70 + q + b"y" * 3):
+            assert native.core.utf8_length_errors(data) == _length_errors_pure(data), data
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.binary(max_size=200) | st.lists(st.sampled_from(INTERESTING), max_size=80).map(bytes)
+       | st.lists(st.sampled_from([b"a", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xed\xa0\x80",
+                                   b"\xe9", b"\x80", b"\xff", b" "]), max_size=80).map(b"".join))
+def test_utf8_length_errors_is_the_pure_decode(data):
+    assert native.core.utf8_length_errors(data) == _length_errors_pure(data)
+
+
 def test_utf8_validity_large():
     big = "日本語 text, ".encode() * 400_000
     for data in (big, big + b"\xc3", big[:-1] + b"\xff", b"a" * (3 << 20) + b"\xed\xa0\x80", b"a" * (1 << 20)):

@@ -380,6 +380,53 @@ def test_sample_properties(data, max_bytes, min_nonascii):
         assert False, "a payload with evidence gives a non-empty sample"
 
 
+_SAMPLE_PIECES = [b"a", b"7", b" ", b"<", b"\n", b"\n\n", b"\x1b", b"\x80", b"\xe9", b"\xc3\xa9",
+                  b"\x1b$B", b"abc def", b"\xa4\xa2" * 3, b"12\xff34"]
+
+
+def _compiled_sample():
+    from redecode import native
+
+    if native.core is None:
+        pytest.skip("the compiled core is not built")
+    return native.core.detector_sample
+
+
+@settings(max_examples=3000, deadline=None)
+@given(data=st.lists(st.sampled_from(_SAMPLE_PIECES), max_size=60).map(b"".join) | st.binary(max_size=400),
+       max_bytes=st.integers(1, 120), min_nonascii=st.integers(1, 40))
+def test_compiled_sample_is_the_pure_one(data, max_bytes, min_nonascii):
+    compiled = _compiled_sample()
+    if len(data) <= max_bytes:
+        return  # (detector_sample returns such data itself)
+    assert compiled(data, max_bytes, min_nonascii) == D._detector_sample_pure(data, max_bytes, min_nonascii)
+
+
+def test_compiled_sample_every_arrangement_of_five_kinds_of_byte():
+    # Every payload of up to 6 bytes made of an ASCII letter, a digit, LF, ESC and a high byte,
+    # at every bound below its length and small evidence counts: the compiled sample is the pure
+    # one (lines, cuts at a digit or high byte, the separator counted in the room).
+    import itertools
+
+    compiled = _compiled_sample()
+    for n in range(2, 7):
+        for combo in itertools.product(b"a7\n\x1b\xe9", repeat=n):
+            data = bytes(combo)
+            for max_bytes in range(1, n):
+                for min_nonascii in (1, 2, 3):
+                    assert compiled(data, max_bytes, min_nonascii) == \
+                        D._detector_sample_pure(data, max_bytes, min_nonascii), (data, max_bytes, min_nonascii)
+
+
+def test_compiled_sample_on_long_pages():
+    compiled = _compiled_sample()
+    head = b"<html><head><script>\n" + b"var a = 1;\n" * 3000 + b"</script></head>\n"
+    for text, codec in ((JAPANESE, "shift_jis"), (CHINESE, "gb18030"), (RUSSIAN, "cp1251")):
+        page = head + ("<p>" + text + "</p>\n").encode(codec) * 40 + b"\x1b$B\n" + b"x" * 9000
+        for max_bytes, min_nonascii in ((4096, 2048), (1000, 10**6), (50000, 10**6), (4096, 1)):
+            assert compiled(page, max_bytes, min_nonascii) == D._detector_sample_pure(page, max_bytes, min_nonascii)
+
+
 def test_chardet_compatible_is_charset_normalizers_detect():
     import charset_normalizer
 

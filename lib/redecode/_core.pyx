@@ -3530,3 +3530,134 @@ def http_head_facts(list headers):
             if lk == "content-encoding" or lk == "transfer-encoding":
                 coded = True
     return ctv, coded
+
+
+# --------------------------------------------------------------------------------------------------
+# The detectors' sample (redecode.detect.detector_sample, whose _detector_sample_pure is the twin)
+
+
+cdef inline bint _evidence_byte(uint8_t b) noexcept nogil:
+    """A byte the sample counts as evidence: non-ASCII, or ESC."""
+    return b >= 0x80 or b == 0x1B
+
+
+cdef inline bint _maybe_inside(uint8_t b) noexcept nogil:
+    """A byte that may be inside a multi-byte character: a digit or a high byte
+    (redecode.detect._MAYBE_INSIDE)."""
+    return b >= 0x80 or 0x30 <= b <= 0x39
+
+
+def detector_sample(bytes data, Py_ssize_t max_bytes, Py_ssize_t min_nonascii):
+    """:func:`redecode.detect.detector_sample` for *data* longer than *max_bytes* (the caller
+    checked the bounds and returns shorter data itself): the lines holding a non-ASCII or ESC
+    byte, in order, joined by ``\\n``, until they hold *min_nonascii* such bytes or the next
+    would pass *max_bytes* (that one cut at its last byte that is neither a digit nor non-ASCII
+    within the room left, else at the room). One pass: the ASCII between lines skipped eight
+    bytes at a time, ESC found by memchr."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t pos = 0, hit, start, end, room, length, k, i, o = 0
+    cdef Py_ssize_t size = 0, seen = 0, parts = 0
+    cdef const uint8_t *esc
+    cdef PyObject *out
+    cdef uint8_t *w
+    out = _new_out(max_bytes if max_bytes < n else n)
+    w = <uint8_t *>_raw_bytes_data(out)
+    while seen < min_nonascii:
+        # the first evidence byte at or after pos
+        if pos >= n:
+            break
+        hit = pos + rd_ascii_len(s + pos, n - pos)
+        esc = <const uint8_t *>memchr(s + pos, 0x1B, hit - pos)
+        if esc != NULL:
+            hit = esc - s
+        if hit >= n:
+            break
+        # its line: from after the last LF before it (data[pos - 1] is one, or pos is 0) to the
+        # next LF after it, or the end
+        start = hit
+        while start > pos and s[start - 1] != 0x0A:
+            start -= 1
+        esc = <const uint8_t *>memchr(s + hit + 1, 0x0A, n - hit - 1)
+        end = esc - s if esc != NULL else n
+        room = max_bytes - size - (1 if parts else 0)
+        if room <= 0:
+            break
+        if parts:
+            w[o] = 0x0A
+            o += 1
+        length = end - start
+        if length > room:
+            k = room
+            while k > 0 and _maybe_inside(s[start + k - 1]):
+                k -= 1
+            if k == 0:
+                k = room
+            memcpy(w + o, s + start, k)
+            o += k
+            break
+        memcpy(w + o, s + start, length)
+        o += length
+        parts += 1
+        size += length + (1 if parts > 1 else 0)
+        for i in range(start, end):
+            seen += _evidence_byte(s[i])
+        pos = end + 1
+    return _cut(out, o)
+
+
+def utf8_length_errors(bytes data):
+    """``(length, errors)`` of the Encoding Standard "UTF-8 decoder" on *data* (bytes; a BOM is not
+    special): the length in code points of the text it makes and the U+FFFD it inserts, counted
+    without making the text (``redecode.validate._utf8_counts``, whose pure path decodes). Every
+    ASCII byte, valid sequence and error is one code point."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t i = 0, k, chars, errors = 0
+    cdef uint8_t b, lo, hi
+    cdef int needed
+    chars = rd_utf8_valid_count(s, n)
+    if chars >= 0:
+        return chars, 0
+    chars = 0
+    while i < n:
+        b = s[i]
+        if b < 0x80:
+            k = rd_ascii_len(s + i, n - i)
+            i += k
+            chars += k
+            continue
+        i += 1
+        chars += 1  # (a valid sequence's character, or the U+FFFD of an error)
+        lo = 0x80
+        hi = 0xBF
+        if 0xC2 <= b <= 0xDF:
+            needed = 1
+        elif 0xE0 <= b <= 0xEF:
+            needed = 2
+            if b == 0xE0:
+                lo = 0xA0
+            elif b == 0xED:
+                hi = 0x9F
+        elif 0xF0 <= b <= 0xF4:
+            needed = 3
+            if b == 0xF0:
+                lo = 0x90
+            elif b == 0xF4:
+                hi = 0x8F
+        else:
+            errors += 1
+            continue
+        while needed:
+            if i >= n:  # end of queue inside a sequence: one error, finished
+                errors += 1
+                break
+            b = s[i]
+            if b < lo or b > hi:
+                errors += 1  # (the byte is restored: read again from the initial state)
+                break
+            lo = 0x80
+            hi = 0xBF
+            i += 1
+            needed -= 1
+    return chars, errors

@@ -51,6 +51,7 @@ from typing import Any, Literal
 from .dataclass_code import dataclass
 from . import versions
 from . import lazy as _lazy
+from . import native
 from .labels import LABELS, get_encoding
 
 # (Detection on first use: a rule set's digest reads this module's engines and defaults, and a run
@@ -265,9 +266,18 @@ def detector_sample(payload: bytes, *, max_bytes: int, min_nonascii: int) -> byt
     if max_bytes < 1 or min_nonascii < 1:
         raise ValueError("detector sample bounds must be at least 1")
     data = bytes(payload)
-    n = len(data)
-    if n <= max_bytes:
+    if len(data) <= max_bytes:
         return data
+    core = native.core
+    if core is not None:
+        return core.detector_sample(data, max_bytes, min_nonascii)
+    return _detector_sample_pure(data, max_bytes, min_nonascii)
+
+
+def _detector_sample_pure(data: bytes, max_bytes: int, min_nonascii: int) -> bytes:
+    """:func:`detector_sample` of *data* (bytes) longer than *max_bytes*, in Python: the reference
+    of the compiled core's ``detector_sample`` (``tests/test_detect.py`` proves them equal)."""
+    n = len(data)
     parts: list[bytes] = []
     size = seen = pos = 0
     while seen < min_nonascii:

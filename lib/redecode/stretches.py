@@ -174,8 +174,21 @@ def utf8_runs(data: bytes, *, valid_only: bool = False) -> list[Run]:
     as without it, found faster where valid words are rare: a legacy page is scanned eight bytes
     at a time for a byte C0..FF followed by a continuation byte, which every valid multi-byte
     sequence starts with). Never raises for ``bytes``."""
+    last = _LAST_RUNS[0]
+    if last is not None and last[0] is data and (last[1] == valid_only or valid_only):
+        # (the very same bytes asked again: step 6 asks whether a page has a valid run before it
+        # reads it in parts, outside_utf8 asks for the valid runs and then all of them; the valid
+        # runs are those of all the runs that are valid, see _utf8_runs_pure)
+        return list(last[2]) if last[1] == valid_only else [r for r in last[2] if r.valid]
     raw = _core.utf8_runs(data, valid_only) if _core is not None else _utf8_runs_pure(data, valid_only)
-    return [Run(*r) for r in raw]
+    runs = [Run(*r) for r in raw]
+    if type(data) is bytes:  # (immutable: the object held is the key)
+        _LAST_RUNS[0] = (data, valid_only, tuple(runs))
+    return runs
+
+
+#: (:func:`utf8_runs`) the last answer: (the bytes object itself, valid_only, its runs)
+_LAST_RUNS: list[tuple[bytes, bool, tuple[Run, ...]] | None] = [None]
 
 
 # --- scripts and their legacy encodings -------------------------------------------------------

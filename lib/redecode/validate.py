@@ -302,16 +302,32 @@ def utf8_profile(payload: bytes, decoded: _decode.DecodeResult | None = None) ->
     unless *decoded*, the payload's UTF-8 decode without BOM sniffing, is given). Never raises."""
     if decoded is None:
         decoded = _decode.decode(payload, "UTF-8", bom_sniff=False)
+    return _utf8_profile_of(payload, len(decoded.text), decoded.errors)
+
+
+def _utf8_profile_of(payload: bytes, length: int, errors: int) -> Utf8Profile:
+    """:func:`utf8_profile` from the *length* (code points) and *errors* of *payload*'s UTF-8
+    decode (without BOM sniffing)."""
     ascii_bytes = len(payload.translate(None, _HIGH))
     # Every ASCII byte decodes to itself (an invalid lead byte before it is replaced, and the
     # ASCII byte read again), so the non-ASCII characters are the rest.
-    non_ascii_chars = len(decoded.text) - ascii_bytes
+    non_ascii_chars = length - ascii_bytes
     cesu = len(_CESU_PAIR.findall(payload)) if b"\xed" in payload else 0
     return Utf8Profile(
-        multibyte=non_ascii_chars - decoded.errors,
-        invalid=decoded.errors - 6 * cesu,
+        multibyte=non_ascii_chars - errors,
+        invalid=errors - 6 * cesu,
         cesu_pairs=cesu,
     )
+
+
+def _utf8_counts(body: bytes) -> tuple[int, int]:
+    """``(length, errors)`` of *body*'s UTF-8 decode (without BOM sniffing): its text's length in
+    code points and its U+FFFD, counted by the compiled core without making the text (the same
+    numbers: tests/test_core.py), else from the decode."""
+    if _core is not None and type(body) is bytes:
+        return _core.utf8_length_errors(body)
+    r = _decode.decode(body, "UTF-8", bom_sniff=False)
+    return len(r.text), r.errors
 
 
 def utf16_pattern(payload: bytes, *, window: int = UTF16_WINDOW, min_units: int = UTF16_MIN_UNITS,
@@ -608,15 +624,20 @@ def _mostly_valid(body: bytes, decoded: _decode.DecodeResult) -> Utf8Profile | N
     # A valid multi-byte sequence is at least one byte longer than its character and an invalid
     # part never shorter than its U+FFFD: with at least as many U+FFFD as that difference, UTF-8
     # cannot be mostly valid (most legacy pages stop here, without a profile).
-    shrink = len(body) - len(decoded.text)
-    if decoded.errors >= shrink and b"\xed" not in body:
+    return _mostly_valid_of(body, len(decoded.text), decoded.errors)
+
+
+def _mostly_valid_of(body: bytes, length: int, errors: int) -> Utf8Profile | None:
+    """:func:`_mostly_valid` from the *length* and *errors* of *body*'s UTF-8 decode."""
+    shrink = len(body) - length
+    if errors >= shrink and b"\xed" not in body:
         return None
     # A CESU-8 pair is 6 bytes and 6 U+FFFD (it shrinks nothing) and counts as one unit, so with
     # c pairs, mostly valid needs errors - 6c <= multibyte + c <= shrink + c. Each pair holds two
     # ED bytes: more errors than shrink + 7 * (ED bytes // 2) rules it out without the profile.
-    if decoded.errors > shrink + 7 * (body.count(b"\xed") // 2):
+    if errors > shrink + 7 * (body.count(b"\xed") // 2):
         return None
-    profile = utf8_profile(body, decoded)
+    profile = _utf8_profile_of(body, length, errors)
     return profile if profile.mostly_valid else None
 
 
@@ -1366,7 +1387,8 @@ def decide(
     detector (for ``browser_encoding``); *author_detector*: the same engines with the TLD vote
     (for the primary decision and the candidates); either may be None (no detector).
     *params*: the thresholds (:class:`AuthorParams`). *utf8_text*: when no check fires (the
-    primary decision stands, the usual case), ``decoded`` is a
+    primary decision stands, the usual case), or check d or e fires and the weighing finds no
+    (mostly) valid UTF-8 against the primary (a detected page), ``decoded`` is a
     :class:`redecode.decode.Utf8DecodeResult` wherever :func:`redecode.decode.decode_to_utf8`
     can make one: the text as UTF-8 bytes without a ``str`` (the checks read only the decode's
     encoding and error count); the decision is the same either way. Raises ValueError for an
@@ -1418,8 +1440,6 @@ def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: 
     if reason is None:
         v = Validated(primary, result)
     else:
-        if type(result) is not _decode.DecodeResult:  # the candidates are weighed on their text
-            result = _decode.decode(payload, primary.encoding, bom_sniff=True)
         v = _weigh(profile, facts, primary, result, reason, lambda: run(author_detector, "author"))
     if params.tie_names:
         v = _tie_name(payload, facts, v, params)
@@ -1749,9 +1769,13 @@ def _joined_losers(profile: ByteProfile, clean: list[Candidate], params: AuthorP
     return frozenset(out)
 
 
-def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decode.DecodeResult,
+def _weigh(profile: ByteProfile, facts: Facts, primary: Decision,
+           result: _decode.DecodeResult | _decode.Utf8DecodeResult,
            reason: str, author_detection: Callable[[], Detection | None]) -> Validated:
-    """Step 5: gather the candidates, pick the winner, record why."""
+    """Step 5: gather the candidates, pick the winner, record why. *result*: the primary's decode
+    of the payload (BOM sniffed); as UTF-8 bytes (:class:`redecode.decode.Utf8DecodeResult`) it
+    is decoded again as text where the candidates are weighed, and kept where check d or e finds
+    no (mostly) valid UTF-8 to speak against the primary."""
     payload = profile.data
     bom_len = _BOM_LEN.get(facts.bom or "", 0)
     # Every candidate decodes the payload after the BOM (if any) without BOM sniffing; the
@@ -1763,11 +1787,23 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision, result: _decod
     utf8_result = None
     utf8: Utf8Profile | None = None
     if not ascii_only:
-        utf8_result = result if result.encoding == "UTF-8" else _decode.decode(body, "UTF-8", bom_sniff=False)
-        utf8 = _VALID if utf8_result.errors == 0 else _mostly_valid(body, utf8_result)
+        if result.encoding == "UTF-8":
+            if type(result) is not _decode.DecodeResult:  # (its text is the UTF-8 candidate's)
+                result = _decode.decode(payload, primary.encoding, bom_sniff=True)
+            utf8_result = result
+            utf8 = _VALID if utf8_result.errors == 0 else _mostly_valid(body, utf8_result)
+        else:
+            # (the UTF-8 reading's length and U+FFFD say whether it is (mostly) valid; its text is
+            # made only where it is, a candidate)
+            length, errors = _utf8_counts(body)
+            utf8 = _VALID if errors == 0 else _mostly_valid_of(body, length, errors)
+            if utf8 is not None:
+                utf8_result = _decode.decode(body, "UTF-8", bom_sniff=False)
     if reason in ("detected", "utf-8") and utf8 is None:
         # only (mostly) valid UTF-8 could speak against the primary here, and it does not
         return Validated(primary, result)
+    if type(result) is not _decode.DecodeResult:  # the candidates are weighed on their text
+        result = _decode.decode(payload, primary.encoding, bom_sniff=True)
 
     cands: dict[str, Candidate] = {}
 
@@ -2203,6 +2239,11 @@ def _in_parts(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
         return v
     bom_len = _BOM_LEN.get(facts.bom or "", 0) if decoded.bom_removed else 0
     body = payload[bom_len:] if bom_len else payload
+    if not _stretches.utf8_runs(body, valid_only=True):
+        # (no valid UTF-8 run, so none with a multi-byte sequence: read_in_parts reads no stretch
+        # in any encoding, see _utf8_stretches and _legacy_stretches; most legacy pages, whose
+        # declarations are then not read again)
+        return v
     declared = _declared_encodings(payload, facts)
     fallback = tld_vote(facts.tld)
 
