@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import functools
-import shutil
 import sys
 from collections.abc import Callable
 
@@ -81,6 +80,8 @@ def table_width() -> int | None:
     it); None when stdout is not a terminal (piped output is not cut: every cell whole)."""
     if not sys.stdout.isatty():
         return None
+    import shutil  # noqa: PLC0415 - (only a help text or a table needs it)
+
     return shutil.get_terminal_size().columns
 
 

@@ -101,4 +101,7 @@ def test_a_run_without_records_loads_no_detector_and_no_decision(tmp_path):
     assert _loaded(modules, DETECTORS) == []
     assert _loaded(modules, DECISION) == []
     assert "importlib.metadata" not in modules  # versions are read from the installed metadata files
+    # the part and the per-input table are written by pyarrow's file writer (redecode.writer):
+    # pyarrow.parquet would import pyarrow.fs, every remote file system and ssl
+    assert "pyarrow.parquet" not in modules and "pyarrow.fs" not in modules
     assert (tmp_path / "out" / "_run.json").exists()

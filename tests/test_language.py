@@ -116,7 +116,7 @@ def test_versions_do_not_load_the_model():
 
 
 def test_compact_tables_are_the_pinned_json_converted():
-    """data/language-tables.bin.gz, what the compiled scorer reads, is the conversion
+    """data/language-tables.bin, what the compiled scorer reads, is the conversion
     (language.compact_tables) of the pinned JSON tables, the named source: the same integers,
     so the compiled scorer's results are the pure one's (proved below on random and corpus
     readings); it records the JSON file's sha256, and language._compact refuses a file made from
@@ -125,7 +125,7 @@ def test_compact_tables_are_the_pinned_json_converted():
 
     data = resources.files("redecode").joinpath("data")
     raw = data.joinpath("language-tables.json.gz").read_bytes()
-    compact = gzip.decompress(data.joinpath("language-tables.bin.gz").read_bytes())
+    compact = data.joinpath("language-tables.bin").read_bytes()
     assert compact == language.compact_tables(raw)
     assert compact[8:40] == hashlib.sha256(raw).digest()
     assert language._compact() == compact

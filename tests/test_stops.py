@@ -157,10 +157,21 @@ def test_file_size_limit_is_an_os_error(tmp_path, clean_run):
 
 
 def test_disk_full_in_process(tmp_path, monkeypatch):
-    def full(self, *args, **kwargs):
-        raise OSError(errno.ENOSPC, "Error writing bytes to file. Detail: [errno 28] No space left on device")
+    # pyarrow's Parquet writer (redecode.writer.open_parquet's) refuses to write a row group as it
+    # does when the disk is full
+    opened = writer.open_parquet
 
-    monkeypatch.setattr(writer.pq.ParquetWriter, "write_table", full)
+    class Full:
+        def __init__(self, *args, **kwargs):
+            self._writer = opened(*args, **kwargs)
+
+        def write_table(self, *args, **kwargs):
+            raise OSError(errno.ENOSPC, "Error writing bytes to file. Detail: [errno 28] No space left on device")
+
+        def close(self):
+            self._writer.close()
+
+    monkeypatch.setattr(writer, "open_parquet", Full)
     out = tmp_path / "out"
     result = CliRunner().invoke(cli, ["run", str(SAMPLES), "--out", str(out), "-q"])
     assert result.exit_code == 4, result.output

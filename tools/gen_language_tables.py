@@ -1,6 +1,6 @@
 """Generate ``lib/redecode/data/language-tables.json.gz``: the scoring tables of
 :mod:`redecode.language`, read by its pure-Python scorer and, converted to
-``language-tables.bin.gz`` (:func:`redecode.language.compact_tables`: the same integers as flat
+``language-tables.bin`` (:func:`redecode.language.compact_tables`: the same integers as flat
 arrays, so a process builds the compiled scorer in ``lib/redecode/_core.pyx`` without parsing
 JSON), by the compiled one (do not edit either output; regenerate them).
 
@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "lib" / "redecode" / "data"
 MODEL = DATA / "language-model.json.gz"
 OUT = DATA / "language-tables.json.gz"
-COMPACT = DATA / "language-tables.bin.gz"
+COMPACT = DATA / "language-tables.bin"
 
 #: table units per bit
 SCALE = 1 << 16
@@ -124,7 +124,7 @@ def main() -> int:
 
     tables = encode(build(MODEL.read_bytes()))
     OUT.write_bytes(tables)
-    COMPACT.write_bytes(gzipped(compact_tables(tables)))
+    COMPACT.write_bytes(compact_tables(tables))
     for path in (OUT, COMPACT):
         print(f"{path.stat().st_size} bytes -> {path}", file=sys.stderr)
     return 0

@@ -41,8 +41,8 @@ Deviations: none.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from .dataclass_code import dataclass
 from .mime import extract_mime_type, sniff_unknown_mime_type, text_kind
 from .procedures import Decoded
 from .rules import DEFAULT_RULES, Rules, as_rules

@@ -48,11 +48,12 @@ import os
 import shutil
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .dataclass_code import dataclass
 from . import storage
 from .archive import ArchiveError, read_records_at
 from .executors import TaskFailed, make_executor, map_shards

@@ -69,9 +69,9 @@ import codecs
 import re
 import sys
 from array import array
-from dataclasses import dataclass
 from collections.abc import Callable, Iterable
 
+from .dataclass_code import dataclass
 from . import _tables, native
 from . import lazy as _lazy
 from .labels import ENCODING_NAMES, get_encoding

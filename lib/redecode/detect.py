@@ -45,10 +45,10 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
+from .dataclass_code import dataclass
 from . import versions
 from . import lazy as _lazy
 from . import native

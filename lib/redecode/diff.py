@@ -52,12 +52,13 @@ import logging
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 import duckdb
 import pyarrow as pa
 
+from .dataclass_code import dataclass
 from . import mojibake, storage
 from .query import (sql_string, check_part_versions, load_run, parquet_source, reading_parts, render_table,
                     use_storage, wrap)

@@ -49,10 +49,11 @@ from __future__ import annotations
 
 import sys
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import brotli
 
+from .dataclass_code import dataclass
 from . import native
 from .mime import sniff_unknown_mime_type
 

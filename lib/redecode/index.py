@@ -49,8 +49,8 @@ import json
 import os
 from array import array
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from .dataclass_code import dataclass
 from . import storage, wacz
 from .inputs import list_entry
 from .record import Spans

@@ -29,7 +29,7 @@ Engines, chosen by measurement (docs/decisions.md, "The language engine"):
   ``redecode._core``, its own section of ``_core.pyx``) when the core is built, else in pure
   Python (:func:`_score_texts`, the reference; ``REDECODE_PURE=1`` runs it): the same rows,
   property-tested on random and corpus readings (``tests/test_language.py``). The compiled
-  scorer reads the same integers as flat arrays (``data/language-tables.bin.gz``, made from
+  scorer reads the same integers as flat arrays (``data/language-tables.bin``, made from
   the JSON tables by :func:`compact_tables`, tested to be their conversion), so loading it costs
   no JSON parsing; the model loads on the first :func:`plausibility` call, and naming it
   (:func:`versions`) hashes the JSON file without loading anything.
@@ -72,9 +72,9 @@ import struct
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 
+from .dataclass_code import dataclass
 from . import lazy as _lazy
 
 __all__ = [
@@ -263,7 +263,7 @@ def _parse_tables(raw: bytes) -> dict[str, _Lang]:
 
 # --- the compact tables: what the compiled scorer reads ------------------------------------------
 #
-# ``data/language-tables.bin.gz`` is the pinned JSON tables converted by :func:`compact_tables`
+# ``data/language-tables.bin`` is the pinned JSON tables converted by :func:`compact_tables`
 # (tools/gen_language_tables.py writes both; tests/test_language.py proves the file is the
 # conversion of the JSON file as pinned, and the compiled scorer the pure one). The JSON stays
 # the source and names the model (:func:`versions`); the compact form only spares every process
@@ -277,9 +277,12 @@ def _parse_tables(raw: bytes) -> dict[str, _Lang]:
 # language l writes ASCII letters natively, :func:`_latin_native`), int32 floor[L], int32
 # uni_units[U], int32 pair_units[P], uint16 letters[N] (BMP code points), uint16 uni_index[U],
 # uint16 pair_first[P], uint16 pair_second[P], uint8 uni_language[U], uint8 pair_language[P].
-# Entries are sorted by language, then letter (pair) as the JSON sorts them.
+# Entries are sorted by language, then letter (pair) as the JSON sorts them. The file is stored
+# uncompressed (0.97 MB; 0.43 MB gzip-compressed): inflating it cost each process about 5 ms of
+# CPU at its first plausibility call, a fifth of what a small selection's records cost (issue 26);
+# wheels are zip files, so what is downloaded stays compressed.
 
-_COMPACT_FILE = "language-tables.bin.gz"
+_COMPACT_FILE = "language-tables.bin"
 _COMPACT_MAGIC = b"RDLANG\x01\x00"
 _COMPACT_HEAD = struct.Struct("<8s32s5I")
 
@@ -337,7 +340,7 @@ def compact_tables(raw: bytes) -> bytes:
 @cache
 def _compact() -> bytes:
     """The compact tables (uncompressed), checked against the JSON file they must come from."""
-    data = gzip.decompress(_data_file(_COMPACT_FILE))
+    data = _data_file(_COMPACT_FILE)
     magic, made_from = _COMPACT_HEAD.unpack_from(data)[:2]
     if magic != _COMPACT_MAGIC or made_from.hex()[:12] != _digest():
         raise RuntimeError(f"{_COMPACT_FILE} was not made from {_TABLES_FILE} as pinned: "

@@ -33,8 +33,8 @@ Deviations: none (the layout follows Hive's conventions as the three readers imp
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
+from .dataclass_code import dataclass
 from . import storage
 from .schema import COLUMN_INDEX, SCHEMA
 from .writer import DEFAULT_ROW_GROUP_BYTES, PartWriter

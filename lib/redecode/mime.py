@@ -30,8 +30,10 @@ Deviations:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
+
+from .dataclass_code import dataclass
 
 __all__ = [
     "MimeType",

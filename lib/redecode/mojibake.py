@@ -64,10 +64,11 @@ from __future__ import annotations
 
 import importlib.metadata
 import unicodedata
-from dataclasses import dataclass
 
 import ftfy
 import ftfy.bad_codecs  # noqa: F401 - registers the sloppy-windows-125x codecs that plans name
+
+from .dataclass_code import dataclass
 from ftfy.badness import badness as _ftfy_badness
 from ftfy.badness import is_bad
 from ftfy.chardata import CHARMAP_ENCODINGS, possible_encoding

@@ -11,9 +11,9 @@ needs, are made without importing it: a run that reads no record (issue 27's emp
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Any
 
+from .dataclass_code import dataclass
 from ._tables import WHATWG_ENCODING_REVISION
 
 __all__ = [

@@ -56,10 +56,10 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from .dataclass_code import dataclass
 from . import aliases as _aliases
 from . import detect as _detect
 from . import lazy as _lazy

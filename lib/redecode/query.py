@@ -57,11 +57,12 @@ import tempfile
 import unicodedata
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import duckdb
 import pyarrow as pa
 
+from .dataclass_code import dataclass
 from . import storage
 from .layout import parse_partition_folder
 from .row import IDENTITY_NOTE

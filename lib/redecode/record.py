@@ -29,8 +29,8 @@ import os
 import uuid
 from array import array
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 
+from .dataclass_code import dataclass
 from .logs import printable
 
 __all__ = [

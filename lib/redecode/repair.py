@@ -47,12 +47,13 @@ import os
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timezone
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .dataclass_code import dataclass
 from . import __version__, mojibake, storage
 from .executors import Local, map_shards
 from .rundir import LOCK, MARKERS, lock_directory, write_json

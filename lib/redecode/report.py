@@ -57,8 +57,9 @@ import math
 import os
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from .dataclass_code import dataclass
 from . import __version__, storage
 from . import review as _review
 from .diff import (CATEGORIES, CHANGED_CATEGORIES, DIFF_FILE, EXCERPT_AFTER, EXCERPT_BEFORE, SUMMARY_FILE,

@@ -50,8 +50,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
+from .dataclass_code import dataclass
 from . import archive, storage
 from . import stretches as _stretches
 from .decode import decode

@@ -63,12 +63,12 @@ import hashlib
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
 # (no module of the decision itself: a rule set and its digest are made without them, see
 # redecode.procedures; a run that reads no record needs no more, issue 27's empty run)
+from .dataclass_code import dataclass
 from . import detect as _detect
 from . import params as _params
 from . import textforms as _textforms

@@ -86,18 +86,21 @@ import logging
 import os
 import platform
 import resource
-import shutil
-import tempfile
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, TypeVar
 
+from .dataclass_code import dataclass
 from . import __version__, native, storage
 from . import lazy as _lazy
+
+# (used where a directory is cleaned up or staged, not by every run: imported then)
+shutil = _lazy.module(__name__, "shutil", "shutil")
+tempfile = _lazy.module(__name__, "tempfile", "tempfile")
 from .layout import FLAT, Layout, parse_partition_folder
 from .schema import SCHEMA_VERSION, STATUS_DECODED, STATUS_SKIPPED
 from .selection import ALL, Selection
@@ -1094,7 +1097,8 @@ class RunDirectory:
             for name in os.listdir(directory):
                 if name.startswith(storage.TMP_PREFIX):
                     os.unlink(os.path.join(directory, name))
-        shutil.rmtree(os.path.join(self.out, STAGING), ignore_errors=True)
+        if os.path.lexists(os.path.join(self.out, STAGING)):  # (usually not: shutil is then not imported)
+            shutil.rmtree(os.path.join(self.out, STAGING), ignore_errors=True)
 
     def _partition_folders(self) -> list[str]:
         """The local run directory's partition folders (``COLUMN=VALUE``)."""

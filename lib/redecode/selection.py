@@ -43,8 +43,8 @@ import dataclasses
 import hashlib
 import json
 import os
-from dataclasses import dataclass
 
+from .dataclass_code import dataclass
 from . import storage
 
 __all__ = ["ALL", "Selection", "index_location", "sample_key"]

@@ -77,10 +77,11 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from operator import attrgetter
 from typing import NamedTuple
 
+from .dataclass_code import dataclass
 from . import native
 from .decode import bom_sniff
 from .labels import get_encoding

@@ -63,14 +63,18 @@ import errno as _errno
 import io
 import os
 import posixpath
-import random
-import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TypeVar
+
+from .dataclass_code import dataclass
+from . import lazy as _lazy
+
+# (used by retries of remote reads and by copies of local files, not by every run: imported then)
+random = _lazy.module(__name__, "random", "random")
+shutil = _lazy.module(__name__, "shutil", "shutil")
 
 __all__ = [
     "RETRIES",

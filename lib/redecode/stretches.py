@@ -93,8 +93,8 @@ import codecs
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
+from .dataclass_code import dataclass
 from . import decode as _decode
 from . import lazy as _lazy
 from . import native

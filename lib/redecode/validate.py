@@ -190,10 +190,10 @@ import dataclasses
 import re
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from .dataclass_code import dataclass
 from . import decode as _decode
 from . import lazy as _lazy
 from . import native

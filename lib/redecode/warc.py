@@ -96,10 +96,10 @@ import struct
 import sys
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 from fastwarc.warc import ArchiveIterator as _FastIterator
 
+from .dataclass_code import dataclass
 from . import http as _http
 from . import lazy as _lazy
 from . import native, storage
@@ -1337,9 +1337,65 @@ def _read_span(p: str, offset: int, data: bytes, cap: int, is_arc: bool, gz: boo
     the next record's first line too, which warcio reads to find where the record ends): what
     :func:`_read_at` reads there, without opening the file. ``gz``: whether the file is gzip;
     ``file_ends``: whether the file ends where ``data`` does (see :meth:`redecode.record.Reader.read_span`)."""
+    raw = _span_fastwarc(offset, data, cap) if gz and not is_arc else None
+    if raw is not None:
+        return _build(p, raw, cap)
     for raw in _iter_warcio(p, offset, cap, is_arc=is_arc, limit=1, span=_Span(data, offset, gz, file_ends)):
         return _build(p, raw, cap)
     raise ArchiveError(p, offset, "no record at this offset")
+
+
+def _span_fastwarc(offset: int, data: bytes, cap: int) -> _Raw | None:
+    """The record a ranged read of a gzip WARC file gave (*data*: the bytes from *offset* on, as
+    an index entry's offset and length delimit them), read by FastWARC where its bytes vouch
+    that warcio would read the same record, else None (:func:`_read_span` then asks warcio).
+
+    They vouch when *data* is one gzip member (RFC 1952) that inflates to exactly the header
+    block as FastWARC writes it back, the record's block and CRLFCRLF: its trailer's CRC-32 and
+    size (ISIZE) are those of these bytes, FastWARC reads the block whole (within *cap*) and
+    finds no other record after it. That is the proof :func:`_iter_fastwarc` takes of a record in
+    a whole file (its ``finish``), here with the member's end given by the index entry instead of
+    by the next record's start. Anything else (a damaged or cut member, several members, a
+    record over the cap, an odd header block) goes to warcio, which says what it makes of it.
+    Index-driven runs read each record this way: warcio costs about 0.25 ms of Python per record
+    (and 5 ms to import) where FastWARC costs a few microseconds (issue 26)."""
+    if len(data) < 18 or data[:2] != b"\x1f\x8b":
+        return None
+    try:
+        it = iter(_FastIterator(io.BytesIO(data), parse_http=False, fsspec_args=False))
+        rec = next(it, None)
+        if rec is None or rec.stream_pos != 0:
+            return None
+        hdrs = rec.headers
+        buf = io.BytesIO()
+        hdrs.write(buf)
+        head = buf.getvalue()
+        fields = _warc_fields(head, _WANTED, len(hdrs) + 2) if _warc_fields is not None else None
+        if fields is None:
+            if head.count(b"\n") != len(hdrs) + 2:
+                return None
+            fields = _layout_fields(hdrs) if head.isascii() else _fast_fields(head, hdrs.items_bytes)
+        if "content-length" not in fields:
+            return None
+        clen = rec.content_length
+        block: bytes | None = None
+        if fields.get("warc-type", "") in _PAYLOAD_TYPES:
+            block, complete = _read_block(rec.reader.read, clen, cap)
+            if not complete or len(block) < clen:
+                return None
+            crc = _crc32(block, _crc32(head))
+        else:
+            crc, seen = _crc_rest(rec.reader.read, _crc32(head), 0, clen)
+            if seen < clen:
+                return None
+        if next(it, None) is not None:
+            return None
+    except Exception:  # noqa: BLE001 - FastWARC raises OSError/ValueError on bad input: warcio reads it
+        return None
+    t_crc, t_size = struct.unpack("<II", data[-8:])
+    if t_size != (len(head) + clen + 4) & 0xFFFFFFFF or t_crc != _crc32(b"\r\n\r\n", crc):
+        return None
+    return _Raw(offset, len(data), fields, clen, block, True, False)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Parquet part writer: explicit schema, zstd, row groups bounded by bytes, atomic rename
 (:class:`PartWriter` for run parts, :class:`TableWriter` for other outputs of an explicit schema).
 
-The only module that imports :mod:`pyarrow.parquet` for writing. A part is written to
+The only module that writes Parquet (through :func:`open_parquet`, pyarrow's writer). A part is written to
 ``.tmp-<name>.tmp`` (:func:`redecode.storage.temp_path`) in the output directory and renamed to its
 final name only after the Parquet footer is written and the file is fsync'ed, so a part visible
 under its final name is always complete, and ``DIR/*.parquet`` never matches a part being written
@@ -16,7 +16,6 @@ import os
 from collections.abc import Iterable
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from .schema import COLUMN_INDEX, COLUMNS, SCHEMA, TEXT_COLUMNS
 from .storage import output_error, temp_path
@@ -125,7 +124,7 @@ class PartWriter:
         self._kept = [(COLUMN_INDEX[c], c, SCHEMA.field(c).type) for c in self._columns]
         codec = compression()
         try:
-            self._writer = pq.ParquetWriter(
+            self._writer = open_parquet(
                 self.tmp_path,
                 schema,
                 compression=codec,
@@ -238,6 +237,59 @@ class PartWriter:
             self.abort()
 
 
+class _FileWriter:
+    """What :class:`pyarrow.parquet.ParquetWriter` is over its file writer,
+    ``pyarrow._parquet.ParquetWriter``, for a file named by a path: ``write_table`` (a table of
+    another schema raises ``ValueError``, as there) and ``close``."""
+
+    __slots__ = ("_writer", "_schema", "_open")
+
+    def __init__(self, writer, schema: pa.Schema) -> None:
+        self._writer, self._schema, self._open = writer, schema, True
+
+    def write_table(self, table: pa.Table, row_group_size: int | None = None) -> None:
+        if not table.schema.equals(self._schema, check_metadata=False):
+            raise ValueError(f"table schema {table.schema} does not match the file's {self._schema}")
+        self._writer.write_table(table, row_group_size=row_group_size)
+
+    def close(self) -> None:
+        if self._open:
+            self._open = False
+            self._writer.close()
+
+
+def open_parquet(path: str, schema: pa.Schema, *, compression: str, compression_level: int | None,
+                 use_dictionary, write_statistics=True, data_page_version: str = "1.0"):
+    """A Parquet writer of ``schema`` to the local file ``path`` (created or truncated): what
+    ``pyarrow.parquet.ParquetWriter(path, schema, ...)`` gives with these options (its defaults
+    for the rest: format version 2.6, writer engine V2), with ``write_table(table,
+    row_group_size)`` and ``close()``. Raises ``OSError`` when the file cannot be created.
+
+    ``pyarrow.parquet`` is made by ``pyarrow.parquet.ParquetWriter`` over pyarrow's file writer
+    (``pyarrow._parquet.ParquetWriter``), and importing it imports ``pyarrow.fs`` with every
+    remote file system (S3, GCS, HDFS, Azure) and ``ssl``: about 25 ms of CPU and 75 M
+    instructions in each process that writes (a run's start-up, each worker's), for a path this
+    project always gives as a local file name. So the file writer is made directly, with the
+    arguments ``pyarrow.parquet.ParquetWriter`` passes it; where this pyarrow's file writer does
+    not take them (``TypeError``) or is not there, ``pyarrow.parquet.ParquetWriter`` itself is
+    used. tests/test_writer.py checks that both write the same bytes."""
+    options = dict(compression=compression, compression_level=compression_level,
+                   use_dictionary=use_dictionary, write_statistics=write_statistics,
+                   data_page_version=data_page_version)
+    try:
+        from pyarrow._parquet import ParquetWriter as _Writer  # noqa: PLC0415
+    except ImportError:
+        _Writer = None
+    if _Writer is not None:
+        try:
+            return _FileWriter(_Writer(path, schema, version="2.6", writer_engine_version="V2", **options), schema)
+        except TypeError:
+            pass  # (another pyarrow's arguments: its public writer knows them)
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    return pq.ParquetWriter(path, schema, **options)
+
+
 def _remove(path: str) -> None:
     try:
         os.unlink(path)
@@ -341,7 +393,7 @@ class TableWriter:
         self.schema = schema
         self.row_group_bytes = row_group_bytes
         try:
-            self._writer = pq.ParquetWriter(
+            self._writer = open_parquet(
                 self.tmp_path, schema, compression="zstd", compression_level=compression_level,
                 use_dictionary=list(dictionary_columns),
             )
