@@ -771,3 +771,10 @@ def test_head_scan_shortcut_is_the_lower_cased_one(data, chromium):
 def test_join_spans_is_the_join_of_the_slices(data, spans):
     # (the excerpt's join: ByteProfile._cut; slices as Python takes them, out of range included)
     assert native.core.join_spans(data, spans) == b"\n".join(data[a:b] for a, b in spans)
+
+
+def test_ascii_lower_is_bytes_lower():
+    every = bytes(range(256))
+    for data in (b"", every, every[::-1] * 3, bytes(range(0x3F, 0x5D)) * 9 + b"Z", b"A"):
+        for k in range(0, 40):
+            assert native.core.ascii_lower(data[k:]) == data[k:].lower()

@@ -970,7 +970,8 @@ def prescan(data: bytes, *, window: int = WINDOW, chromium: bool = True) -> Meta
     d = data[:window]
     if type(d) is not bytes:
         d = bytes(d)
-    low = d.lower()
+    core = native.core
+    low = core.ascii_lower(d) if core is not None else d.lower()
     if not chromium:
         # Exact shortcut: both ways to declare (a charset attribute, a content pragma) need
         # these letters in the window.
