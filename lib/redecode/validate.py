@@ -224,6 +224,11 @@ from . import siblings as _siblings
 from .sniff import CodecDecision, Decision, Detection, Facts, amend, choose, default_encoding, gather
 from .sniff import _choose as _sniff_choose, _gather as _sniff_gather  # (without the keyword wrappers)
 
+# (imported on first use, not at import: a page's language and its stretches are read only on some
+# pages; bound here so that each use is a global's, not an import statement's run through importlib)
+_language = _lazy.module(__name__, "_language", "redecode.language")
+_stretches = _lazy.module(__name__, "_stretches", "redecode.stretches")
+
 __all__ = [
     "BASELINE",
     "CHECKS",
@@ -1500,7 +1505,6 @@ def outside_utf8(payload: bytes, params: AuthorParams) -> bytes | None:
     many as the runs' valid multi-byte sequences (one per UTF-8 character); a UTF-8 page with a
     legacy paragraph in it is weighed whole, as before. None where there is nothing to blank, or
     where the UTF-8 part is the larger (a damaged UTF-8 page too)."""
-    from . import stretches as _stretches  # noqa: PLC0415 - (pages with UTF-8 and legacy bytes only)
 
     if not _stretches.utf8_runs(payload, valid_only=True):
         return None  # (the common legacy page: found eight bytes at a time)
@@ -1562,7 +1566,6 @@ def _same_text_names(payload: bytes, facts: Facts, v: Validated, params: AuthorP
         page_found = detection.encoding if detection is not None else None
         if enc == page_found and all(enc != ext for ext, _ in (*params.tie_names, *_SAME_DECODER_TIES)):
             return v
-    from . import stretches as _stretches  # noqa: PLC0415 - (a decoded page's names: rare work)
 
     legacy = _stretches.ENCODINGS
     declared = _declared_encodings(payload, facts)
@@ -1770,7 +1773,6 @@ def language_check(profile: ByteProfile, primary: Decision) -> bool:
         kept.append(sib)
     if len(kept) == 1:
         return False
-    from . import language as _language  # noqa: PLC0415 - its model loads on first use
 
     scores = _language.plausibility({e: profile.reading(e, every).text for e in kept},
                                     turkic_i=profile.params.language_turkic_i)
@@ -2048,7 +2050,6 @@ def _read_language(profile: ByteProfile, clean: list[Candidate]) -> float | None
     readable = [c for c in clean if c.codec is None and c.encoding not in _UTF16]
     if len(readable) < 2:
         return None
-    from . import language as _language  # noqa: PLC0415 - its model loads on first use
 
     every = [c.encoding for c in readable]
     key = frozenset(every)
@@ -2258,14 +2259,12 @@ _PARTS_NAMED = 3
 def _judge(readings: dict[str, str]) -> dict[str, float]:
     """:data:`redecode.stretches.Judge` from language evidence: the ``bits`` of
     :func:`redecode.language.plausibility` (the readings are words, no markup)."""
-    from . import language as _language  # noqa: PLC0415 - only rule sets that read pages in parts
 
     return {k: p.bits for k, p in _language.plausibility(readings, markup=False).items()}
 
 
 def _judge_turkic_i(readings: dict[str, str]) -> dict[str, float]:
     """:func:`_judge` with İ read as ``i`` (``language_turkic_i``)."""
-    from . import language as _language  # noqa: PLC0415 - only rule sets that read pages in parts
 
     return {k: p.bits for k, p in _language.plausibility(readings, markup=False, turkic_i=True).items()}
 
@@ -2284,7 +2283,6 @@ def _in_parts(payload: bytes, facts: Facts, v: Validated, params: AuthorParams,
     encoding = decoded.encoding
     if encoding == "UTF-8" and decoded.errors < params.stretch_min_invalid:
         return v  # (a UTF-8 reading with fewer U+FFFD has no stretch to read)
-    from . import stretches as _stretches  # noqa: PLC0415 - (0.015 G instructions: not at start-up)
 
     if encoding not in _stretches.ENCODINGS:
         return v
