@@ -778,3 +778,16 @@ def test_ascii_lower_is_bytes_lower():
     for data in (b"", every, every[::-1] * 3, bytes(range(0x3F, 0x5D)) * 9 + b"Z", b"A"):
         for k in range(0, 40):
             assert native.core.ascii_lower(data[k:]) == data[k:].lower()
+
+
+def test_binary_bytes_every_byte_at_every_place_of_a_word():
+    # (the compiled count skips eight bytes at a time: each byte alone, at each place of two words
+    # and the tail, among letters and among high bytes)
+    for b in range(256):
+        for k in range(19):
+            for fill in (b"a", b"\xe9", b"\x1f"):
+                data = fill * k + bytes([b]) + fill * (18 - k)
+                got = validate.binary_bytes(data)
+                with _pure_validate():
+                    want = validate.binary_bytes(data)
+                assert got == want, data
