@@ -375,6 +375,11 @@ def _gather(
 # Facts(*values) without NamedTuple's generated __new__ (same tuple, half the cost).
 _new_facts = tuple.__new__
 
+#: :func:`gather` with its arguments positional, all given (``payload, content_type, url, kind,
+#: utf8_step, late_meta, chromium_tokenizer``): what a caller deciding every record calls, without
+#: the keyword wrapper
+gather_positional = _gather
+
 
 def _header_facts(values: Sequence[str]) -> tuple[str | None, str | None]:
     """``(charset, encoding)`` of Content-Type header *values*: the raw ``charset`` that Fetch
@@ -511,6 +516,10 @@ def amend(decision: Decision, **changes) -> Decision:
             raise TypeError(f"not Decision fields: {sorted(changes.keys() - _DECISION_FIELD_SET)}")
         values[at] = value
     return _new_decision(*values)
+
+
+#: :func:`choose` with its arguments positional, all given (``facts, detection, utf8_step``)
+choose_positional = _choose
 
 
 def decide(

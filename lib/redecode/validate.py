@@ -222,7 +222,7 @@ from .params import (  # (the parameters, apart so that a rule set is made witho
 from .prescan import head_scan, prescan
 from . import siblings as _siblings
 from .sniff import CodecDecision, Decision, Detection, Facts, amend, choose, default_encoding, gather
-from .sniff import _choose as _sniff_choose, _gather as _sniff_gather  # (without the keyword wrappers)
+from .sniff import choose_positional, gather_positional
 
 # (imported on first use, not at import: a page's language and its stretches are read only on some
 # pages; bound here so that each use is a global's, not an import statement's run through importlib)
@@ -1445,7 +1445,7 @@ def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: 
             utf8_text: bool) -> Validated:
     if type(payload) is not bytes:
         payload = bytes(payload)
-    facts = _sniff_gather(payload, content_type, url, kind, True, True, True)  # (gather's defaults)
+    facts = gather_positional(payload, content_type, url, kind, True, True, True)  # (gather's defaults)
     tld = facts.tld
     cache: dict[str, Detection | None] = {}
     # (outside_utf8) what the author detector and the evidence read: the bytes outside the page's
@@ -1463,12 +1463,12 @@ def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: 
         found = detector(data, tld) if detector is not None else None
         return found.encoding if found is not None else None
 
-    browser = _sniff_choose(facts, lambda: run(browser_detector, "browser"), True)  # (choose's)
+    browser = choose_positional(facts, lambda: run(browser_detector, "browser"), True)  # (choose's)
     assert browser is not None  # choose was given a detection callable
     primary = browser
     if browser.source in ("detector", "default") and author_detector is not None and facts.ascii_only is False:
         found = run(author_detector, "author")
-        primary = _sniff_choose(facts, found, True)
+        primary = choose_positional(facts, found, True)
         assert primary is not None
     if primary.browser_encoding != browser.encoding:  # (choose names its own: the browser's, as is)
         primary = amend(primary, browser_encoding=browser.encoding)
