@@ -1101,3 +1101,30 @@ def test_validated_made_without_its_init_is_the_dataclass():
     assert hash(v) == hash(_v.Validated(d, r))
     with pytest.raises(dataclasses.FrozenInstanceError):
         v.verdict = None
+
+
+def test_the_rows_utf8_text_decides_as_the_str_decode():
+    """decide(utf8_text=True) (the job's rows: the text as UTF-8 bytes, whose length tells an
+    ASCII-only valid UTF-8 payload from the rest without reading it again) decides each check's
+    vector, a declared ISO-2022-JP escape page and ASCII pages as decide() does."""
+    from redecode import procedures
+    from redecode.rules import get_rules
+
+    rules = get_rules("author-2026.12.7")
+    kw = dict(browser_detector=procedures.Browser._detector(rules.browser()),
+              author_detector=procedures._author_detector(rules), params=procedures._author_params(rules))
+    pages = [
+        (html("日本".encode("iso2022_jp")), ("text/html; charset=utf-8",)),
+        (html("日本".encode("iso2022_jp"), b'<meta charset="utf-8">'), ()),
+        (html(b"plain ASCII"), ("text/html; charset=utf-8",)),
+        (b"\xef\xbb\xbf" + html(b"plain ASCII"), ("text/html; charset=utf-8",)),
+        (html(UTF8_TEXT.encode("utf-8")), ("text/html; charset=utf-8",)),
+        (html(CP1252_TEXT.encode("cp1252"), b'<meta charset="utf-8">'), ()),
+        (html((RUSSIAN * 3).encode("cp1251")), ("text/html",)),
+    ]
+    for payload, ct in pages:
+        a = V.decide(payload, content_type=ct, url="http://example.ru/", **kw)
+        b = V.decide(payload, content_type=ct, url="http://example.ru/", utf8_text=True, **kw)
+        assert a.decision == b.decision and repr(a.verdict) == repr(b.verdict), payload[:40]  # (Candidates compare by identity)
+        text = b.decoded.utf8.decode("utf-8") if hasattr(b.decoded, "utf8") else b.decoded.text
+        assert text == a.decoded.text

@@ -1476,7 +1476,13 @@ def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: 
     result = _decode.decode_to_utf8(payload, primary.encoding, bom_sniff=True) if utf8_text else None
     if result is None:
         result = _decode.decode(payload, primary.encoding, bom_sniff=True)
-    profile = ByteProfile(payload, facts.kind, params, ascii_only=facts.ascii_only,
+    ascii_only = facts.ascii_only
+    if (ascii_only is None and type(result) is _decode.Utf8DecodeResult and result.errors == 0
+            and result.encoding == "UTF-8" and not result.bom_removed):
+        # (valid UTF-8 of the whole payload: as many code points as bytes only when every byte is
+        # ASCII, which the checks would otherwise read the payload again to learn)
+        ascii_only = result.length == len(payload)
+    profile = ByteProfile(payload, facts.kind, params, ascii_only=ascii_only,
                           utf8_valid=facts.utf8_valid, evidence=legacy)
     reason = check(profile, facts, primary, result)
     if reason in (None, "detected") and params.language and language_check(profile, primary):
