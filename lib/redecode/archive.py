@@ -306,7 +306,10 @@ def read_records_at(
                 else:
                     record = kind.read_at(p, offset, cap=max_record_bytes)
             except ArchiveError as exc:
-                stream.damaged.append(Damage(offset, length or 0, exc.message))
+                # (where an index says a record is: its entry may be what is wrong)
+                stream.damaged.append(Damage(offset, length or 0, f"{exc.message} (or the index entry's offset or "
+                                                                 "length is wrong, or the file changed since it "
+                                                                 "was indexed)"))
                 continue
             yield record
             if record.missing_bytes is not None and reaches_end(record.offset + record.length):
