@@ -468,3 +468,32 @@ def test_a_changed_index_removes_the_files_it_no_longer_names(cc_index, tmp_path
     c = summary.counts
     assert c["selected"] == summary.manifest["index"]["selected"] == c["records_seen"] == len(kept)
     assert [e["path"] for e in summary.manifest["inputs"]] == [os.path.join(SAMPLE, f) for f in files[1:]]
+
+
+def test_an_archive_cut_inside_a_selected_record_is_truncated_as_in_a_full_run(tmp_path):
+    """The file ends inside a record the index selects: its row (failed or cut short, as a full
+    run gives it) and the rows before it are kept, the input's outcome is ``truncated`` and the run
+    exits 1 as a full run of the same file does; the spans after it (past the file's end) count as
+    missing, so selected = read + missing."""
+    source = os.path.join(SAMPLE, "sample-crawl-00002.warc.gz")
+    rows = make_cc_index.index_rows(source, source)
+    data = open(source, "rb").read()
+    cut_at = rows[-3]["warc_record_offset"] + rows[-3]["warc_record_length"] // 2
+    warc = tmp_path / "cut.warc.gz"
+    warc.write_bytes(data[:cut_at])
+    rows = [dict(r, warc_filename=str(warc)) for r in rows]
+    index = tmp_path / "cut.cdxj"
+    make_cc_index.write_cdxj(rows, str(index))
+
+    full = job.run([str(warc)], str(tmp_path / "full"))
+    by_index = job.run([], str(tmp_path / "by_index"), index=read_index(str(index)))
+    (entry,) = by_index.manifest["inputs"]
+    (full_entry,) = full.manifest["inputs"]
+    assert full_entry["outcome"] == entry["outcome"] == "truncated"
+    assert full.exit_code == by_index.exit_code == 1
+    assert entry["error_offset"] == full_entry["error_offset"] == rows[-3]["warc_record_offset"]
+    assert "cut short" in entry["error"]
+    c = by_index.counts
+    assert (c["selected"], c["read"], c["missing"]) == (len(rows), len(rows) - 2, 2)
+    assert _rows(tmp_path / "by_index") == [r for r in _rows(tmp_path / "full")
+                                            if r["warc_offset"] <= rows[-3]["warc_record_offset"]]

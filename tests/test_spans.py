@@ -35,22 +35,32 @@ def _archives(root: str) -> list[str]:
 
 
 def _records(path: str) -> list:
+    return _reading(iter_records(path, resync=True))[0]
+
+
+def _reading(records) -> tuple[list, int | None]:
+    """(the records, and the offset of the ArchiveError that ended the reading, or None)."""
     out = []
     try:
-        for record in iter_records(path, resync=True):
+        for record in records:
             out.append(record)
-    except ArchiveError:
-        pass  # the records before the damage are what an index of the file would hold
-    return out
+    except ArchiveError as exc:
+        return out, exc.offset  # the records before the damage are what an index of the file would hold
+    return out, None
 
 
 def _check_spans(path: str) -> None:
-    records = _records(path)
+    records, cut = _reading(iter_records(path, resync=True))
     if not records:
         pytest.skip(f"{path}: no record")
     stream = read_records_at(path, [(r.offset, r.length) for r in records])
-    assert list(stream) == records
+    got, span_cut = _reading(stream)
+    assert got == records
     assert stream.damaged == []
+    # a file that ends inside its last record: reading its spans says so there, as reading it whole
+    # does (other damage ends a whole reading without a record: its spans then read cleanly)
+    assert span_cut == (cut if cut is not None and records[-1].offset == cut and records[-1].missing_bytes is not None
+                        else None)
 
 
 @pytest.mark.parametrize("path", _archives(DATA) + _archives(SAMPLE),
@@ -178,3 +188,25 @@ def test_spans_fastwarc_cannot_vouch_for_are_warcios(change, tmp_path, monkeypat
     want = read_records_at(str(path), spans)
     want = (list(want), want.damaged)
     assert got == want
+
+
+def test_a_file_cut_inside_a_selected_record_raises_after_it(tmp_path):
+    """As iter_records: the record the file ends inside is given (cut short, missing_bytes set),
+    then ArchiveError at its offset; the spans after it are past the file's end."""
+    source = os.path.join(SAMPLE, "sample-crawl-00002.warc.gz")
+    records = _gzip_records(source)
+    cut = records[-3]
+    path = tmp_path / "cut.warc.gz"
+    path.write_bytes(open(source, "rb").read()[: cut.offset + cut.length // 2])
+    whole = []
+    with pytest.raises(ArchiveError) as full_error:
+        for record in iter_records(str(path)):
+            whole.append(record)
+    stream = read_records_at(str(path), [(r.offset, r.length) for r in records])
+    got = []
+    with pytest.raises(ArchiveError) as span_error:
+        for record in stream:
+            got.append(record)
+    assert got == whole and got[-1].missing_bytes is not None
+    assert span_error.value.offset == full_error.value.offset == cut.offset
+    assert "cut short" in span_error.value.message and stream.damaged == []

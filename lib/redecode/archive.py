@@ -265,8 +265,10 @@ def read_records_at(
     A span where no record can be read (no record starts there, the file ends before it or inside
     it with nothing to read) gives no record: it is appended to the stream's ``damaged`` as a
     :class:`Damage` (offset, length, the reason) and reading goes on with the next span. Raises
-    :class:`ArchiveError` (at the first span's offset) when the file cannot be opened, and
-    :class:`OSError` when reading it fails midway.
+    :class:`ArchiveError` (at the first span's offset) when the file cannot be opened; after
+    yielding a record the file ends inside (cut short: its ``missing_bytes`` set), at that
+    record's offset, as :func:`iter_records` does (the spans after it lie past the file's end);
+    and :class:`OSError` when reading it fails midway.
     """
     p = os.fspath(path)
     spans = list(spans)
@@ -304,8 +306,16 @@ def read_records_at(
                 else:
                     record = kind.read_at(p, offset, cap=max_record_bytes)
             except ArchiveError as exc:
-                stream.damaged.append(Damage(offset, length or 0, exc.message))
+                # (where an index says a record is: its entry may be what is wrong)
+                stream.damaged.append(Damage(offset, length or 0, f"{exc.message} (or the index entry's offset or "
+                                                                 "length is wrong, or the file changed since it "
+                                                                 "was indexed)"))
                 continue
             yield record
+            if record.missing_bytes is not None and reaches_end(record.offset + record.length):
+                # the file itself ends inside this record (its bytes kept, as reading the whole
+                # file keeps them): the archive is cut short here, as iter_records says of it
+                raise ArchiveError(p, offset, "the archive is cut short or damaged here: the file ends inside "
+                                              "this record")
 
     return RecordStream(records)

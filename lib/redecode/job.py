@@ -388,8 +388,12 @@ def read_shard(
                     outcome = "limited"
                 break
             except ArchiveError as exc:
-                if shard.spans is not None:  # the file could not be opened: none of its records read
-                    outcome, error, error_offset = "error", str(exc), exc.offset
+                if shard.spans is not None:
+                    # the file could not be opened (none of its records read: "error"), or it ends
+                    # inside a record the index selects ("truncated": the rows before it and its
+                    # own are kept, the spans after it lie past the file's end)
+                    outcome = "truncated" if counts.records_total else "error"
+                    error, error_offset = str(exc), exc.offset
                     break
                 # "error": nothing could be read at all (not an archive, unreadable); "truncated":
                 # the rows before the damage are kept.
@@ -412,7 +416,8 @@ def read_shard(
     damaged = [d.to_json() for d in boundary.get("damaged", ())]
     if shard.spans is not None:
         # every record read was at a span; a span gave no record when it could not be read there
-        counts.missing = (len(shard.spans) - counts.records_total if outcome == "error" else len(damaged))
+        counts.missing = (len(shard.spans) - counts.records_total if outcome in ("error", "truncated")
+                          else len(damaged))
     if damaged and outcome in ("complete", "limited") and shard.spans is not None:
         first = damaged[0]
         outcome, error_offset = "damaged", first["offset"]
