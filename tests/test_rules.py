@@ -599,3 +599,27 @@ def test_known_rules_with_output_options():
     plain = R.get_rules("author-2026.12")
     assert R.known_rules(plain.name, plain.digest) is plain
     assert R.known_rules(plain.name, plain.digest, "NFC") is None
+
+
+def test_the_decide_arguments_are_remembered_per_rule_set_object():
+    """procedures._decide_arguments (what the author's procedure passes to validate.decide for
+    every record) gives the by-value caches' objects, remembered per rule set object, and made again
+    when the browser rules object changes."""
+    import dataclasses
+
+    from redecode import procedures as P
+    from redecode import rules as R
+
+    rules = R.get_rules("author-2026.12.7")
+    args = P._decide_arguments(rules)
+    assert args == (P.Browser._detector(rules.browser()), P._author_detector(rules), P._author_params(rules))
+    assert P._decide_arguments(rules) is args
+    copy = dataclasses.replace(rules)
+    assert copy is not rules and P._decide_arguments(copy) == args
+    browser = R.RULES[R.BROWSER_RULES]
+    try:
+        R.RULES[R.BROWSER_RULES] = dataclasses.replace(browser, detector=None)
+        assert P._decide_arguments(rules)[0] is None
+    finally:
+        R.RULES[R.BROWSER_RULES] = browser
+    assert P._decide_arguments(rules) == args

@@ -547,16 +547,35 @@ class Author(Browser):
     @staticmethod
     def _validated(rules: Rules, payload: bytes, content_type: Sequence[str], url: str | None,
                    kind: str, utf8_text: bool = False) -> "_validate.Validated":
+        browser_detector, author_detector, params = _decide_arguments(rules)
         return _validate.decide(
             payload,
             content_type=content_type,
             url=url,
             kind=kind,
-            browser_detector=Browser._detector(rules.browser()),
-            author_detector=_author_detector(rules),
-            params=_author_params(rules),
+            browser_detector=browser_detector,
+            author_detector=author_detector,
+            params=params,
             utf8_text=utf8_text,
         )
+
+
+def _decide_arguments(rules: Rules) -> tuple:
+    """``(the browser rules' detector, the author detector, the AuthorParams)`` of *rules*, as
+    :meth:`Author._validated` passes them to :func:`redecode.validate.decide`: remembered per rule
+    set object (the caches by value hash every field of the rules: a few thousand instructions a
+    record)."""
+    browser = rules.browser()
+    hit = _DECIDE_ARGUMENTS.get(id(rules))
+    if hit is None or hit[0] is not rules or hit[1] is not browser:
+        hit = _DECIDE_ARGUMENTS[id(rules)] = (
+            rules, browser, (Browser._detector(browser), _author_detector(rules), _author_params(rules)))
+    return hit[2]
+
+
+#: id(rules) -> (rules, the browser rules, the decide arguments): the objects are held, so their
+#: ids are not reused
+_DECIDE_ARGUMENTS: dict[int, tuple[Rules, Rules, tuple]] = {}
 
 
 #: single-byte encoding -> {character: byte} for those whose decoder is one-to-one (no two bytes
