@@ -53,9 +53,9 @@ from dataclasses import field
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .dataclass_code import dataclass
 from . import storage
 from .archive import ArchiveError, read_records_at
+from .dataclass_code import dataclass
 from .executors import TaskFailed, make_executor, map_shards
 from .layout import Layout, PartSequence, parse_partition_folder
 from .record import DEFAULT_MAX_RECORD_BYTES

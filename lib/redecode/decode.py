@@ -71,9 +71,9 @@ import sys
 from array import array
 from collections.abc import Callable, Iterable
 
-from .dataclass_code import dataclass
 from . import _tables, native
 from . import lazy as _lazy
+from .dataclass_code import dataclass
 from .labels import ENCODING_NAMES, get_encoding
 # (TABLES_REVISION: whatwg/encoding's revision of the tables; DECODER_VERSION, bumped whenever the
 # output of decode() can change for some input: both go into the rules digest, which is made

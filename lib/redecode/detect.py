@@ -48,10 +48,10 @@ import re
 from functools import cache
 from typing import Any, Literal
 
-from .dataclass_code import dataclass
 from . import versions
 from . import lazy as _lazy
 from . import native
+from .dataclass_code import dataclass
 from .labels import LABELS, get_encoding
 
 # (Detection on first use: a rule set's digest reads this module's engines and defaults, and a run

@@ -58,8 +58,8 @@ from typing import TYPE_CHECKING
 import duckdb
 import pyarrow as pa
 
-from .dataclass_code import dataclass
 from . import mojibake, storage
+from .dataclass_code import dataclass
 from .query import (sql_string, check_part_versions, load_run, parquet_source, reading_parts, render_table,
                     use_storage, wrap)
 from .schema import COLUMNS, NoSchemaVersionError

@@ -53,8 +53,8 @@ from dataclasses import field
 
 import brotli
 
-from .dataclass_code import dataclass
 from . import native
+from .dataclass_code import dataclass
 from .mime import sniff_unknown_mime_type
 
 __all__ = [

@@ -50,8 +50,8 @@ import os
 from array import array
 from collections.abc import Iterator
 
-from .dataclass_code import dataclass
 from . import storage, wacz
+from .dataclass_code import dataclass
 from .inputs import list_entry
 from .record import Spans
 

@@ -74,8 +74,8 @@ from collections import Counter
 from collections.abc import Mapping
 from functools import cache
 
-from .dataclass_code import dataclass
 from . import lazy as _lazy
+from .dataclass_code import dataclass
 
 __all__ = [
     "Identification", "Plausibility", "identify", "identify_ngram", "identify_sample",

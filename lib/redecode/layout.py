@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import os
 
-from .dataclass_code import dataclass
 from . import storage
+from .dataclass_code import dataclass
 from .schema import COLUMN_INDEX, SCHEMA
 from .writer import DEFAULT_ROW_GROUP_BYTES, PartWriter
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from .dataclass_code import dataclass
 from ._tables import WHATWG_ENCODING_REVISION
+from .dataclass_code import dataclass
 
 __all__ = [
     "BASELINE",

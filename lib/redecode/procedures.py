@@ -59,11 +59,11 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from .dataclass_code import dataclass
 from . import aliases as _aliases
 from . import detect as _detect
 from . import lazy as _lazy
 from . import siblings as _siblings
+from .dataclass_code import dataclass
 from .labels import get_encoding
 from .mime import text_kind
 from .params import AuthorParams

@@ -62,8 +62,8 @@ from dataclasses import field
 import duckdb
 import pyarrow as pa
 
-from .dataclass_code import dataclass
 from . import storage
+from .dataclass_code import dataclass
 from .layout import parse_partition_folder
 from .row import IDENTITY_NOTE
 from .rundir import MANIFEST, RUNNING, DamagedRunError, incomplete, list_parts, manifest_inputs

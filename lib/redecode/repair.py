@@ -53,8 +53,8 @@ from datetime import datetime, timezone
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .dataclass_code import dataclass
 from . import __version__, mojibake, storage
+from .dataclass_code import dataclass
 from .executors import Local, map_shards
 from .rundir import LOCK, MARKERS, lock_directory, write_json
 from .writer import TableWriter

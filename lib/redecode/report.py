@@ -59,9 +59,9 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import field
 
-from .dataclass_code import dataclass
 from . import __version__, storage
 from . import review as _review
+from .dataclass_code import dataclass
 from .diff import (CATEGORIES, CHANGED_CATEGORIES, DIFF_FILE, EXCERPT_AFTER, EXCERPT_BEFORE, SUMMARY_FILE,
                    input_errors_line)
 from .query import MANIFEST_NAME, NOTHING_SHOWN, QueryError, Result, load_run, open_query, sql_string, use_storage

@@ -51,9 +51,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from .dataclass_code import dataclass
 from . import archive, storage
 from . import stretches as _stretches
+from .dataclass_code import dataclass
 from .decode import decode
 from .labels import ENCODING_NAMES
 from .procedures import python_decode

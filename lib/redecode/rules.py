@@ -68,10 +68,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 # (no module of the decision itself: a rule set and its digest are made without them, see
 # redecode.procedures; a run that reads no record needs no more, issue 27's empty run)
-from .dataclass_code import dataclass
 from . import detect as _detect
 from . import params as _params
 from . import textforms as _textforms
+from .dataclass_code import dataclass
 from .procedures import (
     PROCEDURES,
     SEED_LABEL_MAP,

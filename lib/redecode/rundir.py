@@ -94,17 +94,17 @@ from dataclasses import field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, TypeVar
 
-from .dataclass_code import dataclass
 from . import __version__, native, storage
 from . import lazy as _lazy
-
-# (used where a directory is cleaned up or staged, not by every run: imported then)
-shutil = _lazy.module(__name__, "shutil", "shutil")
-tempfile = _lazy.module(__name__, "tempfile", "tempfile")
+from .dataclass_code import dataclass
 from .layout import FLAT, Layout, parse_partition_folder
 from .schema import SCHEMA_VERSION, STATUS_DECODED, STATUS_SKIPPED
 from .selection import ALL, Selection
 from .versions import version as installed_version
+
+# (used where a directory is cleaned up or staged, not by every run: imported then)
+shutil = _lazy.module(__name__, "shutil", "shutil")
+tempfile = _lazy.module(__name__, "tempfile", "tempfile")
 
 if TYPE_CHECKING:
     from .record import Spans

@@ -44,8 +44,8 @@ import hashlib
 import json
 import os
 
-from .dataclass_code import dataclass
 from . import storage
+from .dataclass_code import dataclass
 
 __all__ = ["ALL", "Selection", "index_location", "sample_key"]
 

@@ -81,8 +81,8 @@ from dataclasses import fields
 from operator import attrgetter
 from typing import NamedTuple
 
-from .dataclass_code import dataclass
 from . import native
+from .dataclass_code import dataclass
 from .decode import bom_sniff
 from .labels import get_encoding
 from .mime import extract_mime_type

@@ -69,8 +69,8 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
-from .dataclass_code import dataclass
 from . import lazy as _lazy
+from .dataclass_code import dataclass
 
 # (used by retries of remote reads and by copies of local files, not by every run: imported then)
 random = _lazy.module(__name__, "random", "random")

@@ -94,10 +94,10 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from .dataclass_code import dataclass
 from . import decode as _decode
 from . import lazy as _lazy
 from . import native
+from .dataclass_code import dataclass
 
 __all__ = [
     "ENCODINGS",

@@ -193,12 +193,12 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
-from .dataclass_code import dataclass
 from . import decode as _decode
 from . import lazy as _lazy
 from . import native
 from ._tables import SINGLE_BYTE
 from .aliases import FIREFOX_TLD_FALLBACKS, alias_encoding
+from .dataclass_code import dataclass
 from .params import (  # (the parameters, apart so that a rule set is made without this module)
     BASELINE,
     CASE_FLIPS_IMPLAUSIBLE,

@@ -99,10 +99,10 @@ from collections.abc import Callable, Iterator
 
 from fastwarc.warc import ArchiveIterator as _FastIterator
 
-from .dataclass_code import dataclass
 from . import http as _http
 from . import lazy as _lazy
 from . import native, storage
+from .dataclass_code import dataclass
 from .record import ArchiveError, ArchiveRecord, Head, Reader, RecordStream, synthetic_record_id
 
 try:  # ISA-L's CRC-32 (same values as zlib.crc32, ~3x faster); optional
