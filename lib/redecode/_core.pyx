@@ -112,6 +112,29 @@ cdef extern from *:
         return o + 4;
     }
 
+    /* The two-byte sequences from s[i] on whose pair-table entry has a UTF-8 form (u8s: the
+       table's UTF-8 forms, four bytes each, the count in the fourth, 0 for none): each form's
+       four bytes written to out[*po:], as many kept as its count, for as long as they follow one
+       another; returns the index of the first byte not decoded (see _pair_run). */
+    RD_INLINE Py_ssize_t rd_pairs8(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint8_t *u8s,
+                                   uint8_t *out, Py_ssize_t *po) {
+        Py_ssize_t o = *po;
+        while (i + 1 < n) {
+            uint8_t b = s[i];
+            if (b < 0x80)
+                break;
+            const uint8_t *u = u8s + 4 * ((((Py_ssize_t)b & 0x7F) << 8) | s[i + 1]);
+            uint8_t m = u[3];
+            if (m == 0)
+                break;
+            memcpy(out + o, u, 4);
+            o += m;
+            i += 2;
+        }
+        *po = o;
+        return i;
+    }
+
     /* Length of the longest prefix of s[:n] made of bytes below 0x80. */
     static inline Py_ssize_t rd_ascii_len(const uint8_t *s, Py_ssize_t n) {
         Py_ssize_t i = 0;
@@ -444,6 +467,8 @@ cdef extern from *:
     Py_ssize_t rd_utf8_count(const uint8_t *u, Py_ssize_t n) nogil
     Py_ssize_t rd_utf8_valid_count(const uint8_t *s, Py_ssize_t n) nogil
     Py_ssize_t rd_put8(uint8_t *out, Py_ssize_t o, uint32_t cp) nogil
+    Py_ssize_t rd_pairs8(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint8_t *u8s,
+                         uint8_t *out, Py_ssize_t *po) nogil
     Py_ssize_t rd_lower_count_lf(const uint8_t *s, uint8_t *low, Py_ssize_t n) nogil
     bint rd_ascii16(const uint8_t *p) nogil
     Py_ssize_t rd_find(const uint8_t *hay, Py_ssize_t n, const uint8_t *needle, Py_ssize_t m) nogil
@@ -700,7 +725,12 @@ cdef inline Py_ssize_t _pair_run(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, c
     cdef Py_ssize_t o = po[0]
     cdef uint32_t cp
     cdef Py_ssize_t k
-    while i + 1 < n and s[i] >= 0x80:
+    while True:
+        if out_t is uint8_t:
+            # the entries made with a UTF-8 form, copied (rd_pairs8); the loop takes the rest
+            i = rd_pairs8(s, i, n, <const uint8_t *>(pairs + _PAIR_U8), out, &o)
+        if i + 1 >= n or s[i] < 0x80:
+            break
         k = ((s[i] & 0x7F) << 8) | s[i + 1]
         cp = pairs[k]
         if cp == _PAIR_UNSET:
@@ -1238,11 +1268,13 @@ cdef class _Pairs:
     the first time a page holds the sequence (:func:`_pair_fill`: a page meets a few thousand of
     the 32,768), not all when the encoding is first used. Entry ``_PAIR_ENC`` is the encoding;
     from ``_PAIR_U8`` on, each made entry's code point below U+10000 as UTF-8 (its bytes in memory
-    order, their count in the fourth byte), which the decode to UTF-8 copies."""
+    order, their count in the fourth byte; 0 where there is none yet, or none to make), which the
+    decode to UTF-8 copies."""
     cdef uint32_t cp[32769 + 32768]
 
     def __cinit__(self, int enc):
         memset(self.cp, 0xFF, 32768 * sizeof(uint32_t))  # every entry _PAIR_UNSET
+        memset(self.cp + _PAIR_U8, 0, 32768 * sizeof(uint32_t))  # no UTF-8 form (count 0) yet
         self.cp[_PAIR_ENC] = <uint32_t>enc
 
 
