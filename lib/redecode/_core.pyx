@@ -3850,3 +3850,234 @@ def ascii_lower(bytes data):
         c = s[i]
         w[i] = c + (32 if <uint8_t>(c - 0x41) < 26 else 0)
     return _cut(out, n)
+
+
+# --------------------------------------------------------------------------------------------------
+# The prescan's fast path over plain markup (redecode.prescan._skip_plain, whose regular
+# expressions _PREFIX and _RAW_START are the twin: the same offset, tests/test_prescan_fast.py).
+# Each step is one alternative of _PREFIX, read as the pattern reads it: every repetition there is
+# atomic or followed by a byte it cannot hold, so the first way each alternative matches is the
+# only one, and the scan stops where no alternative matches. Bytes from *end* on do not exist.
+
+
+cdef inline bint _p_space(uint8_t c) noexcept nogil:
+    # prescan._W: TAB, LF, FF, CR, space
+    return c == 0x20 or c == 0x09 or c == 0x0A or c == 0x0C or c == 0x0D
+
+
+cdef inline bint _p_name_end(uint8_t c) noexcept nogil:
+    # what ends a tag name: whitespace, "/", ">"
+    return _p_space(c) or c == 0x2F or c == 0x3E
+
+
+cdef inline Py_ssize_t _p_find(const uint8_t *s, Py_ssize_t i, Py_ssize_t end, uint8_t c) noexcept nogil:
+    """The first offset of byte *c* in s[i:end], or -1."""
+    cdef const void *p
+    if i >= end:
+        return -1
+    p = memchr(s + i, c, end - i)
+    return -1 if p == NULL else <const uint8_t *>p - s
+
+
+cdef Py_ssize_t _p_value(const uint8_t *s, Py_ssize_t k, Py_ssize_t end) noexcept nogil:
+    """An attribute's "= value" at s[k] (the optional group of prescan._PLAIN_ATTRS): where it
+    ends, or -1 for none."""
+    cdef Py_ssize_t q, r
+    cdef uint8_t c
+    if k < end and s[k] == 0x3D:  # "=" then a double-quoted or an unquoted value
+        if k + 1 < end:
+            c = s[k + 1]
+            if c == 0x22:
+                r = _p_find(s, k + 2, end, 0x22)
+                if r >= 0:
+                    return r + 1
+            elif not (_p_space(c) or c == 0x3E or c == 0x27):
+                q = k + 2
+                while q < end and not (_p_space(s[q]) or s[q] == 0x3E):
+                    q += 1
+                return q
+    q = k  # whitespace, "=", whitespace, then a quoted or an unquoted value
+    while q < end and _p_space(s[q]):
+        q += 1
+    if q >= end or s[q] != 0x3D:
+        return -1
+    q += 1
+    while q < end and _p_space(s[q]):
+        q += 1
+    if q >= end:
+        return -1
+    c = s[q]
+    if c == 0x22 or c == 0x27:
+        r = _p_find(s, q + 1, end, c)
+        return r + 1 if r >= 0 else -1
+    if c == 0x3E:
+        return -1
+    q += 1
+    while q < end and not (_p_space(s[q]) or s[q] == 0x3E):
+        q += 1
+    return q
+
+
+cdef Py_ssize_t _p_attrs(const uint8_t *s, Py_ssize_t j, Py_ssize_t end) noexcept nogil:
+    """prescan._PLAIN_ATTRS from s[j]: where it ends (it always matches, maybe nothing)."""
+    cdef Py_ssize_t k, v
+    cdef uint8_t c
+    while True:
+        k = j
+        while k < end and (_p_space(s[k]) or s[k] == 0x2F):
+            k += 1
+        if k >= end:
+            break
+        c = s[k]
+        if c == 0x3E or c == 0x3D or c == 0x22 or c == 0x27:
+            break  # no attribute name starts here
+        k += 1
+        while k < end:
+            c = s[k]
+            if _p_name_end(c) or c == 0x3D or c == 0x22 or c == 0x27:
+                break
+            k += 1
+        v = _p_value(s, k, end)
+        j = v if v >= 0 else k
+    while j < end and (_p_space(s[j]) or s[j] == 0x2F):
+        j += 1
+    return j
+
+
+cdef Py_ssize_t _p_tag(const uint8_t *s, Py_ssize_t k, Py_ssize_t end) noexcept nogil:
+    """A tag name from s[k] (a letter), its attributes and ">": the offset after the ">", or -1."""
+    k += 1
+    while k < end and not _p_name_end(s[k]):
+        k += 1
+    k = _p_attrs(s, k, end)
+    return k + 1 if k < end and s[k] == 0x3E else -1
+
+
+cdef bytes _P_RAW = b"title\0textarea\0script\0style\0xmp\0iframe\0noembed\0noframes\0plaintext\0"
+
+
+cdef Py_ssize_t _p_raw_name(const uint8_t *s, Py_ssize_t k, Py_ssize_t end, bint plaintext) noexcept:
+    """The length of the raw-text element name (with *plaintext*, or "plaintext") at s[k] followed
+    by whitespace, "/" or ">" before *end*, else 0."""
+    cdef const uint8_t *names = <const uint8_t *>PyBytes_AS_STRING(_P_RAW)
+    cdef Py_ssize_t at = 0, m
+    while names[at]:
+        m = 0
+        while names[at + m]:
+            m += 1
+        if (plaintext or names[at] != 0x70) and k + m < end and memcmp(s + k, names + at, m) == 0 \
+                and _p_name_end(s[k + m]):
+            return m
+        at += m + 1
+    return 0
+
+
+cdef Py_ssize_t _p_prefix(const uint8_t *s, Py_ssize_t i, Py_ssize_t end) noexcept:
+    """prescan._PREFIX.match(s, i, end).end()."""
+    cdef Py_ssize_t j
+    cdef uint8_t c
+    while i < end:
+        if s[i] != 0x3C:  # text
+            j = _p_find(s, i, end, 0x3C)
+            i = end if j < 0 else j
+            continue
+        if i + 1 >= end:
+            return i
+        c = s[i + 1]
+        if 0x61 <= c <= 0x7A:  # a start tag, not of raw text or plaintext
+            if _p_raw_name(s, i + 1, end, True):
+                return i
+            j = _p_tag(s, i + 1, end)
+        elif c == 0x2F:
+            if i + 2 < end and 0x61 <= s[i + 2] <= 0x7A:  # an end tag
+                j = _p_tag(s, i + 2, end)
+            else:  # "</" + not a letter, to ">"
+                j = _p_find(s, i + 2, end, 0x3E)
+                j = j + 1 if j >= 0 else -1
+        elif c == 0x21:
+            if i + 3 < end and s[i + 2] == 0x2D and s[i + 3] == 0x2D:
+                # "<!--" to "-?>" right after it, else to the first "-->" or "--!>"
+                j = i + 4
+                if j < end and s[j] == 0x3E:
+                    j += 1
+                elif j + 1 < end and s[j] == 0x2D and s[j + 1] == 0x3E:
+                    j += 2
+                else:
+                    while True:
+                        j = _p_find(s, j, end, 0x2D)
+                        if j < 0:
+                            break
+                        if j + 2 < end and s[j + 1] == 0x2D:
+                            if s[j + 2] == 0x3E:
+                                j += 3
+                                break
+                            if s[j + 2] == 0x21 and j + 3 < end and s[j + 3] == 0x3E:
+                                j += 4
+                                break
+                        j += 1
+            else:  # "<!" to ">"
+                j = _p_find(s, i + 2, end, 0x3E)
+                j = j + 1 if j >= 0 else -1
+        elif c == 0x3F:  # "<?" to ">"
+            j = _p_find(s, i + 2, end, 0x3E)
+            j = j + 1 if j >= 0 else -1
+        else:  # "<" as text
+            j = i + 1
+        if j < 0:
+            return i
+        i = j
+    return i
+
+
+def skip_plain(bytes low, Py_ssize_t end):
+    """``redecode.prescan._skip_plain(low, end)`` (its docstring is the contract; its regular
+    expressions are the twin): *low* the lower-cased window (bytes), *end* an offset in it; the
+    offset in ``[0, end]`` where the full scan may start. Never raises for bytes."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(low)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(low), pos, j, m, k, t
+    if end > n:
+        end = n
+    if end < 0:
+        end = 0
+    pos = _p_prefix(s, 0, end)
+    while True:
+        # a raw-text start tag in plain syntax (_RAW_START), then its text up to the first end
+        # tag of its name, which must lie wholly before *end* (the end tag is searched for in
+        # all of *low*, as prescan._raw_text_end does)
+        if pos + 1 >= end or s[pos] != 0x3C:
+            return pos
+        m = _p_raw_name(s, pos + 1, end, False)
+        if m == 0:
+            return pos
+        j = _p_attrs(s, pos + 1 + m, end)
+        if j >= end or s[j] != 0x3E:
+            return pos
+        k = j + 1
+        while True:  # prescan._raw_text_end
+            t = _p_find(s, k, n, 0x3C)
+            if t < 0 or t + 1 >= n:
+                return pos
+            if s[t + 1] != 0x2F:
+                k = t + 1
+                continue
+            if t + 2 + m >= n:
+                return pos
+            if _p_name_end(s[t + 2 + m]) and _p_lower_eq(s + t + 2, s + pos + 1, m):
+                break
+            k = t + 2
+        if t + m + 3 > end:
+            return pos
+        pos = _p_prefix(s, t, end)
+
+
+cdef inline bint _p_lower_eq(const uint8_t *a, const uint8_t *name, Py_ssize_t m) noexcept nogil:
+    """``a[:m].lower() == name[:m]`` (ASCII lower-casing; *name* is lower case)."""
+    cdef Py_ssize_t i
+    cdef uint8_t c
+    for i in range(m):
+        c = a[i]
+        if 0x41 <= c <= 0x5A:
+            c += 32
+        if c != name[i]:
+            return False
+    return True

@@ -46,7 +46,8 @@ regular expressions do in C what the loop does in Python on usual pages: ``_skip
 the plain markup (text, comments, ``<!``/``<?``/``</`` constructs, tags with plain attribute
 syntax, raw-text elements with their text) before the window's first ``charset``, or before an
 earlier numeric character reference that may spell it (:func:`_declaration_bound`), which
-cannot declare anything; ``_plain_meta`` reads a ``<meta charset=...>`` or a
+cannot declare anything (with the compiled core, ``_core.skip_plain``: the same steps as a C
+loop, the regular expressions its twin); ``_plain_meta`` reads a ``<meta charset=...>`` or a
 ``http-equiv=content-type`` + ``content`` pragma in plain syntax (a ``content`` without ``&``). Whatever they cannot prove
 goes to the loop from where they stopped. ``tests/test_prescan_fast.py`` compares the fast path
 with the loop from byte 0 on generated markup (every window size), exhaustively on short
@@ -635,7 +636,9 @@ def _skip_plain(low: bytes, end: int) -> int:
     it can prove, and stops at the first construct it does not cover (a construct holding or
     cut by *end*, attribute syntax other than plain ``name``, ``name=value``, ``name="value"``,
     ``<plaintext>``...); the full scan goes on from there. Pinned by
-    ``tests/test_prescan_fast.py`` (fast path vs full scan)."""
+    ``tests/test_prescan_fast.py`` (fast path vs full scan). The pure twin of the compiled
+    ``_core.skip_plain``, which :func:`prescan` calls where the core is built (the same offset,
+    also ``tests/test_prescan_fast.py``)."""
     pos = _PREFIX.match(low, 0, end).end()
     while True:
         # a raw-text element: its start tag, then its text up to (not including) the first end
@@ -986,7 +989,7 @@ def prescan(data: bytes, *, window: int = WINDOW, chromium: bool = True) -> Meta
         return None
     # Fast path (same results, see _skip_plain and _plain_meta): plain markup up to the first
     # "charset" skipped by one regular expression, a usual declaring meta read by another.
-    pos = _skip_plain(low, k)
+    pos = core.skip_plain(low, k) if core is not None else _skip_plain(low, k)
     if low.startswith(b"<meta", pos):
         found = _plain_meta(d, low, pos)
         if found is not None:
