@@ -4081,3 +4081,72 @@ cdef inline bint _p_lower_eq(const uint8_t *a, const uint8_t *name, Py_ssize_t m
         if c != name[i]:
             return False
     return True
+
+
+# --------------------------------------------------------------------------------------------------
+# A URL's top-level domain, the usual shape (redecode.tld.tld_of's first path; its regular
+# expression _SIMPLE_URL_TLD is the twin: tests/test_sniff_fast.py).
+
+
+cdef inline bint _u_label(uint32_t c) noexcept nogil:
+    # [A-Za-z0-9-]
+    return (0x61 <= c <= 0x7A) or (0x41 <= c <= 0x5A) or (0x30 <= c <= 0x39) or c == 0x2D
+
+
+def url_tld(str url):
+    """``redecode.tld._SIMPLE_URL_TLD.match(url)``'s group 1 lower-cased, or None where the
+    pattern does not match: a scheme of 1 to 15 characters without ":", "://", dot-separated
+    labels of ASCII letters, digits and "-" whose last starts with a letter (that one returned,
+    lower case), an optional final dot and port, then the end or "/", "?", "#". Never raises
+    for a str."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(url), p, h, e, f, d, i
+    cdef int kind = PyUnicode_KIND(url)
+    cdef const void *data = PyUnicode_DATA(url)
+    cdef uint32_t c
+    cdef uint8_t *w
+    p = 0
+    while p < n and p < 16 and PyUnicode_READ(kind, data, p) != 0x3A:
+        p += 1
+    if p == 0 or p >= 16 or p + 2 >= n or PyUnicode_READ(kind, data, p + 1) != 0x2F \
+            or PyUnicode_READ(kind, data, p + 2) != 0x2F:
+        return None
+    h = p + 3
+    e = h  # the host: labels and dots
+    while e < n:
+        c = PyUnicode_READ(kind, data, e)
+        if not (_u_label(c) or c == 0x2E):
+            break
+        e += 1
+    # the last label (before a final dot, if any) and the dot before it
+    d = e - 1 if e > h and PyUnicode_READ(kind, data, e - 1) == 0x2E else e
+    f = d
+    while f > h and PyUnicode_READ(kind, data, f - 1) != 0x2E:
+        f -= 1
+    if f == d or f - 1 <= h:  # no last label, or no label before it
+        return None
+    c = PyUnicode_READ(kind, data, f)
+    if not ((0x61 <= c <= 0x7A) or (0x41 <= c <= 0x5A)):
+        return None
+    # the labels before it: none empty (no leading dot, no two dots in a row)
+    if PyUnicode_READ(kind, data, h) == 0x2E:
+        return None
+    for i in range(h + 1, f - 1):
+        if PyUnicode_READ(kind, data, i) == 0x2E and PyUnicode_READ(kind, data, i - 1) == 0x2E:
+            return None
+    if PyUnicode_READ(kind, data, f - 2) == 0x2E:
+        return None
+    i = e  # an optional port, then the end or "/", "?", "#"
+    if i < n and PyUnicode_READ(kind, data, i) == 0x3A:
+        i += 1
+        while i < n and 0x30 <= PyUnicode_READ(kind, data, i) <= 0x39:
+            i += 1
+    if i < n:
+        c = PyUnicode_READ(kind, data, i)
+        if not (c == 0x2F or c == 0x3F or c == 0x23):
+            return None
+    out = PyUnicode_New(d - f, 0x7F)
+    w = <uint8_t *>PyUnicode_DATA(out)
+    for i in range(d - f):
+        c = PyUnicode_READ(kind, data, f + i)
+        w[i] = <uint8_t>(c + 32 if 0x41 <= c <= 0x5A else c)
+    return out
