@@ -41,6 +41,7 @@ def check(data: bytes) -> None:
     d = bytes(data)
     low = d.lower()
     same_skip(low)
+    same_meta(low)
     k = P._declaration_bound(d, low)  # the first "charset", or a reference that may spell it
     if k >= 0:
         pos = P._skip_plain(low, k)
@@ -64,6 +65,26 @@ def same_skip(low: bytes) -> None:
         return
     for end in range(len(low) + 2):
         assert native.core.skip_plain(low, end) == P._skip_plain(low, end), (low, end)
+
+
+def _meta_regex(low: bytes, lt: int) -> tuple[bool, int, int, int] | None:
+    """``_core.meta_plain``'s twin: the two regular expressions of ``_plain_meta``."""
+    m = P._META_CHARSET.match(low, lt)
+    pragma = m is None
+    if pragma:
+        m = P._META_PRAGMA.match(low, lt)
+        if m is None:
+            return None
+    return (pragma, *m.span(m.lastindex), m.end())
+
+
+def same_meta(low: bytes) -> None:
+    """The compiled reading of the two usual metas (``_core.meta_plain``) is its regular
+    expressions' at every offset of *low*."""
+    if native.core is None:
+        return
+    for lt in range(len(low) + 1):
+        assert native.core.meta_plain(low, lt) == _meta_regex(low, lt), (low, lt)
 
 
 # Markup pieces chosen to reach every alternative of the fast path's patterns and every way out
@@ -215,6 +236,22 @@ _SKIP_TOKENS = [bytes([c]) for c in b"<>/!?-=\"' \t\n\x0b\x0c\rabcdeilmnoprstxyA
 def test_compiled_skip_plain(data):
     same_skip(data.lower())
     same_skip(data)  # (upper-case letters too: end tags are matched ignoring case)
+
+
+# The two usual metas' bytes, cut and joined every way: where the compiled reading could differ.
+_META_TOKENS = [b"<meta", b"<meta ", b"<meta/", b" ", b"\t", b"\x0b", b"/", b"=", b'"', b"'", b">", b"&", b";",
+                b"charset", b"http-equiv", b"content", b"content-type", b'"content-type"', b"'content-type'",
+                b"utf-8", b"x", b"-", b"a=b", b"text/html; charset=gbk"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_META_TOKENS), max_size=16).map(b"".join))
+@example(b'<meta http-equiv=content-type content="text/html; charset=gbk"/ >')
+@example(b"<meta content='x' http-equiv='content-type'>")
+@example(b"<meta charset=utf-8")
+@example(b'<meta charset="utf-8')
+def test_compiled_meta_plain(data):
+    same_meta(data.lower())
 
 
 def _dat_cases() -> list[bytes]:

@@ -4070,6 +4070,125 @@ def skip_plain(bytes low, Py_ssize_t end):
         pos = _p_prefix(s, t, end)
 
 
+cdef inline bint _p_at(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const char *lit, Py_ssize_t m) noexcept nogil:
+    """s[i:i+m] == lit (within s[:n])."""
+    return i + m <= n and memcmp(s + i, lit, m) == 0
+
+
+cdef inline Py_ssize_t _p_skip(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, bint slash) noexcept nogil:
+    """The offset after the whitespace (with *slash*, and "/") from s[i]."""
+    while i < n and (_p_space(s[i]) or (slash and s[i] == 0x2F)):
+        i += 1
+    return i
+
+
+cdef Py_ssize_t _p_equiv(const uint8_t *s, Py_ssize_t k, Py_ssize_t n) noexcept nogil:
+    """prescan._HTTP_EQUIV after its "http-equiv" (at s[k]): where it ends, or -1."""
+    k = _p_skip(s, k, n, False)
+    if k >= n or s[k] != 0x3D:
+        return -1
+    k = _p_skip(s, k + 1, n, False)
+    if _p_at(s, k, n, b'"content-type"', 14) or _p_at(s, k, n, b"'content-type'", 14):
+        return k + 14
+    if _p_at(s, k, n, b"content-type", 12) and k + 12 < n and _p_space(s[k + 12]):
+        return k + 13
+    return -1
+
+
+cdef Py_ssize_t _p_content(const uint8_t *s, Py_ssize_t k, Py_ssize_t n, Py_ssize_t *vs,
+                           Py_ssize_t *ve) noexcept nogil:
+    """prescan._CONTENT after its "content" (at s[k]): where it ends, or -1; its quoted value's
+    span (no "&" in it) into vs[0], ve[0]."""
+    cdef uint8_t q
+    k = _p_skip(s, k, n, False)
+    if k >= n or s[k] != 0x3D:
+        return -1
+    k = _p_skip(s, k + 1, n, False)
+    if k >= n or (s[k] != 0x22 and s[k] != 0x27):
+        return -1
+    q = s[k]
+    vs[0] = k + 1
+    k += 1
+    while k < n and s[k] != q:
+        if s[k] == 0x26:
+            return -1
+        k += 1
+    if k >= n:
+        return -1
+    ve[0] = k
+    return k + 1
+
+
+def meta_plain(bytes low, Py_ssize_t lt):
+    """The two usual declaring metas at *lt* in the lower-cased window *low* (bytes), as
+    ``redecode.prescan._META_CHARSET.match(low, lt)`` and then ``_META_PRAGMA.match(low, lt)``
+    read them (those regular expressions are the twin, ``tests/test_prescan_fast.py``):
+    ``(pragma, start, end, match_end)``, *pragma* False for a ``charset`` attribute and True
+    for the pragma, *start*/*end* the value's span (the charset's label, or the pragma's
+    ``content``), *match_end* the offset after the meta's ``>``; None where neither matches.
+    Never raises for bytes."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(low)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(low), i, j, k, vs = 0, ve = 0, after = -1
+    cdef uint8_t c
+    if lt < 0 or not _p_at(s, lt, n, b"<meta", 5):
+        return None
+    i = lt + 5
+    j = _p_skip(s, i, n, True)
+    if j == i:
+        return None
+    if _p_at(s, j, n, b"charset", 7):
+        k = _p_skip(s, j + 7, n, False)
+        if k >= n or s[k] != 0x3D:
+            return None
+        k = _p_skip(s, k + 1, n, False)
+        if k >= n:
+            return None
+        c = s[k]
+        if c == 0x22 or c == 0x27:
+            after = _p_find(s, k + 1, n, c)
+            if after < 0:
+                return None
+            vs, ve = k + 1, after
+            after += 1
+        elif c == 0x3E:
+            return None
+        else:  # unquoted, up to whitespace or ">" (which must follow)
+            after = k + 1
+            while after < n and not (_p_space(s[after]) or s[after] == 0x3E):
+                after += 1
+            if after >= n:
+                return None
+            vs, ve = k, after
+        k = _p_attrs(s, after, n)
+        if k < n and s[k] == 0x3E:
+            return False, vs, ve, k + 1
+        return None
+    if _p_at(s, j, n, b"http-equiv", 10):
+        k = _p_equiv(s, j + 10, n)
+        if k < 0:
+            return None
+        k = _p_skip(s, k, n, True)
+        if not _p_at(s, k, n, b"content", 7):
+            return None
+        k = _p_content(s, k + 7, n, &vs, &ve)
+    elif _p_at(s, j, n, b"content", 7):
+        k = _p_content(s, j + 7, n, &vs, &ve)
+        if k < 0:
+            return None
+        k = _p_skip(s, k, n, True)
+        if not _p_at(s, k, n, b"http-equiv", 10):
+            return None
+        k = _p_equiv(s, k + 10, n)
+    else:
+        return None
+    if k < 0:
+        return None
+    k = _p_skip(s, k, n, True)
+    if k < n and s[k] == 0x3E:
+        return True, vs, ve, k + 1
+    return None
+
+
 cdef inline bint _p_lower_eq(const uint8_t *a, const uint8_t *name, Py_ssize_t m) noexcept nogil:
     """``a[:m].lower() == name[:m]`` (ASCII lower-casing; *name* is lower case)."""
     cdef Py_ssize_t i

@@ -680,14 +680,23 @@ def _plain_meta(d: bytes, low: bytes, lt: int) -> MetaResult | None:
     the declaration when the meta has one of the two usual shapes (:data:`_META_CHARSET`,
     :data:`_META_PRAGMA`) and its label names an encoding, else None, meaning "not proven: run
     the full scan from *lt*" (never "no declaration"). Same result as :func:`_scan` from *lt*
-    with nothing recorded before it. Pinned by ``tests/test_prescan_fast.py``."""
-    m = _META_CHARSET.match(low, lt)
-    pragma = m is None
-    if pragma:
-        m = _META_PRAGMA.match(low, lt)
-        if m is None:
+    with nothing recorded before it. Pinned by ``tests/test_prescan_fast.py``. With the compiled
+    core, its ``meta_plain`` reads the two shapes (the regular expressions are its twin)."""
+    core = native.core
+    if core is not None and type(low) is bytes:
+        found = core.meta_plain(low, lt)
+        if found is None:
             return None
-    vs, ve = m.span(m.lastindex)  # the one value group that matched (the rest has none)
+        pragma, vs, ve, end = found
+    else:
+        m = _META_CHARSET.match(low, lt)
+        pragma = m is None
+        if pragma:
+            m = _META_PRAGMA.match(low, lt)
+            if m is None:
+                return None
+        vs, ve = m.span(m.lastindex)  # the one value group that matched (the rest has none)
+        end = m.end()
     if pragma:
         # "extracting a character encoding": when the value's first "charset" is followed by
         # "=" and a plain unquoted label that ends the value or is ended by whitespace or ";",
@@ -708,8 +717,8 @@ def _plain_meta(d: bytes, low: bytes, lt: int) -> MetaResult | None:
     remapped = META_REMAP.get(enc)
     # MetaResult(...) without NamedTuple's generated __new__ (same tuple, half the cost).
     if remapped is None:
-        return _new_tuple(MetaResult, (enc, label.decode("latin-1"), lt, m.end(), pragma, None, ()))
-    return _new_tuple(MetaResult, (remapped, label.decode("latin-1"), lt, m.end(), pragma, enc, ()))
+        return _new_tuple(MetaResult, (enc, label.decode("latin-1"), lt, end, pragma, None, ()))
+    return _new_tuple(MetaResult, (remapped, label.decode("latin-1"), lt, end, pragma, enc, ()))
 
 
 _new_tuple = tuple.__new__
