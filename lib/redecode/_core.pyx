@@ -2079,6 +2079,7 @@ cdef enum:
     _L_LETTER = 0
     _L_DEFECT = 3
     _L_MAXLANG = 64
+    _L_DENSE = 4      # a pair of this many languages or more has a row of every language's units
 
 
 cdef inline bint _l_word_char(uint32_t c) noexcept nogil:
@@ -2207,12 +2208,14 @@ cdef class _Prof:
     cdef _Counts letters
     cdef int32_t *ia   # the pairs' first letters as model indices
     cdef int32_t *ib   # their second
+    cdef int32_t *pe   # their entries in the scorer's pair table (-1: none, see LanguageScorer)
     cdef bint has_neutral
     cdef int64_t neutral
 
     def __dealloc__(self):
         free(self.ia)
         free(self.ib)
+        free(self.pe)
         _counts_free(&self.pairs)
         _counts_free(&self.letters)
 
@@ -2231,10 +2234,21 @@ cdef class LanguageScorer:
     cdef uint64_t *native        # [index]: the languages the letter is native to (bit = language)
     cdef uint64_t *uses          # [index]: the languages that use it at all
     cdef uint64_t latin          # the languages that write ASCII letters natively
-    cdef uint64_t *pkeys         # (lang << 32 | a << 16 | b) + 1, 0 empty
-    cdef int32_t *pvals
-    cdef uint64_t pmask
-    cdef int pshift
+    # the pair table, keyed once for all languages: slot -> (a << 16 | b) + 1 (0 empty) and its
+    # entry; entry -> the languages that have the pair (a bit each) and its items (language,
+    # table units) from estart[entry] to estart[entry + 1]; an entry of _L_DENSE languages or
+    # more also has a row of nlang units from dense + erow[entry] (-1: none), the second
+    # letter's own units where a language has no item
+    cdef uint32_t *qkeys
+    cdef int32_t *qent
+    cdef uint64_t qmask
+    cdef int qshift
+    cdef uint64_t *emask
+    cdef int32_t *estart
+    cdef uint8_t *elang
+    cdef int32_t *evals
+    cdef int32_t *erow
+    cdef int32_t *dense
     cdef uint8_t *kinds          # code point -> 1 + class * 3 + case, 0 not met yet
     cdef object kind_of
     cdef int64_t costs[4]
@@ -2250,8 +2264,9 @@ cdef class LanguageScorer:
         cdef Py_ssize_t size = len(tables), nletters, nuni, npairs, ncodes, o, i, l, hsize
         cdef Py_ssize_t o_native, o_latin, o_floor, o_univ, o_pairv, o_letters, o_unii, o_pa
         cdef Py_ssize_t o_pb, o_unil, o_pairl
-        cdef uint64_t key, h
         cdef uint32_t a, c2
+        cdef int32_t e, nent, ndense
+        cdef int32_t *ids
         if size < 60 or tables[:8] != b"RDLANG\x01\x00":
             raise ValueError("not the compact language tables (language.compact_tables)")
         self.nlang = <Py_ssize_t>_l_rd(b + 40, 4)
@@ -2287,16 +2302,22 @@ cdef class LanguageScorer:
         self.native = <uint64_t *>calloc(self.width, sizeof(uint64_t))
         self.uses = <uint64_t *>calloc(self.width, sizeof(uint64_t))
         hsize = 16
-        self.pshift = 60
+        self.qshift = 60
         while hsize < 2 * npairs:
             hsize *= 2
-            self.pshift -= 1
-        self.pmask = hsize - 1
-        self.pkeys = <uint64_t *>calloc(hsize, sizeof(uint64_t))
-        self.pvals = <int32_t *>malloc(hsize * sizeof(int32_t))
+            self.qshift -= 1
+        self.qmask = hsize - 1
+        self.qkeys = <uint32_t *>calloc(hsize, sizeof(uint32_t))
+        self.qent = <int32_t *>malloc(hsize * sizeof(int32_t))
+        self.emask = <uint64_t *>calloc(npairs + 1, sizeof(uint64_t))
+        self.estart = <int32_t *>calloc(npairs + 2, sizeof(int32_t))
+        self.elang = <uint8_t *>malloc(npairs + 1)
+        self.evals = <int32_t *>malloc((npairs + 1) * sizeof(int32_t))
+        self.erow = <int32_t *>malloc((npairs + 1) * sizeof(int32_t))
         self.kinds = <uint8_t *>calloc(0x110000, 1)
         if (self.cp_index == NULL or self.uni == NULL or self.floor == NULL or self.native == NULL
-                or self.uses == NULL or self.pkeys == NULL or self.pvals == NULL
+                or self.uses == NULL or self.qkeys == NULL or self.qent == NULL or self.emask == NULL
+                or self.estart == NULL or self.elang == NULL or self.evals == NULL or self.erow == NULL
                 or self.kinds == NULL):
             raise MemoryError()
         for i in range(nletters):
@@ -2317,18 +2338,54 @@ cdef class LanguageScorer:
             self.uni[l * self.width + a] = <int32_t><uint32_t>_l_rd(b + o_univ + 4 * i, 4)
             if a != <uint32_t>self.dollar:
                 self.uses[a] |= (<uint64_t>1) << l
-        for i in range(npairs):
-            l = b[o_pairl + i]
-            a = <uint32_t>_l_rd(b + o_pa + 2 * i, 2)
-            c2 = <uint32_t>_l_rd(b + o_pb + 2 * i, 2)
-            if l >= self.nlang or a >= <uint32_t>self.width or c2 >= <uint32_t>self.width:
-                raise ValueError("a pair entry out of range")
-            key = ((<uint64_t>l << 32) | (<uint64_t>a << 16) | <uint64_t>c2) + 1
-            h = (key * <uint64_t>0x9E3779B97F4A7C15) >> self.pshift
-            while self.pkeys[h] != 0 and self.pkeys[h] != key:
-                h = (h + 1) & self.pmask
-            self.pkeys[h] = key
-            self.pvals[h] = <int32_t><uint32_t>_l_rd(b + o_pairv + 4 * i, 4)
+        # the pair table: entries numbered as first met, then each entry's items after those of
+        # the entries before it (estart[e + 1] counts entry e's items while they are placed)
+        ids = <int32_t *>malloc((npairs + 1) * sizeof(int32_t))
+        if ids == NULL:
+            raise MemoryError()
+        try:
+            nent = 0
+            for i in range(npairs):
+                l = b[o_pairl + i]
+                a = <uint32_t>_l_rd(b + o_pa + 2 * i, 2)
+                c2 = <uint32_t>_l_rd(b + o_pb + 2 * i, 2)
+                if l >= self.nlang or a >= <uint32_t>self.width or c2 >= <uint32_t>self.width:
+                    raise ValueError("a pair entry out of range")
+                e = self._entry(a, c2)
+                if e < 0:
+                    e = self._new_entry(a, c2, nent)
+                    nent += 1
+                if self.emask[e] >> l & 1:
+                    raise ValueError("a pair entry given twice")
+                self.emask[e] |= (<uint64_t>1) << l
+                self.estart[e + 2] += 1
+                ids[i] = e
+            for i in range(2, nent + 2):
+                self.estart[i] += self.estart[i - 1]
+            for i in range(npairs):
+                e = ids[i]
+                self.elang[self.estart[e + 1]] = b[o_pairl + i]
+                self.evals[self.estart[e + 1]] = <int32_t><uint32_t>_l_rd(b + o_pairv + 4 * i, 4)
+                self.estart[e + 1] += 1
+        finally:
+            free(ids)
+        ndense = 0
+        for e in range(nent):
+            self.erow[e] = -1
+            if self.estart[e + 1] - self.estart[e] >= _L_DENSE:
+                self.erow[e] = <int32_t>(ndense * self.nlang)
+                ndense += 1
+        self.dense = <int32_t *>malloc((ndense * self.nlang + 1) * sizeof(int32_t))
+        if self.dense == NULL:
+            raise MemoryError()
+        for i in range(hsize):
+            if self.qkeys[i] != 0 and self.erow[self.qent[i]] >= 0:
+                e = self.qent[i]
+                c2 = (self.qkeys[i] - 1) & 0xFFFF
+                for l in range(self.nlang):
+                    self.dense[self.erow[e] + l] = self.uni[l * self.width + c2]
+                for o in range(self.estart[e], self.estart[e + 1]):
+                    self.dense[self.erow[e] + self.elang[o]] = self.evals[o]
         self.latin = _l_rd(b + o_latin, 8)
         self.kind_of = kind_of
         for i in range(4):
@@ -2344,24 +2401,38 @@ cdef class LanguageScorer:
         free(self.floor)
         free(self.native)
         free(self.uses)
-        free(self.pkeys)
-        free(self.pvals)
+        free(self.qkeys)
+        free(self.qent)
+        free(self.emask)
+        free(self.estart)
+        free(self.elang)
+        free(self.evals)
+        free(self.erow)
+        free(self.dense)
         free(self.kinds)
 
     cdef inline int32_t _index(self, uint32_t c) noexcept:
         return self.cp_index[c] if c < 0x10000 else 0
 
-    cdef inline int32_t _pair(self, Py_ssize_t l, int32_t a, int32_t b) noexcept:
-        """The pair's table units under language *l* (its second letter's own when absent)."""
-        cdef uint64_t key, h
-        if a != 0 and b != 0:
-            key = ((<uint64_t>l << 32) | (<uint64_t>a << 16) | <uint64_t>b) + 1
-            h = (key * <uint64_t>0x9E3779B97F4A7C15) >> self.pshift
-            while self.pkeys[h] != 0:
-                if self.pkeys[h] == key:
-                    return self.pvals[h]
-                h = (h + 1) & self.pmask
-        return self.uni[l * self.width + b]
+    cdef inline int32_t _entry(self, uint32_t a, uint32_t b) noexcept:
+        """The pair table's entry of the letters (model indices) *a*, *b*, or -1."""
+        cdef uint32_t key = ((a << 16) | b) + 1
+        cdef uint64_t h = (key * <uint64_t>0x9E3779B97F4A7C15) >> self.qshift
+        while self.qkeys[h] != 0:
+            if self.qkeys[h] == key:
+                return self.qent[h]
+            h = (h + 1) & self.qmask
+        return -1
+
+    cdef int32_t _new_entry(self, uint32_t a, uint32_t b, int32_t e) noexcept:
+        """Entry *e* for the pair *a*, *b* (not in the table yet); returns *e*."""
+        cdef uint32_t key = ((a << 16) | b) + 1
+        cdef uint64_t h = (key * <uint64_t>0x9E3779B97F4A7C15) >> self.qshift
+        while self.qkeys[h] != 0:
+            h = (h + 1) & self.qmask
+        self.qkeys[h] = key
+        self.qent[h] = e
+        return e
 
     cdef inline int _kind(self, uint32_t c) except -1:
         cdef int k = self.kinds[c]
@@ -2370,13 +2441,41 @@ cdef class LanguageScorer:
             self.kinds[c] = k
         return k
 
-    cdef int64_t _bits(self, _Prof p, Py_ssize_t l) noexcept:
-        """language._bits."""
-        cdef int64_t total = p.fixed
-        cdef Py_ssize_t j
+    cdef void _bits(self, _Prof p, const int *langs, Py_ssize_t nl, int64_t *out) noexcept:
+        """language._bits of *p* under each of the *nl* distinct languages *langs*, into *out*:
+        each pair's table units under a language are its entry's item for that language where
+        there is one, else its second letter's own (the floor for a letter the language does
+        not use): read from the entry's row where it has one, else the second letter's own
+        under every language and what the entry's items differ by."""
+        cdef Py_ssize_t i, j, k
+        cdef int64_t cnt
+        cdef int32_t b, e
+        cdef uint64_t want = 0
+        cdef int l
+        cdef const int32_t *row[_L_MAXLANG]
+        cdef const int32_t *d
+        cdef Py_ssize_t at[_L_MAXLANG]
+        for i in range(nl):
+            out[i] = p.fixed
+            row[i] = self.uni + langs[i] * self.width
+            want |= (<uint64_t>1) << langs[i]
+            at[langs[i]] = i
         for j in range(p.pairs.n):
-            total += p.pairs.counts[j] * self._pair(l, p.ia[j], p.ib[j])
-        return total
+            cnt = p.pairs.counts[j]
+            e = p.pe[j]
+            if e >= 0 and self.erow[e] >= 0:
+                d = self.dense + self.erow[e]
+                for i in range(nl):
+                    out[i] += cnt * d[langs[i]]
+                continue
+            b = p.ib[j]
+            for i in range(nl):
+                out[i] += cnt * row[i][b]
+            if e >= 0 and self.emask[e] & want:
+                for k in range(self.estart[e], self.estart[e + 1]):
+                    l = self.elang[k]
+                    if want >> l & 1:
+                        out[at[l]] += cnt * (self.evals[k] - row[at[l]][b])
 
     cdef _Prof _profile(self, str text, bint turkic_i=False):
         """language._Profile of the words joined in *text* (already NFC); *turkic_i*: İ (U+0130)
@@ -2476,11 +2575,14 @@ cdef class LanguageScorer:
             free(buf)
         p.ia = <int32_t *>malloc((p.pairs.n + 1) * sizeof(int32_t))
         p.ib = <int32_t *>malloc((p.pairs.n + 1) * sizeof(int32_t))
-        if p.ia == NULL or p.ib == NULL:
+        p.pe = <int32_t *>malloc((p.pairs.n + 1) * sizeof(int32_t))
+        if p.ia == NULL or p.ib == NULL or p.pe == NULL:
             raise MemoryError()
         for j in range(p.pairs.n):
             p.ia[j] = self._index(<uint32_t>(p.pairs.keys[j] >> 21))
             p.ib[j] = self._index(<uint32_t>(p.pairs.keys[j] & 0x1FFFFF))
+            # (a letter not in the model has no pair: its second letter's own units)
+            p.pe[j] = self._entry(p.ia[j], p.ib[j]) if p.ia[j] != 0 and p.ib[j] != 0 else -1
         p.has_neutral = False
         return p
 
@@ -2596,7 +2698,7 @@ cdef class LanguageScorer:
         *turkic*: the languages (bit = language number) that read İ (U+0130) as i, 0 for none
         (``turkic_i``: language._turkic_mask(); a reading with İ has them as candidates)."""
         cdef Py_ssize_t ntexts = len(texts), t, i, j, n, start, non_ascii, after
-        cdef Py_ssize_t w, since, npend, nscored, nctx, controls, units, l, nc
+        cdef Py_ssize_t since, npend, nscored, nctx, controls, units, l, nc
         cdef _Words *words = <_Words *>calloc(ntexts + 1, sizeof(_Words))
         cdef _Words *ws
         cdef Py_ssize_t *scored = NULL
@@ -2608,6 +2710,13 @@ cdef class LanguageScorer:
         cdef bint ascii, has_letter, nonascii_scored, shared, dotted
         cdef uint64_t chosen
         cdef int cands[_L_MAXLANG]
+        cdef int lat[_L_MAXLANG]
+        cdef int every[_L_MAXLANG]
+        cdef int64_t ptot[_L_MAXLANG]
+        cdef int64_t ttot[_L_MAXLANG]
+        cdef int64_t ctot[_L_MAXLANG]
+        cdef int64_t ntot[_L_MAXLANG]
+        cdef Py_ssize_t nlat
         cdef int64_t total, best_total, ctxu
         cdef int best
         cdef _Prof prof, ctx, tprof
@@ -2781,22 +2890,39 @@ cdef class LanguageScorer:
                         cands[nc] = _l_ctz(chosen)
                         nc += 1
                         chosen &= chosen - 1
+                # the bits under every candidate at once, the context's under the candidates
+                # that write ASCII letters natively; under the others the context costs its
+                # best over all languages (neutral), made once per context
+                self._bits(prof, cands, nc, ptot)
+                if tprof is not None:
+                    self._bits(tprof, cands, nc, ttot)
+                if ctx is not None:
+                    nlat = 0
+                    for i in range(nc):
+                        if self.latin >> cands[i] & 1:
+                            lat[nlat] = cands[i]
+                            nlat += 1
+                        elif not ctx.has_neutral:
+                            for l in range(self.nlang):
+                                every[l] = <int>l
+                            self._bits(ctx, every, self.nlang, ntot)
+                            ctx.neutral = ntot[0]
+                            for l in range(1, self.nlang):
+                                if ntot[l] > ctx.neutral:
+                                    ctx.neutral = ntot[l]
+                            ctx.has_neutral = True
+                    self._bits(ctx, lat, nlat, ctot)
                 best = -1
                 best_total = 0
+                j = 0
                 for i in range(nc):
                     l = cands[i]
-                    total = 2 * self._bits(tprof if tprof is not None and turkic >> l & 1 else prof, l)
+                    total = 2 * (ttot[i] if tprof is not None and turkic >> l & 1 else ptot[i])
                     if ctx is not None:
                         if self.latin >> l & 1:
-                            ctxu = self._bits(ctx, l)
+                            ctxu = ctot[j]
+                            j += 1
                         else:
-                            if not ctx.has_neutral:
-                                ctx.neutral = self._bits(ctx, 0)
-                                for w in range(1, self.nlang):
-                                    ctxu = self._bits(ctx, w)
-                                    if ctxu > ctx.neutral:
-                                        ctx.neutral = ctxu
-                                ctx.has_neutral = True
                             ctxu = ctx.neutral
                         total += ctxu
                     if best < 0 or total > best_total:
