@@ -4087,12 +4087,15 @@ cdef Py_ssize_t _p_raw_name(const uint8_t *s, Py_ssize_t k, Py_ssize_t end, bint
     by whitespace, "/" or ">" before *end*, else 0."""
     cdef const uint8_t *names = <const uint8_t *>PyBytes_AS_STRING(_P_RAW)
     cdef Py_ssize_t at = 0, m
+    cdef uint8_t c = s[k] if k < end else 0
+    if not (c == 0x74 or c == 0x73 or c == 0x78 or c == 0x69 or c == 0x6E or c == 0x70):
+        return 0  # (no name starts so: t, s, x, i, n, p)
     while names[at]:
         m = 0
         while names[at + m]:
             m += 1
-        if (plaintext or names[at] != 0x70) and k + m < end and memcmp(s + k, names + at, m) == 0 \
-                and _p_name_end(s[k + m]):
+        if names[at] == c and (plaintext or c != 0x70) and k + m < end \
+                and memcmp(s + k, names + at, m) == 0 and _p_name_end(s[k + m]):
             return m
         at += m + 1
     return 0
