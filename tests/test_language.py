@@ -105,14 +105,26 @@ def test_versions_name_the_tables_file():
 
 def test_versions_do_not_load_the_model():
     """Naming the model (the rules digest of every rule set that reads language, in every
-    process) hashes the tables file; it does not parse it."""
+    process) neither reads nor parses the tables file: its sha256 is pinned (TABLES_SHA256,
+    checked against the file above)."""
     import subprocess
     import sys
 
-    code = ("from redecode import language; v = language.versions(); m = language.MODEL_VERSION; "
-            "print(language._model.cache_info().currsize, v['language'] == m)")
+    code = ("from redecode import language; language._data_file = None; v = language.versions(); "
+            "m = language.MODEL_VERSION; print(language._model.cache_info().currsize, v['language'] == m)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["0", "True"]
+
+
+def test_tables_not_the_pinned_file_are_refused(monkeypatch):
+    """The pure scorer's tables are refused when the file is not the one TABLES_SHA256 pins."""
+    monkeypatch.setattr(language, "TABLES_SHA256", "0" * 64)
+    language._model.cache_clear()
+    try:
+        with pytest.raises(RuntimeError, match="regenerate"):
+            language._model()
+    finally:
+        language._model.cache_clear()
 
 
 def test_compact_tables_are_the_pinned_json_converted():

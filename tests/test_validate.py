@@ -267,6 +267,25 @@ def test_c1_controls_are_counted_where_a_legacy_decoder_makes_them():
         assert V.c1_controls(name, data) == sum(0x80 <= ord(c) <= 0x9F for c in decode(data, name, bom_sniff=False).text)
 
 
+def test_byte_tables_are_each_single_byte_decoders_c1_and_absent_bytes():
+    """The module's byte tables, for every single-byte encoding, from its decoder's output on
+    every byte: the bytes it decodes to C1 controls, those it has no character for (U+FFFD),
+    their complements and their 256-byte flag tables."""
+    assert set(V._C1_BYTES) == set(V.SINGLE_BYTE)
+    for name in V.SINGLE_BYTE:
+        decoded = [decode(bytes([b]), name, bom_sniff=False).text for b in range(256)]
+        c1 = bytes(b for b in range(256) if len(decoded[b]) == 1 and 0x80 <= ord(decoded[b]) <= 0x9F)
+        assert V._C1_BYTES[name] == c1, name
+        assert V._NOT[name] == bytes(b for b in range(256) if b not in c1)
+        assert V._C1_TABLE[name] == bytes(b in c1 for b in range(256))
+        assert V._HOLES[name] == [bytes([b]) for b in c1]
+        absent = bytes(b for b in range(256) if decoded[b] == "\ufffd")
+        assert V._ABSENT_LIST.get(name, b"") == absent, name
+        if absent:
+            assert V._ABSENT_TABLE[name] == bytes(b in absent for b in range(256))
+            assert V._PRESENT[name] == bytes(b for b in range(256) if b not in absent)
+
+
 def test_iso_2022_kr_is_recognised_but_not_decoded():
     # ISO-2022-KR is the Encoding Standard's replacement encoding: the escape is noticed, no
     # decoder outside the standard is used.

@@ -35,6 +35,7 @@ import hashlib
 import io
 import json
 import math
+import re
 import sys
 import unicodedata
 from pathlib import Path
@@ -125,6 +126,13 @@ def main() -> int:
     tables = encode(build(MODEL.read_bytes()))
     OUT.write_bytes(tables)
     COMPACT.write_bytes(compact_tables(tables))
+    # the tables' sha256, pinned in the module that names the model (redecode.language.TABLES_SHA256)
+    module = ROOT / "lib" / "redecode" / "language.py"
+    text, n = re.subn(r'^TABLES_SHA256 = "[0-9a-f]*"$', f'TABLES_SHA256 = "{hashlib.sha256(tables).hexdigest()}"',
+                      module.read_text(), flags=re.M)
+    if n != 1:
+        raise SystemExit(f"{module}: no TABLES_SHA256 line to update")
+    module.write_text(text)
     for path in (OUT, COMPACT):
         print(f"{path.stat().st_size} bytes -> {path}", file=sys.stderr)
     return 0

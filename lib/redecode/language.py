@@ -112,6 +112,11 @@ TYPOGRAPHY = frozenset(
     "\u066a\u066b\u066c\u0e2f\u0e46\u2027\uff5e\u301c")
 
 _TABLES_FILE = "language-tables.json.gz"
+#: The sha256 of :data:`_TABLES_FILE`'s bytes (hex), written by tools/gen_language_tables.py with
+#: the file: naming the model in a run's rules digest reads no file (hashing the 0.6 MB file cost
+#: every run 18 M instructions). Checked where the tables are read (:func:`_model`,
+#: :func:`_compact`) and against the file by tests/test_language.py.
+TABLES_SHA256 = "f94bea3b65111968069f6546ce4d3d40c4ec23cee707c11cc118db81d9daaf66"
 
 #: letters read as one: Romanian's comma-below ș ț as the cedilla ş ţ that ISO-8859-2 and
 #: windows-1250 pages write; Persian ی ک as the Arabic ي ك that Arabic encodings write. Applied
@@ -238,19 +243,23 @@ def _data_file(name: str) -> bytes:
     return data
 
 
-@cache
 def _digest() -> str:
     """The sha256 of the pinned tables file's bytes, 12 hex digits (what :data:`MODEL_VERSION`
-    names): hashed, not parsed, so naming the model costs a hash of 0.6 MB, not a load."""
-    return hashlib.sha256(_tables_bytes()).hexdigest()[:12]
+    names): :data:`TABLES_SHA256`, so naming the model neither reads nor parses the file."""
+    return TABLES_SHA256[:12]
 
 
 @cache
 def _model() -> tuple[str, dict[str, _Lang]]:
     """(the tables' digest, code -> :class:`_Lang` in code order): the pinned tables parsed,
-    what the pure-Python scorer reads (the compiled one reads :func:`_compact`)."""
+    what the pure-Python scorer reads (the compiled one reads :func:`_compact`). Raises
+    ``RuntimeError`` when the file's sha256 is not :data:`TABLES_SHA256`."""
     raw = _tables_bytes()
-    return hashlib.sha256(raw).hexdigest()[:12], _parse_tables(raw)
+    digest = hashlib.sha256(raw).hexdigest()[:12]
+    if digest != _digest():
+        raise RuntimeError(f"{_TABLES_FILE} is not the pinned file (sha256 {digest}..., pinned "
+                           f"{_digest()}...): regenerate it (tools/gen_language_tables.py)")
+    return digest, _parse_tables(raw)
 
 
 def _parse_tables(raw: bytes) -> dict[str, _Lang]:

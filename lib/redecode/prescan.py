@@ -114,7 +114,6 @@ Deviations (from the HTML Standard's prescan):
 from __future__ import annotations
 
 import re
-from html.entities import html5 as _NAMED_REFS
 from typing import NamedTuple
 
 from . import lazy as _lazy
@@ -484,8 +483,10 @@ def _content_label(raw: bytes, chromium: bool) -> str | None:
 
 
 # HTML Standard "named character references": the table of entities.json, as Python's
-# html.entities.html5 holds it (names with their ";", and the legacy names without one).
-_LEGACY_MAX = max(len(k) for k in _NAMED_REFS if not k.endswith(";"))
+# html.entities.html5 holds it (names with their ";", and the legacy names without one); imported
+# at the first named reference (8 M instructions), which most runs never meet.
+_entities = _lazy.module(__name__, "_entities", "html.entities")
+_legacy_max: int | None = None  # the longest legacy name (without ";"), set with the table's first use
 # "numeric character reference end state": 0x80-0x9F name windows-1252's characters (the
 # standard's table is windows-1252's mapping of those bytes; 81, 8D, 8F, 90, 9D map to
 # themselves). The Encoding Standard's index, as the decoders use it.
@@ -508,15 +509,19 @@ def _char_ref(m: re.Match[str]) -> str:
         if 0x80 <= cp <= 0x9F:
             return _C1[cp]
         return chr(cp)  # noncharacters and controls (CR too) stay, as parse errors
+    global _legacy_max
+    refs = _entities.html5
     if semicolon:
-        value = _NAMED_REFS.get(name + ";")
+        value = refs.get(name + ";")
         if value is not None:
             return value
     # A legacy name without ";": the longest one the alphanumerics start with. In an attribute
     # value it is decoded only when what follows it is neither alphanumeric nor "=" ("for
     # historical reasons"); a ";" after it stays as text.
-    for k in range(min(len(name), _LEGACY_MAX), 0, -1):
-        value = _NAMED_REFS.get(name[:k])
+    if _legacy_max is None:
+        _legacy_max = max(len(k) for k in refs if not k.endswith(";"))
+    for k in range(min(len(name), _legacy_max), 0, -1):
+        value = refs.get(name[:k])
         if value is not None:
             if k == len(name) and (semicolon or not m.string.startswith("=", m.end())):
                 return value + semicolon

@@ -692,6 +692,18 @@ def remove_stale_staging(*, root_too: bool = False) -> int:
     return removed
 
 
+def _remove_folder(path: str) -> None:
+    """Remove the local folder ``path`` and what it holds, ignoring errors, as ``shutil.rmtree``
+    with ``ignore_errors`` does; an empty folder (a run's staging once every shard published, the
+    usual case) or none at all without importing shutil (4 M instructions in every run)."""
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        pass
+    except OSError:  # not empty (or not a folder: rmtree then refuses it too)
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -1079,7 +1091,7 @@ class RunDirectory:
         if not self.remote and self._lock is not None:
             # every shard of this command has published or stopped (the lock keeps other commands
             # out): what is left there is a killed attempt's (a Spark task lost with its worker)
-            shutil.rmtree(os.path.join(self.out, STAGING), ignore_errors=True)
+            _remove_folder(os.path.join(self.out, STAGING))
         if self._lock is not None:
             self._lock.close()
             self._lock = None
@@ -1097,8 +1109,7 @@ class RunDirectory:
             for name in os.listdir(directory):
                 if name.startswith(storage.TMP_PREFIX):
                     os.unlink(os.path.join(directory, name))
-        if os.path.lexists(os.path.join(self.out, STAGING)):  # (usually not: shutil is then not imported)
-            shutil.rmtree(os.path.join(self.out, STAGING), ignore_errors=True)
+        _remove_folder(os.path.join(self.out, STAGING))
 
     def _partition_folders(self) -> list[str]:
         """The local run directory's partition folders (``COLUMN=VALUE``)."""

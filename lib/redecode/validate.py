@@ -392,11 +392,21 @@ _C1 = _lazy.pattern(__name__, "_C1", "[\x80-\x9f]")
 _UNICODE = frozenset(("UTF-8", "UTF-16LE", "UTF-16BE"))
 #: single-byte encoding -> the bytes it decodes to C1 controls (for counting them in the bytes).
 _C1_BYTES: dict[str, bytes] = {
-    name: bytes(0x80 + i for i, ch in enumerate(high) if 0x80 <= ord(ch) <= 0x9F)
-    for name, high in SINGLE_BYTE.items()
+    name: bytes(0x80 + m.start() for m in _C1.finditer(high)) for name, high in SINGLE_BYTE.items()
 }
-_NOT = {name: bytes(b for b in range(256) if b not in c1) for name, c1 in _C1_BYTES.items()}
-_C1_TABLE = {name: bytes(b in c1 for b in range(256)) for name, c1 in _C1_BYTES.items()}  # (_core.count_bytes_in)
+_ALL_BYTES = bytes(range(256))
+
+
+def _flags(marked: bytes) -> bytes:
+    """A 256-byte table: 1 at each byte value in *marked*, else 0."""
+    table = bytearray(256)
+    for b in marked:
+        table[b] = 1
+    return bytes(table)
+
+
+_NOT = {name: _ALL_BYTES.translate(None, c1) for name, c1 in _C1_BYTES.items()}
+_C1_TABLE = {name: _flags(c1) for name, c1 in _C1_BYTES.items()}  # (_core.count_bytes_in)
 _HOLES = {name: [bytes([b]) for b in c1] for name, c1 in _C1_BYTES.items()}
 
 
@@ -478,11 +488,12 @@ def _not_text(encoding: str, body: bytes, text: str) -> int:
 
 
 #: the bytes a single-byte encoding has no character for (its decoder makes one U+FFFD and one
-#: error of each), for the encodings that have such bytes: a 256-byte table, 1 at each
+#: error of each), for the encodings that have such bytes: the bytes, a 256-byte table, 1 at each
 #: (``_core.count_bytes_in``), and the bytes that are not such (a ``bytes.translate`` delete set)
-_ABSENT_TABLE = {name: bytes(int(b >= 0x80 and high[b - 0x80] == "\ufffe") for b in range(256))
-                 for name, high in SINGLE_BYTE.items() if "\ufffe" in high}
-_PRESENT = {name: bytes(b for b in range(256) if not t[b]) for name, t in _ABSENT_TABLE.items()}
+_ABSENT_LIST = {name: bytes(0x80 + i for i, ch in enumerate(high) if ch == "\ufffe")
+                for name, high in SINGLE_BYTE.items() if "\ufffe" in high}
+_ABSENT_TABLE = {name: _flags(absent) for name, absent in _ABSENT_LIST.items()}
+_PRESENT = {name: _ALL_BYTES.translate(None, absent) for name, absent in _ABSENT_LIST.items()}
 
 
 def _byte_counts_pure(data: bytes) -> list[int]:
@@ -495,9 +506,6 @@ def byte_counts(data: bytes) -> list[int]:
     """How many times each byte value occurs in *data*: a list of 256 ints, one pass (compiled)."""
     return _core.byte_counts(data) if _core is not None and type(data) is bytes else _byte_counts_pure(data)
 
-
-#: single-byte encoding -> the bytes it has no character for (from :data:`_ABSENT_TABLE`)
-_ABSENT_LIST = {name: bytes(b for b in range(256) if t[b]) for name, t in _ABSENT_TABLE.items()}
 
 
 def _absent_bytes(encoding: str, body: bytes, counts: list[int] | None = None) -> int:

@@ -447,12 +447,26 @@ def row_command(row: str, shards: list[str], out: str) -> tuple[list[str], dict 
         raise RuntimeError(script)
     if row == "redecode-version":
         return [script, "--version"], None
+    if row == PAIR_ROW:
+        return [PY, "-S", "-c", _PAIR, out, script, *shards], None
     parts = row.split("-")  # redecode-<N>w[-<codec>]
     workers = int(parts[1].rstrip("w"))
     env = None
     if len(parts) > 2:
         env = dict(os.environ, REDECODE_PARQUET_COMPRESSION=parts[2])
     return redecode_cmd(script, shards, out, workers), env
+
+
+#: Runs ``redecode run`` twice at once (argv: OUT SCRIPT SHARD...; into OUT/a and OUT/b), waits for
+#: both; exit status: the first failure's, else 0.
+_PAIR = r"""
+import os, subprocess, sys
+out, script, shards = sys.argv[1], sys.argv[2], sys.argv[3:]
+procs = [subprocess.Popen([script, "run", *shards, "--out", os.path.join(out, half), "--workers", "1",
+                           "--quiet", "--json"], stdout=subprocess.DEVNULL) for half in ("a", "b")]
+codes = [p.wait() for p in procs]
+sys.exit(next((c for c in codes if c), 0))
+"""
 
 
 def cached_crawl(workdir: str, size_mb: float, seed: int, n_shards: int = 1) -> dict | None:
@@ -552,7 +566,7 @@ def run_rows(meta: dict, rows: list[str], repeat: int, workdir: str) -> dict:
             res["summary"] = json.loads(runs[-1]["stdout"].strip().splitlines()[-1])
         except (ValueError, IndexError):
             pass
-        if row.startswith("baseline") or row.startswith("redecode"):
+        if row.startswith("baseline") or (row.startswith("redecode") and row != PAIR_ROW):
             with open(meta["key"]) as fh:
                 key = json.load(fh)
             res["accuracy"] = score(out, key)
@@ -574,7 +588,7 @@ def count_instructions(meta: dict, slope_meta: dict | None, results: dict, workd
     if slope_meta is not None:
         mb["slope"] = slope_meta["uncompressed_bytes"] / 1e6
     for row, res in results.items():
-        if "cpu_s" not in res:
+        if "cpu_s" not in res or row == PAIR_ROW:
             continue
         counts = {}
         for which, m in (("main", meta), ("slope", slope_meta)):
@@ -653,7 +667,12 @@ def profile_redecode(meta: dict, workdir: str, workers: int = 1, rate: int = 200
 
 
 ALL_ROWS = ["gzip-zlib", "gzip-isal", "warcio", "fastwarc", "floor", "floor-parquet", "baseline-a", "baseline-b",
-            "redecode-1w", "redecode-2w", "redecode-1w-snappy"]
+            "redecode-1w", "redecode-2w", "redecode-1w-pair", "redecode-1w-snappy"]
+
+#: The row that runs two 1-worker runs of the whole crawl at once, each into its own directory: how
+#: much two processes slow each other on this machine (shared caches, memory bandwidth, a core's
+#: sibling threads), the floor under the 2 workers / 1 worker wall ratio. Not scored, not counted.
+PAIR_ROW = "redecode-1w-pair"
 
 #: Rows whose fixed cost is measured on an empty WARC (one warcinfo record), and the command that
 #: answers without reading anything (``redecode --version``).
@@ -774,6 +793,7 @@ LABELS = {
     "baseline-b": "baseline B: FastWARC + resiliparse + Parquet",
     "redecode-1w": "redecode run, 1 worker",
     "redecode-2w": "redecode run, 2 workers",
+    "redecode-1w-pair": "two runs of 1 worker at once, each the whole crawl (this machine's parallel floor)",
     "redecode-1w-snappy": "redecode run, 1 worker, Parquet snappy (REDECODE_PARQUET_COMPRESSION)",
 }
 
@@ -805,6 +825,11 @@ def derived(results: dict) -> dict:
         d["redecode_1w_vs_b"] = paired(b, r1, "cpu_s")
     if "wall_s" in r1 and "wall_s" in r2:
         d["wall_2w_over_1w"] = paired(r2, r1, "wall_s")
+    pair = results.get(PAIR_ROW, {})
+    if "wall_s" in r1 and "wall_s" in pair:
+        # two whole runs at once over one alone: a 2-worker run that split the work perfectly and
+        # shared nothing would take half of that
+        d["pair_over_1w"] = paired(pair, r1, "wall_s")
     floor = results.get("floor", {})
     if "cpu_s" in floor and "cpu_s" in b:
         # what the 1-worker target is measured against: the same reading and writing, no decision
@@ -956,6 +981,10 @@ def target_lines(results: dict, d: dict, double: dict | None) -> list[str]:
     if "wall_2w_over_1w" in d:
         out.append(f"- wall time 2 workers / 1 worker: {d['wall_2w_over_1w']:.3f} "
                    f"(target <= {TARGET_WALL_2W}: {mark(d['wall_2w_over_1w'] <= TARGET_WALL_2W)})")
+    if "pair_over_1w" in d:
+        x = d["pair_over_1w"]
+        out.append(f"  - this machine's floor for it: two 1-worker runs at once take {x:.3f}x the wall of one alone, "
+                   f"so two workers that split the work perfectly and added nothing would reach {x / 2:.3f}")
     for row in ("redecode-1w", "redecode-2w"):
         res = results.get(row, {})
         if "maxrss_mb" in res:
@@ -1105,8 +1134,8 @@ def main(argv: list[str] | None = None) -> int:
     smeta = prepare_crawl(args.workdir, args.slope_size, args.seed, args.shards, script) if args.slope_size else None
     if smeta is not None:
         # the same rows on a second crawl: each row's CPU per MB (and, below, instructions per MB)
-        slope_results = run_rows(smeta, [r for r in rows if r in results and "cpu_s" in results[r]], args.repeat,
-                                 os.path.join(args.workdir, f"run-{args.slope_size:g}mb"))
+        again = [r for r in rows if r in results and "cpu_s" in results[r] and r != PAIR_ROW]
+        slope_results = run_rows(smeta, again, args.repeat, os.path.join(args.workdir, f"run-{args.slope_size:g}mb"))
         add_cpu_slopes(results, slope_results, meta["uncompressed_bytes"] / 1e6, smeta["uncompressed_bytes"] / 1e6)
     if args.instructions:
         count_instructions(meta, smeta, results, os.path.join(args.workdir, f"run-{args.size:g}mb"))
