@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -500,3 +501,16 @@ def test_compiled_valid_only_finds_a_lead_and_continuation_at_every_offset(backg
                 data = page[:at] + seq + page[at:]
                 for valid_only in (True, False):
                     assert native.core.utf8_runs(data, valid_only) == S._utf8_runs_pure(data, valid_only), (n, at, seq)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"Z", b"9", b" ", b"<", b">", b":", b"@", b"/", b"\x00", b"\x80", b"\xb0",
+                                 b"\xe4", b"\xff"]), max_size=30).map(b"".join), st.data())
+def test_context_words_are_the_runs_with_a_high_byte(data, draw):
+    # _context's words (runs between cut bytes with a byte above 0x7F, in a span) are the matches
+    # of the pattern that finds them itself, which backtracks over every ASCII run
+    lo = draw.draw(st.integers(0, len(data)))
+    hi = draw.draw(st.integers(lo, len(data)))
+    word = re.compile(rb"[^%s]*[\x80-\xff][^%s]*" % (S._CUTS, S._CUTS))
+    runs = [m.group() for m in S._BYTE_RUN.finditer(data, lo, hi)]
+    assert [w for w in runs if not w.isascii()] == [m.group() for m in word.finditer(data, lo, hi)]

@@ -442,7 +442,10 @@ _CONTEXT_BYTES = 600
 _CONTEXT_WORDS = 8
 
 
-_BYTE_WORD = _lazy.pattern(__name__, "_BYTE_WORD", rb"[^%s]*[\x80-\xff][^%s]*" % (_CUTS, _CUTS))
+# a run of bytes between cut bytes: the context's words are those with a byte above 0x7F (one
+# pass; a pattern that finds those words itself backtracks over each ASCII run at every offset)
+_BYTE_RUN = _lazy.pattern(__name__, "_BYTE_RUN", rb"[^%s]+" % _CUTS)
+_CUT = _lazy.pattern(__name__, "_CUT", rb"[%s]" % _CUTS)
 
 
 def _context(body: bytes, lo: int, hi: int, encoding: str, *, legacy_only: bool = False) -> str:
@@ -453,25 +456,33 @@ def _context(body: bytes, lo: int, hi: int, encoding: str, *, legacy_only: bool 
     reading towards the language of the mojibake)."""
     a = max(0, lo - _CONTEXT_BYTES)
     if a:
-        m = re.compile(rb"[%s]" % _CUTS).search(body, a, lo)
+        m = _CUT.search(body, a, lo)
         a = m.start() if m else lo
     b = min(len(body), hi + _CONTEXT_BYTES)
     if b < len(body):
         cut = max(body.rfind(c, hi, b) for c in (b" ", b"<", b">", b"\n"))
         b = cut if cut >= hi else hi
 
-    def words(lo_: int, hi_: int) -> list[str]:
+    def words(lo_: int, hi_: int, last: bool) -> list[str]:
+        # the first (with *last*, the last) _CONTEXT_WORDS of the words that qualify, in order:
+        # only as many decoded as it takes, from the end nearer the stretch
+        found = [w for w in (m.group() for m in _BYTE_RUN.finditer(body, lo_, hi_)) if not w.isascii()]
+        if last:
+            found.reverse()
         out = []
-        for m in _BYTE_WORD.finditer(body, lo_, hi_):
-            w = m.group()
+        for w in found:
             if legacy_only and _valid_utf8(w):
                 continue
             t = _decode.decode(w, encoding, bom_sniff=False)
             if not t.errors:
                 out.append(t.text)
+                if len(out) == _CONTEXT_WORDS:
+                    break
+        if last:
+            out.reverse()
         return out
 
-    return " ".join(words(a, lo)[-_CONTEXT_WORDS:] + words(hi, b)[:_CONTEXT_WORDS])
+    return " ".join(words(a, lo, True) + words(hi, b, False))
 
 
 def _valid_utf8(data: bytes) -> bool:
