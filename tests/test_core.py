@@ -575,6 +575,26 @@ def test_non_ascii_chars_at_each_string_width():
             assert validate._non_ascii_chars(text) == want
 
 
+_C1_PUA_CHARS = _CHARS + ["\x9f", "\xa0", "\u0080", "\udfff", "\ue000", "\uf8ff", "\uf900", "\udbff",
+                          "\U000f0000"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_C1_PUA_CHARS), max_size=60).map("".join) | st.text(max_size=200))
+def test_c1_or_pua_is_the_patterns_count(text):
+    want = len(validate._C1_OR_PUA.findall(text))
+    assert native.core.c1_or_pua(text) == want == sum(0x80 <= ord(c) <= 0x9F or 0xE000 <= ord(c) <= 0xF8FF
+                                                      for c in text)
+
+
+def test_c1_or_pua_at_each_string_width():
+    """One-, two- and four-byte strings (CPython's kinds), each code point at the range
+    boundaries alone, repeated and after ASCII."""
+    for c in _C1_PUA_CHARS:
+        for text in (c, "abc" + c, c * 1000, "x" * 999 + c, c + "\U00010000"):
+            assert native.core.c1_or_pua(text) == len(validate._C1_OR_PUA.findall(text)), ascii(text)
+
+
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.sampled_from(_PROFILE_PIECES + [b"A", b"Z", b"z", b"\xc0", b"\xe0", b"\xdf", b"\xa8", b"\xb8",
                                        b"\x84", b"\x93", b"\xab", b"\xbb", b"\xa5", b"\xb5"]),

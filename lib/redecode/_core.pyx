@@ -3521,6 +3521,30 @@ def non_ascii_chars(str text):
     return c
 
 
+def c1_or_pua(str text):
+    """How many code points of *text* are C1 controls (U+0080-U+009F) or in the BMP's
+    private-use area (U+E000-U+F8FF): ``len(_C1_OR_PUA.findall(text))`` of
+    :mod:`redecode.validate` and :mod:`redecode.stretches` (that pattern is the twin), without a
+    string per match."""
+    if text.isascii():  # (O(1); it also makes a legacy str ready, as the macros below need)
+        return 0
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), j, c = 0
+    cdef int kind = PyUnicode_KIND(text)
+    cdef const uint8_t *p1 = <const uint8_t *>PyUnicode_DATA(text)
+    cdef const uint16_t *p2 = <const uint16_t *>PyUnicode_DATA(text)
+    cdef const uint32_t *p4 = <const uint32_t *>PyUnicode_DATA(text)
+    if kind == 1:
+        for j in range(n):
+            c += <uint8_t>(p1[j] - 0x80) < 0x20
+    elif kind == 2:
+        for j in range(n):
+            c += (<uint16_t>(p2[j] - 0x80) < 0x20) + (<uint16_t>(p2[j] - 0xE000) < 0x1900)
+    else:
+        for j in range(n):
+            c += (<uint32_t>(p4[j] - 0x80) < 0x20) + (<uint32_t>(p4[j] - 0xE000) < 0x1900)
+    return c
+
+
 def untag(bytes data):
     """``re.sub(rb"<[^<>]*>", b" ", data)``: each tag (``<``, bytes but ``<`` and ``>``, ``>``; the
     leftmost, not overlapping) replaced by one space, in one pass (validate.ByteProfile's

@@ -346,6 +346,8 @@ _C1_OR_PUA = _lazy.pattern(__name__, "_C1_OR_PUA", "[\x80-\x9f\ue000-\uf8ff]")
 
 
 def _defects(text: str, errors: int) -> int:
+    if _core is not None and type(text) is str:
+        return errors + _core.c1_or_pua(text)  # (the compiled count; the pattern is its twin)
     return errors + len(_C1_OR_PUA.findall(text))
 
 

@@ -484,6 +484,8 @@ def _not_text(encoding: str, body: bytes, text: str) -> int:
         return 0
     if encoding in _C1_BYTES:
         return c1_controls(encoding, body)
+    if _core is not None and type(text) is str:
+        return _core.c1_or_pua(text)
     return len(_C1_OR_PUA.findall(text))
 
 
