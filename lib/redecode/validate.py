@@ -1777,13 +1777,19 @@ def language_check(profile: ByteProfile, primary: Decision) -> bool:
     high = frozenset(excerpt.translate(None, _ASCII)) if mine is not None else None
     kept = [primary.encoding]
     for sib in sibs:
-        if high is not None and sib in SINGLE_BYTE and high.isdisjoint(_pair_differing(primary.encoding, sib)):
-            continue  # (the same text as the decision's)
-        r = profile.reading(sib, every)
-        if r.text == prim.text or r.errors > prim.errors:
-            continue
-        if mine is not None and sib in SINGLE_BYTE and anomalies(excerpt, sib, quotes=quotes) > mine:
-            continue  # more symbols, controls or case flips than the decision's reading: not text
+        if high is not None and sib in SINGLE_BYTE:
+            if high.isdisjoint(_pair_differing(primary.encoding, sib)):
+                continue  # (the same text as the decision's)
+            # (another text: a byte reads otherwise; its U+FFFD are the excerpt's bytes it has no
+            # character for, so it is decoded only if it is kept)
+            if _absent_bytes(sib, excerpt) > prim.errors:
+                continue
+            if anomalies(excerpt, sib, quotes=quotes) > mine:
+                continue  # more symbols, controls or case flips than the decision's reading: not text
+        else:
+            r = profile.reading(sib, every)
+            if r.text == prim.text or r.errors > prim.errors:
+                continue
         if profile.implausible(sib, start):
             continue  # (after the excerpt's anomalies: this one reads a window of the payload)
         kept.append(sib)
