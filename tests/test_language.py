@@ -495,3 +495,20 @@ def test_gb2312_feed_whole_page_reads_as_gbk_not_big5():
     r = _gbk_over_big5(page.read_bytes())
     assert r["GBK"].language == "zh"
     assert r["GBK"].bits > r["Big5"].bits
+
+
+def test_plausibility_results_are_the_frozen_dataclass():
+    """plausibility builds its results without the dataclass's __init__ (a builder class of the
+    same slots): the same type, value, repr and hash, and as frozen."""
+    import dataclasses
+
+    got = language.plausibility({"a": "Příliš žluťoučký kůň", "b": "PшМliЪ ѕluќouиkэ kщт"})
+    for r in got.values():
+        want = language.Plausibility(language=r.language, bits=r.bits, score=r.score, units=r.units,
+                                     evidence=r.evidence, defects=r.defects)
+        assert type(r) is language.Plausibility and r == want
+        assert repr(r) == repr(want) and hash(r) == hash(want)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            r.bits = 0.0
+    built = language._new_plausibility("cs", -1.5, -0.5, 3, 3, 0)
+    assert built == language.Plausibility(language="cs", bits=-1.5, score=-0.5, units=3, evidence=3, defects=0)
