@@ -1120,6 +1120,18 @@ def test_validated_made_without_its_init_is_the_dataclass():
     assert hash(v) == hash(_v.Validated(d, r))
     with pytest.raises(dataclasses.FrozenInstanceError):
         v.verdict = None
+    # the weighing's evidence and check k's finding, made the same way
+    e = _v._new_evidence("declaration", "meta:koi8-r", "KOI8-R", 1)
+    want = _v.Evidence("declaration", "meta:koi8-r", "KOI8-R", 1)
+    assert type(e) is _v.Evidence and e == want and repr(e) == repr(want) and hash(e) == hash(want)
+    assert e.rank == want.rank
+    f = _v._new_finding("KOI8-R", {}, "windows-1251", 2.5, None)
+    want = _v.LanguageFinding("KOI8-R", {}, "windows-1251", 2.5)
+    assert type(f) is _v.LanguageFinding and f == want and repr(f) == repr(want)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        e.kind = "x"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        f.primary = "x"
 
 
 def test_the_rows_utf8_text_decides_as_the_str_decode():

@@ -1250,6 +1250,23 @@ class Evidence:
         return _RANK[self.kind]
 
 
+class _EvidenceBuilder:
+    """The slots of :class:`Evidence`, in its order (see :class:`_ValidatedBuilder`)."""
+
+    __slots__ = ("kind", "where", "encoding", "weight")
+
+
+def _new_evidence(kind: str, where: str, encoding: str, weight: int) -> Evidence:
+    """``Evidence(kind, where, encoding, weight)``, faster (a few per weighed record)."""
+    e = _new_object(_EvidenceBuilder)
+    e.kind = kind
+    e.where = where
+    e.encoding = encoding
+    e.weight = weight
+    e.__class__ = Evidence
+    return e
+
+
 class Candidate:
     """One candidate encoding as the weighing saw it: ``encoding``; ``evidence`` (in the order
     found; encodings that read the same text pool theirs under one candidate); ``result`` its
@@ -1395,6 +1412,26 @@ def _new_validated(decision: Decision, decoded: "_decode.DecodeResult | _decode.
 
 
 _new_object = object.__new__
+
+
+class _FindingBuilder:
+    """The slots of :class:`LanguageFinding`, in its order (see :class:`_ValidatedBuilder`)."""
+
+    __slots__ = ("primary", "scores", "best", "lead", "joined")
+
+
+def _new_finding(primary: str, scores: dict[str, Any], best: str | None, lead: float,
+                 joined: str | None) -> "LanguageFinding":
+    """``LanguageFinding(primary, scores, best, lead, joined)``, faster (one per language check
+    that scores)."""
+    f = _new_object(_FindingBuilder)
+    f.primary = primary
+    f.scores = scores
+    f.best = best
+    f.lead = lead
+    f.joined = joined
+    f.__class__ = LanguageFinding
+    return f
 
 
 @dataclass(frozen=True, slots=True)
@@ -1810,7 +1847,7 @@ def language_check(profile: ByteProfile, primary: Decision) -> bool:
                  and joined_symbols(profile.reading(e, every).text) < mine_joined]
         if fewer:
             joined = max(fewer, key=lambda e: (scores[e].bits, e))
-    profile.language = LanguageFinding(primary.encoding, scores, best, lead, joined)
+    profile.language = _new_finding(primary.encoding, scores, best, lead, joined)
     if joined is not None:
         return True
     return lead > 0 and ours.evidence >= p.language_min_chars and scores[best].score >= p.language_floor
@@ -1889,7 +1926,7 @@ def _weigh(profile: ByteProfile, facts: Facts, primary: Decision,
         if c is None:
             c = cands[encoding] = Candidate(encoding, codec)
         if all(e.where != where for e in c.evidence):
-            c.evidence.append(Evidence(kind, where, encoding, weight))
+            c.evidence.append(_new_evidence(kind, where, encoding, weight))
         return c
 
     # Declarations, in step order (the BOM first), then aliases of unknown labels.
@@ -2080,7 +2117,8 @@ def _read_language(profile: ByteProfile, clean: list[Candidate]) -> float | None
     for c in readable:
         pl = c.language = scores[c.encoding]
         if pl.language is not None:
-            c.evidence.append(Evidence("language", f"reads as {pl.language} ({pl.bits:.0f} bits)", c.encoding, 0))
+            c.evidence.append(_new_evidence("language", f"reads as {pl.language} ({pl.bits:.0f} bits)",
+                                            c.encoding, 0))
     best = max(readable, key=lambda c: c.language.bits).language
     if best.score < profile.params.language_floor:
         for c in readable:  # every reading is nonsense to the model: language says nothing
