@@ -3,7 +3,9 @@ regular expressions) against the full state machine (``prescan._scan`` from byte
 
 The fast path is an optimisation only: it must give the full scan's answer, every field of the
 :class:`~redecode.prescan.MetaResult` (encoding, label, offset, end, pragma, remap, ignored
-labels), on every input and every window size. The expected values here are the full scan's,
+labels), on every input and every window size; the compiled ``_core.skip_plain`` (what
+:func:`~redecode.prescan.prescan` calls where the core is built) must give ``_skip_plain``'s
+offset for every input and bound. The expected values here are the full scan's,
 which ``test_prescan.py`` checks against two independent oracles (a literal transcription of
 the HTML Standard's prescan, and the tokenizer states Chromium runs) and
 ``test_html5lib_encoding.py`` against html5lib-tests and Chromium's measured answers.
@@ -18,6 +20,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from redecode import native
 from redecode import prescan as P
 
 HTML5LIB = Path(__file__).parent / "data" / "html5lib"
@@ -37,6 +40,8 @@ def check(data: bytes) -> None:
         assert P.prescan(data, window=w) == full(data, w), (data, w)
     d = bytes(data)
     low = d.lower()
+    same_skip(low)
+    same_meta(low)
     k = P._declaration_bound(d, low)  # the first "charset", or a reference that may spell it
     if k >= 0:
         pos = P._skip_plain(low, k)
@@ -51,6 +56,35 @@ def check(data: bytes) -> None:
         if got is not None:
             assert got == P._scan(d, False, True, low, i), (data, i)
         i = low.find(b"<meta", i + 1)
+
+
+def same_skip(low: bytes) -> None:
+    """The compiled fast path (``_core.skip_plain``) stops where its twin ``_skip_plain`` (the
+    regular expressions) does, for every bound in and past *low*."""
+    if native.core is None:
+        return
+    for end in range(len(low) + 2):
+        assert native.core.skip_plain(low, end) == P._skip_plain(low, end), (low, end)
+
+
+def _meta_regex(low: bytes, lt: int) -> tuple[bool, int, int, int] | None:
+    """``_core.meta_plain``'s twin: the two regular expressions of ``_plain_meta``."""
+    m = P._META_CHARSET.match(low, lt)
+    pragma = m is None
+    if pragma:
+        m = P._META_PRAGMA.match(low, lt)
+        if m is None:
+            return None
+    return (pragma, *m.span(m.lastindex), m.end())
+
+
+def same_meta(low: bytes) -> None:
+    """The compiled reading of the two usual metas (``_core.meta_plain``) is its regular
+    expressions' at every offset of *low*."""
+    if native.core is None:
+        return
+    for lt in range(len(low) + 1):
+        assert native.core.meta_plain(low, lt) == _meta_regex(low, lt), (low, lt)
 
 
 # Markup pieces chosen to reach every alternative of the fast path's patterns and every way out
@@ -185,6 +219,39 @@ def test_fast_equals_full_past_the_window(data):
     assert P.prescan(data) == full(data)
     for w in (1, 100, 500, 1023, 1024, 1025):
         assert P.prescan(data, window=w) == full(data, w)
+
+
+# Every construct's opening and closing bytes and the raw-text names, often cut by the bound:
+# where the compiled fast path could read a construct otherwise than its regular expressions.
+_SKIP_TOKENS = [bytes([c]) for c in b"<>/!?-=\"' \t\n\x0b\x0c\rabcdeilmnoprstxyA\x80"] + [
+    b"<!--", b"-->", b"--!>", b"<title", b"</title", b"<script", b"</script", b"</SCRIPT", b"<plaintext",
+    b"<xmp", b"</xmp", b"<noframes", b"</noframes", b"<iframe", b"textarea", b"<style", b"<noembed"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_SKIP_TOKENS), max_size=40).map(b"".join))
+@example(b"<title x=1>t</TITLE ><a b= 'c'>")
+@example(b"<a b=\"c<!-- --!>")
+@example(b"<!---><p><!--->x")
+def test_compiled_skip_plain(data):
+    same_skip(data.lower())
+    same_skip(data)  # (upper-case letters too: end tags are matched ignoring case)
+
+
+# The two usual metas' bytes, cut and joined every way: where the compiled reading could differ.
+_META_TOKENS = [b"<meta", b"<meta ", b"<meta/", b" ", b"\t", b"\x0b", b"/", b"=", b'"', b"'", b">", b"&", b";",
+                b"charset", b"http-equiv", b"content", b"content-type", b'"content-type"', b"'content-type'",
+                b"utf-8", b"x", b"-", b"a=b", b"text/html; charset=gbk"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_META_TOKENS), max_size=16).map(b"".join))
+@example(b'<meta http-equiv=content-type content="text/html; charset=gbk"/ >')
+@example(b"<meta content='x' http-equiv='content-type'>")
+@example(b"<meta charset=utf-8")
+@example(b'<meta charset="utf-8')
+def test_compiled_meta_plain(data):
+    same_meta(data.lower())
 
 
 def _dat_cases() -> list[bytes]:

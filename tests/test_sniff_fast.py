@@ -1,7 +1,8 @@
 """The decision's fast paths (``sniff``), each against the slower code it replaces.
 
 Optimisations only: ``tld_of``'s regular-expression path against the function as it was before
-it (copied below as the reference), ``_new_decision`` against ``Decision(**kw)``, the cached
+it (copied below as the reference) and the compiled twin of that regular expression
+(``_core.url_tld``) against it, ``_new_decision`` against ``Decision(**kw)``, the cached
 Content-Type facts against Fetch "extract a MIME type" + "get an encoding" uncached, and the
 positional ``decide`` against ``choose(gather(...))``. The decisions themselves are pinned by
 ``test_sniff.py``, ``test_html5lib_encoding.py`` and ``test_properties.py``.
@@ -17,7 +18,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from redecode import sniff, tld
+from redecode import native, sniff, tld
 from redecode.labels import get_encoding
 from redecode.mime import extract_mime_type
 from redecode.sniff import Decision, Detection, choose, decide, gather, tld_of
@@ -89,6 +90,32 @@ urls = st.lists(st.sampled_from(_URL_PIECES), max_size=14).map("".join)
 @example("http://.b/")
 def test_tld_of_equals_reference(url):
     assert tld_of(url) == _tld_of_reference(url)
+
+
+def _simple_url_tld(url: str) -> str | None:
+    m = tld._SIMPLE_URL_TLD.match(url)
+    return m.group(1).lower() if m is not None else None
+
+
+@pytest.mark.skipif(native.core is None, reason="no compiled core")
+@settings(max_examples=3000, deadline=None)
+@given(st.sampled_from(["", "http://", "https://", "a://", "abcdefghijklmno://"]).flatmap(
+    lambda scheme: (urls | st.text(max_size=30)).map(lambda rest: scheme + rest)))
+@example("http://www.example.jp/")
+@example("https://WWW.EXAMPLE.CO.JP:8080/a?b#c")
+@example("http://example.com./")
+@example("http://example.com../")
+@example("http://example.com\n")
+@example("http://example.co\u212a/")
+@example("http://example.b-1:\u0661/")
+@example("abcdefghijklmnop://a.b/")
+@example("http://a.b.:80")
+@example("http://.b/")
+@example("http://a..b/")
+@example("http://a.b-/")
+@example("http://-.b/")
+def test_compiled_url_tld_equals_the_regex(url):
+    assert native.core.url_tld(url) == _simple_url_tld(url)
 
 
 def test_tld_of_on_usual_urls_takes_the_regex():

@@ -112,6 +112,29 @@ cdef extern from *:
         return o + 4;
     }
 
+    /* The two-byte sequences from s[i] on whose pair-table entry has a UTF-8 form (u8s: the
+       table's UTF-8 forms, four bytes each, the count in the fourth, 0 for none): each form's
+       four bytes written to out[*po:], as many kept as its count, for as long as they follow one
+       another; returns the index of the first byte not decoded (see _pair_run). */
+    RD_INLINE Py_ssize_t rd_pairs8(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint8_t *u8s,
+                                   uint8_t *out, Py_ssize_t *po) {
+        Py_ssize_t o = *po;
+        while (i + 1 < n) {
+            uint8_t b = s[i];
+            if (b < 0x80)
+                break;
+            const uint8_t *u = u8s + 4 * ((((Py_ssize_t)b & 0x7F) << 8) | s[i + 1]);
+            uint8_t m = u[3];
+            if (m == 0)
+                break;
+            memcpy(out + o, u, 4);
+            o += m;
+            i += 2;
+        }
+        *po = o;
+        return i;
+    }
+
     /* Length of the longest prefix of s[:n] made of bytes below 0x80. */
     static inline Py_ssize_t rd_ascii_len(const uint8_t *s, Py_ssize_t n) {
         Py_ssize_t i = 0;
@@ -444,6 +467,8 @@ cdef extern from *:
     Py_ssize_t rd_utf8_count(const uint8_t *u, Py_ssize_t n) nogil
     Py_ssize_t rd_utf8_valid_count(const uint8_t *s, Py_ssize_t n) nogil
     Py_ssize_t rd_put8(uint8_t *out, Py_ssize_t o, uint32_t cp) nogil
+    Py_ssize_t rd_pairs8(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint8_t *u8s,
+                         uint8_t *out, Py_ssize_t *po) nogil
     Py_ssize_t rd_lower_count_lf(const uint8_t *s, uint8_t *low, Py_ssize_t n) nogil
     bint rd_ascii16(const uint8_t *p) nogil
     Py_ssize_t rd_find(const uint8_t *hay, Py_ssize_t n, const uint8_t *needle, Py_ssize_t m) nogil
@@ -700,7 +725,12 @@ cdef inline Py_ssize_t _pair_run(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, c
     cdef Py_ssize_t o = po[0]
     cdef uint32_t cp
     cdef Py_ssize_t k
-    while i + 1 < n and s[i] >= 0x80:
+    while True:
+        if out_t is uint8_t:
+            # the entries made with a UTF-8 form, copied (rd_pairs8); the loop takes the rest
+            i = rd_pairs8(s, i, n, <const uint8_t *>(pairs + _PAIR_U8), out, &o)
+        if i + 1 >= n or s[i] < 0x80:
+            break
         k = ((s[i] & 0x7F) << 8) | s[i + 1]
         cp = pairs[k]
         if cp == _PAIR_UNSET:
@@ -1238,11 +1268,13 @@ cdef class _Pairs:
     the first time a page holds the sequence (:func:`_pair_fill`: a page meets a few thousand of
     the 32,768), not all when the encoding is first used. Entry ``_PAIR_ENC`` is the encoding;
     from ``_PAIR_U8`` on, each made entry's code point below U+10000 as UTF-8 (its bytes in memory
-    order, their count in the fourth byte), which the decode to UTF-8 copies."""
+    order, their count in the fourth byte; 0 where there is none yet, or none to make), which the
+    decode to UTF-8 copies."""
     cdef uint32_t cp[32769 + 32768]
 
     def __cinit__(self, int enc):
         memset(self.cp, 0xFF, 32768 * sizeof(uint32_t))  # every entry _PAIR_UNSET
+        memset(self.cp + _PAIR_U8, 0, 32768 * sizeof(uint32_t))  # no UTF-8 form (count 0) yet
         self.cp[_PAIR_ENC] = <uint32_t>enc
 
 
@@ -2047,6 +2079,7 @@ cdef enum:
     _L_LETTER = 0
     _L_DEFECT = 3
     _L_MAXLANG = 64
+    _L_DENSE = 4      # a pair of this many languages or more has a row of every language's units
 
 
 cdef inline bint _l_word_char(uint32_t c) noexcept nogil:
@@ -2175,12 +2208,14 @@ cdef class _Prof:
     cdef _Counts letters
     cdef int32_t *ia   # the pairs' first letters as model indices
     cdef int32_t *ib   # their second
+    cdef int32_t *pe   # their entries in the scorer's pair table (-1: none, see LanguageScorer)
     cdef bint has_neutral
     cdef int64_t neutral
 
     def __dealloc__(self):
         free(self.ia)
         free(self.ib)
+        free(self.pe)
         _counts_free(&self.pairs)
         _counts_free(&self.letters)
 
@@ -2199,10 +2234,21 @@ cdef class LanguageScorer:
     cdef uint64_t *native        # [index]: the languages the letter is native to (bit = language)
     cdef uint64_t *uses          # [index]: the languages that use it at all
     cdef uint64_t latin          # the languages that write ASCII letters natively
-    cdef uint64_t *pkeys         # (lang << 32 | a << 16 | b) + 1, 0 empty
-    cdef int32_t *pvals
-    cdef uint64_t pmask
-    cdef int pshift
+    # the pair table, keyed once for all languages: slot -> (a << 16 | b) + 1 (0 empty) and its
+    # entry; entry -> the languages that have the pair (a bit each) and its items (language,
+    # table units) from estart[entry] to estart[entry + 1]; an entry of _L_DENSE languages or
+    # more also has a row of nlang units from dense + erow[entry] (-1: none), the second
+    # letter's own units where a language has no item
+    cdef uint32_t *qkeys
+    cdef int32_t *qent
+    cdef uint64_t qmask
+    cdef int qshift
+    cdef uint64_t *emask
+    cdef int32_t *estart
+    cdef uint8_t *elang
+    cdef int32_t *evals
+    cdef int32_t *erow
+    cdef int32_t *dense
     cdef uint8_t *kinds          # code point -> 1 + class * 3 + case, 0 not met yet
     cdef object kind_of
     cdef int64_t costs[4]
@@ -2218,8 +2264,9 @@ cdef class LanguageScorer:
         cdef Py_ssize_t size = len(tables), nletters, nuni, npairs, ncodes, o, i, l, hsize
         cdef Py_ssize_t o_native, o_latin, o_floor, o_univ, o_pairv, o_letters, o_unii, o_pa
         cdef Py_ssize_t o_pb, o_unil, o_pairl
-        cdef uint64_t key, h
         cdef uint32_t a, c2
+        cdef int32_t e, nent, ndense
+        cdef int32_t *ids
         if size < 60 or tables[:8] != b"RDLANG\x01\x00":
             raise ValueError("not the compact language tables (language.compact_tables)")
         self.nlang = <Py_ssize_t>_l_rd(b + 40, 4)
@@ -2255,16 +2302,22 @@ cdef class LanguageScorer:
         self.native = <uint64_t *>calloc(self.width, sizeof(uint64_t))
         self.uses = <uint64_t *>calloc(self.width, sizeof(uint64_t))
         hsize = 16
-        self.pshift = 60
+        self.qshift = 60
         while hsize < 2 * npairs:
             hsize *= 2
-            self.pshift -= 1
-        self.pmask = hsize - 1
-        self.pkeys = <uint64_t *>calloc(hsize, sizeof(uint64_t))
-        self.pvals = <int32_t *>malloc(hsize * sizeof(int32_t))
+            self.qshift -= 1
+        self.qmask = hsize - 1
+        self.qkeys = <uint32_t *>calloc(hsize, sizeof(uint32_t))
+        self.qent = <int32_t *>malloc(hsize * sizeof(int32_t))
+        self.emask = <uint64_t *>calloc(npairs + 1, sizeof(uint64_t))
+        self.estart = <int32_t *>calloc(npairs + 2, sizeof(int32_t))
+        self.elang = <uint8_t *>malloc(npairs + 1)
+        self.evals = <int32_t *>malloc((npairs + 1) * sizeof(int32_t))
+        self.erow = <int32_t *>malloc((npairs + 1) * sizeof(int32_t))
         self.kinds = <uint8_t *>calloc(0x110000, 1)
         if (self.cp_index == NULL or self.uni == NULL or self.floor == NULL or self.native == NULL
-                or self.uses == NULL or self.pkeys == NULL or self.pvals == NULL
+                or self.uses == NULL or self.qkeys == NULL or self.qent == NULL or self.emask == NULL
+                or self.estart == NULL or self.elang == NULL or self.evals == NULL or self.erow == NULL
                 or self.kinds == NULL):
             raise MemoryError()
         for i in range(nletters):
@@ -2285,18 +2338,54 @@ cdef class LanguageScorer:
             self.uni[l * self.width + a] = <int32_t><uint32_t>_l_rd(b + o_univ + 4 * i, 4)
             if a != <uint32_t>self.dollar:
                 self.uses[a] |= (<uint64_t>1) << l
-        for i in range(npairs):
-            l = b[o_pairl + i]
-            a = <uint32_t>_l_rd(b + o_pa + 2 * i, 2)
-            c2 = <uint32_t>_l_rd(b + o_pb + 2 * i, 2)
-            if l >= self.nlang or a >= <uint32_t>self.width or c2 >= <uint32_t>self.width:
-                raise ValueError("a pair entry out of range")
-            key = ((<uint64_t>l << 32) | (<uint64_t>a << 16) | <uint64_t>c2) + 1
-            h = (key * <uint64_t>0x9E3779B97F4A7C15) >> self.pshift
-            while self.pkeys[h] != 0 and self.pkeys[h] != key:
-                h = (h + 1) & self.pmask
-            self.pkeys[h] = key
-            self.pvals[h] = <int32_t><uint32_t>_l_rd(b + o_pairv + 4 * i, 4)
+        # the pair table: entries numbered as first met, then each entry's items after those of
+        # the entries before it (estart[e + 1] counts entry e's items while they are placed)
+        ids = <int32_t *>malloc((npairs + 1) * sizeof(int32_t))
+        if ids == NULL:
+            raise MemoryError()
+        try:
+            nent = 0
+            for i in range(npairs):
+                l = b[o_pairl + i]
+                a = <uint32_t>_l_rd(b + o_pa + 2 * i, 2)
+                c2 = <uint32_t>_l_rd(b + o_pb + 2 * i, 2)
+                if l >= self.nlang or a >= <uint32_t>self.width or c2 >= <uint32_t>self.width:
+                    raise ValueError("a pair entry out of range")
+                e = self._entry(a, c2)
+                if e < 0:
+                    e = self._new_entry(a, c2, nent)
+                    nent += 1
+                if self.emask[e] >> l & 1:
+                    raise ValueError("a pair entry given twice")
+                self.emask[e] |= (<uint64_t>1) << l
+                self.estart[e + 2] += 1
+                ids[i] = e
+            for i in range(2, nent + 2):
+                self.estart[i] += self.estart[i - 1]
+            for i in range(npairs):
+                e = ids[i]
+                self.elang[self.estart[e + 1]] = b[o_pairl + i]
+                self.evals[self.estart[e + 1]] = <int32_t><uint32_t>_l_rd(b + o_pairv + 4 * i, 4)
+                self.estart[e + 1] += 1
+        finally:
+            free(ids)
+        ndense = 0
+        for e in range(nent):
+            self.erow[e] = -1
+            if self.estart[e + 1] - self.estart[e] >= _L_DENSE:
+                self.erow[e] = <int32_t>(ndense * self.nlang)
+                ndense += 1
+        self.dense = <int32_t *>malloc((ndense * self.nlang + 1) * sizeof(int32_t))
+        if self.dense == NULL:
+            raise MemoryError()
+        for i in range(hsize):
+            if self.qkeys[i] != 0 and self.erow[self.qent[i]] >= 0:
+                e = self.qent[i]
+                c2 = (self.qkeys[i] - 1) & 0xFFFF
+                for l in range(self.nlang):
+                    self.dense[self.erow[e] + l] = self.uni[l * self.width + c2]
+                for o in range(self.estart[e], self.estart[e + 1]):
+                    self.dense[self.erow[e] + self.elang[o]] = self.evals[o]
         self.latin = _l_rd(b + o_latin, 8)
         self.kind_of = kind_of
         for i in range(4):
@@ -2312,24 +2401,38 @@ cdef class LanguageScorer:
         free(self.floor)
         free(self.native)
         free(self.uses)
-        free(self.pkeys)
-        free(self.pvals)
+        free(self.qkeys)
+        free(self.qent)
+        free(self.emask)
+        free(self.estart)
+        free(self.elang)
+        free(self.evals)
+        free(self.erow)
+        free(self.dense)
         free(self.kinds)
 
     cdef inline int32_t _index(self, uint32_t c) noexcept:
         return self.cp_index[c] if c < 0x10000 else 0
 
-    cdef inline int32_t _pair(self, Py_ssize_t l, int32_t a, int32_t b) noexcept:
-        """The pair's table units under language *l* (its second letter's own when absent)."""
-        cdef uint64_t key, h
-        if a != 0 and b != 0:
-            key = ((<uint64_t>l << 32) | (<uint64_t>a << 16) | <uint64_t>b) + 1
-            h = (key * <uint64_t>0x9E3779B97F4A7C15) >> self.pshift
-            while self.pkeys[h] != 0:
-                if self.pkeys[h] == key:
-                    return self.pvals[h]
-                h = (h + 1) & self.pmask
-        return self.uni[l * self.width + b]
+    cdef inline int32_t _entry(self, uint32_t a, uint32_t b) noexcept:
+        """The pair table's entry of the letters (model indices) *a*, *b*, or -1."""
+        cdef uint32_t key = ((a << 16) | b) + 1
+        cdef uint64_t h = (key * <uint64_t>0x9E3779B97F4A7C15) >> self.qshift
+        while self.qkeys[h] != 0:
+            if self.qkeys[h] == key:
+                return self.qent[h]
+            h = (h + 1) & self.qmask
+        return -1
+
+    cdef int32_t _new_entry(self, uint32_t a, uint32_t b, int32_t e) noexcept:
+        """Entry *e* for the pair *a*, *b* (not in the table yet); returns *e*."""
+        cdef uint32_t key = ((a << 16) | b) + 1
+        cdef uint64_t h = (key * <uint64_t>0x9E3779B97F4A7C15) >> self.qshift
+        while self.qkeys[h] != 0:
+            h = (h + 1) & self.qmask
+        self.qkeys[h] = key
+        self.qent[h] = e
+        return e
 
     cdef inline int _kind(self, uint32_t c) except -1:
         cdef int k = self.kinds[c]
@@ -2338,13 +2441,41 @@ cdef class LanguageScorer:
             self.kinds[c] = k
         return k
 
-    cdef int64_t _bits(self, _Prof p, Py_ssize_t l) noexcept:
-        """language._bits."""
-        cdef int64_t total = p.fixed
-        cdef Py_ssize_t j
+    cdef void _bits(self, _Prof p, const int *langs, Py_ssize_t nl, int64_t *out) noexcept:
+        """language._bits of *p* under each of the *nl* distinct languages *langs*, into *out*:
+        each pair's table units under a language are its entry's item for that language where
+        there is one, else its second letter's own (the floor for a letter the language does
+        not use): read from the entry's row where it has one, else the second letter's own
+        under every language and what the entry's items differ by."""
+        cdef Py_ssize_t i, j, k
+        cdef int64_t cnt
+        cdef int32_t b, e
+        cdef uint64_t want = 0
+        cdef int l
+        cdef const int32_t *row[_L_MAXLANG]
+        cdef const int32_t *d
+        cdef Py_ssize_t at[_L_MAXLANG]
+        for i in range(nl):
+            out[i] = p.fixed
+            row[i] = self.uni + langs[i] * self.width
+            want |= (<uint64_t>1) << langs[i]
+            at[langs[i]] = i
         for j in range(p.pairs.n):
-            total += p.pairs.counts[j] * self._pair(l, p.ia[j], p.ib[j])
-        return total
+            cnt = p.pairs.counts[j]
+            e = p.pe[j]
+            if e >= 0 and self.erow[e] >= 0:
+                d = self.dense + self.erow[e]
+                for i in range(nl):
+                    out[i] += cnt * d[langs[i]]
+                continue
+            b = p.ib[j]
+            for i in range(nl):
+                out[i] += cnt * row[i][b]
+            if e >= 0 and self.emask[e] & want:
+                for k in range(self.estart[e], self.estart[e + 1]):
+                    l = self.elang[k]
+                    if want >> l & 1:
+                        out[at[l]] += cnt * (self.evals[k] - row[at[l]][b])
 
     cdef _Prof _profile(self, str text, bint turkic_i=False):
         """language._Profile of the words joined in *text* (already NFC); *turkic_i*: İ (U+0130)
@@ -2444,11 +2575,14 @@ cdef class LanguageScorer:
             free(buf)
         p.ia = <int32_t *>malloc((p.pairs.n + 1) * sizeof(int32_t))
         p.ib = <int32_t *>malloc((p.pairs.n + 1) * sizeof(int32_t))
-        if p.ia == NULL or p.ib == NULL:
+        p.pe = <int32_t *>malloc((p.pairs.n + 1) * sizeof(int32_t))
+        if p.ia == NULL or p.ib == NULL or p.pe == NULL:
             raise MemoryError()
         for j in range(p.pairs.n):
             p.ia[j] = self._index(<uint32_t>(p.pairs.keys[j] >> 21))
             p.ib[j] = self._index(<uint32_t>(p.pairs.keys[j] & 0x1FFFFF))
+            # (a letter not in the model has no pair: its second letter's own units)
+            p.pe[j] = self._entry(p.ia[j], p.ib[j]) if p.ia[j] != 0 and p.ib[j] != 0 else -1
         p.has_neutral = False
         return p
 
@@ -2564,7 +2698,7 @@ cdef class LanguageScorer:
         *turkic*: the languages (bit = language number) that read İ (U+0130) as i, 0 for none
         (``turkic_i``: language._turkic_mask(); a reading with İ has them as candidates)."""
         cdef Py_ssize_t ntexts = len(texts), t, i, j, n, start, non_ascii, after
-        cdef Py_ssize_t w, since, npend, nscored, nctx, controls, units, l, nc
+        cdef Py_ssize_t since, npend, nscored, nctx, controls, units, l, nc
         cdef _Words *words = <_Words *>calloc(ntexts + 1, sizeof(_Words))
         cdef _Words *ws
         cdef Py_ssize_t *scored = NULL
@@ -2576,6 +2710,13 @@ cdef class LanguageScorer:
         cdef bint ascii, has_letter, nonascii_scored, shared, dotted
         cdef uint64_t chosen
         cdef int cands[_L_MAXLANG]
+        cdef int lat[_L_MAXLANG]
+        cdef int every[_L_MAXLANG]
+        cdef int64_t ptot[_L_MAXLANG]
+        cdef int64_t ttot[_L_MAXLANG]
+        cdef int64_t ctot[_L_MAXLANG]
+        cdef int64_t ntot[_L_MAXLANG]
+        cdef Py_ssize_t nlat
         cdef int64_t total, best_total, ctxu
         cdef int best
         cdef _Prof prof, ctx, tprof
@@ -2749,22 +2890,39 @@ cdef class LanguageScorer:
                         cands[nc] = _l_ctz(chosen)
                         nc += 1
                         chosen &= chosen - 1
+                # the bits under every candidate at once, the context's under the candidates
+                # that write ASCII letters natively; under the others the context costs its
+                # best over all languages (neutral), made once per context
+                self._bits(prof, cands, nc, ptot)
+                if tprof is not None:
+                    self._bits(tprof, cands, nc, ttot)
+                if ctx is not None:
+                    nlat = 0
+                    for i in range(nc):
+                        if self.latin >> cands[i] & 1:
+                            lat[nlat] = cands[i]
+                            nlat += 1
+                        elif not ctx.has_neutral:
+                            for l in range(self.nlang):
+                                every[l] = <int>l
+                            self._bits(ctx, every, self.nlang, ntot)
+                            ctx.neutral = ntot[0]
+                            for l in range(1, self.nlang):
+                                if ntot[l] > ctx.neutral:
+                                    ctx.neutral = ntot[l]
+                            ctx.has_neutral = True
+                    self._bits(ctx, lat, nlat, ctot)
                 best = -1
                 best_total = 0
+                j = 0
                 for i in range(nc):
                     l = cands[i]
-                    total = 2 * self._bits(tprof if tprof is not None and turkic >> l & 1 else prof, l)
+                    total = 2 * (ttot[i] if tprof is not None and turkic >> l & 1 else ptot[i])
                     if ctx is not None:
                         if self.latin >> l & 1:
-                            ctxu = self._bits(ctx, l)
+                            ctxu = ctot[j]
+                            j += 1
                         else:
-                            if not ctx.has_neutral:
-                                ctx.neutral = self._bits(ctx, 0)
-                                for w in range(1, self.nlang):
-                                    ctxu = self._bits(ctx, w)
-                                    if ctxu > ctx.neutral:
-                                        ctx.neutral = ctxu
-                                ctx.has_neutral = True
                             ctxu = ctx.neutral
                         total += ctxu
                     if best < 0 or total > best_total:
@@ -3818,3 +3976,425 @@ def ascii_lower(bytes data):
         c = s[i]
         w[i] = c + (32 if <uint8_t>(c - 0x41) < 26 else 0)
     return _cut(out, n)
+
+
+# --------------------------------------------------------------------------------------------------
+# The prescan's fast path over plain markup (redecode.prescan._skip_plain, whose regular
+# expressions _PREFIX and _RAW_START are the twin: the same offset, tests/test_prescan_fast.py).
+# Each step is one alternative of _PREFIX, read as the pattern reads it: every repetition there is
+# atomic or followed by a byte it cannot hold, so the first way each alternative matches is the
+# only one, and the scan stops where no alternative matches. Bytes from *end* on do not exist.
+
+
+cdef inline bint _p_space(uint8_t c) noexcept nogil:
+    # prescan._W: TAB, LF, FF, CR, space
+    return c == 0x20 or c == 0x09 or c == 0x0A or c == 0x0C or c == 0x0D
+
+
+cdef inline bint _p_name_end(uint8_t c) noexcept nogil:
+    # what ends a tag name: whitespace, "/", ">"
+    return _p_space(c) or c == 0x2F or c == 0x3E
+
+
+cdef inline Py_ssize_t _p_find(const uint8_t *s, Py_ssize_t i, Py_ssize_t end, uint8_t c) noexcept nogil:
+    """The first offset of byte *c* in s[i:end], or -1."""
+    cdef const void *p
+    if i >= end:
+        return -1
+    p = memchr(s + i, c, end - i)
+    return -1 if p == NULL else <const uint8_t *>p - s
+
+
+cdef Py_ssize_t _p_value(const uint8_t *s, Py_ssize_t k, Py_ssize_t end) noexcept nogil:
+    """An attribute's "= value" at s[k] (the optional group of prescan._PLAIN_ATTRS): where it
+    ends, or -1 for none."""
+    cdef Py_ssize_t q, r
+    cdef uint8_t c
+    if k < end and s[k] == 0x3D:  # "=" then a double-quoted or an unquoted value
+        if k + 1 < end:
+            c = s[k + 1]
+            if c == 0x22:
+                r = _p_find(s, k + 2, end, 0x22)
+                if r >= 0:
+                    return r + 1
+            elif not (_p_space(c) or c == 0x3E or c == 0x27):
+                q = k + 2
+                while q < end and not (_p_space(s[q]) or s[q] == 0x3E):
+                    q += 1
+                return q
+    q = k  # whitespace, "=", whitespace, then a quoted or an unquoted value
+    while q < end and _p_space(s[q]):
+        q += 1
+    if q >= end or s[q] != 0x3D:
+        return -1
+    q += 1
+    while q < end and _p_space(s[q]):
+        q += 1
+    if q >= end:
+        return -1
+    c = s[q]
+    if c == 0x22 or c == 0x27:
+        r = _p_find(s, q + 1, end, c)
+        return r + 1 if r >= 0 else -1
+    if c == 0x3E:
+        return -1
+    q += 1
+    while q < end and not (_p_space(s[q]) or s[q] == 0x3E):
+        q += 1
+    return q
+
+
+cdef Py_ssize_t _p_attrs(const uint8_t *s, Py_ssize_t j, Py_ssize_t end) noexcept nogil:
+    """prescan._PLAIN_ATTRS from s[j]: where it ends (it always matches, maybe nothing)."""
+    cdef Py_ssize_t k, v
+    cdef uint8_t c
+    while True:
+        k = j
+        while k < end and (_p_space(s[k]) or s[k] == 0x2F):
+            k += 1
+        if k >= end:
+            break
+        c = s[k]
+        if c == 0x3E or c == 0x3D or c == 0x22 or c == 0x27:
+            break  # no attribute name starts here
+        k += 1
+        while k < end:
+            c = s[k]
+            if _p_name_end(c) or c == 0x3D or c == 0x22 or c == 0x27:
+                break
+            k += 1
+        v = _p_value(s, k, end)
+        j = v if v >= 0 else k
+    while j < end and (_p_space(s[j]) or s[j] == 0x2F):
+        j += 1
+    return j
+
+
+cdef Py_ssize_t _p_tag(const uint8_t *s, Py_ssize_t k, Py_ssize_t end) noexcept nogil:
+    """A tag name from s[k] (a letter), its attributes and ">": the offset after the ">", or -1."""
+    k += 1
+    while k < end and not _p_name_end(s[k]):
+        k += 1
+    k = _p_attrs(s, k, end)
+    return k + 1 if k < end and s[k] == 0x3E else -1
+
+
+cdef bytes _P_RAW = b"title\0textarea\0script\0style\0xmp\0iframe\0noembed\0noframes\0plaintext\0"
+
+
+cdef Py_ssize_t _p_raw_name(const uint8_t *s, Py_ssize_t k, Py_ssize_t end, bint plaintext) noexcept:
+    """The length of the raw-text element name (with *plaintext*, or "plaintext") at s[k] followed
+    by whitespace, "/" or ">" before *end*, else 0."""
+    cdef const uint8_t *names = <const uint8_t *>PyBytes_AS_STRING(_P_RAW)
+    cdef Py_ssize_t at = 0, m
+    cdef uint8_t c = s[k] if k < end else 0
+    if not (c == 0x74 or c == 0x73 or c == 0x78 or c == 0x69 or c == 0x6E or c == 0x70):
+        return 0  # (no name starts so: t, s, x, i, n, p)
+    while names[at]:
+        m = 0
+        while names[at + m]:
+            m += 1
+        if names[at] == c and (plaintext or c != 0x70) and k + m < end \
+                and memcmp(s + k, names + at, m) == 0 and _p_name_end(s[k + m]):
+            return m
+        at += m + 1
+    return 0
+
+
+cdef Py_ssize_t _p_prefix(const uint8_t *s, Py_ssize_t i, Py_ssize_t end) noexcept:
+    """prescan._PREFIX.match(s, i, end).end()."""
+    cdef Py_ssize_t j
+    cdef uint8_t c
+    while i < end:
+        if s[i] != 0x3C:  # text
+            j = _p_find(s, i, end, 0x3C)
+            i = end if j < 0 else j
+            continue
+        if i + 1 >= end:
+            return i
+        c = s[i + 1]
+        if 0x61 <= c <= 0x7A:  # a start tag, not of raw text or plaintext
+            if _p_raw_name(s, i + 1, end, True):
+                return i
+            j = _p_tag(s, i + 1, end)
+        elif c == 0x2F:
+            if i + 2 < end and 0x61 <= s[i + 2] <= 0x7A:  # an end tag
+                j = _p_tag(s, i + 2, end)
+            else:  # "</" + not a letter, to ">"
+                j = _p_find(s, i + 2, end, 0x3E)
+                j = j + 1 if j >= 0 else -1
+        elif c == 0x21:
+            if i + 3 < end and s[i + 2] == 0x2D and s[i + 3] == 0x2D:
+                # "<!--" to "-?>" right after it, else to the first "-->" or "--!>"
+                j = i + 4
+                if j < end and s[j] == 0x3E:
+                    j += 1
+                elif j + 1 < end and s[j] == 0x2D and s[j + 1] == 0x3E:
+                    j += 2
+                else:
+                    while True:
+                        j = _p_find(s, j, end, 0x2D)
+                        if j < 0:
+                            break
+                        if j + 2 < end and s[j + 1] == 0x2D:
+                            if s[j + 2] == 0x3E:
+                                j += 3
+                                break
+                            if s[j + 2] == 0x21 and j + 3 < end and s[j + 3] == 0x3E:
+                                j += 4
+                                break
+                        j += 1
+            else:  # "<!" to ">"
+                j = _p_find(s, i + 2, end, 0x3E)
+                j = j + 1 if j >= 0 else -1
+        elif c == 0x3F:  # "<?" to ">"
+            j = _p_find(s, i + 2, end, 0x3E)
+            j = j + 1 if j >= 0 else -1
+        else:  # "<" as text
+            j = i + 1
+        if j < 0:
+            return i
+        i = j
+    return i
+
+
+def skip_plain(bytes low, Py_ssize_t end):
+    """``redecode.prescan._skip_plain(low, end)`` (its docstring is the contract; its regular
+    expressions are the twin): *low* the lower-cased window (bytes), *end* an offset in it; the
+    offset in ``[0, end]`` where the full scan may start. Never raises for bytes."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(low)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(low), pos, j, m, k, t
+    if end > n:
+        end = n
+    if end < 0:
+        end = 0
+    pos = _p_prefix(s, 0, end)
+    while True:
+        # a raw-text start tag in plain syntax (_RAW_START), then its text up to the first end
+        # tag of its name, which must lie wholly before *end* (the end tag is searched for in
+        # all of *low*, as prescan._raw_text_end does)
+        if pos + 1 >= end or s[pos] != 0x3C:
+            return pos
+        m = _p_raw_name(s, pos + 1, end, False)
+        if m == 0:
+            return pos
+        j = _p_attrs(s, pos + 1 + m, end)
+        if j >= end or s[j] != 0x3E:
+            return pos
+        k = j + 1
+        while True:  # prescan._raw_text_end
+            t = _p_find(s, k, n, 0x3C)
+            if t < 0 or t + 1 >= n:
+                return pos
+            if s[t + 1] != 0x2F:
+                k = t + 1
+                continue
+            if t + 2 + m >= n:
+                return pos
+            if _p_name_end(s[t + 2 + m]) and _p_lower_eq(s + t + 2, s + pos + 1, m):
+                break
+            k = t + 2
+        if t + m + 3 > end:
+            return pos
+        pos = _p_prefix(s, t, end)
+
+
+cdef inline bint _p_at(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const char *lit, Py_ssize_t m) noexcept nogil:
+    """s[i:i+m] == lit (within s[:n])."""
+    return i + m <= n and memcmp(s + i, lit, m) == 0
+
+
+cdef inline Py_ssize_t _p_skip(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, bint slash) noexcept nogil:
+    """The offset after the whitespace (with *slash*, and "/") from s[i]."""
+    while i < n and (_p_space(s[i]) or (slash and s[i] == 0x2F)):
+        i += 1
+    return i
+
+
+cdef Py_ssize_t _p_equiv(const uint8_t *s, Py_ssize_t k, Py_ssize_t n) noexcept nogil:
+    """prescan._HTTP_EQUIV after its "http-equiv" (at s[k]): where it ends, or -1."""
+    k = _p_skip(s, k, n, False)
+    if k >= n or s[k] != 0x3D:
+        return -1
+    k = _p_skip(s, k + 1, n, False)
+    if _p_at(s, k, n, b'"content-type"', 14) or _p_at(s, k, n, b"'content-type'", 14):
+        return k + 14
+    if _p_at(s, k, n, b"content-type", 12) and k + 12 < n and _p_space(s[k + 12]):
+        return k + 13
+    return -1
+
+
+cdef Py_ssize_t _p_content(const uint8_t *s, Py_ssize_t k, Py_ssize_t n, Py_ssize_t *vs,
+                           Py_ssize_t *ve) noexcept nogil:
+    """prescan._CONTENT after its "content" (at s[k]): where it ends, or -1; its quoted value's
+    span (no "&" in it) into vs[0], ve[0]."""
+    cdef uint8_t q
+    k = _p_skip(s, k, n, False)
+    if k >= n or s[k] != 0x3D:
+        return -1
+    k = _p_skip(s, k + 1, n, False)
+    if k >= n or (s[k] != 0x22 and s[k] != 0x27):
+        return -1
+    q = s[k]
+    vs[0] = k + 1
+    k += 1
+    while k < n and s[k] != q:
+        if s[k] == 0x26:
+            return -1
+        k += 1
+    if k >= n:
+        return -1
+    ve[0] = k
+    return k + 1
+
+
+def meta_plain(bytes low, Py_ssize_t lt):
+    """The two usual declaring metas at *lt* in the lower-cased window *low* (bytes), as
+    ``redecode.prescan._META_CHARSET.match(low, lt)`` and then ``_META_PRAGMA.match(low, lt)``
+    read them (those regular expressions are the twin, ``tests/test_prescan_fast.py``):
+    ``(pragma, start, end, match_end)``, *pragma* False for a ``charset`` attribute and True
+    for the pragma, *start*/*end* the value's span (the charset's label, or the pragma's
+    ``content``), *match_end* the offset after the meta's ``>``; None where neither matches.
+    Never raises for bytes."""
+    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(low)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(low), i, j, k, vs = 0, ve = 0, after = -1
+    cdef uint8_t c
+    if lt < 0 or not _p_at(s, lt, n, b"<meta", 5):
+        return None
+    i = lt + 5
+    j = _p_skip(s, i, n, True)
+    if j == i:
+        return None
+    if _p_at(s, j, n, b"charset", 7):
+        k = _p_skip(s, j + 7, n, False)
+        if k >= n or s[k] != 0x3D:
+            return None
+        k = _p_skip(s, k + 1, n, False)
+        if k >= n:
+            return None
+        c = s[k]
+        if c == 0x22 or c == 0x27:
+            after = _p_find(s, k + 1, n, c)
+            if after < 0:
+                return None
+            vs, ve = k + 1, after
+            after += 1
+        elif c == 0x3E:
+            return None
+        else:  # unquoted, up to whitespace or ">" (which must follow)
+            after = k + 1
+            while after < n and not (_p_space(s[after]) or s[after] == 0x3E):
+                after += 1
+            if after >= n:
+                return None
+            vs, ve = k, after
+        k = _p_attrs(s, after, n)
+        if k < n and s[k] == 0x3E:
+            return False, vs, ve, k + 1
+        return None
+    if _p_at(s, j, n, b"http-equiv", 10):
+        k = _p_equiv(s, j + 10, n)
+        if k < 0:
+            return None
+        k = _p_skip(s, k, n, True)
+        if not _p_at(s, k, n, b"content", 7):
+            return None
+        k = _p_content(s, k + 7, n, &vs, &ve)
+    elif _p_at(s, j, n, b"content", 7):
+        k = _p_content(s, j + 7, n, &vs, &ve)
+        if k < 0:
+            return None
+        k = _p_skip(s, k, n, True)
+        if not _p_at(s, k, n, b"http-equiv", 10):
+            return None
+        k = _p_equiv(s, k + 10, n)
+    else:
+        return None
+    if k < 0:
+        return None
+    k = _p_skip(s, k, n, True)
+    if k < n and s[k] == 0x3E:
+        return True, vs, ve, k + 1
+    return None
+
+
+cdef inline bint _p_lower_eq(const uint8_t *a, const uint8_t *name, Py_ssize_t m) noexcept nogil:
+    """``a[:m].lower() == name[:m]`` (ASCII lower-casing; *name* is lower case)."""
+    cdef Py_ssize_t i
+    cdef uint8_t c
+    for i in range(m):
+        c = a[i]
+        if 0x41 <= c <= 0x5A:
+            c += 32
+        if c != name[i]:
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------------------------------
+# A URL's top-level domain, the usual shape (redecode.tld.tld_of's first path; its regular
+# expression _SIMPLE_URL_TLD is the twin: tests/test_sniff_fast.py).
+
+
+cdef inline bint _u_label(uint32_t c) noexcept nogil:
+    # [A-Za-z0-9-]
+    return (0x61 <= c <= 0x7A) or (0x41 <= c <= 0x5A) or (0x30 <= c <= 0x39) or c == 0x2D
+
+
+def url_tld(str url):
+    """``redecode.tld._SIMPLE_URL_TLD.match(url)``'s group 1 lower-cased, or None where the
+    pattern does not match: a scheme of 1 to 15 characters without ":", "://", dot-separated
+    labels of ASCII letters, digits and "-" whose last starts with a letter (that one returned,
+    lower case), an optional final dot and port, then the end or "/", "?", "#". Never raises
+    for a str."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(url), p, h, e, f, d, i
+    cdef int kind = PyUnicode_KIND(url)
+    cdef const void *data = PyUnicode_DATA(url)
+    cdef uint32_t c
+    cdef uint8_t *w
+    p = 0
+    while p < n and p < 16 and PyUnicode_READ(kind, data, p) != 0x3A:
+        p += 1
+    if p == 0 or p >= 16 or p + 2 >= n or PyUnicode_READ(kind, data, p + 1) != 0x2F \
+            or PyUnicode_READ(kind, data, p + 2) != 0x2F:
+        return None
+    h = p + 3
+    e = h  # the host: labels and dots
+    while e < n:
+        c = PyUnicode_READ(kind, data, e)
+        if not (_u_label(c) or c == 0x2E):
+            break
+        e += 1
+    # the last label (before a final dot, if any) and the dot before it
+    d = e - 1 if e > h and PyUnicode_READ(kind, data, e - 1) == 0x2E else e
+    f = d
+    while f > h and PyUnicode_READ(kind, data, f - 1) != 0x2E:
+        f -= 1
+    if f == d or f - 1 <= h:  # no last label, or no label before it
+        return None
+    c = PyUnicode_READ(kind, data, f)
+    if not ((0x61 <= c <= 0x7A) or (0x41 <= c <= 0x5A)):
+        return None
+    # the labels before it: none empty (no leading dot, no two dots in a row)
+    if PyUnicode_READ(kind, data, h) == 0x2E:
+        return None
+    for i in range(h + 1, f - 1):
+        if PyUnicode_READ(kind, data, i) == 0x2E and PyUnicode_READ(kind, data, i - 1) == 0x2E:
+            return None
+    if PyUnicode_READ(kind, data, f - 2) == 0x2E:
+        return None
+    i = e  # an optional port, then the end or "/", "?", "#"
+    if i < n and PyUnicode_READ(kind, data, i) == 0x3A:
+        i += 1
+        while i < n and 0x30 <= PyUnicode_READ(kind, data, i) <= 0x39:
+            i += 1
+    if i < n:
+        c = PyUnicode_READ(kind, data, i)
+        if not (c == 0x2F or c == 0x3F or c == 0x23):
+            return None
+    out = PyUnicode_New(d - f, 0x7F)
+    w = <uint8_t *>PyUnicode_DATA(out)
+    for i in range(d - f):
+        c = PyUnicode_READ(kind, data, f + i)
+        w[i] = <uint8_t>(c + 32 if 0x41 <= c <= 0x5A else c)
+    return out

@@ -46,7 +46,8 @@ regular expressions do in C what the loop does in Python on usual pages: ``_skip
 the plain markup (text, comments, ``<!``/``<?``/``</`` constructs, tags with plain attribute
 syntax, raw-text elements with their text) before the window's first ``charset``, or before an
 earlier numeric character reference that may spell it (:func:`_declaration_bound`), which
-cannot declare anything; ``_plain_meta`` reads a ``<meta charset=...>`` or a
+cannot declare anything (with the compiled core, ``_core.skip_plain``: the same steps as a C
+loop, the regular expressions its twin); ``_plain_meta`` reads a ``<meta charset=...>`` or a
 ``http-equiv=content-type`` + ``content`` pragma in plain syntax (a ``content`` without ``&``). Whatever they cannot prove
 goes to the loop from where they stopped. ``tests/test_prescan_fast.py`` compares the fast path
 with the loop from byte 0 on generated markup (every window size), exhaustively on short
@@ -640,7 +641,9 @@ def _skip_plain(low: bytes, end: int) -> int:
     it can prove, and stops at the first construct it does not cover (a construct holding or
     cut by *end*, attribute syntax other than plain ``name``, ``name=value``, ``name="value"``,
     ``<plaintext>``...); the full scan goes on from there. Pinned by
-    ``tests/test_prescan_fast.py`` (fast path vs full scan)."""
+    ``tests/test_prescan_fast.py`` (fast path vs full scan). The pure twin of the compiled
+    ``_core.skip_plain``, which :func:`prescan` calls where the core is built (the same offset,
+    also ``tests/test_prescan_fast.py``)."""
     pos = _PREFIX.match(low, 0, end).end()
     while True:
         # a raw-text element: its start tag, then its text up to (not including) the first end
@@ -682,14 +685,23 @@ def _plain_meta(d: bytes, low: bytes, lt: int) -> MetaResult | None:
     the declaration when the meta has one of the two usual shapes (:data:`_META_CHARSET`,
     :data:`_META_PRAGMA`) and its label names an encoding, else None, meaning "not proven: run
     the full scan from *lt*" (never "no declaration"). Same result as :func:`_scan` from *lt*
-    with nothing recorded before it. Pinned by ``tests/test_prescan_fast.py``."""
-    m = _META_CHARSET.match(low, lt)
-    pragma = m is None
-    if pragma:
-        m = _META_PRAGMA.match(low, lt)
-        if m is None:
+    with nothing recorded before it. Pinned by ``tests/test_prescan_fast.py``. With the compiled
+    core, its ``meta_plain`` reads the two shapes (the regular expressions are its twin)."""
+    core = native.core
+    if core is not None and type(low) is bytes:
+        found = core.meta_plain(low, lt)
+        if found is None:
             return None
-    vs, ve = m.span(m.lastindex)  # the one value group that matched (the rest has none)
+        pragma, vs, ve, end = found
+    else:
+        m = _META_CHARSET.match(low, lt)
+        pragma = m is None
+        if pragma:
+            m = _META_PRAGMA.match(low, lt)
+            if m is None:
+                return None
+        vs, ve = m.span(m.lastindex)  # the one value group that matched (the rest has none)
+        end = m.end()
     if pragma:
         # "extracting a character encoding": when the value's first "charset" is followed by
         # "=" and a plain unquoted label that ends the value or is ended by whitespace or ";",
@@ -710,8 +722,8 @@ def _plain_meta(d: bytes, low: bytes, lt: int) -> MetaResult | None:
     remapped = META_REMAP.get(enc)
     # MetaResult(...) without NamedTuple's generated __new__ (same tuple, half the cost).
     if remapped is None:
-        return _new_tuple(MetaResult, (enc, label.decode("latin-1"), lt, m.end(), pragma, None, ()))
-    return _new_tuple(MetaResult, (remapped, label.decode("latin-1"), lt, m.end(), pragma, enc, ()))
+        return _new_tuple(MetaResult, (enc, label.decode("latin-1"), lt, end, pragma, None, ()))
+    return _new_tuple(MetaResult, (remapped, label.decode("latin-1"), lt, end, pragma, enc, ()))
 
 
 _new_tuple = tuple.__new__
@@ -991,7 +1003,7 @@ def prescan(data: bytes, *, window: int = WINDOW, chromium: bool = True) -> Meta
         return None
     # Fast path (same results, see _skip_plain and _plain_meta): plain markup up to the first
     # "charset" skipped by one regular expression, a usual declaring meta read by another.
-    pos = _skip_plain(low, k)
+    pos = core.skip_plain(low, k) if core is not None else _skip_plain(low, k)
     if low.startswith(b"<meta", pos):
         found = _plain_meta(d, low, pos)
         if found is not None:

@@ -13,6 +13,8 @@ from urllib.parse import urlsplit
 
 from . import lazy as _lazy
 
+_native = _lazy.module(__name__, "_native", "redecode.native")
+
 __all__ = ["DEFAULT_ENCODING", "TLD_DEFAULTS", "default_encoding", "tld_of"]
 
 #: The fallback for a page that declares nothing and is not decided by the steps before, per
@@ -43,10 +45,17 @@ def tld_of(url: str | None) -> str | None:
     # Fastest path, one regular expression for the commonest shape: a scheme without ":", then a
     # host of dot-separated LDH labels whose last label starts with a letter, an optional final
     # dot and port, then the end or "/", "?", "#". The next path gives the same answer for
-    # these (the last label, lower-cased); tests/test_sniff_fast.py compares the two.
-    m = _SIMPLE_URL_TLD.match(url)
-    if m is not None:
-        return m.group(1).lower()
+    # these (the last label, lower-cased); tests/test_sniff_fast.py compares the two. With the
+    # compiled core, its twin _core.url_tld (the same answers, also tests/test_sniff_fast.py).
+    core = _native.core
+    if core is not None and type(url) is str:
+        tld = core.url_tld(url)
+        if tld is not None:
+            return tld
+    else:
+        m = _SIMPLE_URL_TLD.match(url)
+        if m is not None:
+            return m.group(1).lower()
     # Fast path for the usual "scheme://host[:port]/..." without userinfo or IPv6 brackets.
     k = url.find("://")
     if 0 < k < 16:
