@@ -203,6 +203,13 @@ def test_cli_limit_and_sample(tmp_path):
     assert again.exit_code == 2
     assert "another record selection" in again.output
     assert "They differ first in record selection (--limit 5 here, --sample 0.5 --limit 4 there)." in again.output
+    # the same rules: said once, not as if they differed
+    from redecode.rules import DEFAULT_RULES, get_rules
+
+    rules = get_rules(DEFAULT_RULES)
+    parts = len(glob.glob(os.path.join(out, "*.parquet")))
+    assert f"holds {parts} part(s) made with another record selection, under this run's rules too " \
+           f"({rules.name} ({rules.digest[:12]}))." in " ".join(again.output.split())
     for bad in (["--limit", "0"], ["--sample", "0"], ["--sample", "1.5"]):
         result = CliRunner().invoke(cli, ["run", SAMPLE, "--out", str(tmp_path / "x"), *bad])
         assert result.exit_code == 2, (bad, result.output)

@@ -496,6 +496,7 @@ _CHAR_REF = _lazy.pattern(__name__, "_CHAR_REF", r"&(?:#[xX]([0-9A-Fa-f]+);?|#([
 
 def _char_ref(m: re.Match[str]) -> str:
     """The text one match of :data:`_CHAR_REF` stands for (see :func:`_char_refs`)."""
+    global _legacy_max
     hex_digits, dec_digits, name, semicolon = m.groups()
     if name is None:
         # Numeric: the digits after leading zeros (more than 8 are past U+10FFFF, and int()
@@ -509,7 +510,6 @@ def _char_ref(m: re.Match[str]) -> str:
         if 0x80 <= cp <= 0x9F:
             return _C1[cp]
         return chr(cp)  # noncharacters and controls (CR too) stay, as parse errors
-    global _legacy_max
     refs = _entities.html5
     if semicolon:
         value = refs.get(name + ";")

@@ -1182,9 +1182,13 @@ class RunDirectory:
                 ("another record selection",
                  any(m.get("selection") != self.selection.to_json() for m in shards)),
                 ("another layout", any(m.get("layout") != self.layout.to_json() for m in shards))) if differs]
+            here = f"{rules.name} ({rules.digest[:12]})"
+            if "other rules" in kinds:
+                whose = f": {', '.join(theirs)}; this run uses {here}"
+            else:
+                whose = f", under this run's rules too ({here})"
             raise RunDirectoryConflict(
-                f"{self.out} holds {len(foreign)} part(s) made with {' and '.join(kinds)}: "
-                f"{', '.join(theirs)}; this run uses {rules.name} ({rules.digest[:12]}).{first} Write to "
+                f"{self.out} holds {len(foreign)} part(s) made with {' and '.join(kinds)}{whose}.{first} Write to "
                 "another --out, or add --force to replace them.",
                 details=f"{self.out}: they differ in: {'; '.join(differences)}" if differences else "",
             )
