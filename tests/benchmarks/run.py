@@ -506,6 +506,11 @@ def precompile() -> None:
         compileall.compile_dir(d, quiet=1)
 
 
+def _row_mb(row: str, mb: float) -> float:
+    """The MB of crawl ``row`` reads: the crawl's, twice for :data:`PAIR_ROW`."""
+    return 2 * mb if row == PAIR_ROW else mb
+
+
 def run_rows(meta: dict, rows: list[str], repeat: int, workdir: str) -> dict:
     shards = meta["shards"]
     mb = meta["uncompressed_bytes"] / 1e6
@@ -541,7 +546,7 @@ def run_rows(meta: dict, rows: list[str], repeat: int, workdir: str) -> dict:
                 continue
             all_runs[row].append(m)
             log(f"{row} #{i + 1}: cpu {m['cpu_s']:.2f} s, wall {m['wall_s']:.2f} s, "
-                f"{mb / m['cpu_s']:.0f} MB/s cpu, peak {m['maxrss_mb']:.0f} MB")
+                f"{_row_mb(row, mb) / m['cpu_s']:.0f} MB/s cpu, peak {m['maxrss_mb']:.0f} MB")
     for row in active:
         out = os.path.join(workdir, "out", row)
         runs = all_runs[row]
@@ -554,8 +559,8 @@ def run_rows(meta: dict, rows: list[str], repeat: int, workdir: str) -> dict:
             "wall_s": wall,
             "cpu_runs": [round(r["cpu_s"], 3) for r in runs],
             "wall_runs": [round(r["wall_s"], 3) for r in runs],
-            "mb_per_cpu_s": mb / cpu,
-            "mb_per_wall_s": mb / wall,
+            "mb_per_cpu_s": _row_mb(row, mb) / cpu,
+            "mb_per_wall_s": _row_mb(row, mb) / wall,
             "maxrss_mb": max(r["maxrss_mb"] for r in runs),
             "root_peak_mb": max(r["root_peak_mb"] for r in runs),
             "child_peak_mb": max((max(r["child_peaks_mb"], default=0) for r in runs), default=0),
@@ -836,6 +841,9 @@ def derived(results: dict) -> dict:
         d["floor_vs_b"] = paired(b, floor, "cpu_s")
     if "cpu_s" in floor and "cpu_s" in r1:
         d["redecode_1w_over_floor"] = paired(r1, floor, "cpu_s")
+    floor_parquet = results.get("floor-parquet", {})
+    if "cpu_s" in floor_parquet and "cpu_s" in r1:
+        d["redecode_1w_over_floor_parquet"] = paired(r1, floor_parquet, "cpu_s")
     # instructions (run --instructions): one count per row, no noise to pair away
     if r1.get("instructions") and floor.get("instructions"):
         d["instr_1w_over_floor"] = r1["instructions"] / floor["instructions"]
@@ -867,7 +875,7 @@ def table_lines(meta: dict, results: dict) -> list[str]:
     rule += "---:|---:|---:|---:|---:|---:|"
     lines = [head, rule]
     for row, res in results.items():
-        label = LABELS.get(row, row)
+        label = f"{LABELS.get(row, row)} (`{row}`)" if row in LABELS else row
         if "skipped" in res or "failed" in res:
             note = res.get("skipped") or res.get("failed")
             lines.append(f"| {label} | - | - |" + " - |" * (cpu_sloped + counted + 2 * sloped)
@@ -955,6 +963,10 @@ def target_lines(results: dict, d: dict, double: dict | None) -> list[str]:
     if "redecode_1w_vs_a" in d:
         out.append(f"- redecode 1 worker vs baseline A (CPU throughput): {d['redecode_1w_vs_a']:.3f}x "
                    f"(target >= {TARGET_VS_A}x: {mark(d['redecode_1w_vs_a'] >= TARGET_VS_A)})")
+    if "redecode_1w_over_floor_parquet" in d:
+        out.append(f"- redecode 1 worker / floor+Parquet (CPU, whole runs): {d['redecode_1w_over_floor_parquet']:.3f}x "
+                   f"(the target, <= {TARGET_SLOPE_OVER_FLOOR_PARQUET}x, is per MB in instructions: "
+                   "--instructions --slope-size MB)")
     cpu = {row: res["cpu_s_per_mb"] for row, res in results.items() if res.get("cpu_s_per_mb")}
     if cpu.get("redecode-1w") and cpu.get("floor-parquet"):
         out.append(f"- per MB (CPU), redecode 1 worker / floor+Parquet: {1e3 * cpu['redecode-1w']:.2f} / "
@@ -971,7 +983,8 @@ def target_lines(results: dict, d: dict, double: dict | None) -> list[str]:
         res = fixed_results.get(row, {})
         if "cpu_s" in res:
             where = "" if row == "redecode-version" else " on an empty WARC"
-            out.append(f"- fixed (CPU): {LABELS.get(row, row)}{where}: {res['cpu_s']:.3f} s")
+            note = " (its target is in instructions: --instructions)" if row.startswith("redecode") else ""
+            out.append(f"- fixed (CPU): {LABELS.get(row, row)}{where}: {res['cpu_s']:.3f} s{note}")
     out += instruction_target_lines(counts, slopes, fixed_counts)
     snappy = results.get("redecode-1w-snappy", {})
     if snappy.get("output_mb") and r1.get("output_mb"):
@@ -981,10 +994,21 @@ def target_lines(results: dict, d: dict, double: dict | None) -> list[str]:
     if "wall_2w_over_1w" in d:
         out.append(f"- wall time 2 workers / 1 worker: {d['wall_2w_over_1w']:.3f} "
                    f"(target <= {TARGET_WALL_2W}: {mark(d['wall_2w_over_1w'] <= TARGET_WALL_2W)})")
+        if not results.get("redecode-2w", {}).get("n_children"):
+            out.append("  - the 2-worker run used one process: this crawl is one shard (a file is cut into "
+                       "16 MiB shards of gzip only from 24 MiB on), so the ratio says nothing of running "
+                       "in parallel; measure it with --size 100 or more")
     if "pair_over_1w" in d:
         x = d["pair_over_1w"]
-        out.append(f"  - this machine's floor for it: two 1-worker runs at once take {x:.3f}x the wall of one alone, "
-                   f"so two workers that split the work perfectly and added nothing would reach {x / 2:.3f}")
+        line = (f"  - this machine's floor for it, under this run's load: two 1-worker runs at once took {x:.3f}x "
+                f"the wall of one alone, so two workers that split the work perfectly and added nothing "
+                f"would reach {x / 2:.3f}")
+        if x / 2 > TARGET_WALL_2W:
+            line += f", above the target: {TARGET_WALL_2W} cannot be met under these conditions"
+        if d.get("wall_2w_over_1w", x) < x / 2:
+            line += ("; the 2-worker run beat it, so the load changed between the rows: measure again, "
+                     "--repeat 3 on a quiet machine")
+        out.append(line)
     for row in ("redecode-1w", "redecode-2w"):
         res = results.get(row, {})
         if "maxrss_mb" in res:
@@ -1053,9 +1077,9 @@ def markdown(meta: dict, results: dict, d: dict, double: dict | None, mach: dict
         "# Benchmarks",
         "",
         f"Measured {date} with `.venv/bin/python tests/benchmarks/run.py --size {args.size:g} "
-        f"--repeat {args.repeat}{' --double' if args.double else ''}"
+        f"--repeat {args.repeat}{f' --only {args.only}' if args.only else ''}{' --double' if args.double else ''}"
         f"{f' --slope-size {args.slope_size:g}' if args.slope_size else ''}"
-        f"{' --instructions' if args.instructions else ''}` "
+        f"{' --instructions' if args.instructions else ''}{' --no-fixed' if args.no_fixed else ''}` "
         "(see `tests/benchmarks/README.md`).",
         "",
         f"Machine: {mach['cpu_model']}, {mach['nproc']} cores available (shared with other jobs: "
@@ -1076,9 +1100,10 @@ def markdown(meta: dict, results: dict, d: dict, double: dict | None, mach: dict
         "",
         *table_lines(meta, results),
         "",
-        "Targets (issues 9, 20 and 27; instructions counted with callgrind, one run each, next to the CPU "
-        "medians; per MB = the difference between two crawl sizes over the difference in MB; fixed = the "
-        "row on a WARC holding one warcinfo record):",
+        "Targets (issues 9, 20 and 27"
+        + ("; instructions counted with callgrind, one run each, next to the CPU medians" if args.instructions else "")
+        + ("; per MB = the difference between two crawl sizes over the difference in MB" if args.slope_size else "")
+        + ("" if args.no_fixed else "; fixed = the row on a WARC holding one warcinfo record") + "):",
         "",
         *target_lines(results, d, double),
         "",
