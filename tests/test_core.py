@@ -759,6 +759,34 @@ def test_find_lower_is_the_lower_cased_find(data):
     assert native.core.find_lower(data, b"http-equiv") == data.lower().find(b"http-equiv")
 
 
+def test_find_lower_every_arrangement_on_both_sides_of_a_32_byte_step():
+    # (the AVX2 pass takes 32 offsets a step from payloads of at least 64 + len(needle) - 1
+    # bytes: each arrangement at offsets around its steps, the needle's first and last byte
+    # on either side of one, and the scalar tail after the last step)
+    import itertools
+
+    alphabet = b"cChHB`@\xe3"
+    needles = (b"c", b"ch", b"chc", b"c@h", b"h`", b"charset", b"http-equiv")
+    for n in range(1, 5):
+        for combo in itertools.product(alphabet, repeat=n):
+            q = bytes(combo)
+            for at in (0, 1, 29, 31, 32, 33, 62, 63, 64, 90):
+                data = b"y" * at + q + b"z" * (100 - at)
+                for needle in needles:
+                    assert native.core.find_lower(data, needle) == data.lower().find(needle), (data, needle)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from([b"charset", b"CHARSET", b"ChArSeT", b"charse", b"c", b"C", b"x" * 7, b"x" * 31,
+                                 b"\xc3\xa9", b"<meta ", b"harset", b"\xe3", b"cHarset=", b"HTTP-EQUIV", b"t",
+                                 b"http-Equiv", b"http_equiv", b"http\x0dequiv", b"ch" * 20, b"CT" * 16]),
+                max_size=60).map(b"".join)
+       | st.binary(min_size=60, max_size=300))
+def test_find_lower_is_the_lower_cased_find_in_long_payloads(data):
+    for needle in (b"charset", b"http-equiv", b"c", b"ct", b"c-t"):
+        assert native.core.find_lower(data, needle) == data.lower().find(needle), (data, needle)
+
+
 def test_find_lower_wants_a_lower_case_needle():
     for needle in (b"", b"Charset", b"chArset", b"-equiv", b"char\xe9", b"\xe9"):
         with pytest.raises(ValueError):
@@ -784,6 +812,43 @@ def test_head_scan_shortcut_is_the_lower_cased_one(data, chromium):
     finally:
         native.core = saved
     assert got == want, data
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_HEAD_SCAN_PIECES + [b"<p>" * 22000, b"&amp;" * 1100]), max_size=12).map(b"".join),
+       st.booleans())
+def test_head_scan_shortcut_is_the_lower_cased_one_past_64_kib(data, chromium):
+    # (the compiled core's shortcut reads payloads up to 1 MiB; without it, 64 KiB: past that the
+    # scan runs, which is what the shortcut must agree with)
+    from redecode import prescan
+
+    got = prescan.head_scan(data, chromium=chromium)
+    saved = native.core
+    native.core = None
+    try:
+        want = prescan.head_scan(data, chromium=chromium)
+    finally:
+        native.core = saved
+    assert got == want, data[:200]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([b"&amp;", b"&#99;", b"&#x63;", b"&#67;", b"&#38;", b"&#", b"&", b"#", b"x" * 40,
+                                 b"&amp;" * 1100, b"&#32;" * 300]), max_size=14).map(b"".join),
+       st.integers(0, 40), st.integers(-1, 8000))
+def test_spelled_from_is_the_patterns_search(data, skip, k):
+    # prescan._spelled_from: the first numeric reference to a letter of "charset" from the "&" it
+    # is given on (the pattern's search), else k; past 1024 "&" it searches from the first "&#"
+    from redecode import prescan
+
+    amp = data.find(b"&", min(skip, len(data)))
+    if amp < 0:
+        return
+    end = len(data) if k < 0 else min(k, len(data))
+    if amp >= end:
+        return
+    m = prescan._SPELLS_CHARSET_LETTER.search(data, amp, end)
+    assert prescan._spelled_from(data, amp, k, end) == (m.start() if m is not None else k)
 
 
 @settings(max_examples=1500, deadline=None)
