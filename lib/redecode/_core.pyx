@@ -3206,7 +3206,7 @@ cdef inline bint _is_cut(uint8_t b) noexcept nogil:
     return b <= 0x2F or 0x3A <= b <= 0x3F
 
 
-cdef Py_ssize_t _word_utf8(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t *seqs,
+cdef inline Py_ssize_t _word_utf8(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t *seqs,
                            Py_ssize_t *bad, bint stop) noexcept nogil:
     """Read the word from s[i] (no cut byte before its end) with the standard's UTF-8 decoder:
     its valid multi-byte sequences into seqs[0], its errors into bad[0]; returns where it ends (a
