@@ -274,6 +274,21 @@ def test_utf8_length_errors_is_the_pure_decode(data):
     assert native.core.utf8_length_errors(data) == _length_errors_pure(data)
 
 
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from([b"a" * k for k in (1, 2, 3, 29, 31, 32, 33, 61, 95, 127, 128, 129, 200, 300)]
+                                + [b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xc3", b"\xe2\x82",
+                                   b"\xf0\x9f\x98", b"\x80", b"\xed\xa0\x80", b"\xff", b"\xe0\x80"]),
+                max_size=30).map(b"".join))
+def test_utf8_validity_across_ascii_runs(data):
+    # the wide check's four-block ASCII step: sequences cut or wrong just before, inside and after
+    # runs of ASCII of every length around 32 and 128 bytes, at every offset of the 32-byte steps
+    want = _length_errors_pure(data)
+    assert native.core.utf8_length_errors(data) == want, data
+    assert sniff._utf8_valid(data) == (want[1] == 0)
+    utf8, length, errors = native.core.decode_to_utf8(data, "UTF-8")
+    assert (length, errors) == want and utf8 == d._decode_utf8_pure(data, "UTF-8")[0].encode("utf-8")
+
+
 def test_utf8_validity_large():
     big = "日本語 text, ".encode() * 400_000
     for data in (big, big + b"\xc3", big[:-1] + b"\xff", b"a" * (3 << 20) + b"\xed\xa0\x80", b"a" * (1 << 20)):
