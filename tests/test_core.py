@@ -152,6 +152,30 @@ def test_single_byte_every_byte(name):
     check([b"0123456789abcdef" * 3 + bytes([b]) + b"0123456789" for b in range(128, 256)], name)
 
 
+def test_single_byte_runs_of_every_length_at_every_offset():
+    # decode_to_utf8's four-bytes-a-step loop and its tail: runs of 0 to 40 non-ASCII bytes after 0
+    # to 19 ASCII ones (every position in a 16-byte block), in tables with and without holes
+    for name in ("windows-1251", "windows-1252", "KOI8-R", "ISO-8859-7", "windows-874"):
+        check([b"x" * a + bytes(0x80 + (7 * j + a) % 128 for j in range(k)) + b"yz"[: k % 3]
+               for a in range(20) for k in range(41)], name)
+
+
+@pytest.mark.parametrize("name", ["GBK", "EUC-KR", "Big5", "Shift_JIS", "EUC-JP"])
+def test_pair_runs_of_every_length_and_end(name):
+    # the two-byte fast path to UTF-8, two pairs a step: runs of 0 to 9 made pairs ended by ASCII, a
+    # lone lead, a pair that is not made (an error) or the end of input, at odd and even offsets
+    leads = MULTI[name]
+    made = [bytes([lead, t]) for lead in leads[:: max(1, len(leads) // 7)] for t in range(0x40, 0xFF, 29)]
+    ends = [b"", b"A", bytes([leads[-1]]), bytes([leads[0], 0x7F]), bytes([leads[0], 0x20]), bytes([leads[0], 0xFF])]
+    cases = []
+    for k in range(10):
+        for e in ends:
+            for pre in (b"", b"a", b"ab"):
+                for r in range(3):
+                    cases.append(pre + b"".join(made[(r * 5 + j * 3) % len(made)] for j in range(k)) + e)
+    check(cases, name)
+
+
 @pytest.mark.slow
 def test_utf8_sequences():
     edge = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0,

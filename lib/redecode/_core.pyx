@@ -119,6 +119,22 @@ cdef extern from *:
     RD_INLINE Py_ssize_t rd_pairs8(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint8_t *u8s,
                                    uint8_t *out, Py_ssize_t *po) {
         Py_ssize_t o = *po;
+        while (i + 3 < n) {
+            /* two pairs a step (the loop below, twice, without its tests in between) */
+            uint8_t b0 = s[i], b1 = s[i + 2];
+            if ((b0 & b1) < 0x80)
+                break;  /* (one of them is ASCII: the loop below reads up to it) */
+            const uint8_t *u0 = u8s + 4 * ((((Py_ssize_t)b0 & 0x7F) << 8) | s[i + 1]);
+            const uint8_t *u1 = u8s + 4 * ((((Py_ssize_t)b1 & 0x7F) << 8) | s[i + 3]);
+            uint8_t m0 = u0[3], m1 = u1[3];
+            if (m0 == 0 || m1 == 0)
+                break;
+            memcpy(out + o, u0, 4);
+            o += m0;
+            memcpy(out + o, u1, 4);
+            o += m1;
+            i += 4;
+        }
         while (i + 1 < n) {
             uint8_t b = s[i];
             if (b < 0x80)
@@ -1638,6 +1654,20 @@ def decode_to_utf8(bytes data, str name):
                     errors += t.table[b] == FFFD
                     i += 1
             else:  # (no byte is an error: windows-1252, windows-1251...)
+                while i + 4 <= end:  # (four bytes a step: the loop below, without its tests)
+                    b = s[i]
+                    memcpy(o + length, &t.utf8[b], 4)
+                    length += t.utf8_len[b]
+                    b = s[i + 1]
+                    memcpy(o + length, &t.utf8[b], 4)
+                    length += t.utf8_len[b]
+                    b = s[i + 2]
+                    memcpy(o + length, &t.utf8[b], 4)
+                    length += t.utf8_len[b]
+                    b = s[i + 3]
+                    memcpy(o + length, &t.utf8[b], 4)
+                    length += t.utf8_len[b]
+                    i += 4
                 while i < end:
                     b = s[i]
                     memcpy(o + length, &t.utf8[b], 4)
