@@ -155,3 +155,59 @@ def test_modules_with_dataclasses_take_dataclass_from_dataclass_code(path):
     assert any(n.module == "dataclass_code" and n.level == 1 and any(a.name == "dataclass" for a in n.names)
                for n in imports), f"{path.name}: use `from .dataclass_code import dataclass`"
     assert not any(n.module == "dataclasses" and any(a.name == "dataclass" for a in n.names) for n in imports)
+
+
+def _unchecked_cases():
+    from redecode import decode, language, sniff, validate
+
+    decision = sniff.Decision(encoding="UTF-8", source="bom", confidence="certain")
+    decoded = decode.DecodeResult("x", "UTF-8", 0, False)
+    return [
+        (decode.DecodeResult, dict(text="Grüße", encoding="windows-1252", errors=2, bom_removed=True),
+         decode._new_result),
+        (decode.Utf8DecodeResult, dict(utf8=b"\xc3\xa9", length=1, encoding="UTF-8", errors=0, bom_removed=False),
+         decode._new_utf8),
+        (validate.Evidence, dict(kind="meta", where="meta", encoding="KOI8-R", weight=3), validate._new_evidence),
+        (validate.Validated, dict(decision=decision, decoded=decoded, verdict=None), validate._new_validated),
+        (validate.LanguageFinding, dict(primary="KOI8-R", scores={"KOI8-R": 1.5}, best=None, lead=-0.5, joined="x"),
+         validate._new_finding),
+        (language.Plausibility, dict(language="ru", bits=12.5, score=0.5, units=25, evidence=25, defects=0),
+         language._new_plausibility),
+        (sniff.Decision, {f.name: getattr(decision, f.name) for f in dataclasses.fields(sniff.Decision)},
+         sniff._new_decision),
+    ]
+
+
+@pytest.mark.parametrize("cls, values, module_new", _unchecked_cases(), ids=lambda c: getattr(c, "__name__", ""))
+def test_unchecked_new_makes_what_the_class_makes(cls, values, module_new):
+    """unchecked_new(cls)(...) is cls(...): the same class, fields, equality, hash and repr, and as
+    frozen, positional (in field order) or by name; the modules' own (_new_result, ...) are such."""
+    new = dataclass_code.unchecked_new(cls)
+    made = cls(**values)
+    for fast in (new(*values.values()), new(**values), module_new(*values.values())):
+        assert type(fast) is cls and fast == made and repr(fast) == repr(made)
+        assert [getattr(fast, f.name) for f in dataclasses.fields(cls)] == list(values.values())
+        if cls.__hash__ is not None and all(isinstance(v, (str, int, float, bytes, bool, type(None)))
+                                           for v in values.values()):
+            assert hash(fast) == hash(made)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(fast, dataclasses.fields(cls)[0].name, None)
+
+
+def test_unchecked_new_defaults_and_refusals():
+    from redecode import validate
+
+    assert validate._new_evidence("meta", "meta", "KOI8-R") == validate.Evidence("meta", "meta", "KOI8-R")
+    assert validate._new_finding("a", {}, None, 0.0).joined is None
+
+    @dataclasses.dataclass(frozen=True)
+    class NoSlots:
+        a: int
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Factory:
+        a: list = dataclasses.field(default_factory=list)
+
+    for cls in (NoSlots, Factory):
+        with pytest.raises(TypeError):
+            dataclass_code.unchecked_new(cls)

@@ -162,6 +162,13 @@ TEXTS = (
     'def __create_fn__():\n def __repr__(self):\n  return self.__class__.__qualname__ + f"(valid={self.valid!r}, start={self.start!r}, end={self.end!r}, sequences={self.sequences!r}, invalid={self.invalid!r})"\n return __repr__',
     'def __create_fn__():\n def __repr__(self):\n  return self.__class__.__qualname__ + f"(version={self.version!r}, status={self.status!r}, reason={self.reason!r}, headers={self.headers!r}, head_length={self.head_length!r}, terminated={self.terminated!r})"\n return __repr__',
     'def __create_fn__():\n def __repr__(self):\n  return self.__class__.__qualname__ + f"(warc_path={self.warc_path!r}, offset={self.offset!r}, length={self.length!r}, record_type={self.record_type!r}, record_id={self.record_id!r}, target_uri={self.target_uri!r}, warc_date={self.warc_date!r}, content_type_values={self.content_type_values!r}, http_status={self.http_status!r}, http_headers={self.http_headers!r}, payload={self.payload!r}, payload_length={self.payload_length!r}, payload_digest={self.payload_digest!r}, error_kind={self.error_kind!r}, error={self.error!r}, warning={self.warning!r}, is_http={self.is_http!r}, identity_payload={self.identity_payload!r}, missing_bytes={self.missing_bytes!r})"\n return __repr__',
+    'def __create_fn__(_new, _builder, _cls):\n  def new(language, bits, score, units, evidence, defects):\n    o = _new(_builder)\n    o.language = language\n    o.bits = bits\n    o.score = score\n    o.units = units\n    o.evidence = evidence\n    o.defects = defects\n    o.__class__ = _cls\n    return o\n  return new',
+    'def __create_fn__(_new, _builder, _cls):\n  def new(text, encoding, errors, bom_removed):\n    o = _new(_builder)\n    o.text = text\n    o.encoding = encoding\n    o.errors = errors\n    o.bom_removed = bom_removed\n    o.__class__ = _cls\n    return o\n  return new',
+    'def __create_fn__(_new, _builder, _cls):\n  def new(utf8, length, encoding, errors, bom_removed):\n    o = _new(_builder)\n    o.utf8 = utf8\n    o.length = length\n    o.encoding = encoding\n    o.errors = errors\n    o.bom_removed = bom_removed\n    o.__class__ = _cls\n    return o\n  return new',
+    'def __create_fn__(_new, _builder, _cls, _default_bom, _default_header_charset, _default_meta_charset, _default_meta_offset, _default_xml_charset, _default_ignored_labels, _default_conflict, _default_detector, _default_detector_confidence, _default_tld, _default_utf8_valid, _default_ascii_only, _default_meta_source, _default_xml_encoding, _default_browser_encoding, _default_validation, _default_verdict, _default_stretches):\n  def new(encoding, source, confidence, bom=_default_bom, header_charset=_default_header_charset, meta_charset=_default_meta_charset, meta_offset=_default_meta_offset, xml_charset=_default_xml_charset, ignored_labels=_default_ignored_labels, conflict=_default_conflict, detector=_default_detector, detector_confidence=_default_detector_confidence, tld=_default_tld, utf8_valid=_default_utf8_valid, ascii_only=_default_ascii_only, meta_source=_default_meta_source, xml_encoding=_default_xml_encoding, browser_encoding=_default_browser_encoding, validation=_default_validation, verdict=_default_verdict, stretches=_default_stretches):\n    o = _new(_builder)\n    o.encoding = encoding\n    o.source = source\n    o.confidence = confidence\n    o.bom = bom\n    o.header_charset = header_charset\n    o.meta_charset = meta_charset\n    o.meta_offset = meta_offset\n    o.xml_charset = xml_charset\n    o.ignored_labels = ignored_labels\n    o.conflict = conflict\n    o.detector = detector\n    o.detector_confidence = detector_confidence\n    o.tld = tld\n    o.utf8_valid = utf8_valid\n    o.ascii_only = ascii_only\n    o.meta_source = meta_source\n    o.xml_encoding = xml_encoding\n    o.browser_encoding = browser_encoding\n    o.validation = validation\n    o.verdict = verdict\n    o.stretches = stretches\n    o.__class__ = _cls\n    return o\n  return new',
+    'def __create_fn__(_new, _builder, _cls, _default_joined):\n  def new(primary, scores, best, lead, joined=_default_joined):\n    o = _new(_builder)\n    o.primary = primary\n    o.scores = scores\n    o.best = best\n    o.lead = lead\n    o.joined = joined\n    o.__class__ = _cls\n    return o\n  return new',
+    'def __create_fn__(_new, _builder, _cls, _default_verdict):\n  def new(decision, decoded, verdict=_default_verdict):\n    o = _new(_builder)\n    o.decision = decision\n    o.decoded = decoded\n    o.verdict = verdict\n    o.__class__ = _cls\n    return o\n  return new',
+    'def __create_fn__(_new, _builder, _cls, _default_weight):\n  def new(kind, where, encoding, weight=_default_weight):\n    o = _new(_builder)\n    o.kind = kind\n    o.where = where\n    o.encoding = encoding\n    o.weight = weight\n    o.__class__ = _cls\n    return o\n  return new',
     "def __create_fn__(_type_answer, _type_encoding, _type_mapping, _type_confidence, _type_detector, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,*,answer:_type_answer,encoding:_type_encoding,mapping:_type_mapping,confidence:_type_confidence,detector:_type_detector)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'answer',answer)\n  __dataclass_builtins_object__.__setattr__(self,'encoding',encoding)\n  __dataclass_builtins_object__.__setattr__(self,'mapping',mapping)\n  __dataclass_builtins_object__.__setattr__(self,'confidence',confidence)\n  __dataclass_builtins_object__.__setattr__(self,'detector',detector)\n return __init__",
     "def __create_fn__(_type_codec, _type_slow_chars, _type_slow_units, _type_fix, _type_chained, _type_scan, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_scan, _return_type):\n def __init__(self,codec:_type_codec,slow_chars:_type_slow_chars,slow_units:_type_slow_units,fix:_type_fix,chained:_type_chained,scan:_type_scan=_dflt_scan)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'codec',codec)\n  __dataclass_builtins_object__.__setattr__(self,'slow_chars',slow_chars)\n  __dataclass_builtins_object__.__setattr__(self,'slow_units',slow_units)\n  __dataclass_builtins_object__.__setattr__(self,'fix',fix)\n  __dataclass_builtins_object__.__setattr__(self,'chained',chained)\n  __dataclass_builtins_object__.__setattr__(self,'scan',scan)\n return __init__",
     "def __create_fn__(_type_columns, _type_rows, _type_title, _type_sql, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_title, _dflt_sql, _return_type):\n def __init__(self,columns:_type_columns,rows:_type_rows,title:_type_title=_dflt_title,sql:_type_sql=_dflt_sql)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'columns',columns)\n  __dataclass_builtins_object__.__setattr__(self,'rows',rows)\n  __dataclass_builtins_object__.__setattr__(self,'title',title)\n  __dataclass_builtins_object__.__setattr__(self,'sql',sql)\n return __init__",
@@ -1657,6 +1664,124 @@ def __create_fn__():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(warc_path={self.warc_path!r}, offset={self.offset!r}, length={self.length!r}, record_type={self.record_type!r}, record_id={self.record_id!r}, target_uri={self.target_uri!r}, warc_date={self.warc_date!r}, content_type_values={self.content_type_values!r}, http_status={self.http_status!r}, http_headers={self.http_headers!r}, payload={self.payload!r}, payload_length={self.payload_length!r}, payload_digest={self.payload_digest!r}, error_kind={self.error_kind!r}, error={self.error!r}, warning={self.warning!r}, is_http={self.is_http!r}, identity_payload={self.identity_payload!r}, missing_bytes={self.missing_bytes!r})"
  return __repr__
+
+
+FUNCTIONS.append(__create_fn__)
+
+def __create_fn__(_new, _builder, _cls):
+  def new(language, bits, score, units, evidence, defects):
+    o = _new(_builder)
+    o.language = language
+    o.bits = bits
+    o.score = score
+    o.units = units
+    o.evidence = evidence
+    o.defects = defects
+    o.__class__ = _cls
+    return o
+  return new
+
+
+FUNCTIONS.append(__create_fn__)
+
+def __create_fn__(_new, _builder, _cls):
+  def new(text, encoding, errors, bom_removed):
+    o = _new(_builder)
+    o.text = text
+    o.encoding = encoding
+    o.errors = errors
+    o.bom_removed = bom_removed
+    o.__class__ = _cls
+    return o
+  return new
+
+
+FUNCTIONS.append(__create_fn__)
+
+def __create_fn__(_new, _builder, _cls):
+  def new(utf8, length, encoding, errors, bom_removed):
+    o = _new(_builder)
+    o.utf8 = utf8
+    o.length = length
+    o.encoding = encoding
+    o.errors = errors
+    o.bom_removed = bom_removed
+    o.__class__ = _cls
+    return o
+  return new
+
+
+FUNCTIONS.append(__create_fn__)
+
+def __create_fn__(_new, _builder, _cls, _default_bom, _default_header_charset, _default_meta_charset, _default_meta_offset, _default_xml_charset, _default_ignored_labels, _default_conflict, _default_detector, _default_detector_confidence, _default_tld, _default_utf8_valid, _default_ascii_only, _default_meta_source, _default_xml_encoding, _default_browser_encoding, _default_validation, _default_verdict, _default_stretches):
+  def new(encoding, source, confidence, bom=_default_bom, header_charset=_default_header_charset, meta_charset=_default_meta_charset, meta_offset=_default_meta_offset, xml_charset=_default_xml_charset, ignored_labels=_default_ignored_labels, conflict=_default_conflict, detector=_default_detector, detector_confidence=_default_detector_confidence, tld=_default_tld, utf8_valid=_default_utf8_valid, ascii_only=_default_ascii_only, meta_source=_default_meta_source, xml_encoding=_default_xml_encoding, browser_encoding=_default_browser_encoding, validation=_default_validation, verdict=_default_verdict, stretches=_default_stretches):
+    o = _new(_builder)
+    o.encoding = encoding
+    o.source = source
+    o.confidence = confidence
+    o.bom = bom
+    o.header_charset = header_charset
+    o.meta_charset = meta_charset
+    o.meta_offset = meta_offset
+    o.xml_charset = xml_charset
+    o.ignored_labels = ignored_labels
+    o.conflict = conflict
+    o.detector = detector
+    o.detector_confidence = detector_confidence
+    o.tld = tld
+    o.utf8_valid = utf8_valid
+    o.ascii_only = ascii_only
+    o.meta_source = meta_source
+    o.xml_encoding = xml_encoding
+    o.browser_encoding = browser_encoding
+    o.validation = validation
+    o.verdict = verdict
+    o.stretches = stretches
+    o.__class__ = _cls
+    return o
+  return new
+
+
+FUNCTIONS.append(__create_fn__)
+
+def __create_fn__(_new, _builder, _cls, _default_joined):
+  def new(primary, scores, best, lead, joined=_default_joined):
+    o = _new(_builder)
+    o.primary = primary
+    o.scores = scores
+    o.best = best
+    o.lead = lead
+    o.joined = joined
+    o.__class__ = _cls
+    return o
+  return new
+
+
+FUNCTIONS.append(__create_fn__)
+
+def __create_fn__(_new, _builder, _cls, _default_verdict):
+  def new(decision, decoded, verdict=_default_verdict):
+    o = _new(_builder)
+    o.decision = decision
+    o.decoded = decoded
+    o.verdict = verdict
+    o.__class__ = _cls
+    return o
+  return new
+
+
+FUNCTIONS.append(__create_fn__)
+
+def __create_fn__(_new, _builder, _cls, _default_weight):
+  def new(kind, where, encoding, weight=_default_weight):
+    o = _new(_builder)
+    o.kind = kind
+    o.where = where
+    o.encoding = encoding
+    o.weight = weight
+    o.__class__ = _cls
+    return o
+  return new
 
 
 FUNCTIONS.append(__create_fn__)

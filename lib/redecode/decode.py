@@ -73,7 +73,7 @@ from collections.abc import Callable, Iterable
 
 from . import _tables, native
 from . import lazy as _lazy
-from .dataclass_code import dataclass
+from .dataclass_code import dataclass, unchecked_new
 from .labels import ENCODING_NAMES, get_encoding
 # (TABLES_REVISION: whatwg/encoding's revision of the tables; DECODER_VERSION, bumped whenever the
 # output of decode() can change for some input: both go into the rules digest, which is made
@@ -168,26 +168,9 @@ _bom_sniff = bom_sniff
 _BOMS = (b"\xef\xbb\xbf", b"\xfe\xff", b"\xff\xfe")
 
 
-class _ResultBuilder:
-    """The slots of :class:`DecodeResult`, in its order, without the frozen ``__setattr__``:
-    :func:`_new_result` fills one and sets its class to DecodeResult (as
-    ``redecode.sniff._new_decision`` makes a Decision), a third of the dataclass's ``__init__``."""
-
-    __slots__ = ("text", "encoding", "errors", "bom_removed")
-
-
-def _new_result(text: str, encoding: str, errors: int, bom_removed: bool) -> DecodeResult:
-    """``DecodeResult(text, encoding, errors, bom_removed)``, faster (a decode per reading)."""
-    r = _new(_ResultBuilder)
-    r.text = text
-    r.encoding = encoding
-    r.errors = errors
-    r.bom_removed = bom_removed
-    r.__class__ = DecodeResult
-    return r
-
-
-_new = object.__new__
+#: ``DecodeResult(text, encoding, errors, bom_removed)``, a third of its ``__init__``'s cost (a
+#: decode per reading)
+_new_result = unchecked_new(DecodeResult)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1128,20 +1111,10 @@ def decode_to_utf8(data: bytes, encoding: str, *, bom_sniff: bool = True) -> Utf
     r = _core.decode_to_utf8(data, name)
     if r is None:
         return None
-    u = _new(_Utf8Builder)  # (Utf8DecodeResult(...) without its frozen __init__: see _new_result)
-    u.utf8 = r[0]
-    u.length = r[1]
-    u.encoding = name
-    u.errors = r[2]
-    u.bom_removed = bom
-    u.__class__ = Utf8DecodeResult
-    return u
+    return _new_utf8(r[0], r[1], name, r[2], bom)
 
 
-class _Utf8Builder:
-    """The slots of :class:`Utf8DecodeResult`, in its order (see :class:`_ResultBuilder`)."""
-
-    __slots__ = ("utf8", "length", "encoding", "errors", "bom_removed")
+_new_utf8 = unchecked_new(Utf8DecodeResult)  # (Utf8DecodeResult(...), as _new_result)
 
 
 #: The compiled decoders by encoding name (empty without the compiled core).

@@ -75,7 +75,7 @@ from collections.abc import Mapping
 from functools import cache
 
 from . import lazy as _lazy
-from .dataclass_code import dataclass
+from .dataclass_code import dataclass, unchecked_new
 
 __all__ = [
     "Identification", "Plausibility", "identify", "identify_ngram", "identify_sample",
@@ -660,30 +660,9 @@ def plausibility(readings: Mapping[str, str], *, markup: bool = True,
     return out
 
 
-class _PlausibilityBuilder:
-    """The slots of :class:`Plausibility`, in its order, without the frozen ``__setattr__``:
-    :func:`_new_plausibility` fills one and sets its class to Plausibility (as
-    ``redecode.decode._new_result`` makes a DecodeResult), about a tenth of the dataclass's
-    ``__init__``."""
-
-    __slots__ = ("language", "bits", "score", "units", "evidence", "defects")
-
-
-def _new_plausibility(language: str | None, bits: float, score: float, units: int, evidence: int,
-                      defects: int) -> Plausibility:
-    """``Plausibility(language=..., bits=..., ...)``, faster (a few per scored excerpt)."""
-    p = _new(_PlausibilityBuilder)
-    p.language = language
-    p.bits = bits
-    p.score = score
-    p.units = units
-    p.evidence = evidence
-    p.defects = defects
-    p.__class__ = Plausibility
-    return p
-
-
-_new = object.__new__
+#: ``Plausibility(language=..., bits=..., score=..., units=..., evidence=..., defects=...)`` from
+#: positional values, about a tenth of its ``__init__``'s cost (a few per scored excerpt)
+_new_plausibility = unchecked_new(Plausibility)
 
 
 @cache

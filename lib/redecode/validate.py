@@ -198,7 +198,7 @@ from . import lazy as _lazy
 from . import native
 from ._tables import SINGLE_BYTE
 from .aliases import FIREFOX_TLD_FALLBACKS, alias_encoding
-from .dataclass_code import dataclass
+from .dataclass_code import dataclass, unchecked_new
 from .params import (  # (the parameters, apart so that a rule set is made without this module)
     BASELINE,
     CASE_FLIPS_IMPLAUSIBLE,
@@ -1250,21 +1250,8 @@ class Evidence:
         return _RANK[self.kind]
 
 
-class _EvidenceBuilder:
-    """The slots of :class:`Evidence`, in its order (see :class:`_ValidatedBuilder`)."""
-
-    __slots__ = ("kind", "where", "encoding", "weight")
-
-
-def _new_evidence(kind: str, where: str, encoding: str, weight: int) -> Evidence:
-    """``Evidence(kind, where, encoding, weight)``, faster (a few per weighed record)."""
-    e = _new_object(_EvidenceBuilder)
-    e.kind = kind
-    e.where = where
-    e.encoding = encoding
-    e.weight = weight
-    e.__class__ = Evidence
-    return e
+#: ``Evidence(kind, where, encoding, weight)``, faster (a few per weighed record)
+_new_evidence = unchecked_new(Evidence)
 
 
 class Candidate:
@@ -1393,45 +1380,8 @@ class Validated:
     verdict: Verdict | None = None
 
 
-class _ValidatedBuilder:
-    """The slots of :class:`Validated`, in its order, without the frozen ``__setattr__``:
-    :func:`_new_validated` fills one and sets its class (as ``redecode.decode._new_result``)."""
-
-    __slots__ = ("decision", "decoded", "verdict")
-
-
-def _new_validated(decision: Decision, decoded: "_decode.DecodeResult | _decode.Utf8DecodeResult",
-                   verdict: "Verdict | None" = None) -> Validated:
-    """``Validated(decision, decoded, verdict)``, faster (one per record)."""
-    v = _new_object(_ValidatedBuilder)
-    v.decision = decision
-    v.decoded = decoded
-    v.verdict = verdict
-    v.__class__ = Validated
-    return v
-
-
-_new_object = object.__new__
-
-
-class _FindingBuilder:
-    """The slots of :class:`LanguageFinding`, in its order (see :class:`_ValidatedBuilder`)."""
-
-    __slots__ = ("primary", "scores", "best", "lead", "joined")
-
-
-def _new_finding(primary: str, scores: dict[str, Any], best: str | None, lead: float,
-                 joined: str | None) -> "LanguageFinding":
-    """``LanguageFinding(primary, scores, best, lead, joined)``, faster (one per language check
-    that scores)."""
-    f = _new_object(_FindingBuilder)
-    f.primary = primary
-    f.scores = scores
-    f.best = best
-    f.lead = lead
-    f.joined = joined
-    f.__class__ = LanguageFinding
-    return f
+#: ``Validated(decision, decoded, verdict)``, faster (one per record)
+_new_validated = unchecked_new(Validated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1448,6 +1398,11 @@ class LanguageFinding:
     #: (``joined_families``) the sibling that reads a letter where the primary reads a symbol
     #: joined to letters (:func:`joined_symbols`), within the language margin; else None
     joined: str | None = None
+
+
+#: ``LanguageFinding(primary, scores, best, lead, joined)``, faster (one per language check that
+#: scores)
+_new_finding = unchecked_new(LanguageFinding)
 
 
 # --- the decision ---------------------------------------------------------------------------
