@@ -841,16 +841,21 @@ _HEAD_SCAN_PIECES = [b"<meta charset=utf-8>", b"<meta http-equiv=content-type co
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.sampled_from(_HEAD_SCAN_PIECES), max_size=25).map(b"".join), st.booleans())
 def test_head_scan_shortcut_is_the_lower_cased_one(data, chromium):
+    got, want = _head_scan_compiled_and_pure(data, chromium)
+    assert got == want, data
+
+
+def _head_scan_compiled_and_pure(data: bytes, chromium: bool):
+    """prescan.head_scan of *data* with the compiled core (its find_lower shortcut) and without."""
     from redecode import prescan
 
     got = prescan.head_scan(data, chromium=chromium)
     saved = native.core
     native.core = None
     try:
-        want = prescan.head_scan(data, chromium=chromium)
+        return got, prescan.head_scan(data, chromium=chromium)
     finally:
         native.core = saved
-    assert got == want, data
 
 
 @settings(max_examples=150, deadline=None)
@@ -859,15 +864,7 @@ def test_head_scan_shortcut_is_the_lower_cased_one(data, chromium):
 def test_head_scan_shortcut_is_the_lower_cased_one_past_64_kib(data, chromium):
     # (the compiled core's shortcut reads payloads up to 1 MiB; without it, 64 KiB: past that the
     # scan runs, which is what the shortcut must agree with)
-    from redecode import prescan
-
-    got = prescan.head_scan(data, chromium=chromium)
-    saved = native.core
-    native.core = None
-    try:
-        want = prescan.head_scan(data, chromium=chromium)
-    finally:
-        native.core = saved
+    got, want = _head_scan_compiled_and_pure(data, chromium)
     assert got == want, data[:200]
 
 
