@@ -912,3 +912,122 @@ def test_binary_bytes_every_byte_at_every_place_of_a_word():
                 with _pure_validate():
                     want = validate.binary_bytes(data)
                 assert got == want, data
+
+
+# --------------------------------------------------------------------------------------------------
+# The checks' byte passes and utf8_length_errors, 64 bytes a step (bit masks made with AVX2 where
+# the processor has it, else byte by byte): both paths against the pure twins, across the steps'
+# bounds
+
+
+@contextlib.contextmanager
+def _simd(on: bool):
+    was = native.core._simd(on)
+    try:
+        yield
+    finally:
+        native.core._simd(was)
+
+
+_SIMD_PATHS = [True, False]
+
+
+def _length_errors_edges() -> list[bytes]:
+    edge = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0,
+            0xF4, 0xF5, 0xFF]  # fmt: skip
+    seqs = [bytes([a, b]) for a in range(256) for b in range(256)]
+    seqs += [bytes([a, b, c]) for a in range(0xC0, 0x100) for b in edge for c in edge]
+    seqs += [bytes([a, b, c, e]) for a in range(0xE0, 0xF8) for b in edge for c in edge for e in edge]
+    return seqs
+
+
+@pytest.mark.parametrize("simd", _SIMD_PATHS)
+def test_utf8_length_errors_every_short_sequence_at_the_steps_bounds(simd):
+    # every 2-byte input, the 3- and 4-byte ones of edge bytes, placed so that they cross the
+    # bound of a 64-byte step (and of its two 32-byte halves) at each of their bytes, after ASCII
+    # and after a stray byte (the step's masks carry the bytes before)
+    with _simd(simd):
+        for q in _length_errors_edges():
+            for at in (29, 31, 61, 62, 63, 64):
+                for lead in (b"x", b"\x80", b"\xc3", b"\xe2\x82", b"\xf0\x9f\x98"):
+                    data = lead * (at // len(lead)) + b"x" * (at % len(lead)) + q + b"\xff" + b"y" * 70
+                    assert native.core.utf8_length_errors(data) == _length_errors_pure(data), data
+
+
+@pytest.mark.parametrize("simd", _SIMD_PATHS)
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from([b"a" * k for k in (1, 2, 31, 32, 33, 63, 64, 65, 127, 128)]
+                                + [b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xc3", b"\xe2\x82",
+                                   b"\xf0\x9f\x98", b"\x80", b"\xbf", b"\xed\xa0\x80", b"\xed\x9f\xbf", b"\xff",
+                                   b"\xe0\x80", b"\xe0\xa0\x80", b"\xf0\x90\x80\x80", b"\xf4\x8f\xbf\xbf",
+                                   b"\xf4\x90\x80\x80", b"\xc0\xaf", b"\xcf\xf0\xe8", b"\xe4\xf5"]),
+                max_size=60).map(b"".join) | st.binary(max_size=300))
+def test_utf8_length_errors_is_the_pure_decode_on_both_paths(simd, data):
+    with _simd(simd):
+        assert native.core.utf8_length_errors(data) == _length_errors_pure(data), data
+
+
+def _checks(data: bytes, start: int, window: int, min_bytes: int) -> tuple:
+    return (
+        validate.runs_share(data, start, window=window, min_bytes=min_bytes),
+        validate.symbols_in_words(data, start, window=window, min_bytes=min_bytes),
+        *(validate.script_letters(data, e, start, window=window, min_bytes=min_bytes)
+          for e in ("windows-1251", "windows-1253", "KOI8-R", "windows-874")),
+        *(validate.anomalies(data[start:start + window], e, quotes=q)
+          for e in ("windows-1251", "windows-1252", "ISO-8859-7") for q in (False, True)),
+    )
+
+
+# pieces that make runs of high bytes of every parity, symbols between letters (asa, asasa) in
+# windows-1252, case flips, and every class of the letter tables
+_CHECK_PIECES = [b"a", b"Z", b" ", b"<p>", b"\xe9", b"\xbf\xf3\xb3", b"a\xbfa", b"\xe6\xb3", b"\xc0\xe0", b"\xe0\xc0",
+                 b"\xa9", b"\xd7", b"\xff", b"\x80", b"\x93", b"\xab", b"\xb8\xa8", b"\xcf\xf0\xe8",
+                 b"\xc1\xd2\xc9", b"\xa4\xa4\xa4\xe5", b"x" * 31, b"\xe0" * 33, b"\xe0" * 64, b"a\xb3" * 5]
+
+
+@pytest.mark.parametrize("simd", _SIMD_PATHS)
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from(_CHECK_PIECES), max_size=90).map(b"".join) | st.binary(max_size=400),
+       st.integers(0, 70), st.integers(0, 400), st.integers(1, 12))
+def test_checks_passes_are_the_pure_ones_on_both_paths(simd, data, start, window, min_bytes):
+    with _simd(simd):
+        got = _checks(data, start, window, min_bytes)
+    with _pure_validate():
+        want = _checks(data, start, window, min_bytes)
+    assert got == want, (data, start, window, min_bytes)
+
+
+@pytest.mark.parametrize("simd", _SIMD_PATHS)
+def test_runs_share_every_run_at_every_offset_of_a_step(simd):
+    # a run of r bytes above 0x7F (r = 1..130) at each offset 0..129: its pairs, and how the runs
+    # open at a 64-byte step's bounds are joined
+    with _simd(simd):
+        for r in range(1, 131):
+            for at in range(0, 130):
+                data = b"a" * at + b"\xe0" * r + b"a" * 3 + b"\xe0" * (r % 7)
+                for start in (0, at % 64):
+                    got = validate.runs_share(data, start, min_bytes=1)
+                    with _pure_validate():
+                        want = validate.runs_share(data, start, min_bytes=1)
+                    assert got == want, (r, at, start)
+
+
+@pytest.mark.parametrize("simd", _SIMD_PATHS)
+def test_symbols_in_words_every_chain_at_every_offset_of_a_step(simd):
+    # chains a(sa)^j of j = 1..9 symbols between letters at each offset 50..130, around a step's
+    # bound (the counts of "asa" and "asasa" without overlap)
+    with _simd(simd):
+        for j in range(1, 10):
+            for at in range(50, 131):
+                for tail in (b"", b"a", b"\xbf", b"\xbfa", b" \xbf"):
+                    data = b"\xe9" * 40 + b" " * (at - 40) + b"a" + b"\xbfa" * j + tail + b"\xe9" * 40
+                    got = validate.symbols_in_words(data, 0, min_bytes=1)
+                    with _pure_validate():
+                        want = validate.symbols_in_words(data, 0, min_bytes=1)
+                    assert got == want, (j, at, tail)
+
+
+def test_checks_passes_want_a_table_of_256():
+    for f in (native.core.symbols_in_words, native.core.script_letters):
+        with pytest.raises(ValueError):
+            f(b"abc", b"a" * 255, 0, 10, 1)

@@ -1957,81 +1957,391 @@ def binary_bytes(bytes data):
     return c
 
 
+cdef extern from *:
+    """
+    /* The checks' byte passes (runs_share, symbols_in_words, script_letters, class_anomalies) read
+       their bytes 64 at a time as bit masks: bit j of a chunk's mask for byte s[j] of the chunk.
+       With AVX2 (where the processor has it: rd_simd) a mask is made 32 bytes a step; else byte by
+       byte. rd_set_simd(0) turns AVX2 off for these and for utf8_length_errors (tests run both). */
+    static int rd_simd_off = 0;
+
+    static int rd_simd(void) {
+    #ifdef RD_AVX2
+        return !rd_simd_off && rd_avx2();
+    #else
+        return 0;
+    #endif
+    }
+
+    /* Turn the AVX2 paths of the checks' passes off (0) or back on (1); returns the previous
+       setting. (For tests: both paths give the same answers.) */
+    static int rd_set_simd(int on) {
+        int was = !rd_simd_off;
+        rd_simd_off = !on;
+        return was;
+    }
+
+    /* Bits 0..k-1 set (k in 0..64). */
+    static inline uint64_t rd_low_bits(Py_ssize_t k) {
+        return k >= 64 ? ~0ULL : ((1ULL << k) - 1);
+    }
+
+    /* The bytes above 0x7F of p[:len] (len <= 64) as a mask. */
+    #ifdef RD_AVX2
+    __attribute__((target("avx2"))) static inline uint64_t rd_high64_avx2(const uint8_t *p) {
+        uint32_t lo = (uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)p));
+        uint32_t hi = (uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)(p + 32)));
+        return ((uint64_t)hi << 32) | lo;
+    }
+    #endif
+
+    RD_INLINE uint64_t rd_high64(const uint8_t *p, Py_ssize_t len, int simd) {
+        uint64_t m = 0, x;
+        Py_ssize_t j;
+    #ifdef RD_AVX2
+        if (simd && len == 64)
+            return rd_high64_avx2(p);
+    #endif
+        j = 0;
+        for (; j + 8 <= len; j += 8) {
+            memcpy(&x, p + j, 8);
+            /* the top bit of each byte gathered into 8 bits (bit k for byte k) */
+            m |= ((((x & RD_HIGH) >> 7) * 0x0102040810204080ULL) >> 56) << j;
+        }
+        for (; j < len; j++)
+            m |= (uint64_t)(p[j] >> 7) << j;
+        return m;
+    }
+
+    /* Classes of bytes: a 256-byte table of class bytes and up to four class bytes asked for.
+       For AVX2, the bytes of each class as bitmaps read with two 16-entry lookups (the classic
+       nibble lookup): lo[c][x & 15] has bit h when the byte (h << 4) | (x & 15) is of class c,
+       for h < 8; hi[c][x & 15] the same with bit h - 8 for h >= 8. */
+    typedef struct {
+        const uint8_t *table;
+        int k;
+        uint8_t cls[4];
+        uint8_t lo[4][16];
+        uint8_t hi[4][16];
+    } rd_classes;
+
+    static void rd_classes_init(rd_classes *c, const uint8_t *table, int k, const uint8_t *cls) {
+        int j, x;
+        memset(c, 0, sizeof *c);
+        c->table = table;
+        c->k = k;
+        for (j = 0; j < k; j++)
+            c->cls[j] = cls[j];
+        for (x = 0; x < 256; x++)
+            for (j = 0; j < k; j++)
+                if (table[x] == cls[j]) {
+                    if (x < 128)
+                        c->lo[j][x & 15] |= (uint8_t)(1 << (x >> 4));
+                    else
+                        c->hi[j][x & 15] |= (uint8_t)(1 << ((x >> 4) - 8));
+                }
+    }
+
+    #ifdef RD_AVX2
+    __attribute__((target("avx2"))) static inline void rd_classes32_avx2(const rd_classes *c, const uint8_t *p,
+                                                                  uint32_t *out) {
+        const __m256i low = _mm256_set1_epi8(0x0F);
+        const __m256i bit_lo = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0,
+                                                1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
+        const __m256i bit_hi = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, -128,
+                                                0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, -128);
+        __m256i x = _mm256_loadu_si256((const __m256i *)p);
+        __m256i xl = _mm256_and_si256(x, low);
+        __m256i xh = _mm256_and_si256(_mm256_srli_epi16(x, 4), low);
+        __m256i bl = _mm256_shuffle_epi8(bit_lo, xh), bh = _mm256_shuffle_epi8(bit_hi, xh);
+        int j;
+        for (j = 0; j < c->k; j++) {
+            __m256i tl = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)c->lo[j]));
+            __m256i th = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)c->hi[j]));
+            __m256i m = _mm256_or_si256(_mm256_and_si256(_mm256_shuffle_epi8(tl, xl), bl),
+                                        _mm256_and_si256(_mm256_shuffle_epi8(th, xl), bh));
+            out[j] = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, _mm256_setzero_si256()));
+        }
+    }
+    #endif
+
+    /* out[j]: the mask of the bytes of p[:len] (len <= 64) of class c->cls[j]; bits from len on 0. */
+    RD_INLINE void rd_classes64(const rd_classes *c, const uint8_t *p, Py_ssize_t len, int simd, uint64_t *out) {
+        int j;
+        Py_ssize_t i;
+    #ifdef RD_AVX2
+        if (simd) {
+            uint32_t a[4], b[4];
+            uint8_t buf[64];
+            if (len < 64) {
+                memset(buf, 0, 64);
+                memcpy(buf, p, (size_t)len);
+                p = buf;
+            }
+            rd_classes32_avx2(c, p, a);
+            rd_classes32_avx2(c, p + 32, b);
+            for (j = 0; j < c->k; j++)
+                out[j] = (((uint64_t)b[j] << 32) | a[j]) & rd_low_bits(len);
+            return;
+        }
+    #endif
+        for (j = 0; j < c->k; j++)
+            out[j] = 0;
+        for (i = 0; i < len; i++) {
+            uint8_t v = c->table[p[i]];
+            for (j = 0; j < c->k; j++)
+                out[j] |= (uint64_t)(v == c->cls[j]) << i;
+        }
+    }
+
+    #define RD_EVEN 0x5555555555555555ULL
+    #define RD_ODD 0xAAAAAAAAAAAAAAAAULL
+
+    /* runs_share's counts over s[a:b]: the bytes above 0x7F (*high) and the non-overlapping pairs
+       of adjacent ones (*pairs: a run of r such bytes holds r // 2). */
+    RD_INLINE void rd_runs_body(const uint8_t *s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t *high, Py_ssize_t *pairs,
+                                int simd) {
+        Py_ssize_t h = 0, p = 0, run = 0, i, len;
+        for (i = a; i < b; i += 64) {
+            len = b - i < 64 ? b - i : 64;
+            uint64_t m = rd_high64(s + i, len, simd);
+            h += __builtin_popcountll(m);
+            if (m == ~0ULL) {  /* (len is 64) the open run goes on */
+                run += 64;
+                continue;
+            }
+            /* the bits from 0 on continue the run open before this chunk, which ends here */
+            run += __builtin_ctzll(~m);
+            p += run >> 1;
+            run = 0;
+            m &= m + 1;
+            /* the bits up to 63 (a full chunk) open a run that the next chunk may go on with */
+            if (len == 64 && (m >> 63)) {
+                int t = __builtin_clzll(~m);
+                run = t;
+                m &= ~0ULL >> t;
+            }
+            if (m) {
+                /* the runs inside: a run from bit u to bit e (its first bit not set) has an odd
+                   length when u and e differ in parity; adding its first bit carries to e */
+                uint64_t starts = m & ~(m << 1);
+                uint64_t ends_e = (m + (starts & RD_EVEN)) & ~m;
+                uint64_t ends_o = (m + (starts & RD_ODD)) & ~m;
+                Py_ssize_t odd = __builtin_popcountll(ends_e & RD_ODD) + __builtin_popcountll(ends_o & RD_EVEN);
+                p += (__builtin_popcountll(m) - odd) >> 1;
+            }
+        }
+        p += run >> 1;
+        *high = h;
+        *pairs = p;
+    }
+
+    /* script_letters' and class_anomalies' counts over s[a:b] with classes (a, s, l, u) = c->cls:
+       *other the bytes of class cls[0] ("a": *high = b - a less them), *sym those of cls[1], *flips
+       a byte of cls[2] right before one of cls[3]. With c->k == 3 the classes are (s, l, u). */
+    RD_INLINE void rd_letters_body(const rd_classes *c, const uint8_t *s, Py_ssize_t a, Py_ssize_t b,
+                                   Py_ssize_t *first, Py_ssize_t *sym, Py_ssize_t *flips, int simd) {
+        Py_ssize_t n0 = 0, n1 = 0, f = 0, i, len;
+        uint64_t m[4], prev_l = 0;
+        int o = c->k - 3;  /* (the masks of s, l, u are m[o], m[o + 1], m[o + 2]) */
+        for (i = a; i < b; i += 64) {
+            len = b - i < 64 ? b - i : 64;
+            rd_classes64(c, s + i, len, simd, m);
+            if (o)
+                n0 += __builtin_popcountll(m[0]);
+            n1 += __builtin_popcountll(m[o]);
+            f += __builtin_popcountll(m[o + 1] & (m[o + 2] >> 1)) + (Py_ssize_t)(prev_l & m[o + 2] & 1);
+            prev_l = m[o + 1] >> 63;
+        }
+        *first = n0;
+        *sym = n1;
+        *flips = f;
+    }
+
+    /* symbols_in_words' count over s[a:b] with classes (a, s) = c->cls: t.count(b"asa") +
+       t.count(b"asasa") of the translated bytes t, each count left to right without overlap (as
+       bytes.count): an occurrence at p is taken when it starts at or after the end of the last
+       one taken. Each chunk's occurrences are known once the next chunk's masks are (the
+       patterns reach 4 bytes on). */
+    RD_INLINE Py_ssize_t rd_symbols_body(const rd_classes *c, const uint8_t *s, Py_ssize_t a, Py_ssize_t b,
+                                         int simd) {
+        Py_ssize_t i, len, next3 = 0, next5 = 0, count = 0, base;
+        uint64_t cur[2], nxt[2] = {0, 0}, occ3, occ3n, occ5;
+        if (b <= a)
+            return 0;
+        len = b - a < 64 ? b - a : 64;
+        rd_classes64(c, s + a, len, simd, nxt);
+        for (base = a; base < b; base += 64) {
+            cur[0] = nxt[0];
+            cur[1] = nxt[1];
+            i = base + 64;
+            if (i < b) {
+                len = b - i < 64 ? b - i : 64;
+                rd_classes64(c, s + i, len, simd, nxt);
+            } else {
+                nxt[0] = nxt[1] = 0;
+            }
+            /* "asa" at p: a at p, s at p + 1, a at p + 2 (p + 1, p + 2 may be in the next chunk) */
+            occ3 = cur[0] & ((cur[1] >> 1) | (nxt[1] << 63)) & ((cur[0] >> 2) | (nxt[0] << 62));
+            if (!occ3)
+                continue;
+            /* "asasa" at p: "asa" at p and at p + 2 (the next chunk's first two from its masks) */
+            occ3n = nxt[0] & (nxt[1] >> 1) & (nxt[0] >> 2);
+            occ5 = occ3 & ((occ3 >> 2) | (occ3n << 62));
+            while (occ3) {
+                Py_ssize_t p = base + __builtin_ctzll(occ3);
+                occ3 &= occ3 - 1;
+                if (p >= next3) {
+                    count++;
+                    next3 = p + 3;
+                }
+            }
+            while (occ5) {
+                Py_ssize_t p = base + __builtin_ctzll(occ5);
+                occ5 &= occ5 - 1;
+                if (p >= next5) {
+                    count++;
+                    next5 = p + 5;
+                }
+            }
+        }
+        return count;
+    }
+
+    /* The three passes, each compiled twice: for AVX2 and POPCNT, and for any processor. */
+    #ifdef RD_AVX2
+    __attribute__((target("avx2,popcnt"))) static void rd_runs_avx2(
+            const uint8_t *s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t *high, Py_ssize_t *pairs) {
+        rd_runs_body(s, a, b, high, pairs, 1);
+    }
+    __attribute__((target("avx2,popcnt"))) static void rd_letters_avx2(
+            const rd_classes *c, const uint8_t *s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t *first,
+            Py_ssize_t *sym, Py_ssize_t *flips) {
+        rd_letters_body(c, s, a, b, first, sym, flips, 1);
+    }
+    __attribute__((target("avx2,popcnt"))) static Py_ssize_t rd_symbols_avx2(
+            const rd_classes *c, const uint8_t *s, Py_ssize_t a, Py_ssize_t b) {
+        return rd_symbols_body(c, s, a, b, 1);
+    }
+    #endif
+
+    static void rd_runs(const uint8_t *s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t *high, Py_ssize_t *pairs) {
+    #ifdef RD_AVX2
+        if (rd_simd()) {
+            rd_runs_avx2(s, a, b, high, pairs);
+            return;
+        }
+    #endif
+        rd_runs_body(s, a, b, high, pairs, 0);
+    }
+
+    static void rd_letters(const rd_classes *c, const uint8_t *s, Py_ssize_t a, Py_ssize_t b,
+                           Py_ssize_t *first, Py_ssize_t *sym, Py_ssize_t *flips) {
+    #ifdef RD_AVX2
+        if (rd_simd()) {
+            rd_letters_avx2(c, s, a, b, first, sym, flips);
+            return;
+        }
+    #endif
+        rd_letters_body(c, s, a, b, first, sym, flips, 0);
+    }
+
+    static Py_ssize_t rd_symbols(const rd_classes *c, const uint8_t *s, Py_ssize_t a, Py_ssize_t b) {
+    #ifdef RD_AVX2
+        if (rd_simd())
+            return rd_symbols_avx2(c, s, a, b);
+    #endif
+        return rd_symbols_body(c, s, a, b, 0);
+    }
+    """
+    int rd_set_simd(int on) nogil
+    ctypedef struct rd_classes:
+        pass
+    void rd_classes_init(rd_classes *c, const uint8_t *table, int k, const uint8_t *cls) nogil
+    void rd_runs(const uint8_t *s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t *high, Py_ssize_t *pairs) nogil
+    void rd_letters(const rd_classes *c, const uint8_t *s, Py_ssize_t a, Py_ssize_t b,
+                    Py_ssize_t *first, Py_ssize_t *sym, Py_ssize_t *flips) nogil
+    Py_ssize_t rd_symbols(const rd_classes *c, const uint8_t *s, Py_ssize_t a, Py_ssize_t b) nogil
+
+
+def _simd(bint on):
+    """Turn the AVX2 paths of the checks' byte passes and of :func:`utf8_length_errors` off
+    (False) or back on (True, where the processor has AVX2); returns the previous setting. For
+    tests, which run both paths against the pure twins."""
+    return bool(rd_set_simd(on))
+
+
+cdef class _Classes:
+    """A table's :c:type:`rd_classes` for some class bytes, made once per table (kept in a dict
+    keyed by the table, cleared past 256 tables)."""
+    cdef rd_classes c
+    cdef bytes table  # (kept alive: c points into it)
+
+    def __cinit__(self, bytes table, bytes classes):
+        self.table = table
+        rd_classes_init(&self.c, <const uint8_t *>PyBytes_AS_STRING(table), <int>len(classes),
+                        <const uint8_t *>PyBytes_AS_STRING(classes))
+
+
+cdef dict _CLASSES_ASLU = {}  # table -> its _Classes for (a, s, l, u)
+cdef dict _CLASSES_SLU = {}  # table -> its _Classes for (s, l, u)
+cdef dict _CLASSES_AS = {}  # table -> its _Classes for (a, s)
+
+
+cdef _Classes _classes(dict cache, bytes table, bytes classes):
+    if PyBytes_GET_SIZE(table) != 256:
+        raise ValueError("table must be 256 bytes")
+    cdef object found = cache.get(table)
+    if found is not None:
+        return <_Classes>found
+    if len(cache) >= 256:
+        cache.clear()
+    cdef _Classes made = _Classes(table, classes)
+    cache[table] = made
+    return made
+
+
 def runs_share(bytes payload, Py_ssize_t start, Py_ssize_t window, Py_ssize_t min_bytes):
     """:func:`redecode.validate.runs_share` (start and window >= 0): twice the non-overlapping
     pairs of adjacent bytes above 0x7F over those bytes, in ``payload[start:start + window]``;
-    0.0 with fewer than *min_bytes* of them."""
+    0.0 with fewer than *min_bytes* of them. (Their masks 64 bytes a step: rd_runs.)"""
     cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(payload)
-    cdef Py_ssize_t a, b, i, high = 0, pairs = 0, run = 0
+    cdef Py_ssize_t a, b, high, pairs
     _window(PyBytes_GET_SIZE(payload), start, window, &a, &b)
-    for i in range(a, b):
-        if s[i] >= 0x80:
-            run += 1
-        else:
-            high += run
-            pairs += run >> 1
-            run = 0
-    high += run
-    pairs += run >> 1
+    rd_runs(s, a, b, &high, &pairs)
     if high < min_bytes:
         return 0.0
     return <double>(2 * pairs) / <double>high
 
 
-cdef Py_ssize_t _count(const uint8_t *t, Py_ssize_t n, const char *pat, Py_ssize_t m) noexcept nogil:
-    """Non-overlapping occurrences of pat[:m] in t[:n], left to right (``bytes.count``)."""
-    cdef Py_ssize_t i = 0, c = 0, j
-    while i + m <= n:
-        j = 0
-        while j < m and t[i + j] == <uint8_t>pat[j]:
-            j += 1
-        if j == m:
-            c += 1
-            i += m
-        else:
-            i += 1
-    return c
-
-
 def symbols_in_words(bytes payload, bytes table, Py_ssize_t start, Py_ssize_t window, Py_ssize_t min_bytes):
     """:func:`redecode.validate.symbols_in_words` (start and window >= 0), *table* its 256-byte
-    translation (letters to ``a``, the symbols to ``s``, the rest to a space)."""
+    translation (letters to ``a``, the symbols to ``s``, the rest to a space; ValueError for
+    another length): ``(t.count(b"asa") + t.count(b"asasa")) / high`` of the translated window
+    *t* without making it (rd_symbols), 0.0 with fewer than *min_bytes* bytes above 0x7F."""
     cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(payload)
-    cdef const uint8_t *tab = <const uint8_t *>PyBytes_AS_STRING(table)
-    cdef Py_ssize_t a, b, i, high = 0, k
-    cdef uint8_t *t
+    cdef Py_ssize_t a, b, high, pairs, k
+    cdef _Classes cl = _classes(_CLASSES_AS, table, b"as")
     _window(PyBytes_GET_SIZE(payload), start, window, &a, &b)
-    for i in range(a, b):
-        high += s[i] >= 0x80
+    rd_runs(s, a, b, &high, &pairs)
     if high < min_bytes:
         return 0.0
-    t = <uint8_t *>PyMem_Malloc(b - a + 1)
-    if t == NULL:
-        raise MemoryError()
-    try:
-        for i in range(a, b):
-            t[i - a] = tab[s[i]]
-        k = _count(t, b - a, b"asa", 3) + _count(t, b - a, b"asasa", 5)
-    finally:
-        PyMem_Free(t)
+    k = rd_symbols(&cl.c, s, a, b)
     return <double>k / <double>high
 
 
 def script_letters(bytes payload, bytes table, Py_ssize_t start, Py_ssize_t window, Py_ssize_t min_bytes):
     """:func:`redecode.validate.script_letters` (start and window >= 0), *table* its 256-byte
     translation (ASCII to ``a``, lower-case letters ``l``, upper-case ``u``, other letters ``o``,
-    the rest ``s``): ``(non_letters, case_flips)``."""
+    the rest ``s``; ValueError for another length): ``(non_letters, case_flips)``, shares of the
+    window's bytes not translated to ``a`` (``(0.0, 0.0)`` with fewer than *min_bytes* of them):
+    those translated to ``s``, and the ``l`` right before a ``u`` (rd_letters)."""
     cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(payload)
-    cdef const uint8_t *tab = <const uint8_t *>PyBytes_AS_STRING(table)
-    cdef Py_ssize_t a, b, i, high = 0, other = 0, flips = 0
-    cdef uint8_t c, prev = 0
+    cdef Py_ssize_t a, b, high, ascii, other, flips
+    cdef _Classes cl = _classes(_CLASSES_ASLU, table, b"aslu")
     _window(PyBytes_GET_SIZE(payload), start, window, &a, &b)
-    for i in range(a, b):
-        c = tab[s[i]]
-        high += c != 0x61  # "a"
-        other += c == 0x73  # "s"
-        flips += prev == 0x6C and c == 0x75  # "lu" ("l" then "u": no overlap possible)
-        prev = c
+    rd_letters(&cl.c, s, a, b, &ascii, &other, &flips)
+    high = (b - a) - ascii
     if high < min_bytes:
         return 0.0, 0.0
     return <double>other / <double>high, <double>flips / <double>high
@@ -3704,18 +4014,13 @@ def count_bytes_in(bytes data, bytes table):
 def class_anomalies(bytes data, bytes table):
     """:func:`redecode.validate.anomalies`: with ``t = data.translate(table)`` (*table*: 256 class
     bytes; ValueError otherwise), ``t.count(b"s") + t.count(b"lu")`` in one pass without the
-    translated copy (``lu`` cannot overlap itself, so its count is the count of such pairs)."""
-    if PyBytes_GET_SIZE(table) != 256:
-        raise ValueError("table must be 256 bytes")
-    cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
-    cdef const uint8_t *t = <const uint8_t *>PyBytes_AS_STRING(table)
-    cdef Py_ssize_t n = PyBytes_GET_SIZE(data), i, c = 0
-    cdef uint8_t k, prev = 0
-    for i in range(n):
-        k = t[s[i]]
-        c += (k == 0x73) + (prev == 0x6C and k == 0x75)  # 's'; 'l' then 'u'
-        prev = k
-    return c
+    translated copy (``lu`` cannot overlap itself, so its count is the count of such pairs; the
+    classes' masks 64 bytes a step: rd_letters)."""
+    cdef _Classes cl = _classes(_CLASSES_SLU, table, b"slu")
+    cdef Py_ssize_t unused, symbols, flips
+    rd_letters(&cl.c, <const uint8_t *>PyBytes_AS_STRING(data), 0, PyBytes_GET_SIZE(data), &unused,
+               &symbols, &flips)
+    return symbols + flips
 
 
 # ==================================================================================================
@@ -3884,6 +4189,112 @@ def detector_sample(bytes data, Py_ssize_t max_bytes, Py_ssize_t min_nonascii):
     return _cut(out, o)
 
 
+cdef extern from *:
+    """
+    /* utf8_length_errors' counts with AVX2, 64 bytes a step. In the Encoding Standard's UTF-8
+       decoder a lead byte (C2..F4) is always read from the initial state (a byte that ends a
+       sequence early is read again from there), so a byte is consumed as a continuation exactly
+       when it is one (80..BF) and: the byte before it is a lead and it is in that lead's first
+       range (E0: A0..BF, ED: 80..9F, F0: 90..BF, F4: 80..8F, else 80..BF: "first"); or the byte
+       before it is the first continuation of a 3- or 4-byte lead ("second"); or the byte before
+       it is the second continuation of a 4-byte lead ("third"). Every other byte starts a code
+       point: an ASCII character, a lead (its sequence's character when the sequence completes,
+       else one U+FFFD) or an error (one U+FFFD). So the length is the bytes less those consumed,
+       and the errors are the non-ASCII bytes less those consumed less the sequences that
+       complete. A step's masks have bit j for its byte j; "of the byte before" is a mask shifted
+       by one with the previous step's last bit carried in (RD_B). */
+    #ifdef RD_AVX2
+    __attribute__((target("avx2"))) static inline __m256i rd_in_range(__m256i x, int lo, int hi) {
+        __m256i d = _mm256_sub_epi8(x, _mm256_set1_epi8((char)lo));
+        return _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8((char)(hi - lo))), d);
+    }
+
+    __attribute__((target("avx2"))) static inline uint32_t rd_mm(__m256i v) {
+        return (uint32_t)_mm256_movemask_epi8(v);
+    }
+
+    /* The classes of p[:32]: 80..FF, 80..BF, C2..DF, E0..EF, F0..F4, E0, ED, F0, F4, 80..9F, 80..8F. */
+    __attribute__((target("avx2"))) static inline void rd_u8_classes(const uint8_t *p, uint32_t *m) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)p);
+        __m256i hi4 = _mm256_and_si256(x, _mm256_set1_epi8((char)0xF0));
+        m[0] = rd_mm(x);
+        m[1] = rd_mm(_mm256_cmpgt_epi8(_mm256_set1_epi8(-64), x));
+        m[2] = rd_mm(rd_in_range(x, 0xC2, 0xDF));
+        m[3] = rd_mm(_mm256_cmpeq_epi8(hi4, _mm256_set1_epi8((char)0xE0)));
+        m[4] = rd_mm(rd_in_range(x, 0xF0, 0xF4));
+        m[5] = rd_mm(_mm256_cmpeq_epi8(x, _mm256_set1_epi8((char)0xE0)));
+        m[6] = rd_mm(_mm256_cmpeq_epi8(x, _mm256_set1_epi8((char)0xED)));
+        m[7] = rd_mm(_mm256_cmpeq_epi8(x, _mm256_set1_epi8((char)0xF0)));
+        m[8] = rd_mm(_mm256_cmpeq_epi8(x, _mm256_set1_epi8((char)0xF4)));
+        m[9] = rd_mm(_mm256_cmpeq_epi8(_mm256_and_si256(x, _mm256_set1_epi8((char)0xE0)),
+                                       _mm256_set1_epi8((char)0x80)));
+        m[10] = rd_mm(_mm256_cmpeq_epi8(hi4, _mm256_set1_epi8((char)0x80)));
+    }
+
+    #define RD_B(x, px) (((x) << 1) | ((px) >> 63))
+
+    /* utf8_length_errors' (length, errors) of s[:n] into *chars, *errors. */
+    __attribute__((target("avx2,popcnt"))) static void rd_utf8_length_errors_avx2(
+            const uint8_t *s, Py_ssize_t n, Py_ssize_t *chars, Py_ssize_t *errors) {
+        Py_ssize_t i, high = 0, consumed = 0, complete = 0;
+        /* the previous step's masks (their last bits are carried) */
+        uint64_t pl1 = 0, pl2 = 0, pl3 = 0, pe0 = 0, ped = 0, pf0 = 0, pf4 = 0, pg2 = 0, pg3 = 0, ps3 = 0;
+        uint8_t tail[64];
+        for (i = 0; i < n; i += 64) {
+            const uint8_t *p = s + i;
+            uint32_t a[11], b[11];
+            if (n - i < 64) {
+                memset(tail, 0, 64);  /* ASCII padding: starts and consumes nothing */
+                memcpy(tail, p, (size_t)(n - i));
+                p = tail;
+            } else if (!_mm256_movemask_epi8(_mm256_or_si256(_mm256_loadu_si256((const __m256i *)p),
+                                                             _mm256_loadu_si256((const __m256i *)(p + 32))))) {
+                /* all ASCII: nothing consumed here, nothing carried on */
+                pl1 = pl2 = pl3 = pe0 = ped = pf0 = pf4 = pg2 = pg3 = ps3 = 0;
+                continue;
+            }
+            rd_u8_classes(p, a);
+            rd_u8_classes(p + 32, b);
+            uint64_t m[11];
+            int k;
+            for (k = 0; k < 11; k++)
+                m[k] = ((uint64_t)b[k] << 32) | a[k];
+            uint64_t h = m[0], c = m[1], l1 = m[2], l2 = m[3], l3 = m[4];
+            uint64_t e0 = m[5], ed = m[6], f0 = m[7], f4 = m[8], a0 = m[9], n0 = m[10];
+            uint64_t b1 = RD_B(l1, pl1), b2 = RD_B(l2, pl2), b3 = RD_B(l3, pl3);
+            uint64_t bad = (RD_B(e0, pe0) & a0) | (RD_B(ed, ped) & ~a0) | (RD_B(f0, pf0) & n0)
+                         | (RD_B(f4, pf4) & ~n0);
+            uint64_t first = (b1 | b2 | b3) & c & ~bad;
+            uint64_t g2 = first & b2, g3 = first & b3;
+            uint64_t s2 = RD_B(g2, pg2) & c;   /* a 3-byte sequence's second continuation: its end */
+            uint64_t s3 = RD_B(g3, pg3) & c;   /* a 4-byte sequence's second continuation */
+            uint64_t t3 = RD_B(s3, ps3) & c;   /* a 4-byte sequence's third continuation: its end */
+            high += __builtin_popcountll(h);
+            consumed += __builtin_popcountll(first | s2 | s3 | t3);
+            complete += __builtin_popcountll((first & b1) | s2 | t3);
+            pl1 = l1; pl2 = l2; pl3 = l3; pe0 = e0; ped = ed; pf0 = f0; pf4 = f4;
+            pg2 = g2; pg3 = g3; ps3 = s3;
+        }
+        *chars = n - consumed;
+        *errors = high - consumed - complete;
+    }
+    #undef RD_B
+    #endif
+
+    /* 1 with (*chars, *errors) set when the AVX2 count ran, else 0 (the caller counts). */
+    static int rd_utf8_length_errors_wide(const uint8_t *s, Py_ssize_t n, Py_ssize_t *chars, Py_ssize_t *errors) {
+    #ifdef RD_AVX2
+        if (rd_simd()) {
+            rd_utf8_length_errors_avx2(s, n, chars, errors);
+            return 1;
+        }
+    #endif
+        return 0;
+    }
+    """
+    int rd_utf8_length_errors_wide(const uint8_t *s, Py_ssize_t n, Py_ssize_t *chars, Py_ssize_t *errors) nogil
+
+
 def utf8_length_errors(bytes data):
     """``(length, errors)`` of the Encoding Standard "UTF-8 decoder" on *data* (bytes; a BOM is not
     special): the length in code points of the text it makes and the U+FFFD it inserts, counted
@@ -3897,6 +4308,8 @@ def utf8_length_errors(bytes data):
     chars = rd_utf8_valid_count(s, n)
     if chars >= 0:
         return chars, 0
+    if rd_utf8_length_errors_wide(s, n, &chars, &errors):
+        return chars, errors  # (AVX2: which bytes are consumed, from masks of their classes)
     chars = 0
     while i < n:
         b = s[i]
