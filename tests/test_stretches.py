@@ -503,6 +503,29 @@ def test_compiled_valid_only_finds_a_lead_and_continuation_at_every_offset(backg
                     assert native.core.utf8_runs(data, valid_only) == S._utf8_runs_pure(data, valid_only), (n, at, seq)
 
 
+@pytest.mark.skipif(native.core is None, reason="the compiled core is not in use: no twin to compare")
+@pytest.mark.parametrize("simd", [True, False])
+def test_compiled_valid_only_passes_invalid_words_to_the_next_candidate(simd):
+    """After an invalid word the compiled search goes to the first lead-and-continuation after the
+    word's end in one pass (32 bytes a step with AVX2): words of every length around the steps,
+    ended by each kind of cut byte (and not by a digit or "@"), then a valid word at each offset
+    after it, as the pure twin reads them; with and without AVX2."""
+    was = native.core._simd(simd)
+    try:
+        for word in (b"\xd6\xa1\xb9\xfa", b"\xc3\xa9\xff", b"\xe9"):
+            for n in (1, 2, 30, 31, 32, 33, 63, 64, 65, 96):
+                body = (word * 40)[:max(n, 1)]
+                for cut in (b" ", b"\x00", b"/", b":", b"?", b"<", b"0", b"@", b"A"):
+                    for gap in range(0, 40, 3):
+                        for seq in (b"\xc3\xa9", b"\xe2\x80\x94 ", b"\xd0\xbf\xd1"):
+                            data = b"x" + body + cut + b"y" * gap + seq + b"\xe9" * (n % 5)
+                            for valid_only in (True, False):
+                                assert native.core.utf8_runs(data, valid_only) == S._utf8_runs_pure(
+                                    data, valid_only), (word, n, cut, gap, seq)
+    finally:
+        native.core._simd(was)
+
+
 @settings(max_examples=2000, deadline=None)
 @given(st.lists(st.sampled_from([b"a", b"Z", b"9", b" ", b"<", b">", b":", b"@", b"/", b"\x00", b"\x80", b"\xb0",
                                  b"\xe4", b"\xff"]), max_size=30).map(b"".join), st.data())

@@ -3549,10 +3549,61 @@ cdef extern from *:
                 return 0;
         }
     }
+
+    /* The first candidate (as rd_lead_cont) after the end of the word holding s[i] (as
+       rd_word_end): rd_lead_cont(s, rd_word_end(s, i, n), n) in one pass, 32 bytes a step with
+       AVX2 (rd_simd): the first cut byte, then the first lead-and-continuation after it. */
+    #ifdef RD_AVX2
+    __attribute__((target("avx2"))) static Py_ssize_t rd_after_word_avx2(const uint8_t *s, Py_ssize_t i, Py_ssize_t n) {
+        const __m256i top = _mm256_set1_epi8((char)0xC0);
+        const __m256i cont = _mm256_set1_epi8((char)0x80);
+        int in_word = 1;
+        while (i + 33 <= n) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(s + i));
+            uint32_t skip = 0;  /* (the offsets up to the word's end: not candidates) */
+            if (in_word) {
+                /* a cut: 00..2F or 3A..3F */
+                __m256i d = _mm256_sub_epi8(x, _mm256_set1_epi8(0x3A));
+                __m256i cut = _mm256_or_si256(
+                    _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x2F)), x),
+                    _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8(0x3F - 0x3A)), d));
+                uint32_t m = (uint32_t)_mm256_movemask_epi8(cut);
+                if (!m) {
+                    i += 32;
+                    continue;
+                }
+                in_word = 0;
+                skip = ((2u << __builtin_ctz(m)) - 1);  /* (bits up to the cut: 0 - 1 for bit 31) */
+                if (__builtin_ctz(m) == 31)
+                    skip = 0xFFFFFFFFu;
+            }
+            __m256i y = _mm256_loadu_si256((const __m256i *)(s + i + 1));
+            __m256i hit = _mm256_and_si256(
+                _mm256_cmpeq_epi8(_mm256_and_si256(x, top), top),
+                _mm256_cmpeq_epi8(_mm256_and_si256(y, top), cont));
+            uint32_t h = (uint32_t)_mm256_movemask_epi8(hit) & ~skip;
+            if (h)
+                return i + __builtin_ctz(h);
+            i += 32;
+        }
+        if (in_word)
+            i = rd_word_end(s, i, n);
+        return rd_lead_cont(s, i, n);
+    }
+    #endif
+
+    static Py_ssize_t rd_after_word(const uint8_t *s, Py_ssize_t i, Py_ssize_t n) {
+    #ifdef RD_AVX2
+        if (rd_simd())
+            return rd_after_word_avx2(s, i, n);
+    #endif
+        return rd_lead_cont(s, rd_word_end(s, i, n), n);
+    }
     """
     Py_ssize_t rd_lead_cont(const uint8_t *s, Py_ssize_t i, Py_ssize_t n) nogil
     Py_ssize_t rd_word_end(const uint8_t *s, Py_ssize_t i, Py_ssize_t n) nogil
     Py_ssize_t rd_word_start(const uint8_t *s, Py_ssize_t i) nogil
+    Py_ssize_t rd_after_word(const uint8_t *s, Py_ssize_t i, Py_ssize_t n) nogil
 
 
 cdef inline bint _is_cut(uint8_t b) noexcept nogil:
@@ -3614,6 +3665,56 @@ cdef inline Py_ssize_t _word_utf8(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, 
     return rd_word_end(s, i, n)
 
 
+cdef inline Py_ssize_t _word_read(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t *seqs,
+                                  Py_ssize_t *bad) noexcept nogil:
+    """:func:`_word_utf8` with *stop*, returning where the reading stopped instead of the word's
+    end: the word's end (a cut byte, or n) with bad[0] == 0, else where its first error ended
+    (bad[0] == 1; the word ends at ``rd_word_end`` from there)."""
+    cdef uint8_t b, lo, hi
+    cdef int needed
+    seqs[0] = bad[0] = 0
+    while i < n:
+        b = s[i]
+        if b < 0x80:
+            if _is_cut(b):
+                return i
+            i += 1
+            continue
+        i += 1
+        lo = 0x80
+        hi = 0xBF
+        if 0xC2 <= b <= 0xDF:
+            needed = 1
+        elif 0xE0 <= b <= 0xEF:
+            needed = 2
+            if b == 0xE0:
+                lo = 0xA0
+            elif b == 0xED:
+                hi = 0x9F
+        elif 0xF0 <= b <= 0xF4:
+            needed = 3
+            if b == 0xF0:
+                lo = 0x90
+            elif b == 0xF4:
+                hi = 0x8F
+        else:
+            needed = -1
+        while needed > 0:
+            if i >= n or s[i] < lo or s[i] > hi:
+                needed = -1
+                break
+            lo = 0x80
+            hi = 0xBF
+            i += 1
+            needed -= 1
+        if needed == 0:
+            seqs[0] += 1
+            continue
+        bad[0] = 1
+        return i
+    return n
+
+
 cdef inline Py_ssize_t _word_start(const uint8_t *s, Py_ssize_t i) noexcept nogil:
     return rd_word_start(s, i)
 
@@ -3634,16 +3735,15 @@ def utf8_runs(bytes data, bint valid_only=False):
     cdef int kind = -1  # the current run's: 1 valid, 0 not, -1 none yet
     cdef list out = []
     if valid_only:
-        while True:
-            i = rd_lead_cont(s, i, n)
-            if i >= n:
-                break
+        i = rd_lead_cont(s, 0, n)
+        while i < n:
             # The decoder reads s[i] (C0..FF, never a continuation) from its initial state
             # whatever came before, so an error from i on is the word's: such a word (most, in
-            # a page of double-byte text) is passed over without going back to its start.
-            j = _word_utf8(s, n, i, &seqs, &bad, True)
+            # a page of double-byte text) is passed over without going back to its start, to
+            # the first candidate after its end (one pass: rd_after_word).
+            j = _word_read(s, n, i, &seqs, &bad)
             if bad:
-                i = j
+                i = rd_after_word(s, j, n)
                 continue
             w0 = _word_start(s, i)
             if w0 < i:
@@ -3659,7 +3759,7 @@ def utf8_runs(bytes data, bint valid_only=False):
                         out.append((True, r0, r1, rseqs, 0))
                     kind = 1
                     r0, r1, rseqs = w0, j, seqs
-            i = j
+            i = rd_lead_cont(s, j, n)
         if kind == 1:
             out.append((True, r0, r1, rseqs, 0))
         return out
