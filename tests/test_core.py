@@ -1031,3 +1031,41 @@ def test_checks_passes_want_a_table_of_256():
     for f in (native.core.symbols_in_words, native.core.script_letters):
         with pytest.raises(ValueError):
             f(b"abc", b"a" * 255, 0, 10, 1)
+
+
+def _pair_forms(name: str) -> tuple[list[bytes], list[bytes]]:
+    """Two-byte sequences of the multi-byte *name* that its pure decoder reads as one character:
+    those whose UTF-8 form is 3 bytes, and those whose form is 2 (Latin, Greek, Cyrillic)."""
+    three, two = [], []
+    for lead in MULTI[name]:
+        for t in range(0x40, 0xFF, 3):
+            text, errors = pure(bytes([lead, t]), name)
+            if errors == 0 and len(text) == 1:
+                (three if 0x800 <= ord(text) <= 0xFFFF else two if 0x80 <= ord(text) < 0x800 else []).append(
+                    bytes([lead, t]))
+    return three, two
+
+
+@pytest.mark.parametrize("simd", _SIMD_PATHS)
+@pytest.mark.parametrize("name", ["GBK", "EUC-KR", "Big5", "Shift_JIS", "EUC-JP", "gb18030"])
+def test_long_pair_runs_eight_a_step(simd, name):
+    # decode_to_utf8's pairs eight a step (AVX2: their forms gathered, 3-byte forms packed):
+    # runs of 0 to 40 pairs after 0 to 3 ASCII bytes, all of 3-byte forms or with a 2-byte form
+    # or an error at one place, ended by ASCII, a lone lead, an error or the end of input
+    three, two = _pair_forms(name)
+    assert three and two
+    lead = MULTI[name][0]
+    ends = [b"", b"A", bytes([lead]), bytes([lead, 0x7F]), bytes([lead, 0x20])]
+    cases = []
+    for k in range(41):
+        run = [three[(k * 7 + j * 13) % len(three)] for j in range(k)]
+        variants = [run]
+        for at in {0, k // 2, k - 1} if k else ():
+            variants.append(run[:at] + [two[(k + at) % len(two)]] + run[at + 1:])
+            variants.append(run[:at] + [bytes([lead, 0x7F])] + run[at + 1:])
+        for v in variants:
+            for pre in (b"", b"a", b"ab", b"abc"):
+                for e in ends[k % 3:k % 3 + 3]:
+                    cases.append(pre + b"".join(v) + e)
+    with _simd(simd):
+        check(cases, name)

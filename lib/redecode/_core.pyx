@@ -116,9 +116,15 @@ cdef extern from *:
        table's UTF-8 forms, four bytes each, the count in the fourth, 0 for none): each form's
        four bytes written to out[*po:], as many kept as its count, for as long as they follow one
        another; returns the index of the first byte not decoded (see _pair_run). */
+    static Py_ssize_t rd_pairs8_wide(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint8_t *u8s,
+                                     uint8_t *out, Py_ssize_t *po);  /* (AVX2, eight pairs a step: below) */
+
     RD_INLINE Py_ssize_t rd_pairs8(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint8_t *u8s,
                                    uint8_t *out, Py_ssize_t *po) {
-        Py_ssize_t o = *po;
+        Py_ssize_t o;
+        if (i + 16 <= n && (s[i + 2] & s[i + 14]) >= 0x80)
+            i = rd_pairs8_wide(s, i, n, u8s, out, po);  /* (where a long run of pairs may start) */
+        o = *po;
         while (i + 3 < n) {
             /* two pairs a step (the loop below, twice, without its tests in between) */
             uint8_t b0 = s[i], b1 = s[i + 2];
@@ -1979,6 +1985,67 @@ cdef extern from *:
         int was = !rd_simd_off;
         rd_simd_off = !on;
         return was;
+    }
+
+    /* rd_pairs8's long runs with AVX2 (rd_simd): eight pairs a step, their forms gathered by
+       their indexes; when all eight are 3-byte forms (most of a CJK page) their first three bytes
+       are packed and stored at once, else the eight are taken one by one as rd_pairs8 takes them.
+       Returns the index of the first byte not decoded (*po the next output index): the end of
+       the run, or where fewer than 16 bytes are left (rd_pairs8 goes on from there). */
+    #ifdef RD_AVX2
+    __attribute__((target("avx2"))) static Py_ssize_t rd_pairs8_avx2(
+            const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint8_t *u8s, uint8_t *out, Py_ssize_t *po) {
+        const int *forms = (const int *)(const void *)u8s;
+        /* each 16-bit lane's two bytes swapped (a pair's index is its lead's low 7 bits, then its trail) */
+        const __m128i swap = _mm_setr_epi8(1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
+        const __m128i low15 = _mm_set1_epi16(0x7FFF);
+        /* each lane's four forms' first three bytes, packed into its first twelve */
+        const __m256i pack = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
+                                              0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+        const __m256i three = _mm256_set1_epi32(3);
+        Py_ssize_t o = *po;
+        int j;
+        while (i + 16 <= n) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+            if ((_mm_movemask_epi8(x) & 0x5555) != 0x5555)
+                break;  /* (an ASCII byte where a lead should be: the run ends in these 16 bytes) */
+            __m256i idx = _mm256_cvtepu16_epi32(_mm_and_si128(_mm_shuffle_epi8(x, swap), low15));
+            __m256i e = _mm256_i32gather_epi32(forms, idx, 4);
+            if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_srli_epi32(e, 24), three)) == -1) {
+                __m256i packed = _mm256_shuffle_epi8(e, pack);
+                _mm_storeu_si128((__m128i *)(out + o), _mm256_castsi256_si128(packed));
+                _mm_storeu_si128((__m128i *)(out + o + 12), _mm256_extracti128_si256(packed, 1));
+                o += 24;
+                i += 16;
+                continue;
+            }
+            /* some form is not 3 bytes (or not made yet): the eight one by one, as rd_pairs8 */
+            for (j = 0; j < 8; j++) {
+                uint8_t b = s[i];
+                if (b < 0x80)
+                    goto done;
+                const uint8_t *u = u8s + 4 * ((((Py_ssize_t)b & 0x7F) << 8) | s[i + 1]);
+                uint8_t m = u[3];
+                if (m == 0)
+                    goto done;
+                memcpy(out + o, u, 4);
+                o += m;
+                i += 2;
+            }
+        }
+    done:
+        *po = o;
+        return i;
+    }
+    #endif
+
+    static Py_ssize_t rd_pairs8_wide(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint8_t *u8s,
+                                     uint8_t *out, Py_ssize_t *po) {
+    #ifdef RD_AVX2
+        if (rd_simd())
+            return rd_pairs8_avx2(s, i, n, u8s, out, po);
+    #endif
+        return i;
     }
 
     /* Bits 0..k-1 set (k in 0..64). */
