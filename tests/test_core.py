@@ -1069,3 +1069,25 @@ def test_long_pair_runs_eight_a_step(simd, name):
                     cases.append(pre + b"".join(v) + e)
     with _simd(simd):
         check(cases, name)
+
+
+@pytest.mark.parametrize("simd", _SIMD_PATHS)
+def test_single_byte_to_utf8_thirty_two_a_step(simd):
+    # decode_to_utf8's single-byte loop, 32 bytes a step with AVX2: blocks all ASCII, with 0 to 9
+    # non-ASCII bytes at spread places (Latin text: ASCII stretches stored whole, each other byte's
+    # form from the table) and denser ones, at every offset of a step, in tables with and without
+    # holes (U+FFFD counted)
+    rnd = random.Random(27)
+    for name in ("windows-1252", "windows-1251", "ISO-8859-7", "windows-874", "KOI8-R", "ISO-8859-8"):
+        cases = []
+        for length in (32, 33, 63, 64, 65, 96, 130):
+            for k in range(0, 12):
+                for _ in range(4):
+                    data = bytearray(rnd.choice(b"abc <p>xyz") for _ in range(length))
+                    for at in rnd.sample(range(length), min(k, length)):
+                        data[at] = rnd.randrange(0x80, 0x100)
+                    for pre in (b"", b"q", b"\xe9" + b"q" * 30):
+                        cases.append(pre + bytes(data))
+        cases += [bytes(range(0x80, 0x100)) * 3, b"a" * 31 + bytes(range(0x80, 0x100)), b"\xff" * 64 + b"a" * 64]
+        with _simd(simd):
+            check(cases, name)

@@ -1641,10 +1641,12 @@ def decode_to_utf8(bytes data, str name):
         if i == n:
             return data, n, 0
         t = _single(name)
-        out = _new_out(3 * n + 8)
+        out = _new_out(3 * n + 40)  # (32 bytes of room for the wide loop's stores)
         o = <uint8_t *>_raw_bytes_data(out)
         memcpy(o, s, i)
         length = i
+        # (AVX2: 32 bytes a step while 32 are left; the loop below takes the rest)
+        i = rd_single_utf8_wide(s, i, n, t.utf8, t.utf8_len, t.table, t.holes, o, &length, &errors)
         while i < n:
             if i + 16 <= n and rd_ascii16(s + i):
                 memcpy(o + length, s + i, 16)
@@ -2048,6 +2050,73 @@ cdef extern from *:
         return i;
     }
 
+    /* decode_to_utf8's single-byte loop with AVX2 (rd_simd), 32 input bytes a step, from s[i] while
+       32 are left: an all-ASCII block stored whole; a block with at most eight bytes above 0x7F
+       (Latin text) as its ASCII stretches, each stored with one 32-byte store (the output has 32
+       bytes of room past what it needs: its caller's), and each such byte's UTF-8 form from the
+       table; a denser block byte by byte through the table. *holes*: count the bytes the table
+       maps to U+FFFD (table16) into *errors. Returns the index of the first byte not decoded;
+       *po the next output index. */
+    #ifdef RD_AVX2
+    __attribute__((target("avx2,popcnt"))) static Py_ssize_t rd_single_utf8_avx2(
+            const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint32_t *forms, const uint8_t *lens,
+            const uint16_t *table16, int holes, uint8_t *out, Py_ssize_t *po, Py_ssize_t *errors) {
+        Py_ssize_t o = *po, err = 0;
+        while (i + 32 <= n) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(s + i));
+            uint32_t m = (uint32_t)_mm256_movemask_epi8(x);
+            if (m == 0) {
+                _mm256_storeu_si256((__m256i *)(out + o), x);
+                o += 32;
+                i += 32;
+                continue;
+            }
+            if (__builtin_popcount(m) <= 8) {
+                Py_ssize_t p = 0;
+                while (m) {
+                    Py_ssize_t k = __builtin_ctz(m);
+                    uint8_t b = s[i + k];
+                    m &= m - 1;
+                    _mm256_storeu_si256((__m256i *)(out + o), _mm256_loadu_si256((const __m256i *)(s + i + p)));
+                    o += k - p;
+                    memcpy(out + o, &forms[b], 4);
+                    o += lens[b];
+                    if (holes)
+                        err += table16[b] == 0xFFFD;
+                    p = k + 1;
+                }
+                _mm256_storeu_si256((__m256i *)(out + o), _mm256_loadu_si256((const __m256i *)(s + i + p)));
+                o += 32 - p;
+                i += 32;
+                continue;
+            }
+            {
+                Py_ssize_t e = i + 32;
+                for (; i < e; i++) {
+                    uint8_t b = s[i];
+                    memcpy(out + o, &forms[b], 4);
+                    o += lens[b];
+                    if (holes)
+                        err += table16[b] == 0xFFFD;
+                }
+            }
+        }
+        *po = o;
+        *errors += err;
+        return i;
+    }
+    #endif
+
+    static Py_ssize_t rd_single_utf8_wide(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint32_t *forms,
+                                          const uint8_t *lens, const uint16_t *table16, int holes, uint8_t *out,
+                                          Py_ssize_t *po, Py_ssize_t *errors) {
+    #ifdef RD_AVX2
+        if (rd_simd())
+            return rd_single_utf8_avx2(s, i, n, forms, lens, table16, holes, out, po, errors);
+    #endif
+        return i;
+    }
+
     /* Bits 0..k-1 set (k in 0..64). */
     static inline uint64_t rd_low_bits(Py_ssize_t k) {
         return k >= 64 ? ~0ULL : ((1ULL << k) - 1);
@@ -2322,6 +2391,9 @@ cdef extern from *:
     }
     """
     int rd_set_simd(int on) nogil
+    Py_ssize_t rd_single_utf8_wide(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint32_t *forms,
+                                   const uint8_t *lens, const uint16_t *table16, int holes, uint8_t *out,
+                                   Py_ssize_t *po, Py_ssize_t *errors) nogil
     ctypedef struct rd_classes:
         pass
     void rd_classes_init(rd_classes *c, const uint8_t *table, int k, const uint8_t *cls) nogil
