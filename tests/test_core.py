@@ -1091,3 +1091,20 @@ def test_single_byte_to_utf8_thirty_two_a_step(simd):
         cases += [bytes(range(0x80, 0x100)) * 3, b"a" * 31 + bytes(range(0x80, 0x100)), b"\xff" * 64 + b"a" * 64]
         with _simd(simd):
             check(cases, name)
+
+
+@pytest.mark.parametrize("simd", _SIMD_PATHS)
+def test_single_byte_to_str_blocks_and_the_switch_to_16_bit(simd):
+    # decode_single_byte with AVX2: 8-bit characters 32 bytes a step until a byte whose character
+    # is above U+00FF (windows-1252's 0x80 is U+20AC, 0x81 no character), then 16-bit units 16 bytes
+    # a step (sparse blocks widened and patched, dense ones through the table): that byte at every
+    # offset up to 100, after Latin text and after dense non-ASCII text
+    cases = []
+    for body in (b"caf\xe9 cr\xe8me br\xfbl\xe9e " * 8, bytes(range(0xA0, 0x100)) * 2, b"plain ascii text! " * 8):
+        for at in range(0, 101):
+            for wide in (b"\x80", b"\x81", b"\x9c"):
+                data = body[:at] + wide + body[at:]
+                cases += [data, data + b"\xe9" * 17, data[:at + 1] + b"x" * (at % 19)]
+    with _simd(simd):
+        for name in ("windows-1252", "windows-1250", "ISO-8859-7", "windows-874"):
+            check(cases, name)

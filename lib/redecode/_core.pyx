@@ -1507,6 +1507,7 @@ def decode_single_byte(bytes data, str name):
     text = PyUnicode_New(n, 0xFF)
     o1 = <uint8_t *>PyUnicode_DATA(text)
     memcpy(o1, s, i)
+    i = rd_single8(s, i, n, table, o1)  # (AVX2: 32 bytes a step, while 32 are left)
     # 16 bytes at a time: a block of ASCII is copied, any other block mapped byte by byte through
     # the table with no branch on the byte (text in these encodings mixes both byte by byte)
     while i < n:
@@ -1530,6 +1531,7 @@ def decode_single_byte(bytes data, str name):
     o2 = <uint16_t *>PyUnicode_DATA(wide)
     for k in range(i):
         o2[k] = o1[k]
+    i = rd_single16(s, i, n, table, o2, &errors)  # (AVX2: 16 bytes a step, while 16 are left)
     while i < n:
         if i + 16 <= n and rd_ascii16(s + i):
             for k in range(i, i + 16):
@@ -2117,6 +2119,80 @@ cdef extern from *:
         return i;
     }
 
+    /* decode_single_byte's two passes with AVX2 (rd_simd). Every table maps an ASCII byte to
+       itself, so a block of input is written whole (widened for 16-bit units) and then its bytes
+       above 0x7F are written again from the table, one by one.
+       rd_single8: o1[i:] for 32 bytes a step while 32 are left and every code point is below
+       U+0100; returns the first index of a block not written (a byte whose code point is above
+       U+00FF is in it, or fewer than 32 bytes are left: the caller's loop goes on from there).
+       rd_single16: o2[i:] for 16 bytes a step while 16 are left, the U+FFFD written counted into
+       *errors; returns the first index not written. */
+    #ifdef RD_AVX2
+    __attribute__((target("avx2"))) static Py_ssize_t rd_single8_avx2(const uint8_t *s, Py_ssize_t i, Py_ssize_t n,
+                                                                      const uint16_t *table, uint8_t *o1) {
+        while (i + 32 <= n) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(s + i));
+            uint32_t m = (uint32_t)_mm256_movemask_epi8(x);
+            _mm256_storeu_si256((__m256i *)(o1 + i), x);
+            while (m) {
+                Py_ssize_t k = i + __builtin_ctz(m);
+                uint16_t c = table[s[k]];
+                if (c > 0xFF)
+                    return i;
+                o1[k] = (uint8_t)c;
+                m &= m - 1;
+            }
+            i += 32;
+        }
+        return i;
+    }
+
+    __attribute__((target("avx2,popcnt"))) static Py_ssize_t rd_single16_avx2(
+            const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint16_t *table, uint16_t *o2, Py_ssize_t *errors) {
+        Py_ssize_t err = 0, k;
+        while (i + 16 <= n) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+            uint32_t m = (uint32_t)_mm_movemask_epi8(x);
+            if (__builtin_popcount(m) > 6) {
+                for (k = i; k < i + 16; k++) {
+                    uint16_t c = table[s[k]];
+                    err += c == 0xFFFD;
+                    o2[k] = c;
+                }
+            } else {
+                _mm256_storeu_si256((__m256i *)(o2 + i), _mm256_cvtepu8_epi16(x));
+                while (m) {
+                    k = i + __builtin_ctz(m);
+                    uint16_t c = table[s[k]];
+                    err += c == 0xFFFD;
+                    o2[k] = c;
+                    m &= m - 1;
+                }
+            }
+            i += 16;
+        }
+        *errors += err;
+        return i;
+    }
+    #endif
+
+    static Py_ssize_t rd_single8(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint16_t *table, uint8_t *o1) {
+    #ifdef RD_AVX2
+        if (rd_simd())
+            return rd_single8_avx2(s, i, n, table, o1);
+    #endif
+        return i;
+    }
+
+    static Py_ssize_t rd_single16(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint16_t *table, uint16_t *o2,
+                                  Py_ssize_t *errors) {
+    #ifdef RD_AVX2
+        if (rd_simd())
+            return rd_single16_avx2(s, i, n, table, o2, errors);
+    #endif
+        return i;
+    }
+
     /* Bits 0..k-1 set (k in 0..64). */
     static inline uint64_t rd_low_bits(Py_ssize_t k) {
         return k >= 64 ? ~0ULL : ((1ULL << k) - 1);
@@ -2391,6 +2467,9 @@ cdef extern from *:
     }
     """
     int rd_set_simd(int on) nogil
+    Py_ssize_t rd_single8(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint16_t *table, uint8_t *o1) nogil
+    Py_ssize_t rd_single16(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint16_t *table, uint16_t *o2,
+                           Py_ssize_t *errors) nogil
     Py_ssize_t rd_single_utf8_wide(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint32_t *forms,
                                    const uint8_t *lens, const uint16_t *table16, int holes, uint8_t *out,
                                    Py_ssize_t *po, Py_ssize_t *errors) nogil
