@@ -613,10 +613,12 @@ def _utf8_signal(payload: bytes, params: "AuthorParams") -> tuple[bool, int]:
             if multibyte or not prefix.isascii():
                 # valid multi-byte sequences before an invalid one: mostly valid? A window from
                 # there answers for most legacy pages, whose first word is valid by chance.
+                # (_mostly_valid of the UTF-8 decode reads only its length and U+FFFD: counted,
+                # by the compiled core without making the text)
                 window = bytes(view[pos : pos + size])
-                if not multibyte and _mostly_valid(window, _decode.decode(window, "UTF-8", bom_sniff=False)) is None:
+                if not multibyte and _mostly_valid_of(window, *_utf8_counts(window)) is None:
                     return False, max(first, 0)
-                return _mostly_valid(payload, _decode.decode(payload, "UTF-8", bom_sniff=False)) is not None, 0
+                return _mostly_valid_of(payload, *_utf8_counts(payload)) is not None, 0
             if first < 0:
                 first = pos + e.start
             skipped += 1
@@ -631,7 +633,7 @@ def _utf8_signal(payload: bytes, params: "AuthorParams") -> tuple[bool, int]:
         pos += used
     if skipped == 0:
         return True, 0  # valid UTF-8 (and not ASCII: the caller checked)
-    return multibyte and _mostly_valid(payload, _decode.decode(payload, "UTF-8", bom_sniff=False)) is not None, first
+    return multibyte and _mostly_valid_of(payload, *_utf8_counts(payload)) is not None, first
 
 
 
