@@ -1463,10 +1463,6 @@ def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: 
             cache[key] = detector(data, tld) if detector is not None else None
         return cache[key]
 
-    def run_on(detector: Detector | None, data: bytes) -> str | None:
-        found = detector(data, tld) if detector is not None else None
-        return found.encoding if found is not None else None
-
     browser = choose_positional(facts, lambda: run(browser_detector, "browser"), True)  # (choose's)
     assert browser is not None  # choose was given a detection callable
     primary = browser
@@ -1489,6 +1485,18 @@ def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: 
     profile = ByteProfile(payload, facts.kind, params, ascii_only=ascii_only,
                           utf8_valid=facts.utf8_valid, evidence=legacy)
     reason = check(profile, facts, primary, result)
+    if (reason is None and result.encoding == "UTF-8" and primary.encoding == "UTF-8" and not _UTF8_SIBLINGS
+            and result.errors < params.stretch_min_invalid and not primary.stretches):
+        # The usual UTF-8 page, its decision standing: check k has no sibling to read
+        # (language_check returns False), step 6 finds no stretch to read (_in_parts returns v:
+        # a UTF-8 reading with fewer U+FFFD than stretch_min_invalid) and no legacy encoding is
+        # named again (_same_text_names returns v: UTF-8, no stretch); only tie_names could
+        # rename it (a pair whose extension is UTF-8), then the steps below run as always.
+        v = _new_validated(primary, result)
+        if params.tie_names:
+            v = _tie_name(payload, facts, v, params)
+        if v.decision is primary:
+            return v
     if reason in (None, "detected") and params.language and language_check(profile, primary):
         reason = "language"
     if reason is None:
@@ -1500,9 +1508,17 @@ def _decide(payload: bytes, content_type: Sequence[str], url: str | None, kind: 
     if params.stretches:
         v = _in_parts(payload, facts, v, params, author_detector, primary)
     if params.same_text_names:
-        v = _same_text_names(payload, facts, v, params, cache.get("author"),
-                             lambda data: run_on(author_detector, data))
+        def run_on(data: bytes) -> str | None:
+            found = author_detector(data, tld) if author_detector is not None else None
+            return found.encoding if found is not None else None
+
+        v = _same_text_names(payload, facts, v, params, cache.get("author"), run_on)
     return v
+
+
+#: Whether UTF-8 has confusable siblings (:mod:`redecode.siblings`: it has none, so check k never
+#: reads a UTF-8 decision; _decide's usual-page exit relies on it)
+_UTF8_SIBLINGS = bool(_siblings.siblings("UTF-8"))
 
 
 def outside_utf8(payload: bytes, params: AuthorParams) -> bytes | None:
@@ -1729,17 +1745,19 @@ def check(profile: ByteProfile, facts: Facts, primary: Decision,
         return "escapes"
     if ascii_only:
         return None  # every ASCII-compatible encoding reads the same text
-    if profile.implausible(enc, first):
+    # (implausible is False for an encoding in none of these: UTF-8, the multi-byte ones...)
+    if (enc in _LATIN or enc in _NON_LATIN or enc in _UTF16) and profile.implausible(enc, first):
         return "implausible"
     declared = {facts.bom, facts.header_encoding, facts.meta_encoding, facts.xml_encoding}
     declared.discard(None)  # (a set display, not a comprehension's frame: the declared encodings)
     declared.discard("")
     if len(declared) > 1:
         return "disagree"
-    for _, label in _unknown_labels(facts):
-        alias = alias_encoding(label)
-        if alias is not None and alias.encoding != enc:
-            return "disagree"
+    if facts.ignored:  # (_unknown_labels: none without an ignored label)
+        for _, label in _unknown_labels(facts):
+            alias = alias_encoding(label)
+            if alias is not None and alias.encoding != enc:
+                return "disagree"
     if primary.source == "detector":
         return "detected"
     return None
