@@ -1108,3 +1108,21 @@ def test_single_byte_to_str_blocks_and_the_switch_to_16_bit(simd):
     with _simd(simd):
         for name in ("windows-1252", "windows-1250", "ISO-8859-7", "windows-874"):
             check(cases, name)
+
+
+@pytest.mark.parametrize("background", [b"a", "é".encode(), "日".encode(), b"ab\xc3\xa9"])
+def test_utf8_validity_a_sequence_at_every_offset_of_the_128_byte_steps(background):
+    # the wide validity check reads 128 bytes a step and, where they are not all ASCII, checks
+    # their four 32-byte blocks in turn: a valid, cut or invalid sequence at every offset of the
+    # first three steps, in ASCII and in non-ASCII text, with every tail length after it
+    for seq in (b"\xe2\x82\xac", b"\xe2\x82", b"\xff", b"\xed\xa0\x80", b"\xf0\x9f\x98\x80", b"\xf0\x9f", b"\x80"):
+        for at in range(0, 390):
+            page = (background * 400)[:at]
+            page = page[:len(page) - (len(page) % len(background))] if len(background) > 1 else page
+            for tail in (b"", b"x", b"z" * 37):
+                data = page + seq + tail + (background * 3 if at % 2 else b"")
+                want = _length_errors_pure(data)
+                assert native.core.utf8_length_errors(data) == want, (at, seq, tail)
+                utf8, length, errors = native.core.decode_to_utf8(data, "UTF-8")
+                assert (length, errors) == want, (at, seq, tail)
+                assert sniff._utf8_valid(data) == (want[1] == 0)

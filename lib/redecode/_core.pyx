@@ -359,8 +359,10 @@ cdef extern from *:
         }
     }
 
-    __attribute__((target("avx2"))) static inline __m256i rd_utf8_errors32(__m256i input, __m256i prev_input) {
-        const __m256i low = _mm256_set1_epi8(0x0F);
+    /* (low, k60, k70, k80: the bytes 0x0F, 0x60, 0x70 and 0x80, given by the caller: see
+       rd_utf8_valid_count_avx2) */
+    __attribute__((target("avx2"))) static inline __m256i rd_utf8_errors32(__m256i input, __m256i prev_input, __m256i low,
+                                                                          __m256i k60, __m256i k70, __m256i k80) {
         __m256i prev1 = rd_prev(input, prev_input, 1);
         __m256i byte_1_high = _mm256_shuffle_epi8(RD_T16(
             RD_TOO_LONG, RD_TOO_LONG, RD_TOO_LONG, RD_TOO_LONG, RD_TOO_LONG, RD_TOO_LONG, RD_TOO_LONG, RD_TOO_LONG,
@@ -389,61 +391,77 @@ cdef extern from *:
         __m256i special = _mm256_and_si256(_mm256_and_si256(byte_1_high, byte_1_low), byte_2_high);
         /* bytes 2 and 3 after a 3- and 4-byte lead must be continuations (their 0x80 bit in special) */
         __m256i prev2 = rd_prev(input, prev_input, 2), prev3 = rd_prev(input, prev_input, 3);
-        __m256i must23 = _mm256_or_si256(_mm256_subs_epu8(prev2, _mm256_set1_epi8((char)(0xE0 - 0x80))),
-                                         _mm256_subs_epu8(prev3, _mm256_set1_epi8((char)(0xF0 - 0x80))));
-        return _mm256_xor_si256(_mm256_and_si256(must23, _mm256_set1_epi8((char)0x80)), special);
+        __m256i must23 = _mm256_or_si256(_mm256_subs_epu8(prev2, k60), _mm256_subs_epu8(prev3, k70));
+        return _mm256_xor_si256(_mm256_and_si256(must23, k80), special);
     }
 
-    /* rd_utf8_valid_count's answer with AVX2: 32 bytes a step (128 where they are all ASCII),
-       continuation bytes counted as it goes. */
+    /* rd_utf8_valid_count's answer with AVX2: 128 bytes a step, each 32-byte block of a step that
+       is not all ASCII checked in turn, continuation bytes counted as it goes; then 32 bytes a
+       step, then the last bytes padded with ASCII. */
+    #define RD_VALID_BLOCK(x)                                                                     \
+        do {                                                                                      \
+            __m256i x_ = (x);                                                                     \
+            if (_mm256_movemask_epi8(x_) == 0) {                                                  \
+                /* all ASCII: only a sequence the block before left open is an error */           \
+                error = _mm256_or_si256(error, incomplete);                                       \
+            } else {                                                                              \
+                error = _mm256_or_si256(error, rd_utf8_errors32(x_, prev, k0f, k60, k70, k80));   \
+                incomplete = _mm256_subs_epu8(x_, max_end);                                       \
+                cont += __builtin_popcount((unsigned)_mm256_movemask_epi8(                        \
+                    _mm256_cmpgt_epi8(kc0, x_)));                                                 \
+            }                                                                                     \
+            prev = x_;                                                                            \
+        } while (0)
+
     __attribute__((target("avx2,popcnt"))) static Py_ssize_t rd_utf8_valid_count_avx2(const uint8_t *s, Py_ssize_t n) {
         /* a sequence may not be cut at the end: the last 3 bytes are checked against leads */
         const __m256i max_end = _mm256_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                                  -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                                  (char)(0xF0 - 1), (char)(0xE0 - 1), (char)(0xC0 - 1));
-        const __m256i cont_below = _mm256_set1_epi8(-64);  /* (int8) 0x80..0xBF < -64 */
+        /* the byte constants of rd_utf8_errors32 and the continuation bytes' bound ((int8) 0x80..0xBF
+           < -64), made once: hidden from the compiler (the empty asm), which would otherwise build
+           each again in the loop from a general register, three instructions a use */
+        __m256i k0f = _mm256_set1_epi8(0x0F), k60 = _mm256_set1_epi8(0xE0 - 0x80);
+        __m256i k70 = _mm256_set1_epi8(0xF0 - 0x80), k80 = _mm256_set1_epi8((char)0x80), kc0 = _mm256_set1_epi8(-64);
+        __asm__("" : "+x"(k0f), "+x"(k60), "+x"(k70), "+x"(k80), "+x"(kc0));
         __m256i error = _mm256_setzero_si256(), prev = _mm256_setzero_si256(), incomplete = _mm256_setzero_si256();
         Py_ssize_t i = 0, cont = 0;
         uint8_t tail[32];
+        while (i + 128 <= n) {
+            __m256i b0 = _mm256_loadu_si256((const __m256i *)(s + i));
+            __m256i b1 = _mm256_loadu_si256((const __m256i *)(s + i + 32));
+            __m256i b2 = _mm256_loadu_si256((const __m256i *)(s + i + 64));
+            __m256i b3 = _mm256_loadu_si256((const __m256i *)(s + i + 96));
+            if (_mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(b0, b1), _mm256_or_si256(b2, b3))) == 0) {
+                /* four ASCII blocks (markup, scripts): what the four steps below would do */
+                error = _mm256_or_si256(error, incomplete);
+                prev = b3;
+            } else {
+                RD_VALID_BLOCK(b0);
+                RD_VALID_BLOCK(b1);
+                RD_VALID_BLOCK(b2);
+                RD_VALID_BLOCK(b3);
+            }
+            i += 128;
+            if ((i & 1023) < 128 && !_mm256_testz_si256(error, error))
+                return -1;  /* (at each 1024-byte boundary crossed: an invalid page ends early) */
+        }
         while (i < n) {
             __m256i input;
-            if (i + 128 <= n) {
-                /* four ASCII blocks in one step (markup, scripts): what four steps below would do */
-                __m256i b1 = _mm256_loadu_si256((const __m256i *)(s + i + 32));
-                __m256i b2 = _mm256_loadu_si256((const __m256i *)(s + i + 64));
-                __m256i b3 = _mm256_loadu_si256((const __m256i *)(s + i + 96));
-                input = _mm256_loadu_si256((const __m256i *)(s + i));
-                if (_mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(input, b1), _mm256_or_si256(b2, b3))) == 0) {
-                    error = _mm256_or_si256(error, incomplete);
-                    prev = b3;
-                    i += 128;
-                    if ((i & 1023) < 128 && !_mm256_testz_si256(error, error))
-                        return -1;  /* (a 1024-byte boundary was crossed, as below) */
-                    continue;
-                }
-            } else if (i + 32 <= n) {
+            if (i + 32 <= n) {
                 input = _mm256_loadu_si256((const __m256i *)(s + i));
             } else {
                 memset(tail, 0, 32);  /* ASCII padding: the end of input */
                 memcpy(tail, s + i, (size_t)(n - i));
                 input = _mm256_loadu_si256((const __m256i *)tail);
             }
-            if (_mm256_movemask_epi8(input) == 0) {
-                /* all ASCII: only a sequence the block before left open is an error */
-                error = _mm256_or_si256(error, incomplete);
-            } else {
-                error = _mm256_or_si256(error, rd_utf8_errors32(input, prev));
-                incomplete = _mm256_subs_epu8(input, max_end);
-                cont += __builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_cmpgt_epi8(cont_below, input)));
-            }
-            prev = input;
+            RD_VALID_BLOCK(input);
             i += 32;
-            if ((i & 1023) == 0 && !_mm256_testz_si256(error, error))
-                return -1;
         }
         error = _mm256_or_si256(error, incomplete);
         return _mm256_testz_si256(error, error) ? n - cont : -1;
     }
+    #undef RD_VALID_BLOCK
 
     static int rd_have_avx2 = -1;
 
