@@ -377,3 +377,48 @@ def test_lz4_damaged_frame_costs_its_record_only(tmp_path):
     assert [(d["offset"], d["length"]) for d in entry["damaged"]] == [(offset, next_offset - offset)]
     assert [r for r in _rows(out) if r[0] != offset] == [r for r in _rows(clean_out) if r[0] != offset]
     _reconciles(summary.manifest, out)
+
+
+def _confirm_candidates(data: bytes) -> list[int]:
+    """Offsets where a record start could be looked for: 0, every gzip magic, every ``WARC/``, and
+    every line start (at most 400 of them, spread over the file)."""
+    found = {0}
+    for needle in (b"\x1f\x8b", b"WARC/"):
+        i = data.find(needle)
+        while i >= 0:
+            found.add(i)
+            i = data.find(needle, i + 1)
+    lines = [i + 1 for i in range(len(data)) if data[i] == 0x0A]
+    found.update(lines[:: max(1, len(lines) // 400)])
+    return sorted(o for o in found if o < len(data))
+
+
+@pytest.mark.parametrize("path", sorted(
+    [p for d in ("tests/data/warcs", "tests/data/broken") for p in (ROOT / d).rglob("*.warc*")
+     if p.is_file() and p.stat().st_size]
+    + list((ROOT / "sample_warcs").glob("*.warc.gz")),
+    key=str), ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_record_start_fastwarc_vouches_for_is_one_warcio_reads(path):
+    """find_record_start's check of a candidate (warc._confirm) asks the checked FastWARC reading
+    first and warcio only where FastWARC cannot vouch: at every candidate offset of every test
+    WARC, well-formed or broken, it answers as warcio alone does (the reference)."""
+    from redecode import warc
+
+    data = path.read_bytes()
+    for offset in _confirm_candidates(data):
+        assert warc._confirm(str(path), offset, False) == warc._confirm_warcio(str(path), offset, False), offset
+
+
+def test_cutting_a_warc_gz_into_shards_needs_no_warcio(tmp_path):
+    """Finding where each shard of a .warc.gz starts reads the candidates with FastWARC: a run
+    of a well-formed file imports warcio for nothing (with its email, six, bz2 and lzma)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "big.warc.gz"
+    path.write_bytes(b"".join(p.read_bytes() for p in sorted((ROOT / "sample_warcs").glob("*.warc.gz"))) * 4)
+    code = ("import sys; from redecode.job import plan_shards; "
+            f"shards = plan_shards({str(path)!r}, shard_bytes=64 * 1024); "
+            "print(len(shards), 'warcio' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert int(out[0]) > 2 and out[1] == "False"

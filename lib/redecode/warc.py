@@ -1273,6 +1273,24 @@ def _candidates(data: bytes, base: int, gz: bool, is_arc: bool, loose: bool = Fa
 
 
 def _confirm(path: str, offset: int, is_arc: bool) -> bool:
+    """Whether warcio reads a record at ``offset`` of the local file ``path``. A WARC record that
+    the checked FastWARC reading vouches for (:func:`_iter_fastwarc`: warcio would read the same
+    record there) is one without asking warcio, whose import (with ``email``, ``six``, ``bz2``,
+    ``lzma``: about 15 ms) a run that cuts its input into shards otherwise pays for this alone."""
+    if not is_arc:
+        raws = _iter_fastwarc(path, _HEAD_PREFIX, checked=True, start=offset)
+        try:
+            for _ in raws:
+                return True
+        except _Diverged:
+            pass  # FastWARC cannot vouch for it: warcio says
+        finally:
+            raws.close()
+    return _confirm_warcio(path, offset, is_arc)
+
+
+def _confirm_warcio(path: str, offset: int, is_arc: bool) -> bool:
+    """Whether warcio reads a record at ``offset`` of ``path`` (its first 4 MiB of block)."""
     try:
         for _ in _iter_warcio(path, offset, _HEAD_PREFIX, is_arc=is_arc, limit=1):
             return True
