@@ -8,7 +8,8 @@ order of ``items``, computed by the executor:
   at most one item. ``prepare()`` runs once in this process before workers start (so they share
   what it loads, copy-on-write). Workers die with the parent (Linux ``PR_SET_PDEATHSIG``), so a
   command killed by the OOM killer leaves no worker writing. Workers ignore SIGINT (Ctrl-C reaches
-  the terminal's whole process group): the parent decides. When anything stops the parent's map
+  the terminal's whole process group), from their fork on (SIGINT is blocked while they are made):
+  the parent decides. When anything stops the parent's map
   (an item's exception, ``KeyboardInterrupt``, a SIGTERM turned into an exception by the
   command), it kills the workers at once (SIGKILL) and waits for them before the exception goes
   on, so nothing writes into the run directory after :func:`map_shards` has returned or raised,
@@ -137,6 +138,8 @@ def _init_worker(queue) -> None:
     # Ctrl-C: the parent stops the run and kills the workers; a worker that raised
     # KeyboardInterrupt itself would only add a traceback per worker to stderr
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # (blocked from the fork until now)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if queue is not None:
         pending = [0]
@@ -217,7 +220,16 @@ class Local(Executor):
         pool = cf.ProcessPoolExecutor(max_workers=min(n, len(items)), mp_context=ctx,
                                       initializer=_init_worker, initargs=(queue,))
         try:
-            futures = {pool.submit(fn, item): i for i, item in enumerate(items)}
+            # The workers are made by the first submit. A Ctrl-C that reaches the process group
+            # after a worker's fork and before its initializer ignores SIGINT would raise
+            # KeyboardInterrupt in it (a traceback on stderr, seen under heavy load): SIGINT is
+            # blocked in this thread while they are made, so each starts with it blocked until it
+            # ignores it; here a SIGINT that came meanwhile is delivered when it is unblocked.
+            masked = _sigint_blocked()
+            try:
+                futures = {pool.submit(fn, item): i for i, item in enumerate(items)}
+            finally:
+                _restore_mask(masked)
             pending = set(futures)
             while pending:
                 done, pending = cf.wait(pending, timeout=0.2, return_when=cf.FIRST_COMPLETED)
@@ -232,6 +244,23 @@ class Local(Executor):
             raise
         pool.shutdown(wait=True)
         return results
+
+
+def _sigint_blocked():
+    """Block SIGINT in this thread; returns the signal mask before (None where there is none)."""
+    import signal  # noqa: PLC0415
+
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _restore_mask(mask) -> None:
+    """Set this thread's signal mask back to ``mask`` (what :func:`_sigint_blocked` returned)."""
+    if mask is not None:
+        import signal  # noqa: PLC0415
+
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _kill_workers(pool: cf.ProcessPoolExecutor) -> None:
