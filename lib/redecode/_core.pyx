@@ -4039,14 +4039,19 @@ def utf8_runs(bytes data, bint valid_only=False):
 # The pure twin is ``validate._excerpt_spans`` (regular expressions; the same spans,
 # tests/test_core.py).
 
+cdef uint8_t _X_CLASS[256]  # 1: bytes-pattern \s (space, TAB, LF, VT, FF, CR); 2: [^\s<>]
+for _b in range(256):
+    _X_CLASS[_b] = 1 if (_b == 0x20 or 0x09 <= _b <= 0x0D) else 0 if _b in (0x3C, 0x3E) else 2
+
+
 cdef inline bint _x_space(uint8_t b) noexcept nogil:
-    # bytes-pattern \s: space, TAB, LF, VT, FF, CR
-    return b == 0x20 or 0x09 <= b <= 0x0D
+    # bytes-pattern \s: space, TAB, LF, VT, FF, CR (one table load: the scans call it per byte)
+    return _X_CLASS[b] == 1
 
 
 cdef inline bint _x_word(uint8_t b) noexcept nogil:
     # [^\s<>]
-    return not (b == 0x20 or 0x09 <= b <= 0x0D or b == 0x3C or b == 0x3E)
+    return _X_CLASS[b] == 2
 
 
 cdef Py_ssize_t _x_after(const uint8_t *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t reach,
