@@ -520,6 +520,22 @@ def test_excerpt_spans_are_the_pure_ones(data, encodings, pos, cap, words):
     assert got == validate._excerpt_spans(runs, data, pos, cap, words), data
 
 
+def test_excerpt_spans_every_byte_between_the_words():
+    # the scans' classes of a byte (whitespace, a tag's bracket, a word's byte: a table in the
+    # compiled core) for every byte value, between words before and after a differing byte and
+    # inside a tag
+    key = frozenset(("windows-1252", "ISO-8859-2"))
+    runs, table = validate.differing_bytes(key), validate._differing_table(key)
+    for b in range(256):
+        c = bytes([b])
+        for data in (b"aa" + c + b"bb" + c + b"\xb9c" + c + b"dd" + c + b"ee",
+                     b"x<p" + c + b"q>y \xb9 z<" + c + b">w", c * 3 + b"\xb9" + c * 3):
+            for words in (1, 3):
+                got = native.core.excerpt_spans(data, table, 0, validate.EXCERPT_REACH, 300, words,
+                                                validate.EXCERPT_CONTEXT_WORDS)
+                assert got == validate._excerpt_spans(runs, data, 0, 300, words), (b, data)
+
+
 def test_excerpts_on_the_sample_payloads():
     from redecode.archive import iter_records
     from redecode.rules import get_rules

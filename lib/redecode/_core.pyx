@@ -122,8 +122,8 @@ cdef extern from *:
     RD_INLINE Py_ssize_t rd_pairs8(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint8_t *u8s,
                                    uint8_t *out, Py_ssize_t *po) {
         Py_ssize_t o;
-        if (i + 16 <= n && (s[i + 2] & s[i + 14]) >= 0x80)
-            i = rd_pairs8_wide(s, i, n, u8s, out, po);  /* (where a long run of pairs may start) */
+        if (i + 8 <= n && (s[i + 2] & s[i + 6]) >= 0x80)
+            i = rd_pairs8_wide(s, i, n, u8s, out, po);  /* (where a run of four pairs or more may start) */
         o = *po;
         while (i + 3 < n) {
             /* two pairs a step (the loop below, twice, without its tests in between) */
@@ -2011,9 +2011,10 @@ cdef extern from *:
 
     /* rd_pairs8's long runs with AVX2 (rd_simd): eight pairs a step, their forms gathered by
        their indexes; when all eight are 3-byte forms (most of a CJK page) their first three bytes
-       are packed and stored at once, else the eight are taken one by one as rd_pairs8 takes them.
-       Returns the index of the first byte not decoded (*po the next output index): the end of
-       the run, or where fewer than 16 bytes are left (rd_pairs8 goes on from there). */
+       are packed and stored at once, else the eight are taken one by one as rd_pairs8 takes them;
+       then four pairs the same way where they are there. Returns the index of the first byte not
+       decoded (*po the next output index): the end of the run, or where the steps stop (rd_pairs8
+       goes on from there). */
     #ifdef RD_AVX2
     __attribute__((target("avx2"))) static Py_ssize_t rd_pairs8_avx2(
             const uint8_t *s, Py_ssize_t i, Py_ssize_t n, const uint8_t *u8s, uint8_t *out, Py_ssize_t *po) {
@@ -2053,6 +2054,19 @@ cdef extern from *:
                 memcpy(out + o, u, 4);
                 o += m;
                 i += 2;
+            }
+        }
+        /* four pairs the same way (a shorter run, or the end of a long one) */
+        if (i + 8 <= n) {
+            __m128i x = _mm_loadl_epi64((const __m128i *)(s + i));
+            if ((_mm_movemask_epi8(x) & 0x55) == 0x55) {
+                __m128i idx = _mm_cvtepu16_epi32(_mm_and_si128(_mm_shuffle_epi8(x, swap), low15));
+                __m128i e = _mm_i32gather_epi32(forms, idx, 4);
+                if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_srli_epi32(e, 24), _mm256_castsi256_si128(three))) == 0xFFFF) {
+                    _mm_storeu_si128((__m128i *)(out + o), _mm_shuffle_epi8(e, _mm256_castsi256_si128(pack)));
+                    o += 12;
+                    i += 8;
+                }
             }
         }
     done:
@@ -4025,14 +4039,19 @@ def utf8_runs(bytes data, bint valid_only=False):
 # The pure twin is ``validate._excerpt_spans`` (regular expressions; the same spans,
 # tests/test_core.py).
 
+cdef uint8_t _X_CLASS[256]  # 1: bytes-pattern \s (space, TAB, LF, VT, FF, CR); 2: [^\s<>]
+for _b in range(256):
+    _X_CLASS[_b] = 1 if (_b == 0x20 or 0x09 <= _b <= 0x0D) else 0 if _b in (0x3C, 0x3E) else 2
+
+
 cdef inline bint _x_space(uint8_t b) noexcept nogil:
-    # bytes-pattern \s: space, TAB, LF, VT, FF, CR
-    return b == 0x20 or 0x09 <= b <= 0x0D
+    # bytes-pattern \s: space, TAB, LF, VT, FF, CR (one table load: the scans call it per byte)
+    return _X_CLASS[b] == 1
 
 
 cdef inline bint _x_word(uint8_t b) noexcept nogil:
     # [^\s<>]
-    return not (b == 0x20 or 0x09 <= b <= 0x0D or b == 0x3C or b == 0x3E)
+    return _X_CLASS[b] == 2
 
 
 cdef Py_ssize_t _x_after(const uint8_t *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t reach,

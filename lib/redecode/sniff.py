@@ -471,7 +471,8 @@ def _choose(
 
     # Declarations naming another encoding than the decision, in step order.
     conflict: tuple[str, ...] = ()
-    if header_enc is not None or meta_enc is not None or xml_enc is not None:
+    if ((header_enc is not None and header_enc != encoding) or (meta_enc is not None and meta_enc != encoding)
+            or (xml_enc is not None and xml_enc != encoding)):  # (the usual page: none, no list made)
         c = []
         if header_enc is not None and header_enc != encoding:
             c.append(f"transport:{facts.header_charset}")

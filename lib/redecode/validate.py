@@ -1017,11 +1017,12 @@ class ByteProfile:
         self._signal: tuple[bool, int] | None = None
         self._first_high = -1
         self._binary = -1
-        self._shares: dict[tuple[str, int], Any] = {}
-        self._excerpts: dict[frozenset[str], bytes] = {}
-        self._readings: dict[tuple[str, frozenset[str]], _decode.DecodeResult] = {}
+        # (the caches below are made when first used: most profiles, a UTF-8 page's, need none)
+        self._shares: dict[tuple[str, int], Any] | None = None
+        self._excerpts: dict[frozenset[str], bytes] | None = None
+        self._readings: dict[tuple[str, frozenset[str]], _decode.DecodeResult] | None = None
         self._high = -1
-        self._c1: dict[bytes, int] = {}
+        self._c1: dict[bytes, int] | None = None
         self._counts: list[int] | None = None
         #: what check k found (:class:`LanguageFinding`), for the weighing; None before it ran
         self.language: LanguageFinding | None = None
@@ -1100,10 +1101,13 @@ class ByteProfile:
         """:func:`c1_controls` of the single-byte *encoding*, counted once per set of bytes that
         decode to C1 controls (the ISO-8859 encodings share one), from :attr:`counts`."""
         key = _C1_BYTES[encoding]
-        n = self._c1.get(key)
+        cache = self._c1
+        if cache is None:
+            cache = self._c1 = {}
+        n = cache.get(key)
         if n is None:
             counts = self.counts
-            n = self._c1[key] = sum(counts[b] for b in key)
+            n = cache[key] = sum(counts[b] for b in key)
         return n
 
     @property
@@ -1125,30 +1129,38 @@ class ByteProfile:
     def runs(self, start: int) -> float:
         """:func:`runs_share` from *start*."""
         key = ("runs", start)
-        v = self._shares.get(key)
+        shares = self._shares
+        if shares is None:
+            shares = self._shares = {}
+        v = shares.get(key)
         if v is None:
             p = self.params
-            v = self._shares[key] = runs_share(self.evidence, start, window=p.window, min_bytes=p.min_high_bytes)
+            v = shares[key] = runs_share(self.evidence, start, window=p.window, min_bytes=p.min_high_bytes)
         return v
 
     def symbols(self, start: int) -> float:
         """:func:`symbols_in_words` from *start*."""
         key = ("symbols", start)
-        v = self._shares.get(key)
+        shares = self._shares
+        if shares is None:
+            shares = self._shares = {}
+        v = shares.get(key)
         if v is None:
             p = self.params
-            v = self._shares[key] = symbols_in_words(self.evidence, start, window=p.window,
-                                                     min_bytes=p.min_high_bytes)
+            v = shares[key] = symbols_in_words(self.evidence, start, window=p.window, min_bytes=p.min_high_bytes)
         return v
 
     def letters(self, encoding: str, start: int) -> tuple[float, float]:
         """:func:`script_letters` of the single-byte *encoding* from *start*."""
         key = (encoding, start)
-        v = self._shares.get(key)
+        shares = self._shares
+        if shares is None:
+            shares = self._shares = {}
+        v = shares.get(key)
         if v is None:
             p = self.params
-            v = self._shares[key] = script_letters(self.evidence, encoding, start, window=p.window,
-                                                   min_bytes=p.min_high_bytes)
+            v = shares[key] = script_letters(self.evidence, encoding, start, window=p.window,
+                                             min_bytes=p.min_high_bytes)
         return v
 
     def excerpt(self, encodings: Sequence[str]) -> bytes:
@@ -1167,9 +1179,12 @@ class ByteProfile:
         every reading. Made once per set of encodings; costs a search of the payload up to the
         last word taken, and a few matches per word."""
         key = encodings if type(encodings) is frozenset else frozenset(encodings)
-        found = self._excerpts.get(key)
+        excerpts = self._excerpts
+        if excerpts is None:
+            excerpts = self._excerpts = {}
+        found = excerpts.get(key)
         if found is None:
-            found = self._excerpts[key] = self._cut(key)
+            found = excerpts[key] = self._cut(key)
         return found
 
     def _cut(self, key: frozenset[str]) -> bytes:
@@ -1190,9 +1205,12 @@ class ByteProfile:
     def reading(self, encoding: str, encodings: Sequence[str]) -> _decode.DecodeResult:
         """*encoding*'s decode of the :meth:`excerpt` of *encodings* (no BOM sniffing), made once."""
         key = (encoding, encodings if type(encodings) is frozenset else frozenset(encodings))
-        r = self._readings.get(key)
+        readings = self._readings
+        if readings is None:
+            readings = self._readings = {}
+        r = readings.get(key)
         if r is None:
-            r = self._readings[key] = _decode.decode(self.excerpt(encodings), encoding, bom_sniff=False)
+            r = readings[key] = _decode.decode(self.excerpt(encodings), encoding, bom_sniff=False)
         return r
 
     def implausible(self, encoding: str, start: int) -> bool:
@@ -1739,7 +1757,7 @@ def check(profile: ByteProfile, facts: Facts, primary: Decision,
         signal, first = profile.utf8_signal()
         if signal:
             return "utf-8"
-    if enc not in _UTF16 and profile.utf16():
+    if enc not in _UTF16 and profile.nul_in_window and profile.utf16():  # (utf16(): None without a NUL)
         return "nul"
     if enc != "ISO-2022-JP" and ascii_only and profile.escapes() == "ISO-2022-JP":
         return "escapes"
