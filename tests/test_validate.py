@@ -1159,3 +1159,71 @@ def test_the_rows_utf8_text_decides_as_the_str_decode():
         assert a.decision == b.decision and repr(a.verdict) == repr(b.verdict), payload[:40]  # (Candidates compare by identity)
         text = b.decoded.utf8.decode("utf-8") if hasattr(b.decoded, "utf8") else b.decoded.text
         assert text == a.decoded.text
+
+
+# --- the usual UTF-8 page leaves _decide after check (issue 27) -------------------------------
+
+AUTHOR_RULE_SETS = [get_rules(name) for name in ("author-2026.12", "author-2026.12.2", "author-2026.12.3",
+                                                 "author-2026.12.4", "author-2026.12.5", "author-2026.12.6",
+                                                 "author-2026.12.7")]
+
+
+def _every_step(payload: bytes, ct: str | None, url: str | None, kind: str = "html") -> None:
+    """Under every author rule set, the decision and the text are those of _decide running every
+    step after check (validate._UTF8_SIBLINGS set: the usual-page exit is not taken)."""
+    from unittest import mock
+
+    cts = (ct,) if ct else ()
+    for rules in AUTHOR_RULE_SETS:
+        for utf8_text in (False, True):
+            fast = rules.steps.decide_and_decode(rules, payload, cts, url, kind, utf8_text=utf8_text)
+            with mock.patch.object(V, "_UTF8_SIBLINGS", True):
+                full = rules.steps.decide_and_decode(rules, payload, cts, url, kind, utf8_text=utf8_text)
+            assert fast == full, (rules.name, utf8_text)
+
+
+@pytest.mark.parametrize("case", CASES + KEPT, ids=[c[0] for c in CASES + KEPT])
+def test_the_usual_utf8_page_exit_decides_as_every_step_on_the_cases(case):
+    """_decide returns a UTF-8 page that no check questions right after check (language_check,
+    _in_parts and _same_text_names would return it as it is): the same decision and text as
+    running them, on every case of this file."""
+    payload, ct = case[1], case[2]
+    url = case[3] if case in CASES else "http://example.com/"
+    kind = case[4] if case in CASES else "html"
+    _every_step(payload, ct, url, kind)
+
+
+def _encodable(text: str, codec: str) -> bool:
+    try:
+        text.encode(codec)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("text,codec", [(t, c) for t in BODIES for c in CODECS if _encodable(t, c)],
+                         ids=[f"{i}-{c}" for i, t in enumerate(BODIES) for c in CODECS if _encodable(t, c)])
+def test_the_usual_utf8_page_exit_decides_as_every_step_under_every_label(text, codec):
+    """The same on each text in each encoding that has its characters, under each label of
+    LABELS_TO_TRY (or none) in the header: UTF-8 pages, and pages whose declaration lies inside
+    their script family (a windows-1251 page under a KOI8-R header), which only the steps after
+    check catch."""
+    body = (text * 2).encode(codec)
+    for header in [None] + LABELS_TO_TRY:
+        _every_step(html(body), f"text/html; charset={header}" if header else "text/html", "http://example.com/")
+
+
+@settings(max_examples=200, deadline=None)
+@given(header=st.sampled_from([None] + LABELS_TO_TRY), meta=st.sampled_from([None] + LABELS_TO_TRY),
+       text=st.sampled_from(BODIES), codec=st.sampled_from(CODECS), cut=st.integers(0, 3),
+       noise=st.binary(max_size=3), bom=st.sampled_from([b"", b"\xef\xbb\xbf"]), invalid=st.integers(0, 12))
+def test_the_usual_utf8_page_exit_decides_as_every_step(header, meta, text, codec, cut, noise, bom, invalid):
+    """The same on generated pages: declared or not, in UTF-8 or another encoding, cut, with noise
+    and up to twelve stray bytes that are not UTF-8 (around stretch_min_invalid)."""
+    try:
+        body = (text * 2).encode(codec)
+    except UnicodeEncodeError:
+        body = (text * 2).encode("utf-8")
+    stray = b"".join(b"\xff x " for _ in range(invalid))
+    page = html(body[: len(body) - cut] + noise + stray, f'<meta charset="{meta}">'.encode() if meta else b"")
+    _every_step(bom + page, f"text/html; charset={header}" if header else "text/html", "http://example.com/")
