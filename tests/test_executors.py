@@ -16,7 +16,16 @@ def _sigint_state(_item) -> tuple[bool, bool]:
         signal.SIG_BLOCK, set())
 
 
-def test_workers_ignore_sigint_and_nothing_stays_blocked():
+@pytest.fixture
+def sigint_default():
+    """SIGINT raising KeyboardInterrupt here during the test (a test runner's worker process may
+    ignore it), as it was afterwards."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def test_workers_ignore_sigint_and_nothing_stays_blocked(sigint_default):
     """Workers start with SIGINT blocked (a Ctrl-C to the process group between a worker's fork and
     its initializer must not raise KeyboardInterrupt in it), then ignore it and unblock it; this
     process's signal mask is what it was before the map."""
@@ -26,7 +35,7 @@ def test_workers_ignore_sigint_and_nothing_stays_blocked():
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
-def test_a_sigint_while_workers_are_made_reaches_this_process_after(monkeypatch):
+def test_a_sigint_while_workers_are_made_reaches_this_process_after(sigint_default, monkeypatch):
     """A SIGINT that arrives while the workers are being made (SIGINT blocked here) is delivered
     when the pool is up: KeyboardInterrupt in this process, the workers stopped."""
     real = executors._restore_mask
