@@ -3862,14 +3862,49 @@ cdef inline bint _is_cut(uint8_t b) noexcept nogil:
     return b <= 0x2F or 0x3A <= b <= 0x3F
 
 
+cdef inline bint _utf8_sequence(const uint8_t *s, Py_ssize_t n, Py_ssize_t *at, uint8_t b) noexcept nogil:
+    """The Encoding Standard's UTF-8 decoder on the sequence whose lead byte *b* was read, *at[0]*
+    just after it: True when the sequence is whole and valid, *at[0]* after its last byte; False
+    for an error, *at[0]* on the byte the decoder reads again (a continuation byte out of range,
+    or any other) or at n (the input ends inside the sequence)."""
+    cdef uint8_t lo = 0x80, hi = 0xBF
+    cdef int needed
+    cdef Py_ssize_t i = at[0]
+    if 0xC2 <= b <= 0xDF:
+        needed = 1
+    elif 0xE0 <= b <= 0xEF:
+        needed = 2
+        if b == 0xE0:
+            lo = 0xA0
+        elif b == 0xED:
+            hi = 0x9F
+    elif 0xF0 <= b <= 0xF4:
+        needed = 3
+        if b == 0xF0:
+            lo = 0x90
+        elif b == 0xF4:
+            hi = 0x8F
+    else:
+        return False  # (not a lead byte: an error at once, nothing read again)
+    while needed > 0:
+        if i >= n or s[i] < lo or s[i] > hi:
+            at[0] = i  # end of queue, or a byte that is restored (read again from the initial state)
+            return False
+        lo = 0x80
+        hi = 0xBF
+        i += 1
+        needed -= 1
+    at[0] = i
+    return True
+
+
 cdef inline Py_ssize_t _word_utf8(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t *seqs,
                            Py_ssize_t *bad, bint stop) noexcept nogil:
     """Read the word from s[i] (no cut byte before its end) with the standard's UTF-8 decoder:
     its valid multi-byte sequences into seqs[0], its errors into bad[0]; returns where it ends (a
     cut byte, or n). With *stop*, the counting stops at the first error (the end is the word's all
     the same)."""
-    cdef uint8_t b, lo, hi
-    cdef int needed
+    cdef uint8_t b
     seqs[0] = bad[0] = 0
     while i < n:
         b = s[i]
@@ -3879,34 +3914,7 @@ cdef inline Py_ssize_t _word_utf8(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, 
             i += 1
             continue
         i += 1
-        lo = 0x80
-        hi = 0xBF
-        if 0xC2 <= b <= 0xDF:
-            needed = 1
-        elif 0xE0 <= b <= 0xEF:
-            needed = 2
-            if b == 0xE0:
-                lo = 0xA0
-            elif b == 0xED:
-                hi = 0x9F
-        elif 0xF0 <= b <= 0xF4:
-            needed = 3
-            if b == 0xF0:
-                lo = 0x90
-            elif b == 0xF4:
-                hi = 0x8F
-        else:
-            needed = -1
-        while needed > 0:
-            if i >= n or s[i] < lo or s[i] > hi:
-                # end of queue, or a byte that is restored (read again from the initial state)
-                needed = -1
-                break
-            lo = 0x80
-            hi = 0xBF
-            i += 1
-            needed -= 1
-        if needed == 0:
+        if _utf8_sequence(s, n, &i, b):
             seqs[0] += 1
             continue
         bad[0] += 1
@@ -3920,8 +3928,7 @@ cdef inline Py_ssize_t _word_read(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, 
     """:func:`_word_utf8` with *stop*, returning where the reading stopped instead of the word's
     end: the word's end (a cut byte, or n) with bad[0] == 0, else where its first error ended
     (bad[0] == 1; the word ends at ``rd_word_end`` from there)."""
-    cdef uint8_t b, lo, hi
-    cdef int needed
+    cdef uint8_t b
     seqs[0] = bad[0] = 0
     while i < n:
         b = s[i]
@@ -3931,33 +3938,7 @@ cdef inline Py_ssize_t _word_read(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, 
             i += 1
             continue
         i += 1
-        lo = 0x80
-        hi = 0xBF
-        if 0xC2 <= b <= 0xDF:
-            needed = 1
-        elif 0xE0 <= b <= 0xEF:
-            needed = 2
-            if b == 0xE0:
-                lo = 0xA0
-            elif b == 0xED:
-                hi = 0x9F
-        elif 0xF0 <= b <= 0xF4:
-            needed = 3
-            if b == 0xF0:
-                lo = 0x90
-            elif b == 0xF4:
-                hi = 0x8F
-        else:
-            needed = -1
-        while needed > 0:
-            if i >= n or s[i] < lo or s[i] > hi:
-                needed = -1
-                break
-            lo = 0x80
-            hi = 0xBF
-            i += 1
-            needed -= 1
-        if needed == 0:
+        if _utf8_sequence(s, n, &i, b):
             seqs[0] += 1
             continue
         bad[0] = 1
