@@ -572,53 +572,58 @@ cdef inline Py_ssize_t _put(out_t *out, Py_ssize_t o, uint32_t cp) noexcept nogi
 # UTF-8
 
 
+cdef inline bint _utf8_sequence(const uint8_t *s, Py_ssize_t n, Py_ssize_t *at, uint8_t b) noexcept nogil:
+    """The Encoding Standard's UTF-8 decoder on the sequence whose lead byte *b* was read, *at[0]*
+    just after it: True when the sequence is whole and valid, *at[0]* after its last byte; False
+    for an error, *at[0]* on the byte the decoder reads again (a continuation byte out of range,
+    or any other) or at n (the input ends inside the sequence)."""
+    cdef uint8_t lo = 0x80, hi = 0xBF
+    cdef int needed
+    cdef Py_ssize_t i = at[0]
+    if 0xC2 <= b <= 0xDF:
+        needed = 1
+    elif 0xE0 <= b <= 0xEF:
+        needed = 2
+        if b == 0xE0:
+            lo = 0xA0
+        elif b == 0xED:
+            hi = 0x9F
+    elif 0xF0 <= b <= 0xF4:
+        needed = 3
+        if b == 0xF0:
+            lo = 0x90
+        elif b == 0xF4:
+            hi = 0x8F
+    else:
+        return False  # (not a lead byte: an error at once, nothing read again)
+    while needed > 0:
+        if i >= n or s[i] < lo or s[i] > hi:
+            at[0] = i  # end of queue, or a byte that is restored (read again from the initial state)
+            return False
+        lo = 0x80
+        hi = 0xBF
+        i += 1
+        needed -= 1
+    at[0] = i
+    return True
+
+
 cdef Py_ssize_t _utf8_errors(const uint8_t *s, Py_ssize_t n, bint stop) noexcept nogil:
     """Errors of the standard's UTF-8 decoder on s[:n] (each one U+FFFD); with *stop*, returns 1 at
     the first error."""
     cdef Py_ssize_t i = 0, errors = 0
-    cdef uint8_t b, lo, hi
-    cdef int needed
+    cdef uint8_t b
     while i < n:
         b = s[i]
         if b < 0x80:
             i += rd_ascii_len(s + i, n - i)
             continue
         i += 1
-        lo = 0x80
-        hi = 0xBF
-        if 0xC2 <= b <= 0xDF:
-            needed = 1
-        elif 0xE0 <= b <= 0xEF:
-            needed = 2
-            if b == 0xE0:
-                lo = 0xA0
-            elif b == 0xED:
-                hi = 0x9F
-        elif 0xF0 <= b <= 0xF4:
-            needed = 3
-            if b == 0xF0:
-                lo = 0x90
-            elif b == 0xF4:
-                hi = 0x8F
-        else:
+        if not _utf8_sequence(s, n, &i, b):
+            # (at the end of the queue inside a sequence, i is n: one error, finished)
             errors += 1
             if stop:
                 return errors
-            continue
-        while needed:
-            if i >= n:  # end of queue inside a sequence: one error, finished
-                return errors + 1
-            b = s[i]
-            if b < lo or b > hi:
-                # the byte is restored (read again from the initial state)
-                errors += 1
-                if stop:
-                    return errors
-                break
-            lo = 0x80
-            hi = 0xBF
-            i += 1
-            needed -= 1
     return errors
 
 
@@ -3860,42 +3865,6 @@ cdef inline bint _is_cut(uint8_t b) noexcept nogil:
     # ASCII controls, space, !"#$%&'()*+,-./ and :;<=>?: bytes that no legacy decoder consumes as
     # part of a multi-byte sequence (redecode.decode's safe cuts; digits are gb18030's)
     return b <= 0x2F or 0x3A <= b <= 0x3F
-
-
-cdef inline bint _utf8_sequence(const uint8_t *s, Py_ssize_t n, Py_ssize_t *at, uint8_t b) noexcept nogil:
-    """The Encoding Standard's UTF-8 decoder on the sequence whose lead byte *b* was read, *at[0]*
-    just after it: True when the sequence is whole and valid, *at[0]* after its last byte; False
-    for an error, *at[0]* on the byte the decoder reads again (a continuation byte out of range,
-    or any other) or at n (the input ends inside the sequence)."""
-    cdef uint8_t lo = 0x80, hi = 0xBF
-    cdef int needed
-    cdef Py_ssize_t i = at[0]
-    if 0xC2 <= b <= 0xDF:
-        needed = 1
-    elif 0xE0 <= b <= 0xEF:
-        needed = 2
-        if b == 0xE0:
-            lo = 0xA0
-        elif b == 0xED:
-            hi = 0x9F
-    elif 0xF0 <= b <= 0xF4:
-        needed = 3
-        if b == 0xF0:
-            lo = 0x90
-        elif b == 0xF4:
-            hi = 0x8F
-    else:
-        return False  # (not a lead byte: an error at once, nothing read again)
-    while needed > 0:
-        if i >= n or s[i] < lo or s[i] > hi:
-            at[0] = i  # end of queue, or a byte that is restored (read again from the initial state)
-            return False
-        lo = 0x80
-        hi = 0xBF
-        i += 1
-        needed -= 1
-    at[0] = i
-    return True
 
 
 cdef inline Py_ssize_t _word_utf8(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t *seqs,
