@@ -1578,8 +1578,7 @@ cdef Py_ssize_t _utf8_repair(const uint8_t *s, Py_ssize_t n, uint8_t *out, Py_ss
     """The standard's UTF-8 decoder on s[:n], re-encoded: valid sequences copied, each error written
     as EF BF BD. Returns the bytes written (at most 3 * n)."""
     cdef Py_ssize_t i = 0, o = 0, err = 0, start
-    cdef uint8_t b, lo, hi
-    cdef int needed
+    cdef uint8_t b
     while i < n:
         b = s[i]
         if b < 0x80:
@@ -1589,41 +1588,15 @@ cdef Py_ssize_t _utf8_repair(const uint8_t *s, Py_ssize_t n, uint8_t *out, Py_ss
             continue
         start = i
         i += 1
-        lo = 0x80
-        hi = 0xBF
-        if 0xC2 <= b <= 0xDF:
-            needed = 1
-        elif 0xE0 <= b <= 0xEF:
-            needed = 2
-            if b == 0xE0:
-                lo = 0xA0
-            elif b == 0xED:
-                hi = 0x9F
-        elif 0xF0 <= b <= 0xF4:
-            needed = 3
-            if b == 0xF0:
-                lo = 0x90
-            elif b == 0xF4:
-                hi = 0x8F
-        else:
-            needed = -1
-        while needed > 0:
-            if i >= n or s[i] < lo or s[i] > hi:
-                needed = -1  # the end of queue, or a byte that is restored
-                break
-            lo = 0x80
-            hi = 0xBF
-            i += 1
-            needed -= 1
-        if needed < 0:
+        if _utf8_sequence(s, n, &i, b):
+            memcpy(out + o, s + start, i - start)
+            o += i - start
+        else:  # (the end of queue, or a byte that is restored)
             out[o] = 0xEF
             out[o + 1] = 0xBF
             out[o + 2] = 0xBD
             o += 3
             err += 1
-        else:
-            memcpy(out + o, s + start, i - start)
-            o += i - start
     errors[0] = err
     return o
 
@@ -2611,8 +2584,7 @@ def utf8_signal(bytes payload, Py_ssize_t tries):
     maximal invalid subpart each, as Python's decoder reports them)."""
     cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(payload)
     cdef Py_ssize_t n = PyBytes_GET_SIZE(payload), i = 0, p, first = -1, skipped = 0
-    cdef uint8_t b, lo, hi
-    cdef int needed
+    cdef uint8_t b
     if rd_utf8_valid_count(s, n) >= 0:
         return True, 0
     while i < n:
@@ -2622,33 +2594,7 @@ def utf8_signal(bytes payload, Py_ssize_t tries):
             continue
         p = i
         i += 1
-        lo = 0x80
-        hi = 0xBF
-        if 0xC2 <= b <= 0xDF:
-            needed = 1
-        elif 0xE0 <= b <= 0xEF:
-            needed = 2
-            if b == 0xE0:
-                lo = 0xA0
-            elif b == 0xED:
-                hi = 0x9F
-        elif 0xF0 <= b <= 0xF4:
-            needed = 3
-            if b == 0xF0:
-                lo = 0x90
-            elif b == 0xF4:
-                hi = 0x8F
-        else:
-            needed = -1  # not a lead byte: an invalid sequence of one byte
-        while needed > 0:
-            if i >= n or s[i] < lo or s[i] > hi:
-                needed = -1  # (the byte that ends it is read again)
-                break
-            lo = 0x80
-            hi = 0xBF
-            i += 1
-            needed -= 1
-        if needed == 0:
+        if _utf8_sequence(s, n, &i, b):
             return None  # a valid multi-byte sequence, then (the payload is not valid) an invalid one
         if first < 0:
             first = p
@@ -4608,8 +4554,7 @@ def utf8_length_errors(bytes data):
     cdef const uint8_t *s = <const uint8_t *>PyBytes_AS_STRING(data)
     cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
     cdef Py_ssize_t i = 0, k, chars, errors = 0
-    cdef uint8_t b, lo, hi
-    cdef int needed
+    cdef uint8_t b
     chars = rd_utf8_valid_count(s, n)
     if chars >= 0:
         return chars, 0
@@ -4625,37 +4570,8 @@ def utf8_length_errors(bytes data):
             continue
         i += 1
         chars += 1  # (a valid sequence's character, or the U+FFFD of an error)
-        lo = 0x80
-        hi = 0xBF
-        if 0xC2 <= b <= 0xDF:
-            needed = 1
-        elif 0xE0 <= b <= 0xEF:
-            needed = 2
-            if b == 0xE0:
-                lo = 0xA0
-            elif b == 0xED:
-                hi = 0x9F
-        elif 0xF0 <= b <= 0xF4:
-            needed = 3
-            if b == 0xF0:
-                lo = 0x90
-            elif b == 0xF4:
-                hi = 0x8F
-        else:
+        if not _utf8_sequence(s, n, &i, b):
             errors += 1
-            continue
-        while needed:
-            if i >= n:  # end of queue inside a sequence: one error, finished
-                errors += 1
-                break
-            b = s[i]
-            if b < lo or b > hi:
-                errors += 1  # (the byte is restored: read again from the initial state)
-                break
-            lo = 0x80
-            hi = 0xBF
-            i += 1
-            needed -= 1
     return chars, errors
 
 
