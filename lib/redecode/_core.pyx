@@ -3813,36 +3813,13 @@ cdef inline bint _is_cut(uint8_t b) noexcept nogil:
     return b <= 0x2F or 0x3A <= b <= 0x3F
 
 
-cdef inline Py_ssize_t _word_utf8(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t *seqs,
-                           Py_ssize_t *bad, bint stop) noexcept nogil:
-    """Read the word from s[i] (no cut byte before its end) with the standard's UTF-8 decoder:
-    its valid multi-byte sequences into seqs[0], its errors into bad[0]; returns where it ends (a
-    cut byte, or n). With *stop*, the counting stops at the first error (the end is the word's all
-    the same)."""
-    cdef uint8_t b
-    seqs[0] = bad[0] = 0
-    while i < n:
-        b = s[i]
-        if b < 0x80:
-            if _is_cut(b):
-                return i
-            i += 1
-            continue
-        i += 1
-        if _utf8_sequence(s, n, &i, b):
-            seqs[0] += 1
-            continue
-        bad[0] += 1
-        if stop:
-            break
-    return rd_word_end(s, i, n)
-
-
 cdef inline Py_ssize_t _word_read(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t *seqs,
                                   Py_ssize_t *bad) noexcept nogil:
-    """:func:`_word_utf8` with *stop*, returning where the reading stopped instead of the word's
-    end: the word's end (a cut byte, or n) with bad[0] == 0, else where its first error ended
-    (bad[0] == 1; the word ends at ``rd_word_end`` from there)."""
+    """Read the word from s[i] (no cut byte before its end) with the standard's UTF-8 decoder up
+    to its first error: its valid multi-byte sequences into seqs[0]; returns the word's end (a
+    cut byte, or n) with bad[0] == 0, else where its first error ended with bad[0] == 1 (the
+    word ends at ``rd_word_end`` from there). The decoder keeps no state across an error, so the
+    rest of the word reads the same from there."""
     cdef uint8_t b
     seqs[0] = bad[0] = 0
     while i < n:
@@ -3859,6 +3836,26 @@ cdef inline Py_ssize_t _word_read(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, 
         bad[0] = 1
         return i
     return n
+
+
+cdef inline Py_ssize_t _word_utf8(const uint8_t *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t *seqs,
+                                  Py_ssize_t *bad, bint stop) noexcept nogil:
+    """Read the word from s[i] (no cut byte before its end) with the standard's UTF-8 decoder:
+    its valid multi-byte sequences into seqs[0], its errors into bad[0]; returns where it ends (a
+    cut byte, or n). With *stop*, the counting stops at the first error (the end is the word's all
+    the same). :func:`_word_read` read again from where each error ended."""
+    cdef Py_ssize_t more_seqs, more_bad
+    i = _word_read(s, n, i, seqs, bad)
+    if not bad[0]:
+        return i
+    if stop:
+        return rd_word_end(s, i, n)
+    while True:
+        i = _word_read(s, n, i, &more_seqs, &more_bad)
+        seqs[0] += more_seqs
+        if not more_bad:
+            return i
+        bad[0] += 1
 
 
 cdef inline Py_ssize_t _word_start(const uint8_t *s, Py_ssize_t i) noexcept nogil:
