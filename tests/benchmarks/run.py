@@ -437,6 +437,20 @@ def redecode_cmd(script: str, shards: list[str], out: str, workers: int) -> list
 #: REDECODE_PARQUET_COMPRESSION, for users who trade output size for CPU); zstd level 1 otherwise.
 ROW_CODECS = ("snappy", "lz4")
 
+#: The job row under the browser rules (``--rules``: the default rule set's browser rules, the
+#: least decision work of the shipped rule sets: no author checks, no language evidence): what
+#: reading, rows and Parquet cost the job without the default rules' checks. Not scored against a
+#: target; beside baseline B it shows how much of the CPU between B and the job is the author
+#: decision.
+BROWSER_ROW = "redecode-1w-browser"
+
+
+def browser_rules_name() -> str:
+    """The name of the default rule set's browser rules (``redecode rules`` lists it)."""
+    from redecode import rules  # noqa: PLC0415
+
+    return rules.get_rules(rules.DEFAULT_RULES).browser().name
+
 
 def row_command(row: str, shards: list[str], out: str) -> tuple[list[str], dict | None]:
     """The command (and environment, None: this one) that runs ``row`` on ``shards`` into ``out``."""
@@ -451,6 +465,8 @@ def row_command(row: str, shards: list[str], out: str) -> tuple[list[str], dict 
         return [PY, "-S", "-c", _PAIR, out, script, *shards], None
     parts = row.split("-")  # redecode-<N>w[-<codec>]
     workers = int(parts[1].rstrip("w"))
+    if row == BROWSER_ROW:
+        return [*redecode_cmd(script, shards, out, workers), "--rules", browser_rules_name()], None
     env = None
     if len(parts) > 2:
         env = dict(os.environ, REDECODE_PARQUET_COMPRESSION=parts[2])
@@ -672,7 +688,7 @@ def profile_redecode(meta: dict, workdir: str, workers: int = 1, rate: int = 200
 
 
 ALL_ROWS = ["gzip-zlib", "gzip-isal", "warcio", "fastwarc", "floor", "floor-parquet", "baseline-a", "baseline-b",
-            "redecode-1w", "redecode-2w", "redecode-1w-pair", "redecode-1w-snappy"]
+            "redecode-1w", "redecode-2w", "redecode-1w-pair", "redecode-1w-snappy", BROWSER_ROW]
 
 #: The row that runs two 1-worker runs of the whole crawl at once, each into its own directory: how
 #: much two processes slow each other on this machine (shared caches, memory bandwidth, a core's
@@ -800,6 +816,7 @@ LABELS = {
     "redecode-2w": "redecode run, 2 workers",
     "redecode-1w-pair": "two runs of 1 worker at once, each the whole crawl (this machine's parallel floor)",
     "redecode-1w-snappy": "redecode run, 1 worker, Parquet snappy (REDECODE_PARQUET_COMPRESSION)",
+    BROWSER_ROW: "redecode run, 1 worker, the browser rules (no author checks: the least decision work)",
 }
 
 
@@ -828,6 +845,9 @@ def derived(results: dict) -> dict:
         d["redecode_1w_vs_a"] = paired(a, r1, "cpu_s")
     if "cpu_s" in r1 and "cpu_s" in b:
         d["redecode_1w_vs_b"] = paired(b, r1, "cpu_s")
+    browser = results.get(BROWSER_ROW, {})
+    if "cpu_s" in browser and "cpu_s" in b:
+        d["browser_1w_vs_b"] = paired(b, browser, "cpu_s")
     if "wall_s" in r1 and "wall_s" in r2:
         d["wall_2w_over_1w"] = paired(r2, r1, "wall_s")
     pair = results.get(PAIR_ROW, {})
@@ -960,6 +980,10 @@ def target_lines(results: dict, d: dict, double: dict | None) -> list[str]:
     if "redecode_1w_vs_b" in d:
         out.append(f"- redecode 1 worker vs baseline B (CPU throughput): {d['redecode_1w_vs_b']:.3f}x "
                    f"(target >= {TARGET_VS_B}x: {mark(d['redecode_1w_vs_b'] >= TARGET_VS_B)})")
+    if "browser_1w_vs_b" in d:
+        out.append(f"  - the same under the browser rules (`{BROWSER_ROW}`): "
+                   f"{d['browser_1w_vs_b']:.3f}x (not a target: what the job's reading, rows and "
+                   "Parquet cost beside B's without the default rules' author checks)")
     if "redecode_1w_vs_a" in d:
         out.append(f"- redecode 1 worker vs baseline A (CPU throughput): {d['redecode_1w_vs_a']:.3f}x "
                    f"(target >= {TARGET_VS_A}x: {mark(d['redecode_1w_vs_a'] >= TARGET_VS_A)})")
