@@ -300,6 +300,8 @@ def _resumed(summary) -> list[str]:
         said.append(f"{len(summary.retried)} cut short, damaged or unreadable before, read again")
     if summary.dropped:
         said.append(f"{len(summary.dropped)} no longer named by the index, their rows removed")
+    if summary.remade:
+        said.append(f"{len(summary.remade)} with a part missing or damaged in --out, read again")
     if summary.resumed:
         said.append("--force redoes them")
     return said

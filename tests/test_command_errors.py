@@ -318,3 +318,59 @@ def test_no_traceback_without_vv_but_with_it(good, tmp_path, monkeypatch):
     assert "unexpected error (KeyError: 'a bug'); please report it" in result.stderr
     verbose = CliRunner().invoke(cli, ["query", "-vv", str(good), "SELECT 1"])
     assert verbose.exit_code == 1 and "Traceback" in verbose.stderr
+
+
+def test_a_run_missing_a_part_is_damaged_not_short(good, tmp_path):
+    """A part removed by hand (its marker and _run.json still name it): ``query``, ``report`` and
+    ``diff`` exit 1 with one line naming it, instead of answering without its rows (on main:
+    ``count(*)`` 39 of 44, exit 0); ``backfill`` refuses it; running the same ``redecode run``
+    again makes the part again, as the line says."""
+    run = tmp_path / "run"
+    shutil.copytree(good, run)
+    part = _part(run)
+    part.unlink()
+    commands = {
+        "query": ["query", run, "SELECT count(*) FROM decodes"],
+        "report": ["report", run, "-o", tmp_path / "report.html"],
+        "diff": ["diff", good, run],
+        "diff-reversed": ["diff", run, good],
+    }
+    for name, args in commands.items():
+        result = _redecode(*args)
+        assert result.returncode == 1, (name, result.stderr)
+        line = _one_line(result, "redecode: error:", part.name, "not there", "damaged")
+        assert "run the same `redecode run` again" in line and "remove the part" not in line, line
+    backfill = _redecode("backfill", run, "--rules", "browser-2026.11", "--out", tmp_path / "bf", "--workers", "1")
+    assert backfill.returncode != 0 and part.name in backfill.stderr
+    assert not (tmp_path / "bf").exists()
+    again = CliRunner().invoke(cli, ["run", str(SAMPLES), "--out", str(run), "--workers", "1"])
+    assert again.exit_code == 0, again.output
+    assert "1 with a part missing or damaged in --out, read again" in again.output
+    counted = _redecode("query", run, "SELECT count(*) AS n FROM decodes", "--format", "csv")
+    assert counted.returncode == 0 and counted.stdout.split() == ["n", "44"], counted
+
+
+def test_a_cut_part_is_mended_by_running_again(good, tmp_path):
+    """The completion marker records its part's size: the same ``redecode run`` again finds the
+    part cut short and makes it again (no marker to remove by hand), and the rows are whole."""
+    run = tmp_path / "run"
+    shutil.copytree(good, run)
+    _cut(_part(run))
+    assert _redecode("query", run, "SELECT count(*) FROM decodes").returncode == 1
+    again = CliRunner().invoke(cli, ["run", str(SAMPLES), "--out", str(run), "--workers", "1"])
+    assert again.exit_code == 0, again.output
+    assert "1 with a part missing or damaged in --out, read again" in again.output
+    counted = _redecode("query", run, "SELECT count(*) AS n FROM decodes", "--format", "csv")
+    assert counted.returncode == 0 and counted.stdout.split() == ["n", "44"], counted
+
+
+def test_an_unfinished_run_missing_a_part_is_read_as_it_is(good, tmp_path):
+    """A run under way (or stopped: _running.json) may have removed a part it is making again:
+    a query says the run is unfinished and reads what is there."""
+    run = tmp_path / "run"
+    shutil.copytree(good, run)
+    _part(run).unlink()
+    (run / "_running.json").write_text('{"started": "2026-12-06T00:00:00Z", "tasks": {}}')
+    result = _redecode("query", run, "SELECT count(*) AS n FROM decodes", "--format", "csv")
+    assert result.returncode == 0, result.stderr
+    assert "unfinished run" in result.stderr and int(result.stdout.split()[1]) < 44

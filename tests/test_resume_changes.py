@@ -209,3 +209,107 @@ def test_cli_summary_line(warc, tmp_path):
     assert result.exit_code == 0, result.output
     assert ("2 inputs (1 already complete, skipped; 1 changed since the last run, read again; "
             "--force redoes them), 62 records") in result.output
+
+
+# --- the run directory's own parts: a rerun never takes a part that is not as written ---------
+
+
+def test_markers_record_their_parts_sizes(warc, tmp_path):
+    out = tmp_path / "out"
+    run([str(warc)], str(out))
+    marker = json.loads(next((out / "_done").glob("*.json")).read_text())
+    assert marker["part_bytes"] == {marker["part"]: (out / marker["part"]).stat().st_size}
+
+
+@pytest.mark.parametrize("damage", ["cut short", "replaced", "removed"])
+def test_a_part_not_as_written_is_made_again(warc, tmp_path, damage):
+    """A part cut short (a copy that stopped), replaced by another Parquet file or removed by hand:
+    the rerun reads its input again instead of calling it complete, says so, and the rows are a
+    clean run's."""
+    out = tmp_path / "out"
+    first = run([str(warc)], str(out))
+    (part,) = out.glob("*.parquet")
+    if damage == "cut short":
+        part.write_bytes(part.read_bytes()[:-100])
+    elif damage == "replaced":  # a valid Parquet file of the same name, with a row less
+        table = pq.read_table(part)
+        pq.write_table(table.slice(0, table.num_rows - 1), part)
+    else:
+        part.unlink()
+    again = run([str(warc)], str(out))
+    assert again.remade == [str(warc)]
+    assert again.resumed == [] and again.partial == [] and again.changed == [] and again.retried == []
+    assert _rows(out) == _clean([warc], tmp_path, "remade")
+    assert again.manifest["counts"] == first.manifest["counts"]
+    third = run([str(warc)], str(out))
+    assert third.resumed == [str(warc)] and third.remade == []
+
+
+def test_one_shard_of_several_made_again(warc, tmp_path):
+    """An input cut into shards: only the shard whose part was cut short is read again, and the
+    input is said to be remade, not "partly done before"."""
+    out = tmp_path / "out"
+    kwargs = {"shard_bytes": 8 * 1024}
+    run([str(warc)], str(out), **kwargs)
+    parts = sorted(out.glob("*.parquet"))
+    assert len(parts) > 2
+    parts[1].write_bytes(parts[1].read_bytes()[:-50])
+    mtimes = {p.name: p.stat().st_mtime_ns for p in parts}
+    again = run([str(warc)], str(out), **kwargs)
+    assert again.remade == [str(warc)] and again.partial == [] and again.resumed == []
+    assert [p.name for p in parts if p.stat().st_mtime_ns != mtimes[p.name]] == [parts[1].name]
+    assert _rows(out) == _clean([warc], tmp_path, "one-shard", **kwargs)
+
+
+def test_a_marker_without_part_sizes_resumes_on_presence(warc, tmp_path):
+    """Markers written before sizes were recorded: their parts count when present, as before."""
+    out = tmp_path / "out"
+    run([str(warc)], str(out))
+    (marker,) = (out / "_done").glob("*.json")
+    data = json.loads(marker.read_text())
+    del data["part_bytes"]
+    marker.write_text(json.dumps(data))
+    again = run([str(warc)], str(out))
+    assert again.resumed == [str(warc)] and again.remade == []
+
+
+def test_a_part_not_as_written_in_a_bounded_layout(warc, tmp_path):
+    """A task's marker (several inputs in parts cut to size) records each part's size: one part
+    cut short makes the task again, and every input it holds is said to be remade."""
+    from redecode.layout import Layout
+
+    second = tmp_path / "in" / "second.warc.gz"
+    build.corpus_warc(str(second), 12, seed=9)
+    out = tmp_path / "out"
+    layout = Layout(max_part_rows=10)
+    run([str(warc), str(second)], str(out), layout=layout)
+    (marker,) = (out / "_done").glob("*.json")
+    data = json.loads(marker.read_text())
+    assert len(data["parts"]) > 1
+    assert data["part_bytes"] == {p: (out / p).stat().st_size for p in data["parts"]}
+    cut = out / data["parts"][-1]
+    cut.write_bytes(cut.read_bytes()[:-10])
+    again = run([str(warc), str(second)], str(out), layout=layout)
+    assert again.remade == sorted([str(warc), str(second)]) and again.resumed == []
+    clean = tmp_path / "clean-bounded"
+    run([str(warc), str(second)], str(clean), layout=layout)
+    assert _rows_anywhere(out) == _rows_anywhere(clean)
+
+
+def _rows_anywhere(out: Path) -> list[tuple]:
+    rows = []
+    for part in sorted(out.rglob("*.parquet")):
+        if "_inputs" in part.parts:
+            continue
+        for r in pq.read_table(part).to_pylist():
+            rows.append((r["warc_path"], r["warc_offset"], r["record_id"], r["status"], r["text"]))
+    return sorted(rows)
+
+
+def test_cli_summary_line_names_a_part_made_again(warc, tmp_path):
+    out = tmp_path / "out"
+    CliRunner().invoke(cli, ["run", str(warc), "--out", str(out), "-q"])
+    next(out.glob("*.parquet")).unlink()
+    result = CliRunner().invoke(cli, ["run", str(warc), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "1 input (1 with a part missing or damaged in --out, read again), 30 records" in result.output

@@ -60,7 +60,7 @@ import pyarrow as pa
 
 from . import mojibake, storage
 from .dataclass_code import dataclass
-from .query import (sql_string, check_part_versions, load_run, parquet_source, reading_parts, render_table,
+from .query import (sql_string, check_part_versions, check_parts_present, load_run, parquet_source, reading_parts, render_table,
                     use_storage, wrap)
 from .schema import COLUMNS, NoSchemaVersionError
 
@@ -721,6 +721,7 @@ def _run_files(con, path: str) -> list[str]:
     run = load_run(path)
     if run.unfinished:
         log.warning("%s", run.unfinished)
+    check_parts_present(run)
     if not run.parts:
         return []
     use_storage(con, run.parts)

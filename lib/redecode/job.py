@@ -728,10 +728,12 @@ def _run(inputs, out, *, rules, workers, force, max_record_bytes, shard_bytes, o
     return RunSummary(
         manifest=manifest, errors=errors,
         resumed=sorted(skipped_paths - read_now - set(earlier_paths)),  # nothing of them read now
-        partial=sorted(skipped_paths & read_now),  # a run stopped midway: some shards were done
+        # a run stopped midway: some shards were done (an input remade is said so instead)
+        partial=sorted((skipped_paths & read_now) - set(state.remade if state is not None else ())),
         changed=list(state.changed) if state is not None else [],
         retried=list(state.retried) if state is not None else [],
         dropped=dropped,
+        remade=list(state.remade) if state is not None else [],
     )
 
 

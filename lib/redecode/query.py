@@ -79,6 +79,7 @@ __all__ = [
     "QueryError",
     "REPAIR_MANIFEST_NAME",
     "check_part_versions",
+    "check_parts_present",
     "reading_parts",
     "Result",
     "Report",
@@ -375,14 +376,34 @@ RUNS_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
 )
 
 
-def _runs_table(runs: Sequence[RunDir]) -> pa.Table:
+def check_parts_present(run: RunDir, inputs: Sequence[dict] | None = None) -> None:
+    """Raise :class:`redecode.rundir.DamagedRunError` (``missing``) naming the first part the
+    manifest of *run* names (its per-input records, *inputs* when already read:
+    :func:`redecode.rundir.manifest_inputs`) that the run directory does not hold: its rows would
+    silently be missing from every query. Not for a run that is unfinished (a run under way may
+    remove and make parts) or without a manifest."""
+    if not run.manifest or run.unfinished or run.parts == (run.path,):
+        return
+    present = set(run.parts)
+    for inp in manifest_inputs(run.path, run.manifest) if inputs is None else inputs:
+        for name in inp.get("parts") or ([inp["part"]] if inp.get("part") else []):
+            part = storage.join(run.path, name)
+            if part not in present:
+                raise DamagedRunError(part, f"not there, though {MANIFEST_NAME} lists it with the rows of "
+                                            f"{path_text(str(inp.get('path')))}", missing=True)
+
+
+def _runs_table(runs: Sequence[RunDir], inputs: dict[str, list[dict]] | None = None) -> pa.Table:
+    """The ``runs`` view's table: a row per input of each run with a manifest (*inputs*: their
+    records by run path, when already read)."""
     rows: list[dict] = []
     for run in runs:
         m = run.manifest
         if not m:
             continue
         rules = m.get("rules") or {}
-        for inp in manifest_inputs(run.path, m):
+        listed = inputs.get(run.path) if inputs is not None else None
+        for inp in manifest_inputs(run.path, m) if listed is None else listed:
             counts = inp.get("counts") or {}
             rows.append(
                 {
@@ -458,7 +479,9 @@ def open_query(
     use_storage(con, [r.path for r in every] + list(also_read))  # before the configuration is locked
     single = [run.path for run in every if run.parts == (run.path,)]  # a part given as a run
     _confine(con, [run.path for run in every if run.path and run.path not in single], single + list(also_read))
+    inputs = {run.path: manifest_inputs(run.path, run.manifest) for run in loaded if run.manifest}
     for run in loaded:
+        check_parts_present(run, inputs.get(run.path))
         check_part_versions(con, run.parts)
     selects = []
     for run in loaded:
@@ -471,7 +494,7 @@ def open_query(
         con.execute(f"CREATE VIEW repairs AS SELECT * FROM {source}")
     # the parts the views read, for execute() to name one that turns out damaged
     con.register("_parts_arrow", pa.table({"part": [p for run in every for p in run.parts]}))
-    con.register("_runs_arrow", _runs_table(loaded))
+    con.register("_runs_arrow", _runs_table(loaded, inputs))
     con.execute("CREATE VIEW runs AS SELECT * FROM _runs_arrow")
     return con
 

@@ -213,15 +213,17 @@ class DamagedRunError(Exception):
 
     exit_code = 1
 
-    def __init__(self, part: str, problem: str) -> None:
-        self.part, self.problem = part, problem
-        super().__init__(
-            f"{part}: {problem}; the run directory is damaged: remove the part and its completion marker "
-            f"({MARKERS}/{marker_key_of(part)}.json) and run the same `redecode run` again, which "
-            f"makes that part again")
+    def __init__(self, part: str, problem: str, missing: bool = False) -> None:
+        self.part, self.problem, self.missing = part, problem, missing
+        if missing:  # (nothing to remove: a rerun finds the part gone and makes it again)
+            advice = "run the same `redecode run` again, which makes that part again"
+        else:
+            advice = (f"remove the part and its completion marker ({MARKERS}/{marker_key_of(part)}.json) "
+                      "and run the same `redecode run` again, which makes that part again")
+        super().__init__(f"{part}: {problem}; the run directory is damaged: {advice}")
 
-    def __reduce__(self):  # (it crosses process pools: rebuilt from its two arguments)
-        return type(self), (self.part, self.problem)
+    def __reduce__(self):  # (it crosses process pools: rebuilt from its arguments)
+        return type(self), (self.part, self.problem, self.missing)
 
 
 class RunDirectoryLocked(RuntimeError):
@@ -480,7 +482,12 @@ def remade_marker(marker: dict, rules: Rules, *, counts: ShardCounts, wall_secon
 
 def write_marker(out: str, marker: dict) -> None:
     """Publish ``marker`` under ``out/_done/`` (atomically; after the part it names): a shard's
-    (``_done/<part stem>.json``) or a task's (``_done/<task key>.json``)."""
+    (``_done/<part stem>.json``) or a task's (``_done/<task key>.json``). ``marker`` gets
+    ``part_bytes`` first: ``{part name: size in bytes}`` of the parts it names as they are in
+    ``out`` now (a local directory: where they were just written), which a rerun compares with
+    the run directory's (:meth:`RunDirectory.resume`: a part cut short or replaced is made again)."""
+    marker["part_bytes"] = {part: os.path.getsize(os.path.join(storage.local_path(out), part))
+                            for part in parts_of(marker)}
     write_json(marker_path(out, marker["task"] if "shards" in marker else stem_of(marker["part"])), marker)
 
 
@@ -988,6 +995,8 @@ class RunSummary:
     retried: list[str] = field(default_factory=list)
     #: inputs of an index run's selection that its index no longer names: their rows removed
     dropped: list[str] = field(default_factory=list)
+    #: inputs read again because a part holding their rows was missing or not as written
+    remade: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -1038,9 +1047,11 @@ class RunDirectory:
         self.remote = storage.is_remote(out)
         self._lock = None
         self._remote_lock: RemoteLock | None = None
-        # task key (a flat layout's: the part stem) -> {"parts": [...], "shards": [shard markers]}
+        # task key (a flat layout's: the part stem) -> {"parts": [...], "part_bytes": {part: bytes},
+        # "shards": [shard markers]}
         self._tasks: dict[str, dict] = {}
         self._parts: set[str] | None = None  # the directory's parts, listed once (parts())
+        self._remote_sizes: dict[str, int] = {}  # (a remote directory: the parts' sizes, from that listing)
 
     def __enter__(self) -> RunDirectory:
         try:
@@ -1238,7 +1249,10 @@ class RunDirectory:
         from one listing (recursive for a bounded layout with partition folders) made the first
         time it is asked; kept up to date with the parts this command removes and adds."""
         if self._parts is None:
-            if self.layout.partition_by is None:
+            if self.remote:  # (with their sizes, for resume: the same one listing)
+                self._remote_sizes = _remote_part_sizes(self.out, partitioned=self.layout.partition_by is not None)
+                self._parts = set(self._remote_sizes)
+            elif self.layout.partition_by is None:
                 self._parts = {n for n in storage.listdir(self.out) if n.endswith(PART_SUFFIX)}
             else:
                 self._parts = set(list_parts(self.out))
@@ -1277,7 +1291,8 @@ class RunDirectory:
 
         A shard is complete when its marker is current (:func:`marker_is_current`), its outcome
         is in :data:`FINISHED` (``complete``, or ``limited`` by ``--limit``), its task's parts are
-        present and its input is unchanged since the marker's ``input`` was taken
+        present, each of the size in bytes its marker recorded (``part_bytes``; a marker written
+        before sizes were recorded: present), and its input is unchanged since the marker's ``input`` was taken
         (:func:`input_states`: locally size, mtime and the hash of both ends; an object's size and
         ETag from a listing, ``listed`` (path -> the listing's entry, as
         :func:`redecode.inputs.expand_inputs` gives them) or one per folder holding the inputs,
@@ -1285,7 +1300,8 @@ class RunDirectory:
         is removed whole (marker first, then parts), so its shards are done again, and rows of an
         input's old version never sit beside the new ones: an input whose marker's outcome was
         not in :data:`FINISHED` is ``retried`` (cut short, damaged, unreadable; read again even when
-        unchanged), one that changed ``changed``.
+        unchanged), one that changed ``changed``, one complete but for a part missing or not as
+        written (cut short, replaced, removed by hand) ``remade``.
         """
         plan = {(s.path, s.index): s for s in shards}
         current = {s.path for s in shards}
@@ -1302,20 +1318,45 @@ class RunDirectory:
                 if m.get("outcome") not in FINISHED:
                     retried.add(m["path"])
         present = self.parts() if candidates else set()
+        sizes = self._part_sizes([p for task in candidates.values() for p in task.get("part_bytes", ())
+                                  if p in present])
         found: dict[tuple[str, int], dict] = {}
+        remade = set()
         for key, task in candidates.items():
-            done = all(part in present for part in task["parts"]) and all(
+            shards_done = all(
                 m.get("outcome") in FINISHED and self._ours(m)
                 and (m["path"] not in current
                      or (m["path"] not in differ and (m["path"], m["shard"]) in plan
                          and marker_is_current(m, plan[(m["path"], m["shard"])], self.rules.digest,
                                                max_record_bytes, self.selection)))
                 for m in task["shards"])
-            if done:
+            parts_whole = all(part in present for part in task["parts"]) and all(
+                sizes.get(part) == n for part, n in task.get("part_bytes", {}).items() if part in task["parts"])
+            if shards_done and parts_whole:
                 found.update(((m["path"], m["shard"]), m) for m in task["shards"] if m["path"] in current)
             else:
+                if shards_done:  # (its rows are made again: say so)
+                    remade.update(m["path"] for m in task["shards"] if m["path"] in current)
                 self._remove_task(key)
-        return Resume(found, sorted(differ - retried), sorted(retried))
+        return Resume(found, sorted(differ - retried), sorted(retried), sorted(remade - differ - retried))
+
+    def _part_sizes(self, parts: list[str]) -> dict[str, int | None]:
+        """The sizes in bytes of ``parts`` (names relative to the run directory) as they are now:
+        a ``stat`` each locally, from the listing :meth:`parts` made remotely; None where one is
+        not there."""
+        if not parts:
+            return {}
+        if self.remote:  # (the listing parts() made: a part this command wrote since has no size here)
+            self.parts()
+            return {part: self._remote_sizes.get(part) for part in parts}
+        local = storage.local_path(self.out)
+        sizes: dict[str, int | None] = {}
+        for part in parts:
+            try:
+                sizes[part] = os.stat(os.path.join(local, part)).st_size
+            except OSError:
+                sizes[part] = None
+        return sizes
 
     def redo_bad_boundaries(self, shards: list[Shard], markers: dict[tuple[str, int], dict]
                             ) -> tuple[list[Shard], list[Shard]]:
@@ -1479,12 +1520,15 @@ class RunDirectory:
 @dataclass(slots=True)
 class Resume:
     """:meth:`RunDirectory.resume`'s answer: ``markers`` of the complete shards by ``(path,
-    index)``; ``changed`` inputs (removed, to be read again whole) and ``retried`` inputs (an
-    earlier outcome other than ``complete``)."""
+    index)``; ``changed`` inputs (removed, to be read again whole), ``retried`` inputs (an
+    earlier outcome other than ``complete``) and ``remade`` inputs (done before, but a part
+    holding their rows is missing from the run directory or not the size its marker recorded:
+    removed, to be read again)."""
 
     markers: dict[tuple[str, int], dict]
     changed: list[str]
     retried: list[str]
+    remade: list[str] = field(default_factory=list)
 
 
 def input_states(paths: list[str], listed: dict[str, dict] | None = None) -> dict[str, dict | None]:
@@ -1516,6 +1560,18 @@ def same_input(old: dict | None, now: dict | None) -> bool:
     if tag_old is not None and tag_now is not None:
         return tag_old == tag_now and old.get("crc32") == now.get("crc32")
     return old == now
+
+
+def _remote_part_sizes(out: str, *, partitioned: bool) -> dict[str, int]:
+    """``{part name: size in bytes}`` of the parts in the remote run directory ``out`` (names as
+    :func:`list_parts` gives them), from one listing: of ``out`` itself, or recursive when the
+    layout has partition folders."""
+    if not partitioned:
+        return {n: size for n, size in storage.listdir_sizes(out).items()
+                if n.endswith(PART_SUFFIX) and size is not None}
+    base = out.rstrip("/") + "/"
+    return {url[len(base):]: int(entry.get("size") or 0) for url, entry in storage.find_details(out).items()
+            if url.startswith(base) and is_part_name(url[len(base):])}
 
 
 def list_parts(out: str) -> list[str]:
@@ -1660,8 +1716,12 @@ def manifest_inputs(out: str, manifest: dict) -> list[dict]:
 
 
 def _task_of(marker: dict) -> dict:
-    """A published marker as a task: its ``parts`` and its shards' markers."""
-    return {"parts": parts_of(marker), "shards": shard_markers(marker)}
+    """A published marker as a task: its ``parts``, their sizes as written (``part_bytes``: name ->
+    bytes; ``{}`` for a marker written before they were recorded) and its shards' markers."""
+    recorded = marker.get("part_bytes")
+    part_bytes = ({p: n for p, n in recorded.items() if isinstance(n, int)}
+                  if isinstance(recorded, dict) else {})
+    return {"parts": parts_of(marker), "part_bytes": part_bytes, "shards": shard_markers(marker)}
 
 
 def _key_of(marker: dict) -> str:

@@ -678,6 +678,19 @@ def listdir(path: str) -> list[str]:
     return sorted(posixpath.basename(e.rstrip("/")) for e in entries)
 
 
+def listdir_sizes(url: str) -> dict[str, int | None]:
+    """``{name: size in bytes}`` of what is directly under the remote prefix ``url`` (None: a
+    folder), from one listing (what :func:`listdir` lists, with the sizes the listing gives);
+    ``{}`` when there is nothing."""
+    fs, p = filesystem(url)
+    try:
+        entries = retrying(lambda: fs.ls(p, detail=True, refresh=True), f"listing of {url}")
+    except FileNotFoundError:
+        return {}
+    return {posixpath.basename(e["name"].rstrip("/")): (None if e.get("type") == "directory" else int(e.get("size") or 0))
+            for e in entries}
+
+
 def isfile(url: str) -> bool:
     """Whether remote ``url`` names an object (a file)."""
     fs, p = filesystem(url)
