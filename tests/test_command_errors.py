@@ -320,6 +320,16 @@ def test_no_traceback_without_vv_but_with_it(good, tmp_path, monkeypatch):
     assert verbose.exit_code == 1 and "Traceback" in verbose.stderr
 
 
+def _run_again_mends(run: Path) -> None:
+    """The same ``redecode run`` again says it read the input whose part was not as written, and
+    the run directory then holds every row of the sample crawl (44)."""
+    again = CliRunner().invoke(cli, ["run", str(SAMPLES), "--out", str(run), "--workers", "1"])
+    assert again.exit_code == 0, again.output
+    assert "1 with a part missing or damaged in --out, read again" in again.output
+    counted = _redecode("query", run, "SELECT count(*) AS n FROM decodes", "--format", "csv")
+    assert counted.returncode == 0 and counted.stdout.split() == ["n", "44"], counted
+
+
 def test_a_run_missing_a_part_is_damaged_not_short(good, tmp_path):
     """A part removed by hand (its marker and _run.json still name it): ``query``, ``report`` and
     ``diff`` exit 1 with one line naming it, instead of answering without its rows (on main:
@@ -343,11 +353,7 @@ def test_a_run_missing_a_part_is_damaged_not_short(good, tmp_path):
     backfill = _redecode("backfill", run, "--rules", "browser-2026.11", "--out", tmp_path / "bf", "--workers", "1")
     assert backfill.returncode != 0 and part.name in backfill.stderr
     assert not (tmp_path / "bf").exists()
-    again = CliRunner().invoke(cli, ["run", str(SAMPLES), "--out", str(run), "--workers", "1"])
-    assert again.exit_code == 0, again.output
-    assert "1 with a part missing or damaged in --out, read again" in again.output
-    counted = _redecode("query", run, "SELECT count(*) AS n FROM decodes", "--format", "csv")
-    assert counted.returncode == 0 and counted.stdout.split() == ["n", "44"], counted
+    _run_again_mends(run)
 
 
 def test_a_cut_part_is_mended_by_running_again(good, tmp_path):
@@ -357,11 +363,7 @@ def test_a_cut_part_is_mended_by_running_again(good, tmp_path):
     shutil.copytree(good, run)
     _cut(_part(run))
     assert _redecode("query", run, "SELECT count(*) FROM decodes").returncode == 1
-    again = CliRunner().invoke(cli, ["run", str(SAMPLES), "--out", str(run), "--workers", "1"])
-    assert again.exit_code == 0, again.output
-    assert "1 with a part missing or damaged in --out, read again" in again.output
-    counted = _redecode("query", run, "SELECT count(*) AS n FROM decodes", "--format", "csv")
-    assert counted.returncode == 0 and counted.stdout.split() == ["n", "44"], counted
+    _run_again_mends(run)
 
 
 def test_an_unfinished_run_missing_a_part_is_read_as_it_is(good, tmp_path):
