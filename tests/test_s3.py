@@ -493,7 +493,8 @@ def test_a_rerun_with_nothing_to_do_lists_each_output_directory_once(s3, tmp_pat
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("layout", [[], ["--max-part-bytes", str(16 << 20)], ["--max-part-rows", "4", "--partition-by", "status"]],
+@pytest.mark.parametrize("layout", [[], ["--max-part-bytes", str(16 << 20)],
+                                    ["--max-part-rows", "4", "--partition-by", "status"]],
                          ids=["flat", "bounded", "partitioned"])
 def test_a_part_cut_short_in_the_bucket_is_made_again(s3, tmp_path, layout):
     """The sizes the markers record are compared with the bucket's listing (the one a rerun makes
@@ -504,8 +505,8 @@ def test_a_part_cut_short_in_the_bucket_is_made_again(s3, tmp_path, layout):
     for i in range(6):
         s3.pipe_file(f"arc-in/cut-{len(layout)}/in-{i}.warc.gz", _tiny_warc(i))
     out = f"s3://run-out/cut-{len(layout)}"
-    command = [sys.executable, "-c", "from redecode_jobs.cli import main; main()", "run", f"s3://arc-in/cut-{len(layout)}/",
-               "--out", out, "--workers", "1", *layout]
+    command = [sys.executable, "-c", "from redecode_jobs.cli import main; main()", "run",
+               f"s3://arc-in/cut-{len(layout)}/", "--out", out, "--workers", "1", *layout]
     first = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ))
     assert first.returncode == 0, first.stderr
     parts = sorted(p for p in storage.find(out) if p.endswith(".parquet") and "/_inputs/" not in p)

@@ -60,8 +60,8 @@ import pyarrow as pa
 
 from . import mojibake, storage
 from .dataclass_code import dataclass
-from .query import (sql_string, check_part_versions, check_parts_present, load_run, parquet_source, reading_parts, render_table,
-                    use_storage, wrap)
+from .query import (sql_string, check_part_versions, check_parts_present, load_run, parquet_source, reading_parts,
+                    render_table, use_storage, wrap)
 from .schema import COLUMNS, NoSchemaVersionError
 
 if TYPE_CHECKING:

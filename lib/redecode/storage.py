@@ -687,8 +687,8 @@ def listdir_sizes(url: str) -> dict[str, int | None]:
         entries = retrying(lambda: fs.ls(p, detail=True, refresh=True), f"listing of {url}")
     except FileNotFoundError:
         return {}
-    return {posixpath.basename(e["name"].rstrip("/")): (None if e.get("type") == "directory" else int(e.get("size") or 0))
-            for e in entries}
+    return {posixpath.basename(e["name"].rstrip("/")):
+            None if e.get("type") == "directory" else int(e.get("size") or 0) for e in entries}
 
 
 def isfile(url: str) -> bool:
