@@ -376,3 +376,30 @@ def test_an_unfinished_run_missing_a_part_is_read_as_it_is(good, tmp_path):
     result = _redecode("query", run, "SELECT count(*) AS n FROM decodes", "--format", "csv")
     assert result.returncode == 0, result.stderr
     assert "unfinished run" in result.stderr and int(result.stdout.split()[1]) < 44
+
+
+def test_a_part_copied_over_another_is_damaged_not_counted_twice(good, tmp_path):
+    """Another part copied over one (its rows counted twice, the part's own missing: on main
+    ``count(*)`` 43 of 44, exit 0): ``query``, ``report`` and ``diff`` exit 1 naming it and the
+    part whose rows it holds; the same ``redecode run`` again makes it again (its size is not the
+    one its marker recorded)."""
+    run = tmp_path / "run"
+    shutil.copytree(good, run)
+    victim = _part(run)
+    other = min(run.glob("*.parquet"), key=lambda p: p.stat().st_size)
+    shutil.copyfile(other, victim)
+    for args in (["query", run, "SELECT count(*) FROM decodes"], ["report", run, "-o", tmp_path / "r.html"],
+                 ["diff", good, run]):
+        result = _redecode(*args)
+        assert result.returncode == 1, (args, result.stderr)
+        _one_line(result, "redecode: error:", victim.name, f"written as '{other.name}'", "damaged")
+    _run_again_mends(run)
+
+
+def test_a_renamed_part_outside_a_run_directory_is_read(good, tmp_path):
+    """A part copied out of its run directory under another name is a Parquet file like any other:
+    ``query`` reads it (the name check is for run directories, whose markers name their parts)."""
+    copy = tmp_path / "renamed.parquet"
+    shutil.copyfile(_part(good), copy)
+    result = _redecode("query", copy, "SELECT count(*) AS n FROM decodes", "--format", "csv")
+    assert result.returncode == 0 and int(result.stdout.split()[1]) > 0, result.stderr

@@ -94,3 +94,16 @@ def test_falls_back_to_pyarrow_parquet_without_the_file_writer_module(tmp_path, 
 def test_unwritable_path_is_an_oserror(tmp_path):
     with pytest.raises(OSError):
         writer.open_parquet(str(tmp_path / "missing" / "x.parquet"), SCHEMA, **PART_OPTIONS)
+
+
+def test_a_part_names_itself_in_its_metadata(tmp_path):
+    """PartWriter records the part's own file name (bytes, as the file system spells it) beside the
+    schema version and the caller's metadata: a part found under another name is told."""
+    from redecode.schema import PART_NAME_KEY, SCHEMA_VERSION_KEY
+
+    name = "crawl-é.warc.gz.0a1b2c3d.0000.parquet"
+    with writer.PartWriter(str(tmp_path / name), extra_metadata={"redecode.rules": "r"}) as w:
+        w.write({c: None for c in COLUMNS})
+    meta = pq.read_schema(tmp_path / name).metadata
+    assert meta[PART_NAME_KEY] == "crawl-é.warc.gz.0a1b2c3d.0000.parquet".encode()
+    assert meta[b"redecode.rules"] == b"r" and SCHEMA_VERSION_KEY in meta

@@ -725,7 +725,7 @@ def _run_files(con, path: str) -> list[str]:
     if not run.parts:
         return []
     use_storage(con, run.parts)
-    check_part_versions(con, run.parts)
+    check_part_versions(con, run.parts, names=run.manifest is not None)
     return list(run.parts)
 
 

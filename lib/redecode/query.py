@@ -51,6 +51,7 @@ import io
 import json
 import logging
 import os
+import posixpath
 import re
 import shutil
 import tempfile
@@ -67,7 +68,8 @@ from .dataclass_code import dataclass
 from .layout import parse_partition_folder
 from .row import IDENTITY_NOTE
 from .rundir import MANIFEST, RUNNING, DamagedRunError, incomplete, list_parts, manifest_inputs
-from .schema import COLUMNS, PROVENANCE_COLUMNS, SCHEMA, STRETCHES_TYPE, TEXT_COLUMNS, check_schema_version, columns_of
+from .schema import (COLUMNS, PART_NAME_KEY, PROVENANCE_COLUMNS, SCHEMA, STRETCHES_TYPE, TEXT_COLUMNS,
+                     check_schema_version, columns_of)
 from .storage import path_text
 
 __all__ = [
@@ -214,11 +216,15 @@ def use_storage(con: duckdb.DuckDBPyConnection, paths: Iterable[str]) -> None:
             con.register_filesystem(fs)
 
 
-def check_part_versions(con: duckdb.DuckDBPyConnection, parts: Sequence[str]) -> None:
+def check_part_versions(con: duckdb.DuckDBPyConnection, parts: Sequence[str], *, names: bool = False) -> None:
     """Refuse parts whose schema major version this code does not know, and parts that cannot be
     trusted: a footer that cannot be read (a part cut short or damaged), or a column missing that
     the part's schema version has (renamed or dropped by another tool: a query would read NULL
-    where the run wrote values).
+    where the run wrote values). With *names* (the parts of a run directory, whose markers and
+    manifest name them), also a part whose metadata names another file
+    (:data:`redecode.schema.PART_NAME_KEY`: another part copied or renamed over it, whose rows
+    would be counted twice and its own missing); a part written before the name was recorded
+    passes.
 
     Raises :class:`redecode.schema.SchemaVersionError` naming the first part of an unknown
     version, :class:`redecode.rundir.DamagedRunError` naming the first damaged one. The text
@@ -242,6 +248,10 @@ def check_part_versions(con: duckdb.DuckDBPyConnection, parts: Sequence[str]) ->
     present = {p: set(_top_level_names(e)) for p, e in tree.items()}
     for part in parts:
         version = check_schema_version(meta.get(part) or None, part)
+        written_as = (meta.get(part) or {}).get(PART_NAME_KEY)
+        if names and written_as is not None and written_as != os.fsencode(posixpath.basename(part)):
+            raise DamagedRunError(part, f"holds the rows of the part written as {os.fsdecode(written_as)!r} "
+                                        "(copied or renamed over this one)")
         # (the text columns may be left out: a provenance-only copy of a run still reports)
         # (nor the column a bounded layout's partition folder names: DuckDB adds it from the folder)
         folder = part.rstrip("/").rsplit("/", 2)[-2] if "/" in part else ""
@@ -385,12 +395,17 @@ def check_parts_present(run: RunDir, inputs: Sequence[dict] | None = None) -> No
     if not run.manifest or run.unfinished or run.parts == (run.path,):
         return
     present = set(run.parts)
+    holders: dict[str, list[str]] = {}  # a missing part -> the inputs whose rows it holds
     for inp in manifest_inputs(run.path, run.manifest) if inputs is None else inputs:
         for name in inp.get("parts") or ([inp["part"]] if inp.get("part") else []):
             part = storage.join(run.path, name)
             if part not in present:
-                raise DamagedRunError(part, f"not there, though {MANIFEST_NAME} lists it with the rows of "
-                                            f"{path_text(str(inp.get('path')))}", missing=True)
+                holders.setdefault(part, []).append(path_text(str(inp.get("path"))))
+    for part, paths in holders.items():
+        # (in a bounded layout a part holds the rows of several inputs)
+        whose = paths[0] if len(paths) == 1 else f"{paths[0]} and {len(paths) - 1} other input(s)"
+        raise DamagedRunError(part, f"not there, though {MANIFEST_NAME} lists it with the rows of {whose}",
+                              missing=True)
 
 
 def _runs_table(runs: Sequence[RunDir], inputs: dict[str, list[dict]] | None = None) -> pa.Table:
@@ -482,7 +497,7 @@ def open_query(
     inputs = {run.path: manifest_inputs(run.path, run.manifest) for run in loaded if run.manifest}
     for run in loaded:
         check_parts_present(run, inputs.get(run.path))
-        check_part_versions(con, run.parts)
+        check_part_versions(con, run.parts, names=run.manifest is not None)
     selects = []
     for run in loaded:
         with reading_parts(con, run.parts):

@@ -19,6 +19,10 @@ import pyarrow as pa
 
 SCHEMA_VERSION = "1.6"  # the columns each minor version added: COLUMNS_ADDED
 SCHEMA_VERSION_KEY = b"redecode.schema_version"
+#: The key of a part's Parquet metadata that holds its own file name (bytes, as the file system
+#: spells it): a part found under another name (another part copied or renamed over it) is
+#: refused by the commands that read a run directory (:func:`redecode.query.check_part_versions`).
+PART_NAME_KEY = b"redecode.part"
 
 #: Column kinds (the third element of each :data:`_FIELDS` entry): who makes the column.
 #: ``record``: the record -> row code (:mod:`redecode.row`), before any rule is consulted (archive,

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 import pyarrow as pa
 
-from .schema import COLUMN_INDEX, COLUMNS, SCHEMA, TEXT_COLUMNS
+from .schema import COLUMN_INDEX, COLUMNS, PART_NAME_KEY, SCHEMA, TEXT_COLUMNS
 from .storage import output_error, temp_path
 
 #: Default row-group budget in bytes of (uncompressed) text; the text column dominates row size.
@@ -91,7 +91,8 @@ class PartWriter:
     page encoder (data pages of :data:`DATA_PAGE_VERSION`), plus the compressed page; Arrow's
     memory pool gives what it freed back to the system after each group. ``drop``: a
     column left out of the file (a Hive-style partition column, which the part's folder names:
-    :mod:`redecode.layout`). ``bytes_written``: the file's size after the last row group (bytes);
+    :mod:`redecode.layout`). The file's metadata holds ``extra_metadata`` and its own name
+    (:data:`redecode.schema.PART_NAME_KEY`). ``bytes_written``: the file's size after the last row group (bytes);
     ``rows_buffered``: rows not yet in one. Use as a context manager: on normal exit the file is
     completed and renamed; on an exception the temporary file is removed and the final name is not
     created.
@@ -115,11 +116,10 @@ class PartWriter:
         if drop is not None:
             schema = schema.remove(schema.get_field_index(drop))
             self._columns = tuple(c for c in COLUMNS if c != drop)
-        if extra_metadata:
-            meta = dict(schema.metadata or {})
-            meta.update({k.encode(): v.encode() for k, v in extra_metadata.items()})
-            schema = schema.with_metadata(meta)
-        self.schema = schema
+        meta = dict(schema.metadata or {})
+        meta.update({k.encode(): v.encode() for k, v in (extra_metadata or {}).items()})
+        meta[PART_NAME_KEY] = os.fsencode(name)  # (its own name: a part copied over another is told)
+        self.schema = schema = schema.with_metadata(meta)
         # (index in a value row, name, Arrow type) of each column the file holds, in its order
         self._kept = [(COLUMN_INDEX[c], c, SCHEMA.field(c).type) for c in self._columns]
         codec = compression()
