@@ -493,9 +493,8 @@ def test_a_rerun_with_nothing_to_do_lists_each_output_directory_once(s3, tmp_pat
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("layout", [[], ["--max-part-bytes", str(16 << 20)],
-                                    ["--max-part-rows", "4", "--partition-by", "status"]],
-                         ids=["flat", "bounded", "partitioned"])
+@pytest.mark.parametrize("layout", [[], ["--max-part-rows", "4", "--partition-by", "status"]],
+                         ids=["flat", "partitioned"])  # (the two listings: of the folder, recursive)
 def test_a_part_cut_short_in_the_bucket_is_made_again(s3, tmp_path, layout):
     """The sizes the markers record are compared with the bucket's listing (the one a rerun makes
     anyway): a part cut short in the bucket is made again, and the rows are whole."""
